@@ -1,0 +1,85 @@
+#pragma once
+// Internal to the custom all-reduce: the layout of a rank's shared region, the launch
+// arguments, and the launcher the host code calls. Shared by car_comm.cc and car_kernels.cu.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "custom_allreduce.h"
+
+namespace specsim::car::detail {
+
+/// Threads per block of every kernel.
+inline constexpr int kThreads = 512;
+/// Most blocks per rank (flag arrays are sized by it).
+inline constexpr int kMaxBlocks = 64;
+/// Barriers per call: 0 = inputs staged/pushed, 1 = reduce-scatter done (two-shot only).
+inline constexpr int kBarriers = 2;
+
+// One rank's shared region (cudaMalloc'ed by its owner, mapped by every peer):
+//   [kFlagsOff]  uint32 flags[kMaxBlocks][kBarriers][kMaxRanks]: peer p's block b writes the
+//                epoch of the call into flags[b][barrier][p] of every rank (release, sys scope)
+//   [kCtrlOff]   uint32 epoch (calls completed by this rank), uint32 done (blocks finished in
+//                the running call): touched only by the owner
+//   [kDataOff]   in slots (2 parities x M), tmp (M, two-shot), recv (2 parities x world x M)
+// M = max_bytes rounded up to 256. Everything starts zeroed.
+inline constexpr std::size_t kFlagsOff = 0;
+inline constexpr std::size_t kFlagsBytes =
+    sizeof(std::uint32_t) * kMaxBlocks * kBarriers * kMaxRanks;
+inline constexpr std::size_t kCtrlOff = kFlagsBytes;
+inline constexpr std::size_t kDataOff = 64 * 1024;
+static_assert(kCtrlOff + 2 * sizeof(std::uint32_t) <= kDataOff, "control words overlap data");
+static_assert(kDataOff % 256 == 0, "data must start 256-byte aligned");
+
+/// Slot stride: max_bytes rounded up to 256 bytes.
+constexpr std::size_t slot_bytes(std::size_t max_bytes) { return (max_bytes + 255) / 256 * 256; }
+constexpr std::size_t in_off(std::size_t m, int parity) { return kDataOff + m * parity; }
+constexpr std::size_t tmp_off(std::size_t m) { return kDataOff + 2 * m; }
+constexpr std::size_t recv_off(std::size_t m, int world, int parity, int src) {
+  return kDataOff + 3 * m + m * (static_cast<std::size_t>(parity) * world + src);
+}
+constexpr std::size_t region_size(int world, std::size_t max_bytes) {
+  return recv_off(slot_bytes(max_bytes), world, 2, 0);
+}
+
+/// What one rank's blocks need: every rank's region as mapped here, its error word.
+struct RankPtrs {
+  char* base[kMaxRanks];         ///< region of rank q as this process maps it
+  unsigned long long* err;       ///< host-mapped error word of this rank
+  const void* in;                ///< this rank's input
+  void* out;                     ///< this rank's output
+  int rank;                      ///< this rank's index
+  int absent;                    ///< test hook: 1 = these blocks return at once
+};
+
+/// Arguments of one launch: `ranks` ranks on blockIdx.y (1 except in virtual mode).
+struct LaunchArgs {
+  RankPtrs r[kMaxRanks];
+  std::size_t count;        ///< elements per rank
+  std::size_t slot;         ///< slot stride M in bytes
+  std::uint64_t timeout_ns; ///< bound of every spin
+  int world;                ///< world size
+  int ranks;                ///< ranks driven by this launch (gridDim.y)
+  int blocks;               ///< blocks per rank (gridDim.x)
+};
+static_assert(sizeof(LaunchArgs) < 4000, "kernel parameters must stay under 4 KB");
+
+// Error word: bit 63 valid | 56..59 waiting rank | 52..55 missing rank | 48..51 barrier |
+// 40..47 block | 0..31 epoch. Written once by the first block that times out.
+inline constexpr unsigned long long kErrValid = 1ull << 63;
+constexpr unsigned long long encode_error(int rank, int missing, int barrier, int block,
+                                          std::uint32_t epoch) {
+  return kErrValid | (static_cast<unsigned long long>(rank & 15) << 56) |
+         (static_cast<unsigned long long>(missing & 15) << 52) |
+         (static_cast<unsigned long long>(barrier & 15) << 48) |
+         (static_cast<unsigned long long>(block & 255) << 40) | epoch;
+}
+
+/// Launches the kernel for (variant, dtype) with grid (blocks, ranks). Returns the launch's
+/// cudaError_t. `variant` must be concrete (not Auto).
+cudaError_t launch(const LaunchArgs& args, Variant variant, DType dtype, cudaStream_t stream);
+/// Max resident blocks per SM of the heaviest kernel (for co-residency caps).
+int max_blocks_per_sm();
+
+}  // namespace specsim::car::detail

@@ -1,0 +1,144 @@
+// Host-only parts of the custom all-reduce: names, the variant selector, the refusal logic
+// and the byte counts. No CUDA calls: unit-tested on machines without a GPU.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "car_layout.h"
+#include "custom_allreduce.h"
+
+namespace specsim::car {
+
+namespace {
+
+// Selector thresholds (bytes per rank). Starting points, to be refitted from specsim-arbench
+// runs; every one can be bypassed by naming the variant.
+//
+// NVLink (and virtual ranks on one GPU): one-shot moves world x bytes into each rank but needs
+// one barrier; two-shot moves ~2x bytes but needs two. vLLM/SGLang switch at 512 KB for up to
+// 4 ranks and 256 KB for up to 8 (FACTS.md section 4); with 2 ranks one-shot always wins
+// (two-shot saves nothing when each rank reads only one peer).
+constexpr std::size_t kNvlOneShotMaxBytes4 = 512 * 1024;
+constexpr std::size_t kNvlOneShotMaxBytes8 = 256 * 1024;
+// PCIe: a posted write costs ~0.4 us against 2-7 us for a loaded peer read (FACTS.md section 4),
+// so small messages push. Pushing sends (world-1) x bytes over each link against ~2x for
+// two-shot, so the crossover falls as the world grows.
+constexpr std::size_t kPciePushMaxBytes2 = 512 * 1024;
+constexpr std::size_t kPciePushMaxBytes4 = 128 * 1024;
+constexpr std::size_t kPciePushMaxBytes8 = 64 * 1024;
+
+bool valid(DType d) { return d == DType::BF16 || d == DType::FP16 || d == DType::FP32; }
+bool valid(Variant v) {
+  return v == Variant::Auto || v == Variant::OneShotPull || v == Variant::OneShotPush ||
+         v == Variant::TwoShot;
+}
+
+std::string hex(std::uintptr_t p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(p));
+  return buf;
+}
+
+}  // namespace
+
+std::string_view to_string(Variant v) {
+  switch (v) {
+    case Variant::Auto: return "auto";
+    case Variant::OneShotPull: return "one-shot-pull";
+    case Variant::OneShotPush: return "one-shot-push";
+    case Variant::TwoShot: return "two-shot";
+  }
+  return "invalid-variant";
+}
+
+std::string_view to_string(DType d) {
+  switch (d) {
+    case DType::BF16: return "bf16";
+    case DType::FP16: return "fp16";
+    case DType::FP32: return "fp32";
+  }
+  return "invalid-dtype";
+}
+
+std::string_view to_string(Link l) {
+  switch (l) {
+    case Link::NVLink: return "nvlink";
+    case Link::PCIe: return "pcie";
+  }
+  return "invalid-link";
+}
+
+std::optional<Variant> parse_variant(std::string_view name) {
+  for (Variant v : {Variant::Auto, Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot})
+    if (name == to_string(v)) return v;
+  return std::nullopt;
+}
+
+std::optional<DType> parse_dtype(std::string_view name) {
+  if (name == "bf16" || name == "bfloat16") return DType::BF16;
+  if (name == "fp16" || name == "half" || name == "float16") return DType::FP16;
+  if (name == "fp32" || name == "float" || name == "float32") return DType::FP32;
+  return std::nullopt;
+}
+
+std::optional<Link> parse_link(std::string_view name) {
+  if (name == "nvlink") return Link::NVLink;
+  if (name == "pcie") return Link::PCIe;
+  return std::nullopt;
+}
+
+std::size_t dtype_bytes(DType d) { return d == DType::FP32 ? 4 : 2; }
+
+Variant select_variant(std::size_t bytes, int world, Link link) {
+  if (link == Link::PCIe) {
+    const std::size_t push_max =
+        world <= 2 ? kPciePushMaxBytes2 : world <= 4 ? kPciePushMaxBytes4 : kPciePushMaxBytes8;
+    return bytes <= push_max ? Variant::OneShotPush : Variant::TwoShot;
+  }
+  if (world <= 2) return Variant::OneShotPull;
+  const std::size_t pull_max = world <= 4 ? kNvlOneShotMaxBytes4 : kNvlOneShotMaxBytes8;
+  return bytes < pull_max ? Variant::OneShotPull : Variant::TwoShot;
+}
+
+std::optional<std::string> refuse_reason(const CallDesc& c) {
+  if (c.world < kMinRanks || c.world > kMaxRanks)
+    return "world size " + std::to_string(c.world) + " is outside the supported 2..8";
+  if (!valid(c.dtype)) return "unknown dtype value " + std::to_string(static_cast<int>(c.dtype));
+  if (!valid(c.variant))
+    return "unknown variant value " + std::to_string(static_cast<int>(c.variant));
+  if (c.count == 0) return "count is 0: an empty all-reduce is refused rather than skipped";
+  const std::size_t eb = dtype_bytes(c.dtype);
+  if (c.count > std::numeric_limits<std::size_t>::max() / eb)
+    return "count " + std::to_string(c.count) + " overflows the byte size";
+  const std::size_t bytes = c.count * eb;
+  if (bytes > c.max_bytes)
+    return "message of " + std::to_string(bytes) + " bytes exceeds the communicator's buffer of " +
+           std::to_string(c.max_bytes) + " bytes (Options::max_bytes)";
+  if (c.in == 0 || c.out == 0) return "null input or output pointer";
+  if (c.in % kAlignBytes != 0)
+    return "input pointer " + hex(c.in) + " is not 16-byte aligned (16-byte vector loads)";
+  if (c.out % kAlignBytes != 0)
+    return "output pointer " + hex(c.out) + " is not 16-byte aligned (16-byte vector stores)";
+  if (c.in != c.out && c.in < c.out + bytes && c.out < c.in + bytes)
+    return "input and output overlap without being the same buffer (in-place needs in == out)";
+  return std::nullopt;
+}
+
+std::size_t region_bytes(int world, std::size_t max_bytes) {
+  return detail::region_size(std::clamp(world, 1, kMaxRanks), max_bytes);
+}
+
+double moved_bytes_per_rank(Variant v, std::size_t bytes, int world) {
+  const double b = static_cast<double>(bytes), w = world;
+  switch (v) {
+    case Variant::OneShotPull: return (w + 3) * b;         // stage r+w, read world, write out
+    case Variant::OneShotPush: return (2 * w + 2) * b;     // read in, write world, read world, write out
+    case Variant::TwoShot: return 5 * b + b / w;           // stage 2b, RS b + b/w, AG 2b
+    case Variant::Auto: break;
+  }
+  return 0;
+}
+
+}  // namespace specsim::car

@@ -1,0 +1,151 @@
+#pragma once
+// Custom all-reduce for small tensors (issue #3): one-shot pull, one-shot push and two-shot
+// kernels for world sizes 2..8 over NVLink or PCIe peer-to-peer, in three buffer modes
+// (virtual ranks on one GPU, one thread per GPU, one process per GPU through CUDA IPC).
+//
+// Contract: every call either reduces correctly on every rank or throws std::runtime_error
+// with a message that says why. Unsupported requests are refused on the host before anything
+// is launched; a peer that never arrives makes the kernel give up after a bounded wait and the
+// host turns the recorded error word into an exception (check()). Plain C++: no device code.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace specsim::car {
+
+/// Largest world size the kernels handle (flag arrays and pointer tables are sized by it).
+inline constexpr int kMaxRanks = 8;
+/// Smallest world size: a world of one has nothing to reduce.
+inline constexpr int kMinRanks = 2;
+/// Required alignment of input and output pointers (the aligned body uses 16-byte vectors).
+inline constexpr std::size_t kAlignBytes = 16;
+/// Default per-rank buffer: the largest tensor a communicator accepts (issue #3: up to 8 MiB).
+inline constexpr std::size_t kDefaultMaxBytes = std::size_t{8} << 20;
+/// Default bound on every spin-wait; a peer later than this is reported as absent.
+inline constexpr std::uint64_t kDefaultTimeoutNs = 2'000'000'000;
+
+/// Which kernel runs. Auto asks select_variant().
+enum class Variant { Auto, OneShotPull, OneShotPush, TwoShot };
+/// Element type; accumulation is always fp32.
+enum class DType { BF16, FP16, FP32 };
+/// How the ranks' memories are connected (selects thresholds, never correctness).
+enum class Link { NVLink, PCIe };
+
+/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`.
+std::string_view to_string(Variant v);
+/// `bf16`, `fp16`, `fp32`.
+std::string_view to_string(DType d);
+/// `nvlink`, `pcie`.
+std::string_view to_string(Link l);
+/// Parses the names above; nullopt for anything else.
+std::optional<Variant> parse_variant(std::string_view name);
+/// Parses `bf16`/`bfloat16`, `fp16`/`half`/`float16`, `fp32`/`float`/`float32`.
+std::optional<DType> parse_dtype(std::string_view name);
+/// Parses `nvlink` or `pcie`.
+std::optional<Link> parse_link(std::string_view name);
+/// Bytes per element.
+std::size_t dtype_bytes(DType d);
+
+/// Picks a concrete variant for a message of `bytes` on `world` ranks over `link`
+/// (thresholds and their reasons: kernels/car_select.cc). Never returns Auto.
+Variant select_variant(std::size_t bytes, int world, Link link);
+
+/// What a call asks for, reduced to what the refusal logic needs (host-only, testable).
+struct CallDesc {
+  std::uintptr_t in = 0;           ///< input address (only its value is inspected)
+  std::uintptr_t out = 0;          ///< output address
+  std::size_t count = 0;           ///< elements per rank
+  DType dtype = DType::BF16;       ///< element type
+  Variant variant = Variant::Auto; ///< requested variant
+  int world = 0;                   ///< world size of the communicator
+  std::size_t max_bytes = 0;       ///< the communicator's per-rank buffer
+};
+
+/// Refusal logic: an empty optional when the call is supported, else the reason. Checks world
+/// size, count, size against the buffer, pointer alignment, partial in/out overlap, the dtype
+/// and variant values. Called by allreduce() before anything is launched.
+std::optional<std::string> refuse_reason(const CallDesc& call);
+
+/// Bytes of device memory one rank's shared region takes for `world` ranks and `max_bytes`.
+std::size_t region_bytes(int world, std::size_t max_bytes);
+
+/// Bytes each rank reads plus writes in device memory for one call (the benchmark's "moved").
+double moved_bytes_per_rank(Variant v, std::size_t bytes, int world);
+
+/// Creation options shared by all modes.
+struct Options {
+  std::size_t max_bytes = kDefaultMaxBytes;   ///< largest accepted message per rank
+  std::uint64_t timeout_ns = kDefaultTimeoutNs; ///< bound on every spin-wait in the kernels
+  std::optional<Link> link;                   ///< topology for Auto; detected when empty
+  /// Test hook (virtual mode only): the blocks of this rank return at once without arriving,
+  /// so its peers must time out. -1: off.
+  int debug_absent_rank = -1;
+};
+
+/// One rank (or, in virtual mode, all ranks of one GPU) of a custom all-reduce group.
+/// Create once; buffers are registered at creation, so calls are CUDA-graph safe: a captured
+/// call replays with no host work (its epochs live in device memory).
+class Communicator {
+ public:
+  /// Virtual-rank mode: `world` ranks' buffers on one device, driven by one launch per call.
+  static std::unique_ptr<Communicator> create_virtual(int world, int device,
+                                                      const Options& opt = {});
+  /// Single-process mode: one communicator per device in `devices` (rank = index), with
+  /// peer access enabled between all pairs; each rank's thread calls allreduce() on its own.
+  /// Throws if any pair cannot reach the other's memory.
+  static std::vector<std::unique_ptr<Communicator>> create_single_process(
+      std::span<const int> devices, const Options& opt = {});
+  /// Multi-process mode: this process is `rank` of `world` on `device`; CUDA IPC handles are
+  /// exchanged over a Unix socket in `rendezvous_dir` (rank 0 listens). `tag` separates groups
+  /// sharing a directory. Blocks until every rank has joined (or throws after the timeout).
+  static std::unique_ptr<Communicator> create_multi_process(int rank, int world, int device,
+                                                           const std::string& rendezvous_dir,
+                                                           const std::string& tag = "car",
+                                                           const Options& opt = {},
+                                                           double join_timeout_s = 60.0);
+
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  /// All-reduce (sum) of `count` elements from `in` into `out` on `stream` (this rank only;
+  /// not for virtual mode). Throws std::runtime_error, launching nothing, for an unsupported
+  /// request or after an earlier kernel failure. Asynchronous: call check() after the stream
+  /// synchronizes to learn whether the kernel timed out. In-place (in == out) is allowed.
+  void allreduce(const void* in, void* out, std::size_t count, DType dtype, Variant variant,
+                 cudaStream_t stream);
+  /// Virtual mode: one launch reduces ins[r] (r < world) into every outs[r].
+  void allreduce_virtual(std::span<const void* const> ins, std::span<void* const> outs,
+                         std::size_t count, DType dtype, Variant variant, cudaStream_t stream);
+  /// Throws the recorded kernel error, if any ("rank 2 waited ... for rank 3 at barrier 0").
+  /// Call after the stream (or graph replay) has synchronized.
+  void check();
+  /// cudaStreamSynchronize(stream) then check().
+  void synchronize(cudaStream_t stream);
+
+  /// The concrete variant a call of `bytes` runs with (Auto resolved).
+  Variant resolve(Variant v, std::size_t bytes) const;
+  int world() const;           ///< world size
+  int rank() const;            ///< this rank (0 in virtual mode)
+  int device() const;          ///< CUDA device of this rank
+  bool is_virtual() const;     ///< virtual-rank mode
+  Link link() const;           ///< topology used by Auto
+  std::size_t max_bytes() const; ///< largest accepted message per rank
+  /// Blocks per rank the kernel uses for a message of `bytes` (for benchmarks).
+  int blocks_for(std::size_t bytes) const;
+
+  struct Impl;
+
+ private:
+  explicit Communicator(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace specsim::car

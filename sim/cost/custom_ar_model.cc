@@ -1,0 +1,63 @@
+#include "cost/custom_ar_model.h"
+
+#include <algorithm>
+
+#include "util/error.h"
+
+namespace specsim {
+
+std::string_view custom_variant_name(CustomVariant v) {
+  constexpr std::string_view names[] = {"one-shot-pull", "one-shot-push", "two-shot"};
+  return names[static_cast<int>(v)];
+}
+
+std::string custom_unsupported_reason(const Hardware& hw, int world) {
+  if (world < kCustomMinWorld || world > kCustomMaxWorld)
+    return "the custom all-reduce runs on 2..8 ranks, not " + std::to_string(world);
+  if (!hw.gpu.p2p) return hw.gpu.name + " does not allow peer-to-peer memory access (driver), so peers cannot reach each other's buffers";
+  if (!hw.topo.peer_access) return "peers on " + hw.topo.name + " cannot map each other's memory";
+  return "";
+}
+
+namespace {
+
+double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
+  const auto& t = hw.topo;
+  const double peers = n - 1;
+  const double contention = t.peer_contention_us_per_peer * (peers - 1);  // loaded latency grows with peers
+  const double reduce_us = n * bytes / (hw.gpu.mem_bw_gbps * 1e3 * hw.gpu.elementwise_memory_efficiency);
+  const double read_bw = std::min(t.peer_read_bw_gbps, hw.link_bw_gbps()) * 1e3;   // bytes per us
+  const double write_bw = std::min(t.peer_write_bw_gbps, hw.link_bw_gbps()) * 1e3;
+  switch (v) {
+    case CustomVariant::OneShotPull:  // barrier, read every peer's whole input, reduce, barrier
+      return 2 * t.barrier_us + t.peer_read_latency_us + contention + peers * bytes / read_bw + reduce_us;
+    case CustomVariant::OneShotPush:  // posted writes into every peer's slot, barrier, reduce locally
+      return 2 * t.barrier_us + t.peer_write_latency_us + contention + peers * bytes / write_bw + reduce_us;
+    case CustomVariant::TwoShot:  // reduce-scatter (pull 1/n from each peer), barrier, all-gather
+      return 3 * t.barrier_us + 2 * (t.peer_read_latency_us + contention) + 2 * peers * (bytes / n) / read_bw +
+             reduce_us / n;
+  }
+  return 0;
+}
+
+}  // namespace
+
+CustomEstimate custom_allreduce(double bytes, int world, const Hardware& hw, const std::string& requested) {
+  if (world <= 1) return {};
+  if (const auto why = custom_unsupported_reason(hw, world); !why.empty())
+    throw InputError("custom all-reduce refused: " + why + "; use --allreduce nccl or fixed:US", "--allreduce");
+  if (bytes > kCustomMaxBytes)
+    throw InputError("custom all-reduce refused: " + std::to_string(static_cast<long long>(bytes)) +
+                         " bytes exceed its 8 MiB buffer; lower --batch-size or use nccl",
+                     "--allreduce");
+  CustomEstimate best{1e300, CustomVariant::OneShotPull};
+  for (int i = 0; i < 3; ++i) {
+    const auto v = static_cast<CustomVariant>(i);
+    if (requested != "auto" && requested != custom_variant_name(v)) continue;
+    const double us = variant_us(v, bytes, world, hw);
+    if (us < best.us) best = {us, v};
+  }
+  return best;
+}
+
+}  // namespace specsim

@@ -1,0 +1,75 @@
+#include "cost/nccl_model.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace specsim {
+
+std::string_view nccl_algo_name(int a) { return a == kTree ? "tree" : "ring"; }
+std::string_view nccl_proto_name(int p) {
+  constexpr std::string_view names[] = {"LL", "LL128", "Simple"};
+  return names[p];
+}
+
+bool nccl_uses_p2p(const TopologyProfile& topo, const std::string& level) {
+  if (level == "LOC") return false;
+  const PathType lvl = parse_path_type(level, "--nccl-p2p-level");
+  return static_cast<int>(topo.nccl_path) <= static_cast<int>(lvl);
+}
+
+namespace {
+
+// One (algorithm, protocol) pair's bus bandwidth, GB/s.
+double proto_busbw(const Hardware& hw, double busbw, int algo, int proto) {
+  const auto& t = hw.nccl;
+  double bw = busbw;
+  if (proto == kLL) bw = std::min(t.ll_max_bw_gbps[static_cast<int>(hw.gpu.arch)], t.ll_bw_fraction * busbw);
+  if (proto == kLL128) bw = t.ll128_bw_fraction * busbw;
+  if (algo == kTree) bw *= t.tree_bw_fraction;
+  return bw;
+}
+
+// `steps` ring steps, `data_fraction` of `bytes` crossing each link per step on aggregate:
+// the shared core of all-reduce (2(n-1) steps) and all-gather (n-1 steps).
+NcclEstimate best(double bytes, int n, int steps, double algbw_per_busbw, const Hardware& hw, const NcclSettings& s,
+                  bool ring_only) {
+  NcclEstimate e;
+  if (n <= 1 || bytes <= 0) return e;
+  e.p2p = nccl_uses_p2p(hw.topo, s.p2p_level);
+  const int link = hw.topo.link == LinkKind::NVLink ? 0 : 1;
+  const double busbw =
+      e.p2p ? std::min(hw.topo.nccl_p2p_busbw_gbps, hw.link_bw_gbps()) : hw.topo.nccl_shm_busbw_gbps;
+  const double extra_hop = e.p2p ? 0.0 : hw.topo.nccl_shm_hop_us;
+  e.us = std::numeric_limits<double>::infinity();
+  for (int a = 0; a < kNumAlgos; ++a) {
+    if (!s.algo_enabled[a] || (ring_only && a != kRing)) continue;
+    for (int p = 0; p < kNumProtos; ++p) {
+      if (!s.proto_enabled[p]) continue;
+      if (p == kLL128 && hw.topo.link == LinkKind::PCIe && !hw.nccl.ll128_on_pcie) continue;
+      const double lat = hw.nccl.base_latency_us[a][p] + steps * (hw.nccl.hop_latency_us[link][a][p] + extra_hop);
+      const double bw = proto_busbw(hw, busbw, a, p) * algbw_per_busbw;  // algorithm bandwidth, GB/s
+      const double t = lat + bytes / (bw * 1e3);
+      if (t < e.us) e = NcclEstimate{t, a, p, e.p2p, lat, proto_busbw(hw, busbw, a, p)};
+    }
+  }
+  if (e.us == std::numeric_limits<double>::infinity()) {
+    // Every enabled pair was ruled out (e.g. only LL128 on PCIe): NCCL falls back to ring/Simple.
+    const double lat = hw.nccl.base_latency_us[kRing][kSimple] + steps * (hw.nccl.hop_latency_us[link][kRing][kSimple] + extra_hop);
+    e = NcclEstimate{lat + bytes / (busbw * algbw_per_busbw * 1e3), kRing, kSimple, e.p2p, lat, busbw};
+  }
+  return e;
+}
+
+}  // namespace
+
+NcclEstimate nccl_allreduce(double bytes, int n, const Hardware& hw, const NcclSettings& s) {
+  // Ring all-reduce: 2(n-1) steps; nccl-tests' busbw = algbw * 2(n-1)/n.
+  return best(bytes, n, 2 * (n - 1), double(n) / (2.0 * (n - 1)), hw, s, false);
+}
+
+NcclEstimate nccl_allgather(double bytes, int n, const Hardware& hw, const NcclSettings& s) {
+  // Ring all-gather: n-1 steps; busbw = algbw * (n-1)/n.
+  return best(bytes, n, n - 1, double(n) / (n - 1.0), hw, s, true);
+}
+
+}  // namespace specsim

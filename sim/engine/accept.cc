@@ -1,0 +1,23 @@
+#include "engine/accept.h"
+
+#include <cmath>
+
+namespace specsim {
+
+double chain_accept_len(double a, int depth) {
+  if (a >= 1.0) return depth + 1.0;
+  return (1.0 - std::pow(a, depth + 1)) / (1.0 - a);
+}
+
+double chain_accept_rate(double accept_len, int depth) {
+  if (accept_len <= 1.0) return 0.0;
+  if (accept_len >= depth + 1.0) return 1.0;
+  double lo = 0.0, hi = 1.0;  // chain_accept_len rises monotonically in a
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (chain_accept_len(mid, depth) < accept_len ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+}  // namespace specsim

@@ -1,0 +1,64 @@
+#include "engine/cycle_eval.h"
+
+#include <fmt/format.h>
+
+#include "cost/custom_ar_model.h"
+#include "cost/nccl_model.h"
+
+namespace specsim {
+
+const PhaseTiming* CycleResult::phase(PhaseKind k) const {
+  for (const auto& p : phases)
+    if (p.kind == k) return &p;
+  return nullptr;
+}
+
+CycleResult evaluate_cycle(const CyclePlan& plan, const CostContext& ctx, double accept_len) {
+  CycleResult r;
+  r.backend = ctx.backend;
+  r.phases.reserve(plan.phases.size());
+  double ar_in_cycle = 0;
+  for (const auto& p : plan.phases) {
+    r.phases.push_back(time_phase(p, ctx));
+    const auto& t = r.phases.back();
+    if (p.kind == PhaseKind::BaselineDecode) {
+      r.baseline_step_us = t.us;
+    } else {
+      r.cycle_us += t.count * t.us;
+      ar_in_cycle += t.count * t.allreduce_us;
+    }
+  }
+  const double bs = plan.batch;
+  r.baseline_tok_s = r.baseline_step_us > 0 ? bs * 1e6 / r.baseline_step_us : 0;
+  if (r.cycle_us > 0) {
+    r.accept_len = accept_len;
+    r.spec_tok_s = bs * accept_len * 1e6 / r.cycle_us;
+    r.speedup = r.baseline_tok_s > 0 ? r.spec_tok_s / r.baseline_tok_s : 0;
+    // spec = bs*A/cycle equals baseline = bs/step at A = cycle/step.
+    r.breakeven_accept_len = r.baseline_step_us > 0 ? r.cycle_us / r.baseline_step_us : 0;
+    r.allreduce_share = ar_in_cycle / r.cycle_us;
+  }
+  return r;
+}
+
+std::string backend_detail(const CyclePlan& plan, const CostContext& ctx) {
+  const PhasePlan* p = plan.find(PhaseKind::Verify);
+  if (!p) p = plan.find(PhaseKind::BaselineDecode);
+  const double bytes = p ? p->comm_bytes_of(OpKind::AllReduce) / std::max(1, p->count_of(OpKind::AllReduce)) : 0;
+  if (ctx.world <= 1) return "tp 1: no all-reduce";
+  switch (ctx.backend.kind) {
+    case AllReduceChoice::Kind::Fixed: return fmt::format("{:g} us per all-reduce (given)", ctx.backend.fixed_us);
+    case AllReduceChoice::Kind::Custom: {
+      const auto e = custom_allreduce(bytes, ctx.world, *ctx.hw, ctx.backend.variant);
+      return fmt::format("{} at {:.0f} B", custom_variant_name(e.variant), bytes);
+    }
+    case AllReduceChoice::Kind::Nccl: {
+      const auto e = nccl_allreduce(bytes, ctx.world, *ctx.hw, ctx.run->nccl);
+      return fmt::format("{}/{} over {} at {:.0f} B", nccl_algo_name(e.algo), nccl_proto_name(e.proto),
+                         e.p2p ? "P2P" : "host memory (SHM)", bytes);
+    }
+  }
+  return "";
+}
+
+}  // namespace specsim

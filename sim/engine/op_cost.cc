@@ -1,0 +1,45 @@
+#include "engine/op_cost.h"
+
+#include <algorithm>
+
+#include "cost/compute_cost.h"
+#include "cost/custom_ar_model.h"
+#include "cost/nccl_model.h"
+
+namespace specsim {
+
+double allreduce_us(double bytes, const CostContext& ctx, bool graph) {
+  if (ctx.world <= 1) return 0;
+  const auto& hw = *ctx.hw;
+  switch (ctx.backend.kind) {
+    case AllReduceChoice::Kind::Fixed: return ctx.backend.fixed_us;
+    case AllReduceChoice::Kind::Custom:
+      return std::max(custom_allreduce(bytes, ctx.world, hw, ctx.backend.variant).us, hw.gpu.kernel_min_us);
+    case AllReduceChoice::Kind::Nccl: {
+      const double extra = graph ? ctx.anchors.nccl_extra_graph_us : ctx.anchors.nccl_extra_eager_us;
+      return std::max(nccl_allreduce(bytes, ctx.world, hw, ctx.run->nccl).us + extra, hw.gpu.kernel_min_us);
+    }
+  }
+  return 0;
+}
+
+OpCost op_cost(const Op& op, const CostContext& ctx, bool graph) {
+  const auto& gpu = ctx.hw->gpu;
+  OpCost c;
+  switch (op.kind) {
+    case OpKind::AllReduce:
+      c.gpu_us = allreduce_us(op.comm_bytes, ctx, graph);
+      c.host_us = ctx.backend.kind == AllReduceChoice::Kind::Nccl ? gpu.nccl_host_launch_us : gpu.host_launch_us;
+      break;
+    case OpKind::AllGather:  // logits all-gathers go through NCCL whatever the all-reduce backend
+      c.gpu_us = ctx.world <= 1 ? 0 : std::max(nccl_allgather(op.comm_bytes, ctx.world, *ctx.hw, ctx.run->nccl).us, gpu.kernel_min_us);
+      c.host_us = gpu.nccl_host_launch_us;
+      break;
+    default:
+      c.gpu_us = compute_us(op, gpu);
+      c.host_us = gpu.host_launch_us;
+  }
+  return c;
+}
+
+}  // namespace specsim

@@ -1,0 +1,38 @@
+#pragma once
+// The one place an Op becomes time: GPU microseconds and the host's launch cost, for a chosen
+// all-reduce backend and the anchors derived from measurements.
+#include "plan/op.h"
+#include "spec/hardware.h"
+#include "spec/run_spec.h"
+
+namespace specsim {
+
+/// What measurements told us beyond the model (see anchors.h): extra time per NCCL all-reduce in
+/// eager and in graph mode, and the unexplained host/scheduler time per target forward.
+struct Anchors {
+  double nccl_extra_eager_us = 0;
+  double nccl_extra_graph_us = 0;
+  double forward_overhead_us = 0;
+};
+
+/// Everything op_cost needs besides the op.
+struct CostContext {
+  const Hardware* hw = nullptr;
+  const RunSpec* run = nullptr;
+  AllReduceChoice backend;
+  Anchors anchors;
+  int world = 1;  ///< tensor-parallel group size
+};
+
+struct OpCost {
+  double gpu_us = 0;   ///< time the op occupies the GPU
+  double host_us = 0;  ///< host time to launch it eagerly (unused inside a CUDA graph)
+};
+
+/// Cost of one op in a phase that runs from a graph (`graph`) or eagerly.
+OpCost op_cost(const Op& op, const CostContext& ctx, bool graph);
+
+/// The all-reduce time alone (the backend's model plus NCCL anchors), microseconds.
+double allreduce_us(double bytes, const CostContext& ctx, bool graph);
+
+}  // namespace specsim

@@ -1,0 +1,90 @@
+#include "engine/phase_timer.h"
+
+#include <algorithm>
+
+namespace specsim {
+
+namespace {
+
+// The GPU's lag behind the host (end of the last kernel minus the last launch) evolves as
+// lag' = max(lag + a, b) per kernel, with a = gpu - host and b = gpu: a max-plus map. Maps
+// compose to the same form, so a layer repeated r times is one map, and a phase is one map.
+struct LagMap {
+  double a = 0;      ///< added to the incoming lag
+  double b = -1e300; ///< floor
+  double host = 0;   ///< host time spent launching
+  void then(double a2, double b2, double host2) {
+    b = std::max(b + a2, b2);
+    a += a2;
+    host += host2;
+  }
+  LagMap repeated(int r) const {
+    LagMap m;
+    m.a = r * a;
+    m.b = b + std::max(0.0, (r - 1) * a);
+    m.host = r * host;
+    return m;
+  }
+};
+
+// Collectives in one phase all carry the same payload: remember the last answer per kind.
+struct CollectiveMemo {
+  double bytes = -1;
+  OpCost cost;
+};
+
+}  // namespace
+
+PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
+  PhaseTiming t;
+  t.kind = phase.kind;
+  t.count = phase.count;
+  t.tokens = phase.tokens;
+  t.graph = phase.graph;
+  LagMap total;
+  CollectiveMemo memo_ar, memo_ag;
+  for (const auto& block : phase.blocks) {
+    LagMap m;
+    double gemm = 0, attn = 0, ar = 0, ag = 0, other = 0, ar_bytes = 0, ag_bytes = 0;
+    int n_ar = 0, n_ag = 0;
+    for (const auto& op : block.ops) {
+      OpCost c;
+      if (op.kind == OpKind::AllReduce || op.kind == OpKind::AllGather) {
+        auto& memo = op.kind == OpKind::AllReduce ? memo_ar : memo_ag;
+        if (memo.bytes != op.comm_bytes) memo = {op.comm_bytes, op_cost(op, ctx, phase.graph)};
+        c = memo.cost;
+      } else {
+        c = op_cost(op, ctx, phase.graph);
+      }
+      m.then(c.gpu_us - c.host_us, c.gpu_us, c.host_us);
+      switch (op_class(op.kind)) {
+        case OpClass::Gemm: gemm += c.gpu_us; break;
+        case OpClass::Attention: attn += c.gpu_us; break;
+        case OpClass::AllReduce: ar += c.gpu_us, ar_bytes += op.comm_bytes, ++n_ar; break;
+        case OpClass::AllGather: ag += c.gpu_us, ag_bytes += op.comm_bytes, ++n_ag; break;
+        case OpClass::Other: other += c.gpu_us; break;
+      }
+    }
+    const double r = block.repeat;
+    t.gemm_us += r * gemm, t.attention_us += r * attn, t.allreduce_us += r * ar, t.allgather_us += r * ag;
+    t.other_us += r * other;
+    t.allreduce_count += block.repeat * n_ar, t.allgather_count += block.repeat * n_ag;
+    t.allreduce_bytes += r * ar_bytes, t.allgather_bytes += r * ag_bytes;
+    t.kernels += block.repeat * static_cast<int>(block.ops.size());
+    const LagMap rep = m.repeated(block.repeat);
+    total.then(rep.a, rep.b, rep.host);
+  }
+  const double gpu = t.gemm_us + t.attention_us + t.allreduce_us + t.allgather_us + t.other_us;
+  if (phase.graph) {
+    t.launch_us = ctx.hw->gpu.graph_launch_us;
+  } else {
+    const double lag = std::max(total.a, total.b);  // the GPU starts idle: incoming lag 0
+    t.launch_us = std::max(0.0, total.host + lag - gpu);
+  }
+  if (phase.kind == PhaseKind::Verify || phase.kind == PhaseKind::BaselineDecode)
+    t.overhead_us = ctx.anchors.forward_overhead_us;
+  t.us = gpu + t.launch_us + t.overhead_us;
+  return t;
+}
+
+}  // namespace specsim

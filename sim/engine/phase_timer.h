@@ -1,0 +1,27 @@
+#pragma once
+// Time of one forward: ops in order on each rank, CUDA-graph replay or eager host launches.
+#include "engine/op_cost.h"
+#include "plan/cycle_plan.h"
+
+namespace specsim {
+
+/// One forward of a phase, broken down by op class (microseconds). `us` is the sum of the parts.
+struct PhaseTiming {
+  PhaseKind kind = PhaseKind::BaselineDecode;
+  int count = 1;
+  int tokens = 0;
+  bool graph = true;
+  int kernels = 0;
+  double us = 0;
+  double gemm_us = 0, attention_us = 0, allreduce_us = 0, allgather_us = 0, other_us = 0;
+  double launch_us = 0;    ///< graph launch, or GPU idle waiting for eager host launches
+  double overhead_us = 0;  ///< unexplained per-forward time from the measured baseline anchor
+  int allreduce_count = 0, allgather_count = 0;
+  double allreduce_bytes = 0, allgather_bytes = 0;
+};
+
+/// Times one forward. Eager phases follow the host: kernel i starts at max(its launch, the end of
+/// kernel i-1); repeated layers are composed in closed form, so the cost is per distinct op.
+PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx);
+
+}  // namespace specsim

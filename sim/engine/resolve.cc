@@ -1,0 +1,201 @@
+#include "engine/resolve.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "spec/paths.h"
+#include "util/error.h"
+#include "util/json_io.h"
+
+namespace specsim {
+using nlohmann::json;
+
+std::string default_scenario_path() {
+  return (std::filesystem::path(models_dir()) / "scenarios" / "default.json").string();
+}
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+SpecAlgo parse_algo(const std::string& s) {
+  const std::string u = lower(s);
+  if (u == "none") return SpecAlgo::None;
+  if (u == "eagle") return SpecAlgo::Eagle;
+  if (u == "eagle3") return SpecAlgo::Eagle3;
+  throw InputError("unknown algorithm '" + s + "': use NONE, EAGLE or EAGLE3", "--speculative-algorithm");
+}
+
+std::array<bool, kNumPhaseKinds> parse_eager(const std::string& s, const std::string& where) {
+  std::array<bool, kNumPhaseKinds> e{};
+  if (lower(s) == "none" || s.empty()) return e;
+  for (const auto& p : split_list(s)) e[static_cast<int>(parse_phase(p, where))] = true;
+  return e;
+}
+
+void apply_nccl_algo(NcclSettings& n, const std::string& s) {
+  n.algo_enabled = {false, false};
+  for (const auto& a : split_list(lower(s))) {
+    if (a == "tree") n.algo_enabled[kTree] = true;
+    else if (a == "ring") n.algo_enabled[kRing] = true;
+    else throw InputError("unknown NCCL algorithm '" + a + "': the model knows ring and tree", "--nccl-algo");
+  }
+}
+
+void apply_nccl_proto(NcclSettings& n, const std::string& s) {
+  n.proto_enabled = {false, false, false};
+  for (const auto& p : split_list(lower(s))) {
+    if (p == "ll") n.proto_enabled[kLL] = true;
+    else if (p == "ll128") n.proto_enabled[kLL128] = true;
+    else if (p == "simple") n.proto_enabled[kSimple] = true;
+    else throw InputError("unknown NCCL protocol '" + p + "': use LL, LL128 or Simple", "--nccl-proto");
+  }
+}
+
+// The built-in scenario's settings (models/scenarios/default.json).
+RunSpec builtin_run(const json& d, const std::string& where) {
+  RunSpec r;
+  r.tp_size = json_int(d, "tp_size", where);
+  r.algo = parse_algo(json_string(d, "speculative_algorithm", where));
+  r.num_steps = json_int(d, "speculative_num_steps", where);
+  r.topk = json_int(d, "speculative_eagle_topk", where);
+  r.num_draft_tokens = json_int(d, "speculative_num_draft_tokens", where);
+  r.batch_size = json_int(d, "batch_size", where);
+  r.context_len = static_cast<long long>(sourced_number(d, "context_len", where));
+  r.cuda_graph_max_bs = json_int(d, "cuda_graph_max_bs", where);
+  for (const auto& p : d.at("eager_phases")) r.force_eager[static_cast<int>(parse_phase(p.get<std::string>(), where))] = true;
+  const auto& n = d.at("nccl");
+  r.nccl.p2p_level = json_string(n, "p2p_level", where + ".nccl");
+  apply_nccl_algo(r.nccl, json_string(n, "algo", where + ".nccl"));
+  apply_nccl_proto(r.nccl, json_string(n, "proto", where + ".nccl"));
+  const auto& m = d.at("measured");
+  r.measured_baseline_tok_s = sourced_number(m, "baseline_tok_s", where + ".measured");
+  r.measured_allreduce_us = sourced_number(m, "allreduce_us", where + ".measured");
+  r.measured_spec_tok_s = sourced_number(m, "spec_tok_s", where + ".measured");
+  return r;
+}
+
+// SGLang's auto choice of (steps, topk, draft tokens): DeepSeek (3,1,4), others (5,4,8).
+void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
+  if (target.arch == Arch::DeepseekV3) r.num_steps = 3, r.topk = 1, r.num_draft_tokens = 4;
+  else r.num_steps = 5, r.topk = 4, r.num_draft_tokens = 8;
+}
+
+// Applies the draft-shape flags; with topk 1, steps and draft tokens follow each other as SGLang forces.
+void apply_draft_shape(RunSpec& r, const RunArgs& a) {
+  if (a.topk) r.topk = *a.topk;
+  if (a.num_steps) r.num_steps = *a.num_steps;
+  if (a.num_draft_tokens) r.num_draft_tokens = *a.num_draft_tokens;
+  if (r.topk == 1) {
+    if (a.num_steps && !a.num_draft_tokens) r.num_draft_tokens = r.num_steps + 1;
+    if (a.num_draft_tokens && !a.num_steps) r.num_steps = r.num_draft_tokens - 1;
+  }
+}
+
+}  // namespace
+
+Scenario resolve_scenario(const RunArgs& a) {
+  const bool builtin = !a.model_path;
+  Scenario s;
+  json def;
+  RunSpec base;
+  std::string where;
+  if (builtin) {
+    where = default_scenario_path();
+    def = read_json_file(where);
+    base = builtin_run(def, where);
+    s.title = json_string(def, "title", where);
+  }
+  const std::string model = builtin ? json_string(def, "model", where) : *a.model_path;
+  const std::string target_cfg = resolve_model_config(model, "--model-path");
+  s.target = model_from_config(target_cfg, "--model-path");
+  if (!builtin) {
+    base = RunSpec{};
+    base.tp_size = 1;
+    sglang_draft_defaults(base, s.target);
+    const bool have_draft = a.draft_model_path || !zoo_draft_config(target_cfg).empty();
+    base.algo = have_draft ? SpecAlgo::Eagle3 : SpecAlgo::None;
+  }
+
+  RunSpec run = base;
+  run.measured_baseline_tok_s.reset(), run.measured_allreduce_us.reset(), run.measured_spec_tok_s.reset();
+  if (a.algorithm) run.algo = parse_algo(*a.algorithm);
+  if (a.tp_size) run.tp_size = *a.tp_size;
+  run.num_gpus = a.num_gpus.value_or(run.tp_size);
+  apply_draft_shape(run, a);
+  if (a.batch_size) run.batch_size = *a.batch_size;
+  if (a.context_len) run.context_len = *a.context_len;
+  if (a.cuda_graph_max_bs) run.cuda_graph_max_bs = *a.cuda_graph_max_bs;
+  run.disable_cuda_graph = a.disable_cuda_graph;
+  if (a.eager_phases) run.force_eager = parse_eager(*a.eager_phases, "--eager-phases");
+  if (a.dtype) run.dtype = parse_dtype(*a.dtype, "--dtype");
+  run.accept_len = a.accept_len;
+  run.accept_rate = a.accept_rate;
+  if (a.nccl_p2p_level) run.nccl.p2p_level = *a.nccl_p2p_level;
+  if (a.nccl_algo) apply_nccl_algo(run.nccl, *a.nccl_algo);
+  if (a.nccl_proto) apply_nccl_proto(run.nccl, *a.nccl_proto);
+  for (const auto& ar : a.allreduce) run.allreduce.push_back(parse_allreduce(ar));
+  s.backends_defaulted = run.allreduce.empty();
+  if (s.backends_defaulted) run.allreduce = {parse_allreduce("nccl"), parse_allreduce("custom")};
+  base.allreduce = run.allreduce;
+  validate_run(run);
+
+  const std::string hw_spec = a.hardware.value_or(builtin ? json_string(def, "hardware", where) : "h200:nvswitch");
+  if (!builtin && !a.hardware) s.notes.push_back("no --hardware given: assuming h200:nvswitch");
+  s.hw = load_hardware(hw_spec, run.num_gpus);
+  if (run.tp_size > s.hw.topo.max_gpus)
+    throw InputError("tp " + std::to_string(run.tp_size) + " needs more GPUs than " + s.hw.topo.name + " holds (" +
+                         std::to_string(s.hw.topo.max_gpus) + ")",
+                     "--tp-size");
+
+  if (run.speculative()) {
+    std::string draft_cfg;
+    if (a.draft_model_path) draft_cfg = resolve_model_config(*a.draft_model_path, "--speculative-draft-model-path");
+    else draft_cfg = zoo_draft_config(target_cfg);
+    if (draft_cfg.empty())
+      throw InputError("speculation needs an EAGLE-3 draft: give --speculative-draft-model-path, or "
+                       "--speculative-algorithm NONE",
+                       "--speculative-draft-model-path");
+    s.draft = model_from_config(draft_cfg, "--speculative-draft-model-path");
+  }
+
+  const bool user_measured = a.measured_baseline_tok_s || a.measured_allreduce_us || a.measured_spec_tok_s;
+  if (user_measured) {
+    run.measured_baseline_tok_s = a.measured_baseline_tok_s;
+    run.measured_allreduce_us = a.measured_allreduce_us;
+    run.measured_spec_tok_s = a.measured_spec_tok_s;
+    if (builtin) s.notes.push_back("your --measured-* flags replace the built-in scenario's measurements");
+  } else if (builtin) {
+    // The built-in measurements were taken at the scenario's own settings; what-ifs project from them.
+    s.measured = base;
+    s.measured->num_gpus = base.tp_size;
+    s.notes.push_back(json_string(def, "eager_phases_source", where));
+    const bool same_box = hw_spec == json_string(def, "hardware", where) && run.tp_size == base.tp_size &&
+                          run.num_gpus == base.tp_size && !run.dtype;
+    if (!same_box) {
+      s.anchor_accept_only = true;
+      s.measured_hw = load_hardware(json_string(def, "hardware", where), base.tp_size);
+      s.notes.push_back("other hardware, tp or dtype than the measured box: only the measured acceptance carries over");
+    }
+  }
+  s.run = run;
+  return s;
+}
+
+}  // namespace specsim

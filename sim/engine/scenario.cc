@@ -1,0 +1,101 @@
+#include "engine/scenario.h"
+
+#include <fmt/format.h>
+
+#include "cost/custom_ar_model.h"
+#include "engine/accept.h"
+#include "util/error.h"
+
+namespace specsim {
+
+namespace {
+
+bool same_draft_settings(const RunSpec& a, const AnchorReport& r) {
+  return a.num_steps == r.measured_steps && a.topk == r.measured_topk && a.num_draft_tokens == r.measured_draft_tokens;
+}
+
+void resolve_accept(const Scenario& s, ScenarioResult& out) {
+  const RunSpec& run = s.run;
+  if (!run.speculative()) return;
+  const auto& rep = out.anchor_report;
+  if (run.accept_len) {
+    out.accept_len = *run.accept_len;
+    out.accept_source = "given (--accept-len)";
+  } else if (run.accept_rate) {
+    out.accept_rate = *run.accept_rate;
+    out.accept_len = chain_accept_len(*run.accept_rate, run.num_steps);
+    out.accept_source = fmt::format("chain formula with --accept-rate {:g} over {} steps", *run.accept_rate, run.num_steps);
+  } else if (rep.spec && same_draft_settings(run, rep)) {
+    out.accept_len = rep.implied_accept_len;
+    out.accept_rate = rep.implied_accept_rate;
+    out.accept_source = fmt::format("implied by the measured {:g} tok/s with NCCL", rep.spec_measured_tok_s);
+  } else if (rep.spec) {
+    out.accept_rate = rep.implied_accept_rate;
+    out.accept_len = chain_accept_len(rep.implied_accept_rate, run.num_steps);
+    out.accept_source = fmt::format(
+        "projected: per-token acceptance {:.3f} (implied by the measured {:g} tok/s at {} steps) through the chain "
+        "formula",
+        rep.implied_accept_rate, rep.spec_measured_tok_s, rep.measured_steps);
+  } else {
+    throw InputError("accept length unknown: give --accept-len, --accept-rate or --measured-spec-tok-s", "--accept-len");
+  }
+  if (out.accept_len > run.num_draft_tokens + 1e-9)
+    throw InputError(fmt::format("accept len {:.2f} exceeds the {} draft tokens", out.accept_len, run.num_draft_tokens),
+                     "--accept-len");
+}
+
+}  // namespace
+
+ScenarioResult run_scenario(const Scenario& s) {
+  validate_run(s.run);
+  const ModelSpec* draft = s.draft ? &*s.draft : nullptr;
+  ScenarioResult out;
+  out.plan = build_plan(s.target, draft, s.run);
+
+  const bool measured_elsewhere = s.measured.has_value();
+  const RunSpec& mrun = measured_elsewhere ? *s.measured : s.run;
+  if (mrun.measured_allreduce_us || mrun.measured_baseline_tok_s || mrun.measured_spec_tok_s) {
+    if (measured_elsewhere) {
+      validate_run(mrun);
+      const CyclePlan mplan = build_plan(s.target, draft, mrun);
+      out.anchors = derive_anchors(mplan, s.measured_hw ? *s.measured_hw : s.hw, mrun, out.anchor_report);
+      if (s.anchor_accept_only) {  // box-specific anchors stay with the measured box
+        out.anchors = Anchors{};
+        out.anchor_report.allreduce = out.anchor_report.baseline = false;
+      }
+    } else {
+      out.anchors = derive_anchors(out.plan, s.hw, mrun, out.anchor_report);
+    }
+  }
+  resolve_accept(s, out);
+
+  for (const auto& backend : s.run.allreduce) {
+    CostContext ctx{&s.hw, &s.run, backend, out.anchors, s.run.tp_size};
+    CycleResult r;
+    if (backend.kind == AllReduceChoice::Kind::Custom && s.run.tp_size > 1) {
+      const std::string why = custom_unsupported_reason(s.hw, s.run.tp_size);
+      if (!why.empty()) {
+        if (!s.backends_defaulted)
+          throw InputError("custom all-reduce refused: " + why + "; use --allreduce nccl or fixed:US", "--allreduce");
+        r.backend = backend;
+        r.refused = why;
+        out.results.push_back(std::move(r));
+        continue;
+      }
+    }
+    try {
+      r = evaluate_cycle(out.plan, ctx, out.accept_len);
+      r.backend_detail = backend_detail(out.plan, ctx);
+    } catch (const InputError& e) {
+      // A payload over the custom kernel's buffer: refused, visibly, when the user chose no backend.
+      if (!s.backends_defaulted || backend.kind != AllReduceChoice::Kind::Custom) throw;
+      r = CycleResult{};
+      r.backend = backend;
+      r.refused = e.what();
+    }
+    out.results.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace specsim

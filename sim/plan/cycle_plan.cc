@@ -1,0 +1,101 @@
+#include "plan/cycle_plan.h"
+
+#include <cmath>
+
+#include "plan/forward_builders.h"
+#include "util/error.h"
+
+namespace specsim {
+
+std::string_view op_kind_name(OpKind k) {
+  constexpr std::string_view names[] = {"gemm", "moe_gemm", "attention", "norm", "elementwise", "all_reduce", "all_gather"};
+  return names[static_cast<int>(k)];
+}
+
+double expected_distinct_experts(double tokens, int experts, int k) {
+  if (experts <= 0 || k <= 0 || tokens <= 0) return 0;
+  const double miss = 1.0 - double(k) / experts;  // a given expert is not among one token's top-k
+  return experts * (1.0 - std::pow(miss, tokens));
+}
+
+int PhasePlan::kernels() const {
+  int n = 0;
+  for (const auto& b : blocks) n += b.repeat * static_cast<int>(b.ops.size());
+  return n;
+}
+
+int PhasePlan::count_of(OpKind k) const {
+  int n = 0;
+  for (const auto& b : blocks)
+    for (const auto& o : b.ops) n += (o.kind == k) ? b.repeat : 0;
+  return n;
+}
+
+double PhasePlan::comm_bytes_of(OpKind k) const {
+  double s = 0;
+  for (const auto& b : blocks)
+    for (const auto& o : b.ops)
+      if (o.kind == k) s += b.repeat * o.comm_bytes;
+  return s;
+}
+
+const PhasePlan* CyclePlan::find(PhaseKind k) const {
+  for (const auto& p : phases)
+    if (p.kind == k) return &p;
+  return nullptr;
+}
+
+CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunSpec& run) {
+  if (target.is_draft())
+    throw InputError("--model-path is an EAGLE-3 draft (" + target.architecture + "); give the target model", "--model-path");
+  check_tp_split(target, run.tp_size, "target");
+  if (run.speculative()) {
+    if (!draft) throw InputError("speculation needs a draft model", "--speculative-draft-model-path");
+    if (!draft->is_draft())
+      throw InputError("the draft must be an EAGLE-3 draft (LlamaForCausalLMEagle3), got " + draft->architecture,
+                       "--speculative-draft-model-path");
+    if (draft->hidden != target.hidden)
+      throw InputError("draft hidden_size " + std::to_string(draft->hidden) + " differs from the target's " +
+                           std::to_string(target.hidden) + ": this draft belongs to another model",
+                       "--speculative-draft-model-path");
+    check_tp_split(*draft, run.tp_size, "draft");
+  }
+  const DType weights = run.dtype.value_or(target.weight_dtype);
+  CyclePlan plan;
+  plan.tp = run.tp_size;
+  plan.batch = run.batch_size;
+
+  auto shape = [&](PhaseKind p, double tokens) {
+    return ForwardShape{tokens, double(run.batch_size), double(run.context_len), run.tp_size, p};
+  };
+  auto phase = [&](PhaseKind p, int count, double tokens, std::vector<OpBlock> blocks) {
+    PhasePlan ph;
+    ph.kind = p;
+    ph.count = count;
+    ph.tokens = static_cast<int>(tokens);
+    ph.graph = run.uses_graph(p);
+    ph.blocks = std::move(blocks);
+    plan.phases.push_back(std::move(ph));
+  };
+
+  const double bs = run.batch_size;
+  if (run.speculative()) {
+    const double t_dec = bs * run.topk;
+    if (run.num_steps > 1)
+      phase(PhaseKind::DraftDecode, run.num_steps - 1, t_dec,
+            draft_forward(*draft, target.hidden, shape(PhaseKind::DraftDecode, t_dec), false));
+    const double t_ver = bs * run.num_draft_tokens;
+    phase(PhaseKind::Verify, 1, t_ver, target_forward(target, weights, shape(PhaseKind::Verify, t_ver)));
+    const double t_ext = bs * (run.num_steps + 1);
+    phase(PhaseKind::DraftExtend, 1, t_ext,
+          draft_forward(*draft, target.hidden, shape(PhaseKind::DraftExtend, t_ext), true));
+  }
+  phase(PhaseKind::BaselineDecode, 1, bs, target_forward(target, weights, shape(PhaseKind::BaselineDecode, bs)));
+  if (run.tp_size == 1) {  // one rank: SGLang runs no collectives at all
+    for (auto& p : plan.phases)
+      for (auto& b : p.blocks) std::erase_if(b.ops, [](const Op& o) { return o.is_collective(); });
+  }
+  return plan;
+}
+
+}  // namespace specsim

@@ -1,0 +1,190 @@
+// The target model's forward per rank, as SGLang lays it out under pure tensor parallelism:
+// vocab-parallel embedding + all-reduce; per layer attention -> o_proj all-reduce -> MLP/MoE ->
+// all-reduce; final norm, vocab-parallel lm_head, logits all-gather (shared/reference notes).
+#include <algorithm>
+#include <string>
+
+#include "plan/forward_builders.h"
+#include "plan/op_builders.h"
+#include "util/error.h"
+
+namespace specsim {
+using namespace ops;
+
+int local_kv_heads(const ModelSpec& m, int tp) { return std::max(1, m.kv_heads / tp); }
+
+void check_tp_split(const ModelSpec& m, int tp, const char* which) {
+  auto need = [&](int dim, const char* what) {
+    if (dim % tp != 0)
+      throw InputError(std::string(which) + " " + what + " (" + std::to_string(dim) + ") is not divisible by tp " +
+                           std::to_string(tp) + ": pick a tp size that divides it",
+                       "--tp-size");
+  };
+  need(m.heads, "num_attention_heads");
+  need(m.is_draft() ? m.draft_vocab : m.vocab, m.is_draft() ? "draft_vocab_size" : "vocab_size");
+  need(m.vocab, "vocab_size");
+  if (!m.has_moe || m.moe.first_dense_layers > 0) need(m.intermediate, "intermediate_size");
+  if (m.has_moe) need(m.moe.intermediate, "moe_intermediate_size");
+  if (!m.has_mla && m.kv_heads % tp != 0 && tp % m.kv_heads != 0)
+    throw InputError(std::string(which) + " num_key_value_heads (" + std::to_string(m.kv_heads) +
+                         ") and tp " + std::to_string(tp) + " neither divide the other",
+                     "--tp-size");
+}
+
+namespace {
+
+constexpr double kB = kActBytes;
+
+// A fused residual-add + RMSNorm over [t, h]: reads x and residual, writes both.
+Op add_norm(const char* name, double t, double h) { return small(name, OpKind::Norm, 4.0 * t * h * kB, 5.0 * t * h); }
+
+// Per-token-group fp8 activation quantization before an fp8 GEMM (DeepSeek's block-fp8 path).
+void maybe_quant(std::vector<Op>& ops, DType w, const char* name, double t, double k) {
+  if (w == DType::FP8) ops.push_back(small(name, OpKind::Elementwise, t * k * (kB + 1.0)));
+}
+
+// GQA attention block of Llama/Qwen (and the EAGLE-3 draft layer, whose qkv input is 2H wide).
+void gqa_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const ForwardShape& f, double qkv_in,
+                   bool qk_norm) {
+  const double t = f.tokens, hd = m.head_dim;
+  const double ql = m.heads / f.tp, kvl = local_kv_heads(m, f.tp);
+  ops.push_back(gemm("qkv_proj", t, (ql + 2 * kvl) * hd, qkv_in, w));
+  if (qk_norm) ops.push_back(small("qk_norm", OpKind::Norm, 2.0 * t * (ql + kvl) * hd * kB));
+  ops.push_back(small("rotary_emb", OpKind::Elementwise, 2.0 * t * (ql + kvl) * hd * kB));
+  ops.push_back(small("kv_cache_store", OpKind::Elementwise, 2.0 * t * 2 * kvl * hd * kB));
+  // K and V of every request's context are read once for all of its query tokens.
+  const double kv_read = f.batch * f.context * 2 * kvl * hd * kB;
+  const double flops = 2.0 * t * ql * f.context * (hd + hd);
+  ops.push_back(attention("attention", t, ql, kv_read + 2.0 * t * ql * hd * kB, flops));
+  ops.push_back(gemm("o_proj", t, m.hidden, ql * hd, w));
+}
+
+// MLA (DeepSeek-V3) with the absorbed path SGLang uses for decode and target verify.
+void mla_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const ForwardShape& f) {
+  const double t = f.tokens, h = m.hidden, hl = m.heads / f.tp;
+  const auto& a = m.mla;
+  const double latent = a.kv_lora_rank + a.qk_rope_dim;  // 576: cached per token per layer, on every rank
+  maybe_quant(ops, w, "act_quant", t, h);
+  ops.push_back(gemm("fused_qkv_a_proj", t, a.q_lora_rank + a.kv_lora_rank + a.qk_rope_dim, h, w, /*replicated=*/true));
+  ops.push_back(small("q_a_layernorm", OpKind::Norm, 2.0 * t * a.q_lora_rank * kB));
+  ops.push_back(small("kv_a_layernorm", OpKind::Norm, 2.0 * t * a.kv_lora_rank * kB));
+  maybe_quant(ops, w, "act_quant", t, a.q_lora_rank);
+  ops.push_back(gemm("q_b_proj", t, hl * (a.qk_nope_dim + a.qk_rope_dim), a.q_lora_rank, w));
+  ops.push_back(bmm("w_kc", t, a.kv_lora_rank, a.qk_nope_dim, hl, DType::BF16));
+  ops.push_back(small("rotary_emb", OpKind::Elementwise, 2.0 * t * (hl + 1) * a.qk_rope_dim * kB));
+  ops.push_back(small("kv_cache_store", OpKind::Elementwise, 2.0 * t * latent * kB));
+  const double kv_read = f.batch * f.context * latent * kB;
+  const double flops = 2.0 * t * hl * f.context * (latent + a.kv_lora_rank);
+  ops.push_back(attention("mla_attention", t, hl, kv_read + t * hl * (latent + a.kv_lora_rank) * kB, flops));
+  ops.push_back(bmm("w_vc", t, a.v_head_dim, a.kv_lora_rank, hl, DType::BF16));
+  maybe_quant(ops, w, "act_quant", t, hl * a.v_head_dim);
+  ops.push_back(gemm("o_proj", t, h, hl * a.v_head_dim, w));
+}
+
+void dense_mlp(std::vector<Op>& ops, double t, double h, double inter_local, DType w) {
+  maybe_quant(ops, w, "act_quant", t, h);
+  ops.push_back(gemm("gate_up_proj", t, 2 * inter_local, h, w));
+  ops.push_back(small("silu_and_mul", OpKind::Elementwise, 3.0 * t * inter_local * kB));
+  maybe_quant(ops, w, "act_quant", t, inter_local);
+  ops.push_back(gemm("down_proj", t, h, inter_local, w));
+}
+
+void moe_mlp(std::vector<Op>& ops, const ModelSpec& m, DType w, const ForwardShape& f) {
+  const double t = f.tokens, h = m.hidden;
+  const auto& e = m.moe;
+  const double il = double(e.intermediate) / f.tp;  // every rank holds every expert, sharded inside
+  ops.push_back(gemm("router_gate", t, e.routed_experts, h, DType::BF16, /*replicated=*/true));
+  ops.push_back(small("topk_select", OpKind::Elementwise, t * e.routed_experts * 4.0));
+  ops.push_back(small("moe_align", OpKind::Elementwise, t * e.experts_per_token * 8.0));
+  const int fused = e.fuse_shared ? e.shared_experts : 0;
+  const double pairs = t * (e.experts_per_token + fused);
+  const double distinct = expected_distinct_experts(t, e.routed_experts, e.experts_per_token) + fused;
+  maybe_quant(ops, w, "act_quant", t, h);
+  ops.push_back(moe_gemm("moe_w13", pairs, distinct, 2 * il, h, w));
+  ops.push_back(small("silu_and_mul", OpKind::Elementwise, 3.0 * pairs * il * kB));
+  maybe_quant(ops, w, "act_quant", pairs, il);
+  ops.push_back(moe_gemm("moe_w2", pairs, distinct, h, il, w));
+  ops.push_back(small("moe_sum", OpKind::Elementwise, pairs * h * kB + t * h * kB));
+  if (!e.fuse_shared && e.shared_experts > 0) {
+    // Kimi-K2: the shared expert is a TP-sharded MLP whose output joins the routed sum before the AR.
+    dense_mlp(ops, t, h, double(e.intermediate) * e.shared_experts / f.tp, w);
+  }
+}
+
+const char* tail_name(PhaseKind p) {
+  switch (p) {
+    case PhaseKind::Verify: return "verify_tree_sample";
+    case PhaseKind::BaselineDecode: return "sample";
+    default: return "draft_topk";
+  }
+}
+
+}  // namespace
+
+std::vector<OpBlock> target_forward(const ModelSpec& m, DType w, const ForwardShape& f) {
+  const double t = f.tokens, h = m.hidden, ar = t * h * kB;
+  std::vector<OpBlock> blocks;
+
+  OpBlock embed{"embed", 1, {}};
+  embed.ops.push_back(small("vocab_embedding", OpKind::Elementwise, 2.0 * t * h * kB));
+  embed.ops.push_back(all_reduce("embed_allreduce", ar));
+  blocks.push_back(std::move(embed));
+
+  auto layer = [&](const char* name, int repeat, bool moe) {
+    OpBlock b{name, repeat, {}};
+    b.ops.push_back(add_norm("input_layernorm", t, h));
+    if (m.has_mla) mla_attention(b.ops, m, w, f);
+    else gqa_attention(b.ops, m, w, f, h, m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe);
+    b.ops.push_back(all_reduce("attn_allreduce", ar));
+    b.ops.push_back(add_norm("post_attention_layernorm", t, h));
+    if (moe) moe_mlp(b.ops, m, w, f);
+    else dense_mlp(b.ops, t, h, double(m.intermediate) / f.tp, w);
+    b.ops.push_back(all_reduce("mlp_allreduce", ar));
+    blocks.push_back(std::move(b));
+  };
+  const int dense_layers = m.has_moe ? m.moe.first_dense_layers : m.layers;
+  if (dense_layers > 0) layer("dense_layer", dense_layers, false);
+  if (m.layers - dense_layers > 0) layer("moe_layer", m.layers - dense_layers, true);
+
+  OpBlock head{"lm_head", 1, {}};
+  const double vl = double(m.vocab) / f.tp;
+  head.ops.push_back(add_norm("final_norm", t, h));
+  head.ops.push_back(gemm("lm_head", t, vl, h, DType::BF16));
+  head.ops.push_back(all_gather("logits_allgather", t * m.vocab * kB));
+  head.ops.push_back(small(tail_name(f.phase), OpKind::Elementwise, t * m.vocab * 4.0));
+  blocks.push_back(std::move(head));
+  return blocks;
+}
+
+std::vector<OpBlock> draft_forward(const ModelSpec& d, int target_hidden, const ForwardShape& f, bool with_fc) {
+  const double t = f.tokens, h = d.hidden, ar = t * h * kB;
+  const DType w = d.weight_dtype;
+  std::vector<OpBlock> blocks;
+
+  OpBlock embed{"draft_embed", 1, {}};
+  embed.ops.push_back(small("vocab_embedding", OpKind::Elementwise, 2.0 * t * h * kB));
+  embed.ops.push_back(all_reduce("embed_allreduce", ar));
+  // EAGLE-3's fc folds three target hidden states into one; it is replicated, not sharded.
+  if (with_fc) embed.ops.push_back(gemm("fc", t, h, 3.0 * target_hidden, w, /*replicated=*/true));
+  blocks.push_back(std::move(embed));
+
+  OpBlock layer{"draft_layer", 1, {}};
+  layer.ops.push_back(small("hidden_norm", OpKind::Norm, 2.0 * t * h * kB));
+  layer.ops.push_back(add_norm("input_layernorm", t, h));
+  gqa_attention(layer.ops, d, w, f, 2.0 * h, false);  // qkv reads concat[norm(embed), norm(hidden)]
+  layer.ops.push_back(all_reduce("attn_allreduce", ar));
+  layer.ops.push_back(add_norm("post_attention_layernorm", t, h));
+  dense_mlp(layer.ops, t, h, double(d.intermediate) / f.tp, w);
+  layer.ops.push_back(all_reduce("mlp_allreduce", ar));
+  blocks.push_back(std::move(layer));
+
+  OpBlock head{"draft_lm_head", 1, {}};
+  head.ops.push_back(add_norm("final_norm", t, h));
+  head.ops.push_back(gemm("lm_head", t, double(d.draft_vocab) / f.tp, h, w));
+  head.ops.push_back(all_gather("logits_allgather", t * d.draft_vocab * kB));
+  head.ops.push_back(small("draft_topk", OpKind::Elementwise, t * d.draft_vocab * 4.0));
+  blocks.push_back(std::move(head));
+  return blocks;
+}
+
+}  // namespace specsim

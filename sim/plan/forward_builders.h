@@ -1,0 +1,30 @@
+#pragma once
+// Builders of one forward's op blocks per architecture (internal to plan/).
+#include <vector>
+
+#include "plan/cycle_plan.h"
+
+namespace specsim {
+
+/// How many tokens one forward carries and how they sit over requests.
+struct ForwardShape {
+  double tokens = 1;        ///< tokens in the forward (whole batch)
+  double batch = 1;         ///< requests
+  double context = 2048;    ///< KV-cache tokens each request attends to
+  int tp = 1;
+  PhaseKind phase = PhaseKind::BaselineDecode;
+};
+
+/// The target model's forward (embedding, layers, lm_head + all-gather, sampling tail).
+std::vector<OpBlock> target_forward(const ModelSpec& m, DType weights, const ForwardShape& f);
+
+/// The EAGLE-3 draft's forward; `with_fc` on the extend forward (input: 3 target hidden states).
+std::vector<OpBlock> draft_forward(const ModelSpec& d, int target_hidden, const ForwardShape& f, bool with_fc);
+
+/// Throws InputError naming --tp-size when the model cannot be split `tp` ways.
+void check_tp_split(const ModelSpec& m, int tp, const char* which);
+
+/// Local KV heads per rank: kv/tp, or 1 (replicated) when tp exceeds the KV heads.
+int local_kv_heads(const ModelSpec& m, int tp);
+
+}  // namespace specsim

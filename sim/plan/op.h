@@ -1,0 +1,48 @@
+#pragma once
+// One kernel of a forward, with the shapes, FLOPs and bytes the cost model and the replay need.
+#include <cstdint>
+#include <string_view>
+
+#include "spec/dtype.h"
+
+namespace specsim {
+
+enum class OpKind : std::uint8_t {
+  Gemm,         ///< C[m,n] = A[m,k] x W[k,n], `batch` independent products (batch > 1: per-head BMM)
+  MoeGemm,      ///< grouped expert GEMM: `experts` distinct weight matrices [k,n], m = tokens routed in all
+  Attention,    ///< decode/verify attention reading the KV cache
+  Norm,         ///< RMSNorm (often fused with the residual add)
+  Elementwise,  ///< rotary, activation, quantization, sampling, cache stores ...
+  AllReduce,    ///< sum across the tensor-parallel group, `comm_bytes` per rank
+  AllGather,    ///< gather across the group, `comm_bytes` = the gathered output
+};
+
+/// The report's columns: every op kind falls in one.
+enum class OpClass : std::uint8_t { Gemm, Attention, AllReduce, AllGather, Other };
+constexpr OpClass op_class(OpKind k) {
+  switch (k) {
+    case OpKind::Gemm:
+    case OpKind::MoeGemm: return OpClass::Gemm;
+    case OpKind::Attention: return OpClass::Attention;
+    case OpKind::AllReduce: return OpClass::AllReduce;
+    case OpKind::AllGather: return OpClass::AllGather;
+    default: return OpClass::Other;
+  }
+}
+std::string_view op_kind_name(OpKind k);
+
+struct Op {
+  const char* name = "";  ///< what SGLang calls it (q_b_proj, moe_w13, ...)
+  OpKind kind = OpKind::Elementwise;
+  DType dtype = DType::BF16;  ///< weight dtype for GEMMs, element dtype otherwise
+  bool replicated = false;    ///< a GEMM every rank runs whole (not sharded)
+  double m = 0, n = 0, k = 0;  ///< GEMM shape per product (MoE: m = routed token-expert pairs)
+  double batch = 1;            ///< independent products (BMM heads)
+  double experts = 0;          ///< MoE: distinct experts whose weights are read
+  double flops = 0;            ///< total floating-point operations
+  double bytes = 0;            ///< device-memory traffic (weights + activations + KV)
+  double comm_bytes = 0;       ///< collectives: payload bytes
+  bool is_collective() const { return kind == OpKind::AllReduce || kind == OpKind::AllGather; }
+};
+
+}  // namespace specsim

@@ -1,0 +1,136 @@
+#include <cmath>
+
+#include "report/report.h"
+
+namespace specsim {
+using nlohmann::json;
+
+namespace {
+
+json model_json(const ModelSpec& m) {
+  return {{"name", m.name},
+          {"architecture", m.architecture},
+          {"source", m.source},
+          {"hidden_size", m.hidden},
+          {"num_layers", m.layers},
+          {"num_attention_heads", m.heads},
+          {"num_key_value_heads", m.kv_heads},
+          {"vocab_size", m.is_draft() ? m.draft_vocab : m.vocab},
+          {"moe", m.has_moe},
+          {"mla", m.has_mla},
+          {"weight_dtype", std::string(dtype_name(m.weight_dtype))},
+          {"params_billion", m.param_count() / 1e9}};
+}
+
+json settings_json(const Scenario& s, const ScenarioResult& r) {
+  const RunSpec& run = s.run;
+  json eager = json::array();
+  for (int i = 0; i < kNumPhaseKinds; ++i)
+    if (run.force_eager[i]) eager.push_back(std::string(phase_name(static_cast<PhaseKind>(i))));
+  json j = {{"tp_size", run.tp_size},
+            {"speculative_algorithm", std::string(algo_name(run.algo))},
+            {"speculative_num_steps", run.num_steps},
+            {"speculative_eagle_topk", run.topk},
+            {"speculative_num_draft_tokens", run.num_draft_tokens},
+            {"batch_size", run.batch_size},
+            {"context_len", run.context_len},
+            {"cuda_graph_max_bs", run.cuda_graph_max_bs},
+            {"disable_cuda_graph", run.disable_cuda_graph},
+            {"eager_phases", eager},
+            {"dtype", std::string(dtype_name(run.dtype.value_or(s.target.weight_dtype)))},
+            {"nccl_p2p_level", run.nccl.p2p_level}};
+  if (run.speculative()) {
+    j["accept_len"] = r.accept_len;
+    j["accept_len_source"] = r.accept_source;
+    j["accept_rate"] = r.accept_rate >= 0 ? json(r.accept_rate) : json(nullptr);
+  }
+  const auto& a = r.anchor_report;
+  json anchors = json::object();
+  if (a.allreduce)
+    anchors["allreduce"] = {{"phase", std::string(phase_name(a.allreduce_phase))},
+                            {"mode", a.allreduce_graph ? "graph" : "eager"},
+                            {"bytes", a.allreduce_bytes},
+                            {"measured_us", a.allreduce_measured_us},
+                            {"model_us", a.allreduce_model_us},
+                            {"extra_us_per_nccl_allreduce", a.allreduce_measured_us - a.allreduce_model_us}};
+  if (a.baseline)
+    anchors["baseline"] = {{"measured_step_us", a.baseline_measured_us},
+                           {"model_step_us", a.baseline_model_us},
+                           {"overhead_us_per_target_forward", a.baseline_measured_us - a.baseline_model_us}};
+  if (a.spec)
+    anchors["spec"] = {{"measured_tok_per_s", a.spec_measured_tok_s},
+                       {"cycle_us", a.spec_cycle_us},
+                       {"implied_accept_len", a.implied_accept_len},
+                       {"implied_accept_rate", a.implied_accept_rate}};
+  j["anchors"] = anchors;
+  return j;
+}
+
+}  // namespace
+
+json phase_json(const PhaseTiming& t) {
+  return {{"name", std::string(phase_name(t.kind))},
+          {"count", t.count},
+          {"tokens", t.tokens},
+          {"mode", t.graph ? "graph" : "eager"},
+          {"kernels", t.kernels},
+          {"us", t.us},
+          {"gemm_us", t.gemm_us},
+          {"attention_us", t.attention_us},
+          {"allreduce_us", t.allreduce_us},
+          {"allreduce_count", t.allreduce_count},
+          {"allreduce_bytes", t.allreduce_bytes},
+          {"allgather_us", t.allgather_us},
+          {"allgather_count", t.allgather_count},
+          {"allgather_bytes", t.allgather_bytes},
+          {"other_us", t.other_us},
+          {"launch_us", t.launch_us},
+          {"overhead_us", t.overhead_us}};
+}
+
+json report_json(const Scenario& s, const ScenarioResult& r) {
+  json model = model_json(s.target);
+  if (s.draft) model["draft"] = model_json(*s.draft);
+  json scenarios = json::array();
+  for (const auto& c : r.results) {
+    json sc = {{"allreduce", c.backend.kind_name()}, {"label", c.backend.label()}, {"detail", c.backend_detail}};
+    if (!c.refused.empty()) {
+      sc["refused"] = c.refused;
+      sc["baseline"] = nullptr;
+      sc["spec"] = nullptr;
+      sc["phases"] = json::array();
+      scenarios.push_back(sc);
+      continue;
+    }
+    if (c.backend.kind == AllReduceChoice::Kind::Fixed) sc["fixed_us"] = c.backend.fixed_us;
+    sc["baseline"] = {{"step_us", c.baseline_step_us}, {"tok_per_s", c.baseline_tok_s}};
+    if (s.run.speculative())
+      sc["spec"] = {{"cycle_us", c.cycle_us},
+                    {"tok_per_s", c.spec_tok_s},
+                    {"accept_len", c.accept_len},
+                    {"speedup", c.speedup},
+                    {"breakeven_accept_len", c.breakeven_accept_len},
+                    {"allreduce_share", c.allreduce_share}};
+    else
+      sc["spec"] = nullptr;
+    json phases = json::array();
+    for (const auto& p : c.phases) phases.push_back(phase_json(p));
+    sc["phases"] = phases;
+    scenarios.push_back(sc);
+  }
+  return {{"specsim_version", kSpecsimVersion},
+          {"title", s.title},
+          {"model", model},
+          {"hardware",
+           {{"spec", s.hw.spec},
+            {"gpu", s.hw.gpu.name},
+            {"topology", s.hw.topo.name},
+            {"num_gpus", s.hw.num_gpus},
+            {"link", s.hw.topo.link == LinkKind::NVLink ? "nvlink" : "pcie"},
+            {"nccl_path", std::string(path_type_name(s.hw.topo.nccl_path))}}},
+          {"settings", settings_json(s, r)},
+          {"notes", s.notes},
+          {"scenarios", scenarios}};
+}
+
+}  // namespace specsim

@@ -1,0 +1,138 @@
+#include "spec/run_spec.h"
+
+#include <cmath>
+#include <string>
+
+#include "util/error.h"
+
+namespace specsim {
+
+std::string_view phase_name(PhaseKind p) {
+  constexpr std::string_view names[] = {"draft_decode", "verify", "draft_extend", "baseline_decode"};
+  return names[static_cast<int>(p)];
+}
+
+PhaseKind parse_phase(std::string_view s, const std::string& where) {
+  for (int i = 0; i < kNumPhaseKinds; ++i)
+    if (s == phase_name(static_cast<PhaseKind>(i))) return static_cast<PhaseKind>(i);
+  throw InputError("unknown phase '" + std::string(s) + "': use draft_decode, verify, draft_extend, baseline_decode",
+                   where);
+}
+
+std::string_view algo_name(SpecAlgo a) {
+  switch (a) {
+    case SpecAlgo::None: return "NONE";
+    case SpecAlgo::Eagle: return "EAGLE";
+    case SpecAlgo::Eagle3: return "EAGLE3";
+  }
+  return "NONE";
+}
+
+std::string AllReduceChoice::kind_name() const {
+  switch (kind) {
+    case Kind::Nccl: return "nccl";
+    case Kind::Custom: return "custom";
+    case Kind::Fixed: return "fixed";
+  }
+  return "nccl";
+}
+
+std::string AllReduceChoice::label() const {
+  if (kind == Kind::Fixed) {
+    std::string s = std::to_string(fixed_us);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return "fixed:" + s;
+  }
+  if (kind == Kind::Custom && variant != "auto") return "custom:" + variant;
+  return kind_name();
+}
+
+AllReduceChoice parse_allreduce(std::string_view s, const std::string& where) {
+  AllReduceChoice c;
+  if (s == "nccl") return c;
+  if (s == "custom") {
+    c.kind = AllReduceChoice::Kind::Custom;
+    return c;
+  }
+  if (s.rfind("custom:", 0) == 0) {
+    c.kind = AllReduceChoice::Kind::Custom;
+    c.variant = std::string(s.substr(7));
+    if (c.variant != "auto" && c.variant != "one-shot-pull" && c.variant != "one-shot-push" && c.variant != "two-shot")
+      throw InputError("unknown custom all-reduce variant '" + c.variant +
+                           "': use auto, one-shot-pull, one-shot-push or two-shot",
+                       where);
+    return c;
+  }
+  if (s.rfind("fixed:", 0) == 0) {
+    c.kind = AllReduceChoice::Kind::Fixed;
+    const std::string num(s.substr(6));
+    size_t used = 0;
+    try {
+      c.fixed_us = std::stod(num, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used == 0 || used != num.size() || !std::isfinite(c.fixed_us) || c.fixed_us <= 0 || c.fixed_us > 1e7)
+      throw InputError("fixed:US needs a latency in microseconds in (0, 1e7], got '" + num + "'", where);
+    return c;
+  }
+  throw InputError("unknown all-reduce '" + std::string(s) + "': use nccl, custom[:VARIANT] or fixed:US", where);
+}
+
+namespace {
+void require(bool ok, const std::string& what, const std::string& where) {
+  if (!ok) throw InputError(what, where);
+}
+void finite_positive(const std::optional<double>& v, const std::string& where) {
+  if (v) require(std::isfinite(*v) && *v > 0, "must be a positive finite number", where);
+}
+}  // namespace
+
+void validate_run(const RunSpec& r) {
+  require(r.tp_size >= 1 && r.tp_size <= 1024, "must be in 1..1024", "--tp-size");
+  require(r.num_gpus == 0 || r.num_gpus >= r.tp_size, "must be at least the tp size", "--num-gpus");
+  require(r.batch_size >= 1 && r.batch_size <= (1 << 20), "must be in 1..1048576", "--batch-size");
+  require(r.context_len >= 1 && r.context_len <= (1LL << 26), "must be in 1..67108864 tokens", "--context-len");
+  require(r.cuda_graph_max_bs >= 0, "must not be negative", "--cuda-graph-max-bs");
+  finite_positive(r.measured_baseline_tok_s, "--measured-baseline-tok-s");
+  finite_positive(r.measured_allreduce_us, "--measured-allreduce-us");
+  finite_positive(r.measured_spec_tok_s, "--measured-spec-tok-s");
+  require(!r.allreduce.empty(), "give at least one all-reduce backend", "--allreduce");
+  require(r.nccl.p2p_level == "NVL" || r.nccl.p2p_level == "PIX" || r.nccl.p2p_level == "PXB" ||
+              r.nccl.p2p_level == "PHB" || r.nccl.p2p_level == "SYS" || r.nccl.p2p_level == "LOC",
+          "use LOC, NVL, PIX, PXB, PHB or SYS", "--nccl-p2p-level");
+  require(r.nccl.algo_enabled[0] || r.nccl.algo_enabled[1], "enable at least one algorithm", "--nccl-algo");
+  require(r.nccl.proto_enabled[0] || r.nccl.proto_enabled[1] || r.nccl.proto_enabled[2],
+          "enable at least one protocol", "--nccl-proto");
+  if (!r.speculative()) {
+    require(!r.measured_spec_tok_s, "needs speculation on", "--measured-spec-tok-s");
+    return;
+  }
+  require(r.num_steps >= 1 && r.num_steps <= 64, "must be in 1..64", "--speculative-num-steps");
+  require(r.topk >= 1 && r.topk <= 64, "must be in 1..64", "--speculative-eagle-topk");
+  require(r.num_draft_tokens >= 2 && r.num_draft_tokens <= 1024, "must be in 2..1024", "--speculative-num-draft-tokens");
+  if (r.topk == 1)
+    require(r.num_draft_tokens == r.num_steps + 1,
+            "with --speculative-eagle-topk 1 SGLang forces num-draft-tokens = num-steps + 1 (" +
+                std::to_string(r.num_steps + 1) + ")",
+            "--speculative-num-draft-tokens");
+  else
+    require(r.num_draft_tokens - 1 <= r.topk * r.num_steps,
+            "a tree of depth num-steps with topk children per node holds at most topk*steps+1 tokens",
+            "--speculative-num-draft-tokens");
+  require(double(r.batch_size) * r.num_draft_tokens <= double(1 << 24), "batch x draft tokens is too large",
+          "--batch-size");
+  if (r.accept_len) {
+    require(std::isfinite(*r.accept_len), "must be a finite number", "--accept-len");
+    require(*r.accept_len >= 1.0 && *r.accept_len <= r.num_draft_tokens,
+            "must be in [1, " + std::to_string(r.num_draft_tokens) + "] (1 bonus token .. all draft tokens)",
+            "--accept-len");
+  }
+  if (r.accept_rate)
+    require(std::isfinite(*r.accept_rate) && *r.accept_rate >= 0 && *r.accept_rate < 1, "must be in [0, 1)",
+            "--accept-rate");
+  require(!(r.accept_len && r.accept_rate), "give --accept-len or --accept-rate, not both", "--accept-rate");
+}
+
+}  // namespace specsim

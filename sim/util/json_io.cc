@@ -1,0 +1,98 @@
+#include "util/json_io.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+namespace specsim {
+
+nlohmann::json read_json_file(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) throw InputError("file not found: " + path, path);
+  if (S_ISDIR(st.st_mode)) throw InputError("expected a file, found a directory: " + path, path);
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot read file: " + path, path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  try {
+    return nlohmann::json::parse(buf.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is the offset of the error; turn it into a line number for the user.
+    const std::string text = buf.str();
+    size_t line = 1;
+    for (size_t i = 0; i < text.size() && i + 1 < e.byte; ++i) line += text[i] == '\n';
+    throw InputError("malformed JSON at line " + std::to_string(line) + ": fix the file", path);
+  }
+}
+
+static const nlohmann::json& field(const nlohmann::json& obj, const std::string& key,
+                                   const std::string& where) {
+  if (!obj.is_object() || !obj.contains(key)) throw InputError("missing field '" + key + "'", where + "." + key);
+  return obj.at(key);
+}
+
+double sourced_number(const nlohmann::json& obj, const std::string& key, const std::string& where) {
+  const auto& f = field(obj, key, where);
+  const std::string at = where + "." + key;
+  if (!f.is_object() || !f.contains("value") || !f.contains("source"))
+    throw InputError("expected {\"value\": number, \"source\": \"...\"}", at);
+  if (!f["value"].is_number()) throw InputError("value is not a number", at + ".value");
+  if (!f["source"].is_string() || f["source"].get<std::string>().empty())
+    throw InputError("every number needs a non-empty source", at + ".source");
+  const double v = f["value"].get<double>();
+  if (!std::isfinite(v)) throw InputError("value is not finite", at + ".value");
+  return v;
+}
+
+int json_int(const nlohmann::json& obj, const std::string& key, const std::string& where) {
+  const auto& f = field(obj, key, where);
+  if (!f.is_number_integer()) throw InputError("expected an integer", where + "." + key);
+  const auto v = f.get<long long>();
+  if (v < -(1LL << 31) || v >= (1LL << 31)) throw InputError("integer out of range", where + "." + key);
+  return static_cast<int>(v);
+}
+
+double json_double(const nlohmann::json& obj, const std::string& key, const std::string& where) {
+  const auto& f = field(obj, key, where);
+  if (!f.is_number()) throw InputError("expected a number", where + "." + key);
+  const double v = f.get<double>();
+  if (!std::isfinite(v)) throw InputError("value is not finite", where + "." + key);
+  return v;
+}
+
+std::string json_string(const nlohmann::json& obj, const std::string& key, const std::string& where) {
+  const auto& f = field(obj, key, where);
+  if (!f.is_string()) throw InputError("expected a string", where + "." + key);
+  return f.get<std::string>();
+}
+
+bool json_bool(const nlohmann::json& obj, const std::string& key, const std::string& where) {
+  const auto& f = field(obj, key, where);
+  if (!f.is_boolean()) throw InputError("expected true or false", where + "." + key);
+  return f.get<bool>();
+}
+
+void write_file_atomic(const std::string& path, const std::string& text, const std::string& flag) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError("cannot write output file " + path + ": check the folder exists and is writable", flag);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw InputError("failed writing output file " + path, flag);
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw InputError("cannot move output into place at " + path, flag);
+  }
+}
+
+}  // namespace specsim

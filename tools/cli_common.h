@@ -1,0 +1,20 @@
+#pragma once
+// What every subcommand shares: the run flags (SGLang's names) and the error boundary that turns
+// bad input into `error: ...` and exit 2.
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "engine/resolve.h"
+
+namespace specsim::cli {
+
+/// Exit codes: 0 ok, 1 a regression check failed, 2 bad input, 70 an internal error.
+constexpr int kExitOk = 0, kExitRegression = 1, kExitBadInput = 2, kExitInternal = 70;
+
+/// Adds the scenario flags (model, hardware, SGLang speculation and graph flags, anchors).
+void add_run_flags(CLI::App& app, RunArgs& args);
+
+/// Parses argv into `app` and runs `body`, mapping every failure to one `error:` line and an exit code.
+int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& body);
+
+}  // namespace specsim::cli

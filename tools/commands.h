@@ -1,0 +1,9 @@
+#pragma once
+// The subcommands of `specsim`, one function each (argv without the subcommand name's slot).
+
+namespace specsim::cli {
+
+int cmd_run(int argc, char** argv);
+int cmd_bench(int argc, char** argv);
+
+}  // namespace specsim::cli

@@ -1,0 +1,43 @@
+// specsim: the command line. main() only picks the subcommand; each one parses its own flags
+// and calls the stages in order (spec -> plan -> cost -> timeline -> report).
+#include <cstring>
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "report/report.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  const char* help;
+  int (*run)(int argc, char** argv);
+};
+
+constexpr Command kCommands[] = {
+    {"run", "predict one scenario's cycle cost and tok/s (the default)", specsim::cli::cmd_run},
+    {"bench", "cycle evaluations per second on one core", specsim::cli::cmd_bench},
+};
+
+void usage() {
+  fmt::print("specsim {}: speculative-decoding verify-cycle simulator\n\nusage: specsim [COMMAND] [FLAGS]\n\n",
+             specsim::kSpecsimVersion);
+  for (const auto& c : kCommands) fmt::print("  {:<10} {}\n", c.name, c.help);
+  fmt::print("\nWith no COMMAND, `run`. `specsim COMMAND --help` lists a command's flags.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && (!std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--version"))) {
+    usage();
+    return 0;
+  }
+  if (argc >= 2 && argv[1][0] != '-') {
+    for (const auto& c : kCommands)
+      if (!std::strcmp(argv[1], c.name)) return c.run(argc - 1, argv + 1);
+    fmt::print(stderr, "error: unknown command '{}' (run `specsim help` for the list)\n", argv[1]);
+    return 2;
+  }
+  return specsim::cli::cmd_run(argc, argv);
+}
