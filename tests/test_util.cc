@@ -1,0 +1,71 @@
+#include "test_util.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace specsim::test {
+
+CliResult run_program(const std::string& binary, const std::vector<std::string>& args) {
+  const std::string dir = fresh_dir();
+  const std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(binary.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  CliResult r;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int in = open("/dev/null", O_RDONLY);
+    dup2(o, 1), dup2(e, 2), dup2(in, 0);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  return r;
+}
+
+CliResult run_specsim(const std::vector<std::string>& args) { return run_program(SPECSIM_BIN, args); }
+
+std::string fresh_dir() {
+  static std::atomic<int> counter{0};
+  const char* tmp = std::getenv("TMPDIR");
+  std::string base = (tmp && *tmp) ? tmp : "/tmp";
+  std::string dir = base + "/specsim-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
+  mkdir(dir.c_str(), 0755);
+  return dir;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::string models_path(const std::string& rel) { return std::string(SPECSIM_MODELS_DIR) + "/" + rel; }
+std::string traces_path(const std::string& rel) { return std::string(SPECSIM_TRACES_DIR) + "/" + rel; }
+
+}  // namespace specsim::test

@@ -31,8 +31,11 @@ double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
   switch (v) {
     case CustomVariant::OneShotPull:  // barrier, read every peer's whole input, reduce, barrier
       return 2 * t.barrier_us + t.peer_read_latency_us + contention + peers * bytes / read_bw + reduce_us;
-    case CustomVariant::OneShotPush:  // posted writes into every peer's slot, barrier, reduce locally
-      return 2 * t.barrier_us + t.peer_write_latency_us + contention + peers * bytes / write_bw + reduce_us;
+    case CustomVariant::OneShotPush:
+      // Posted writes into every peer's slot (double-buffered by epoch, so no entry barrier), one
+      // barrier saying the data landed, then a local reduce. Posted writes do not wait on the
+      // peers, so read contention does not apply.
+      return t.barrier_us + t.peer_write_latency_us + peers * bytes / write_bw + reduce_us;
     case CustomVariant::TwoShot:  // reduce-scatter (pull 1/n from each peer), barrier, all-gather
       return 3 * t.barrier_us + 2 * (t.peer_read_latency_us + contention) + 2 * peers * (bytes / n) / read_bw +
              reduce_us / n;

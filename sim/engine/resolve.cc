@@ -159,10 +159,10 @@ Scenario resolve_scenario(const RunArgs& a) {
   const std::string hw_spec = a.hardware.value_or(builtin ? json_string(def, "hardware", where) : "h200:nvswitch");
   if (!builtin && !a.hardware) s.notes.push_back("no --hardware given: assuming h200:nvswitch");
   s.hw = load_hardware(hw_spec, run.num_gpus);
-  if (run.tp_size > s.hw.topo.max_gpus)
-    throw InputError("tp " + std::to_string(run.tp_size) + " needs more GPUs than " + s.hw.topo.name + " holds (" +
+  if (run.num_gpus > s.hw.topo.max_gpus)
+    throw InputError(std::to_string(run.num_gpus) + " GPUs do not fit " + s.hw.topo.name + " (at most " +
                          std::to_string(s.hw.topo.max_gpus) + ")",
-                     "--tp-size");
+                     a.num_gpus ? "--num-gpus" : "--tp-size");
 
   if (run.speculative()) {
     std::string draft_cfg;

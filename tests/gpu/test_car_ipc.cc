@@ -1,0 +1,204 @@
+// Custom all-reduce, N processes (fork/exec of this binary) sharing buffers through CUDA IPC
+// and a Unix-socket rendezvous. On one GPU the processes time-share it, so the kernels' spins
+// run with a long bound; every child checks its own output against the CPU reference (all
+// children build the same problems from the same seeds). Also: a rank that joins but never
+// calls must be reported by the others within a bounded time.
+// Flags: --quick (worlds 2 and 4 only). Internal: --child RANK WORLD DIR MODE.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "car_test_util.h"
+
+using namespace cartest;
+using specsim::car::Communicator;
+using specsim::car::Options;
+
+namespace {
+
+/// Under time-slicing a peer can be descheduled for many time slices.
+constexpr std::uint64_t kChildTimeoutNs = 30'000'000'000ull;
+constexpr double kGroupDeadlineS = 240.0;
+
+int child_sweep(int rank, int world, const std::string& dir) {
+  Options opt;
+  opt.timeout_ns = kChildTimeoutNs;
+  opt.max_bytes = 1 << 20;
+  auto comm = Communicator::create_multi_process(rank, world, 0, dir, "sweep", opt);
+  void* in = nullptr;
+  void* out = nullptr;
+  CT_CUDA(cudaMalloc(&in, opt.max_bytes));
+  CT_CUDA(cudaMalloc(&out, opt.max_bytes));
+  cudaStream_t st;
+  CT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  Checker ck;
+  std::vector<unsigned char> got;
+  std::uint64_t seed = 77;
+  auto run_one = [&](const Problem& p, Variant v, bool graph) {
+    CT_CUDA(cudaMemcpy(in, p.in[rank].data(), p.bytes(), cudaMemcpyHostToDevice));
+    CT_CUDA(cudaMemset(out, kPoison, p.bytes()));
+    const std::string what = std::string(graph ? "graph " : "") + name(v) + " " + name(p.dtype) +
+                             " world " + std::to_string(world) + " rank " + std::to_string(rank) +
+                             " count " + std::to_string(p.count);
+    try {
+      if (graph) {
+        cudaGraph_t g;
+        cudaGraphExec_t e;
+        CT_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+        comm->allreduce(in, out, p.count, p.dtype, v, st);
+        CT_CUDA(cudaStreamEndCapture(st, &g));
+        CT_CUDA(cudaGraphInstantiate(&e, g, 0));
+        CT_CUDA(cudaGraphLaunch(e, st));
+        comm->synchronize(st);
+        CT_CUDA(cudaGraphExecDestroy(e));
+        CT_CUDA(cudaGraphDestroy(g));
+      } else {
+        comm->allreduce(in, out, p.count, p.dtype, v, st);
+        comm->synchronize(st);
+      }
+    } catch (const std::exception& ex) {
+      ck.expect(false, what + ": threw " + ex.what());
+      return false;
+    }
+    got.resize(p.bytes());
+    CT_CUDA(cudaMemcpy(got.data(), out, p.bytes(), cudaMemcpyDeviceToHost));
+    const std::size_t wrong = count_wrong(p, got);
+    return ck.expect(wrong == 0, what + ": " + std::to_string(wrong) + " elements wrong");
+  };
+  for (DType dt : {DType::BF16, DType::FP16, DType::FP32}) {
+    const std::size_t eb = specsim::car::dtype_bytes(dt);
+    for (std::size_t count : {std::size_t{16} / eb, std::size_t{9}, std::size_t{1001},
+                              std::size_t{43008} / eb, std::size_t{65537}}) {
+      const Problem p = make_problem(dt, world, count, seed++);
+      for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot})
+        if (!run_one(p, v, false)) return 1;
+    }
+  }
+  // the same call replayed from a graph, fresh inputs each time
+  for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot})
+    for (int k = 0; k < 3; ++k)
+      if (!run_one(make_problem(DType::BF16, world, 21504, seed++), v, true)) return 1;
+  CT_CUDA(cudaFree(in));
+  CT_CUDA(cudaFree(out));
+  return ck.finish(("gpu_car_ipc child " + std::to_string(rank) + "/" + std::to_string(world)).c_str());
+}
+
+/// The last rank joins, then leaves without calling; the others must get the timeout error.
+int child_absent(int rank, int world, const std::string& dir) {
+  Options opt;
+  opt.timeout_ns = 500'000'000;
+  opt.max_bytes = 1 << 16;
+  auto comm = Communicator::create_multi_process(rank, world, 0, dir, "absent", opt);
+  if (rank == world - 1) {
+    std::this_thread::sleep_for(std::chrono::seconds(3));  // keep its memory mapped, never call
+    return 0;
+  }
+  void* buf = nullptr;
+  CT_CUDA(cudaMalloc(&buf, 8192));
+  CT_CUDA(cudaMemset(buf, 0x3c, 8192));
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string msg;
+  try {
+    comm->allreduce(buf, buf, 4096, DType::BF16, Variant::OneShotPush, nullptr);
+    comm->synchronize(nullptr);
+  } catch (const std::runtime_error& e) {
+    msg = e.what();
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string want = "rank " + std::to_string(world - 1) + " never arrived";
+  std::printf("absent child %d: %.3f s: %s\n", rank, s, msg.c_str());
+  CT_CUDA(cudaFree(buf));
+  return msg.find(want) != std::string::npos && s < 20.0 ? 0 : 1;
+}
+
+/// Runs `world` children of this binary in `mode`; true when all exit 0 in time.
+bool run_group(const char* self, int world, const char* mode) {
+  char tmpl[] = "/tmp/carXXXXXX";
+  const char* dir = ::mkdtemp(tmpl);
+  if (!dir) {
+    std::perror("mkdtemp");
+    return false;
+  }
+  std::vector<pid_t> kids;
+  for (int r = 0; r < world; ++r) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const std::string rs = std::to_string(r), ws = std::to_string(world);
+      ::execl(self, self, "--child", rs.c_str(), ws.c_str(), dir, mode, static_cast<char*>(nullptr));
+      std::perror("execl");
+      ::_exit(127);
+    }
+    kids.push_back(pid);
+  }
+  bool ok = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kGroupDeadlineS);
+  std::size_t left = kids.size();
+  while (left > 0) {
+    for (pid_t& k : kids) {
+      if (k <= 0) continue;
+      int status = 0;
+      const pid_t r = ::waitpid(k, &status, WNOHANG);
+      if (r == k) {
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+          std::fprintf(stderr, "FAIL: %s world %d: child pid %d exited with status %d\n", mode,
+                       world, k, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+          ok = false;
+        }
+        k = 0;
+        --left;
+      }
+    }
+    if (left == 0) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::fprintf(stderr, "FAIL: %s world %d: children still running after %.0f s; killing\n",
+                   mode, world, kGroupDeadlineS);
+      for (pid_t k : kids)
+        if (k > 0) ::kill(k, SIGKILL);
+      for (pid_t k : kids)
+        if (k > 0) ::waitpid(k, nullptr, 0);
+      ok = false;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::rmdir(dir);
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 6 && std::string(argv[1]) == "--child") {
+    const int rank = std::stoi(argv[2]), world = std::stoi(argv[3]);
+    const std::string dir = argv[4], mode = argv[5];
+    try {
+      return mode == "absent" ? child_absent(rank, world, dir) : child_sweep(rank, world, dir);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "FAIL: child %d/%d: %s\n", rank, world, e.what());
+      return 1;
+    }
+  }
+  bool quick = argc == 2 && std::string(argv[1]) == "--quick";
+  if (argc > 1 && !quick) {
+    std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+    return 2;
+  }
+  devices_or_skip(1, "gpu_car_ipc");
+  Checker ck;
+  const std::vector<int> worlds = quick ? std::vector<int>{2, 4} : std::vector<int>{2, 3, 4, 5, 6, 7, 8};
+  for (int world : worlds) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool ok = run_group("/proc/self/exe", world, "sweep");
+    std::printf("ipc world %d: %s (%.1f s)\n", world, ok ? "ok" : "FAILED",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    ck.expect(ok, "ipc sweep world " + std::to_string(world));
+  }
+  ck.expect(run_group("/proc/self/exe", 4, "absent"), "ipc absent peer world 4");
+  return ck.finish("gpu_car_ipc");
+}

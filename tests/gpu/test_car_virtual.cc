@@ -1,0 +1,287 @@
+// Custom all-reduce, N virtual ranks on one GPU (the kernels cannot tell them from GPUs):
+// the full correctness sweep (variant x dtype x world 2..8 x 16 B..8 MiB, odd sizes), in-place
+// calls, graph capture with 1000 replays on fresh inputs, refusals that launch nothing, and a
+// peer that never arrives. Flags: --quick (short list, for compute-sanitizer),
+// --timeout-ms N (kernel spin bound), --replays N.
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "car_test_util.h"
+
+using namespace cartest;
+using specsim::car::Communicator;
+using specsim::car::Options;
+
+namespace {
+
+struct Settings {
+  bool quick = false;
+  std::uint64_t timeout_ns = 2'000'000'000;
+  int replays = 1000;
+};
+
+/// Device buffers for `world` ranks: inputs and outputs, each max_bytes.
+struct Buffers {
+  std::vector<void*> in, out;
+  Buffers(int world, std::size_t bytes) {
+    for (int r = 0; r < world; ++r) {
+      void* a = nullptr;
+      void* b = nullptr;
+      CT_CUDA(cudaMalloc(&a, bytes));
+      CT_CUDA(cudaMalloc(&b, bytes));
+      in.push_back(a);
+      out.push_back(b);
+    }
+  }
+  ~Buffers() {
+    for (void* p : in) cudaFree(p);
+    for (void* p : out) cudaFree(p);
+  }
+  Buffers(const Buffers&) = delete;
+  Buffers& operator=(const Buffers&) = delete;
+};
+
+void upload(const Problem& p, const std::vector<void*>& in, const std::vector<void*>& out) {
+  for (int r = 0; r < p.world; ++r) {
+    CT_CUDA(cudaMemcpy(in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice));
+    CT_CUDA(cudaMemset(out[r], kPoison, p.bytes()));
+  }
+}
+
+/// Compares every rank's output with the reference; true when all are bitwise right.
+bool verify(Checker& ck, const Problem& p, const std::vector<void*>& out, const std::string& what) {
+  std::vector<unsigned char> got(p.bytes());
+  bool all = true;
+  for (int r = 0; r < p.world; ++r) {
+    CT_CUDA(cudaMemcpy(got.data(), out[r], p.bytes(), cudaMemcpyDeviceToHost));
+    const std::size_t wrong = count_wrong(p, got);
+    all = ck.expect(wrong == 0, what + " rank " + std::to_string(r) + ": " +
+                                    std::to_string(wrong) + " of " + std::to_string(p.count) +
+                                    " elements wrong") && all;
+  }
+  return all;
+}
+
+std::string label(int world, DType dt, std::size_t count, Variant v) {
+  return std::string(name(v)) + " " + name(dt) + " world " + std::to_string(world) + " count " +
+         std::to_string(count);
+}
+
+void sweep(Checker& ck, const Settings& s) {
+  const std::vector<int> worlds = s.quick ? std::vector<int>{2, 3, 8} : std::vector<int>{2, 3, 4, 5, 6, 7, 8};
+  const Variant variants[] = {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot,
+                              Variant::Auto};
+  Options opt;
+  opt.timeout_ns = s.timeout_ns;
+  std::uint64_t seed = 1;
+  for (int world : worlds) {
+    auto comm = Communicator::create_virtual(world, 0, opt);
+    Buffers buf(world, opt.max_bytes);
+    long cases = 0;
+    for (DType dt : {DType::BF16, DType::FP16, DType::FP32}) {
+      for (std::size_t count : sweep_counts(dt, s.quick)) {
+        const Problem p = make_problem(dt, world, count, seed++);
+        for (Variant v : variants) {
+          upload(p, buf.in, buf.out);
+          const std::string what = label(world, dt, count, v);
+          try {
+            comm->allreduce_virtual(buf.in, buf.out, count, dt, v, nullptr);
+            comm->synchronize(nullptr);
+          } catch (const std::exception& e) {
+            ck.expect(false, what + ": threw " + e.what());
+            return;
+          }
+          verify(ck, p, buf.out, what);
+          ++cases;
+        }
+      }
+    }
+    // in place: out == in
+    for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot}) {
+      const Problem p = make_problem(DType::BF16, world, 5003, seed++);
+      upload(p, buf.in, buf.out);
+      comm->allreduce_virtual(buf.in, buf.in, p.count, p.dtype, v, nullptr);
+      comm->synchronize(nullptr);
+      verify(ck, p, buf.in, "in-place " + label(world, p.dtype, p.count, v));
+    }
+    std::printf("world %d: %ld cases + 3 in-place checked\n", world, cases);
+  }
+}
+
+/// Capture one call in a graph; replay it with fresh inputs (copied in before each replay,
+/// outputs poisoned) and check every replay.
+void graphs(Checker& ck, const Settings& s) {
+  const int world = 8;
+  Options opt;
+  opt.timeout_ns = s.timeout_ns;
+  auto comm = Communicator::create_virtual(world, 0, opt);
+  Buffers buf(world, opt.max_bytes);
+  cudaStream_t st;
+  CT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  struct G {
+    DType dt;
+    std::size_t count;
+    int reps;
+  };
+  const int full = s.replays, some = std::max(1, s.replays / 10);
+  const G cases[] = {{DType::BF16, 21504, full}, {DType::BF16, 10001, some},
+                     {DType::FP16, 28672, some}, {DType::FP32, 4099, some}};
+  std::uint64_t seed = 900000;
+  for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot}) {
+    for (const G& g : cases) {
+      cudaGraph_t graph;
+      cudaGraphExec_t exec;
+      CT_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+      comm->allreduce_virtual(buf.in, buf.out, g.count, g.dt, v, st);
+      CT_CUDA(cudaStreamEndCapture(st, &graph));
+      CT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+      long bad = 0;
+      for (int k = 0; k < g.reps; ++k) {
+        const Problem p = make_problem(g.dt, world, g.count, seed++);
+        upload(p, buf.in, buf.out);
+        CT_CUDA(cudaGraphLaunch(exec, st));
+        comm->synchronize(st);
+        Checker local;
+        if (!verify(local, p, buf.out, "graph replay " + std::to_string(k) + " " +
+                                           label(world, g.dt, g.count, v)))
+          ++bad;
+      }
+      ck.expect(bad == 0, "graph " + label(world, g.dt, g.count, v) + ": " +
+                              std::to_string(bad) + " of " + std::to_string(g.reps) +
+                              " replays wrong");
+      std::printf("graph %s: %d replays, %ld wrong\n", label(world, g.dt, g.count, v).c_str(),
+                  g.reps, bad);
+      CT_CUDA(cudaGraphExecDestroy(exec));
+      CT_CUDA(cudaGraphDestroy(graph));
+    }
+  }
+  CT_CUDA(cudaStreamDestroy(st));
+}
+
+/// Expects `f` to throw a runtime_error whose message contains `needle`.
+template <typename F>
+void expect_throw(Checker& ck, const std::string& what, const std::string& needle, F&& f) {
+  try {
+    f();
+    ck.expect(false, what + ": accepted, expected a refusal");
+  } catch (const std::runtime_error& e) {
+    ck.expect(std::string(e.what()).find(needle) != std::string::npos,
+              what + ": message '" + e.what() + "' lacks '" + needle + "'");
+  }
+}
+
+/// Refused calls launch nothing: the poisoned output stays poisoned.
+void refusals(Checker& ck, const Settings& s) {
+  const int world = 4;
+  Options opt;
+  opt.timeout_ns = s.timeout_ns;
+  opt.max_bytes = 1 << 20;
+  auto comm = Communicator::create_virtual(world, 0, opt);
+  Buffers buf(world, opt.max_bytes + 64);
+  for (void* p : buf.out) CT_CUDA(cudaMemset(p, kPoison, opt.max_bytes + 64));
+  auto untouched = [&](const std::string& what) {
+    CT_CUDA(cudaDeviceSynchronize());
+    std::vector<unsigned char> got(opt.max_bytes + 64);
+    for (void* p : buf.out) {
+      CT_CUDA(cudaMemcpy(got.data(), p, got.size(), cudaMemcpyDeviceToHost));
+      bool all = true;
+      for (unsigned char c : got) all = all && c == kPoison;
+      ck.expect(all, what + ": a refused call wrote the output");
+    }
+  };
+  auto shift = [](const std::vector<void*>& v, std::size_t by) {
+    std::vector<void*> o;
+    for (void* p : v) o.push_back(static_cast<char*>(p) + by);
+    return o;
+  };
+  expect_throw(ck, "misaligned input", "not 16-byte aligned", [&] {
+    comm->allreduce_virtual(shift(buf.in, 2), buf.out, 1000, DType::BF16, Variant::OneShotPull, nullptr);
+  });
+  expect_throw(ck, "misaligned output", "not 16-byte aligned", [&] {
+    comm->allreduce_virtual(buf.in, shift(buf.out, 4), 1000, DType::FP32, Variant::TwoShot, nullptr);
+  });
+  expect_throw(ck, "too large", "exceeds", [&] {
+    comm->allreduce_virtual(buf.in, buf.out, (opt.max_bytes / 2) + 1, DType::BF16, Variant::Auto, nullptr);
+  });
+  expect_throw(ck, "count 0", "count is 0", [&] {
+    comm->allreduce_virtual(buf.in, buf.out, 0, DType::BF16, Variant::Auto, nullptr);
+  });
+  expect_throw(ck, "bad variant", "unknown variant", [&] {
+    comm->allreduce_virtual(buf.in, buf.out, 64, DType::BF16, static_cast<Variant>(17), nullptr);
+  });
+  expect_throw(ck, "wrong number of buffers", "need 4 inputs", [&] {
+    std::vector<void*> three(buf.in.begin(), buf.in.begin() + 3);
+    comm->allreduce_virtual(three, buf.out, 64, DType::BF16, Variant::Auto, nullptr);
+  });
+  expect_throw(ck, "per-rank call on virtual", "allreduce_virtual", [&] {
+    comm->allreduce(buf.in[0], buf.out[0], 64, DType::BF16, Variant::Auto, nullptr);
+  });
+  untouched("refusals");
+  expect_throw(ck, "world 9", "outside the supported 2..8",
+               [&] { Communicator::create_virtual(9, 0, opt); });
+  expect_throw(ck, "world 1", "outside the supported 2..8",
+               [&] { Communicator::create_virtual(1, 0, opt); });
+}
+
+/// World 4 with rank 3 absent: the others must report it within a bounded time, and the
+/// communicator must refuse further calls.
+void absent_peer(Checker& ck) {
+  Options opt;
+  opt.timeout_ns = 200'000'000;
+  opt.debug_absent_rank = 3;
+  const int world = 4;
+  auto comm = Communicator::create_virtual(world, 0, opt);
+  Buffers buf(world, 1 << 16);
+  const Problem p = make_problem(DType::BF16, world, 4096, 4242);
+  upload(p, buf.in, buf.out);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string msg;
+  try {
+    comm->allreduce_virtual(buf.in, buf.out, p.count, p.dtype, Variant::OneShotPull, nullptr);
+    comm->synchronize(nullptr);
+  } catch (const std::runtime_error& e) {
+    msg = e.what();
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("absent peer: %.3f s: %s\n", s, msg.c_str());
+  ck.expect(msg.find("rank 3 never arrived") != std::string::npos,
+            "absent peer: expected 'rank 3 never arrived', got '" + msg + "'");
+  ck.expect(msg.find("barrier 0") != std::string::npos, "absent peer: barrier not named");
+  ck.expect(s < 10.0, "absent peer: took " + std::to_string(s) + " s");
+  expect_throw(ck, "call after failure", "unusable", [&] {
+    comm->allreduce_virtual(buf.in, buf.out, p.count, p.dtype, Variant::OneShotPull, nullptr);
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings s;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") {
+      s.quick = true;
+      s.replays = 20;
+    } else if (a == "--timeout-ms" && i + 1 < argc) {
+      s.timeout_ns = std::stoull(argv[++i]) * 1'000'000ull;
+    } else if (a == "--replays" && i + 1 < argc) {
+      s.replays = std::stoi(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick] [--timeout-ms N] [--replays N]\n", argv[0]);
+      return 2;
+    }
+  }
+  devices_or_skip(1, "gpu_car_virtual");
+  Checker ck;
+  try {
+    refusals(ck, s);
+    sweep(ck, s);
+    graphs(ck, s);
+    absent_peer(ck);
+  } catch (const std::exception& e) {
+    ck.expect(false, std::string("unexpected exception: ") + e.what());
+  }
+  return ck.finish("gpu_car_virtual");
+}

@@ -1,0 +1,83 @@
+// The command line: the default run, --json, and bad input (one `error:` line, exit 2).
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using namespace specsim::test;
+
+TEST_CASE("no arguments prints the built-in scenario") {
+  const auto r = run_specsim({});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("deepseek-v3") != std::string::npos);
+  CHECK(r.out.find("break-even accept len") != std::string::npos);
+  CHECK(r.out.find("custom") != std::string::npos);
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("--json prints one JSON object") {
+  const auto r = run_specsim({"--json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["scenarios"][0]["spec"]["tok_per_s"].get<double>() == Approx(54.1));
+  CHECK(run_specsim({"run", "--json"}).out == r.out);  // deterministic, and `run` is the default
+}
+
+TEST_CASE("bad input: one error line naming the field, exit 2") {
+  const std::string dir = fresh_dir();
+  write_text(dir + "/bad.json", "{ \"architectures\": [\"LlamaForCausalLM\"], ");
+  write_text(dir + "/unknown.json", R"({"architectures": ["GPT2LMHeadModel"], "hidden_size": 8})");
+  write_text(dir + "/nolayers.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096})");
+  struct Case {
+    std::vector<std::string> args;
+    std::string mentions;
+  };
+  const std::vector<Case> cases = {
+      {{"--model-path", dir + "/missing.json"}, "--model-path"},
+      {{"--model-path", dir + "/bad.json"}, "malformed JSON"},
+      {{"--model-path", dir + "/unknown.json"}, "unknown architecture"},
+      {{"--model-path", dir + "/nolayers.json"}, "num_hidden_layers"},
+      {{"--model-path", dir}, "config.json"},
+      {{"--hardware", "h300:nvswitch"}, "unknown GPU"},
+      {{"--hardware", "h200:ring"}, "unknown topology"},
+      {{"--hardware", "rtx-4090:nvswitch"}, "NVLink"},
+      {{"--tp-size", "3"}, "--tp-size"},
+      {{"--tp-size", "0"}, "--tp-size"},
+      {{"--tp-size", "16"}, "--tp-size"},
+      {{"--speculative-eagle-topk", "1", "--speculative-num-steps", "2", "--speculative-num-draft-tokens", "5"},
+       "--speculative-num-draft-tokens"},
+      {{"--accept-len", "3.5"}, "--accept-len"},
+      {{"--accept-len", "0.5"}, "--accept-len"},
+      {{"--accept-len", "nan"}, "--accept-len"},
+      {{"--accept-rate", "1.0"}, "--accept-rate"},
+      {{"--batch-size", "0"}, "--batch-size"},
+      {{"--batch-size", "abc"}, "--batch-size"},
+      {{"--context-len", "-5"}, "--context-len"},
+      {{"--measured-baseline-tok-s", "-1"}, "--measured-baseline-tok-s"},
+      {{"--measured-allreduce-us", "inf"}, "--measured-allreduce-us"},
+      {{"--allreduce", "fixed:0"}, "--allreduce"},
+      {{"--allreduce", "fixed:abc"}, "--allreduce"},
+      {{"--allreduce", "mpi"}, "--allreduce"},
+      {{"--allreduce", "custom:three-shot"}, "--allreduce"},
+      {{"--hardware", "rtx-4090:pcie-switch", "--allreduce", "custom"}, "peer-to-peer"},
+      {{"--speculative-algorithm", "MEDUSA"}, "--speculative-algorithm"},
+      {{"--eager-phases", "prefill"}, "--eager-phases"},
+      {{"--dtype", "int4"}, "--dtype"},
+      {{"--nccl-proto", "LL256"}, "--nccl-proto"},
+      {{"--model-path", "llama-3.1-8b", "--tp-size", "2"}, "--accept-len"},
+      {{"--model-path", models_path("deepseek-v3/eagle3/config.json")}, "draft"},
+      {{"--no-such-flag"}, "no-such-flag"},
+      {{"frobnicate"}, "unknown command"},
+  };
+  for (const auto& c : cases) {
+    std::string shown;
+    for (const auto& a : c.args) shown += a + " ";
+    INFO(shown);
+    const auto r = run_specsim(c.args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("error: ", 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find(c.mentions) != std::string::npos);
+  }
+}

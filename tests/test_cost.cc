@@ -1,0 +1,116 @@
+// Cost models against values computed by hand from the profiles' constants.
+#include <catch2/catch.hpp>
+
+#include "cost/compute_cost.h"
+#include "cost/custom_ar_model.h"
+#include "cost/nccl_model.h"
+#include "engine/accept.h"
+#include "engine/phase_timer.h"
+#include "plan/op_builders.h"
+#include "util/error.h"
+
+using namespace specsim;
+
+TEST_CASE("NCCL ring/LL all-reduce on PCIe equals base + 2(n-1) hops + bytes / (LL bw * n / 2(n-1))") {
+  const Hardware hw = load_hardware("rtx-pro-6000:pcie-numa", 8);
+  NcclSettings s;
+  s.p2p_level = "SYS";
+  s.algo_enabled = {false, true};
+  s.proto_enabled = {true, false, false};
+  const auto e = nccl_allreduce(43008, 8, hw, s);
+  const double busbw = std::min(hw.topo.nccl_p2p_busbw_gbps, hw.gpu.pcie_bw_gbps);
+  const double ll_bw = std::min(hw.nccl.ll_max_bw_gbps[static_cast<int>(GpuArch::Blackwell)], 0.5 * busbw);
+  const double hand = 6.6 + 14 * 1.0 + 43008 / (ll_bw * 8.0 / 14.0 * 1e3);
+  CHECK(e.us == Approx(hand).epsilon(1e-9));
+  CHECK(e.algo == kRing);
+  CHECK(e.proto == kLL);
+  CHECK(e.p2p);
+  // FACTS.md section 3 constants, read from models/nccl/tuning.json.
+  CHECK(hw.nccl.base_latency_us[kRing][kLL] == 6.6);
+  CHECK(hw.nccl.hop_latency_us[1][kRing][kLL] == 1.0);
+}
+
+TEST_CASE("NCCL goes through host memory beyond NCCL_P2P_LEVEL, and picks the fastest enabled pair") {
+  const Hardware hw = load_hardware("rtx-pro-6000:pcie-numa", 8);
+  NcclSettings def;  // PXB: the SYS path is not P2P
+  CHECK_FALSE(nccl_uses_p2p(hw.topo, def.p2p_level));
+  const auto shm = nccl_allreduce(43008, 8, hw, def);
+  CHECK_FALSE(shm.p2p);
+  NcclSettings sys;
+  sys.p2p_level = "SYS";
+  const auto p2p = nccl_allreduce(43008, 8, hw, sys);
+  CHECK(p2p.us < shm.us);
+  // Every enabled pair is no faster than the chosen one: LL at small sizes, Simple at large.
+  CHECK(nccl_allreduce(1 << 10, 8, hw, sys).proto == kLL);
+  CHECK(nccl_allreduce(256 << 20, 8, hw, sys).proto == kSimple);
+  CHECK(nccl_allreduce(43008, 1, hw, sys).us == 0.0);
+}
+
+TEST_CASE("custom all-reduce: one-shot push by hand, and refusals") {
+  const Hardware hw = load_hardware("rtx-pro-6000:pcie-numa", 8);
+  const auto& t = hw.topo;
+  const double bytes = 12 * 1024;
+  const double hand = t.barrier_us + t.peer_write_latency_us +
+                      7 * bytes / (std::min(t.peer_write_bw_gbps, hw.gpu.pcie_bw_gbps) * 1e3) +
+                      8 * bytes / (hw.gpu.mem_bw_gbps * 1e3 * hw.gpu.elementwise_memory_efficiency);
+  CHECK(custom_allreduce(bytes, 8, hw, "one-shot-push").us == Approx(hand));
+  const auto best = custom_allreduce(bytes, 8, hw, "auto");
+  for (const char* v : {"one-shot-pull", "one-shot-push", "two-shot"}) CHECK(best.us <= custom_allreduce(bytes, 8, hw, v).us);
+  // FlashInfer's pcie_ipc on such a box: 5.3 us at 12 KiB (FACTS.md section 4); the profile is fitted near it.
+  CHECK(best.us == Approx(5.3).margin(1.5));
+  CHECK_THROWS_AS(custom_allreduce(16.0 * 1024 * 1024, 8, hw, "auto"), InputError);
+  const Hardware geforce = load_hardware("rtx-4090:pcie-switch", 8);
+  CHECK(custom_unsupported_reason(geforce, 8).find("peer-to-peer") != std::string::npos);
+  CHECK_THROWS_AS(custom_allreduce(bytes, 8, geforce, "auto"), InputError);
+  CHECK(custom_unsupported_reason(hw, 16).find("2..8") != std::string::npos);
+}
+
+TEST_CASE("roofline: weight-bound small-M GEMM, compute-bound large GEMM, per-kernel floor") {
+  const Hardware hw = load_hardware("h200:nvswitch", 8);
+  const auto& g = hw.gpu;
+  const Op small_m = ops::gemm("x", 1, 8192, 8192, DType::BF16);
+  CHECK(compute_us(small_m, g) == Approx(small_m.bytes / (g.mem_bw_gbps * 1e3 * g.gemm_memory_efficiency)));
+  const Op big = ops::gemm("y", 8192, 8192, 8192, DType::BF16);
+  CHECK(compute_us(big, g) == Approx(big.flops / (g.peak_bf16_tflops * 1e6 * g.gemm_compute_efficiency)));
+  const Op tiny = ops::small("z", OpKind::Elementwise, 64);
+  CHECK(compute_us(tiny, g) == g.kernel_min_us);
+  // fp8 weights halve the bytes of a weight-bound GEMM.
+  const Op fp8 = ops::gemm("w", 1, 8192, 8192, DType::FP8);
+  CHECK(compute_us(fp8, g) < 0.6 * compute_us(small_m, g));
+}
+
+TEST_CASE("eager phase time: the closed form equals kernel-by-kernel simulation") {
+  const Hardware hw = load_hardware("h200:nvswitch", 8);
+  RunSpec run;
+  run.allreduce = {parse_allreduce("nccl")};
+  CostContext ctx{&hw, &run, run.allreduce[0], Anchors{}, 8};
+  PhasePlan p;
+  p.graph = false;
+  // A block mixing host-bound tiny kernels and GPU-bound big ones, repeated.
+  OpBlock a{"a", 5, {ops::small("t", OpKind::Elementwise, 100), ops::gemm("g", 64, 8192, 8192, DType::BF16),
+                     ops::all_reduce("ar", 1 << 20), ops::small("u", OpKind::Norm, 1000)}};
+  OpBlock b{"b", 3, {ops::small("v", OpKind::Elementwise, 10), ops::small("w", OpKind::Elementwise, 10)}};
+  p.blocks = {a, b, a};
+  double host = 0, end = 0, gpu = 0;
+  for (const auto& blk : p.blocks)
+    for (int r = 0; r < blk.repeat; ++r)
+      for (const auto& op : blk.ops) {
+        const OpCost c = op_cost(op, ctx, false);
+        host += c.host_us;
+        end = std::max(end, host) + c.gpu_us;
+        gpu += c.gpu_us;
+      }
+  const PhaseTiming t = time_phase(p, ctx);
+  CHECK(t.us == Approx(end).epsilon(1e-12));
+  CHECK(t.launch_us == Approx(end - gpu).epsilon(1e-9));
+  CHECK(t.kernels == 5 * 4 + 3 * 2 + 5 * 4);
+  p.graph = true;
+  CHECK(time_phase(p, ctx).us == Approx(gpu + hw.gpu.graph_launch_us));
+}
+
+TEST_CASE("chain formula and its inverse") {
+  CHECK(chain_accept_len(0.0, 3) == 1.0);
+  CHECK(chain_accept_len(0.5, 2) == Approx(1.75));
+  CHECK(chain_accept_len(1.0, 2) == 3.0);
+  for (double a : {0.1, 0.5, 0.636, 0.9}) CHECK(chain_accept_rate(chain_accept_len(a, 3), 3) == Approx(a).epsilon(1e-9));
+}

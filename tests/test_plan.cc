@@ -1,0 +1,153 @@
+// CyclePlan: shapes and collective counts as SGLang runs them (shared/reference notes).
+#include <catch2/catch.hpp>
+
+#include "plan/cycle_plan.h"
+#include "test_util.h"
+#include "util/error.h"
+
+using namespace specsim;
+
+namespace {
+
+RunSpec spec_run(int tp, int bs, int steps, int topk, int n) {
+  RunSpec r;
+  r.tp_size = tp, r.batch_size = bs, r.num_steps = steps, r.topk = topk, r.num_draft_tokens = n;
+  r.allreduce = {parse_allreduce("nccl")};
+  return r;
+}
+
+struct Loaded {
+  ModelSpec target, draft;
+};
+Loaded zoo(const std::string& name) {
+  const std::string cfg = resolve_model_config(name, "--model-path");
+  return {model_from_config(cfg, "--model-path"), model_from_config(zoo_draft_config(cfg), "draft")};
+}
+
+const Op* find_op(const PhasePlan& p, const std::string& block, const std::string& name) {
+  for (const auto& b : p.blocks)
+    if (block == b.name)
+      for (const auto& o : b.ops)
+        if (name == o.name) return &o;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("collective counts per target forward match SGLang's 1 + 2L all-reduces and 1 all-gather") {
+  struct Case {
+    const char* model;
+    int ar;
+  };
+  for (const Case c : {Case{"deepseek-v3", 123}, Case{"kimi-k2", 123}, Case{"llama-3.1-70b", 161}, Case{"llama-3.1-8b", 65},
+                       Case{"qwen3-32b", 129}, Case{"qwen3-235b-a22b", 189}}) {
+    INFO(c.model);
+    const auto m = zoo(c.model);
+    const CyclePlan plan = build_plan(m.target, &m.draft, spec_run(8, 1, 2, 1, 3));
+    const PhasePlan* verify = plan.find(PhaseKind::Verify);
+    REQUIRE(verify);
+    CHECK(verify->count_of(OpKind::AllReduce) == c.ar);
+    CHECK(verify->count_of(OpKind::AllGather) == 1);
+    CHECK(plan.find(PhaseKind::BaselineDecode)->count_of(OpKind::AllReduce) == c.ar);
+    // EAGLE-3 draft: embedding, o_proj, MLP all-reduces + the logits all-gather.
+    CHECK(plan.find(PhaseKind::DraftExtend)->count_of(OpKind::AllReduce) == 3);
+    CHECK(plan.find(PhaseKind::DraftExtend)->count_of(OpKind::AllGather) == 1);
+  }
+}
+
+TEST_CASE("DeepSeek-V3 verify at bs 1, N 3: 123 all-reduces of 43008 bytes") {
+  const auto m = zoo("deepseek-v3");
+  const CyclePlan plan = build_plan(m.target, &m.draft, spec_run(8, 1, 2, 1, 3));
+  const PhasePlan* v = plan.find(PhaseKind::Verify);
+  CHECK(v->tokens == 3);
+  CHECK(v->comm_bytes_of(OpKind::AllReduce) == Approx(123.0 * 43008));
+  CHECK(v->comm_bytes_of(OpKind::AllGather) == Approx(3.0 * 129280 * 2));
+  // Phase shapes: (S-1) draft decodes of bs*topk, verify of bs*N, extend of bs*(S+1).
+  CHECK(plan.find(PhaseKind::DraftDecode)->count == 1);
+  CHECK(plan.find(PhaseKind::DraftDecode)->tokens == 1);
+  CHECK(plan.find(PhaseKind::DraftExtend)->tokens == 3);
+  CHECK(plan.find(PhaseKind::BaselineDecode)->comm_bytes_of(OpKind::AllReduce) == Approx(123.0 * 14336));
+}
+
+TEST_CASE("DeepSeek-V3 per-rank GEMM shapes at TP 8 (absorbed MLA, fused shared expert)") {
+  const auto m = zoo("deepseek-v3");
+  const CyclePlan plan = build_plan(m.target, &m.draft, spec_run(8, 1, 2, 1, 3));
+  const PhasePlan& v = *plan.find(PhaseKind::Verify);
+  const Op* qkv_a = find_op(v, "moe_layer", "fused_qkv_a_proj");
+  REQUIRE(qkv_a);
+  CHECK(qkv_a->n == 2112);
+  CHECK(qkv_a->k == 7168);
+  CHECK(qkv_a->replicated);
+  CHECK(qkv_a->dtype == DType::FP8);
+  CHECK(find_op(v, "moe_layer", "q_b_proj")->n == 3072);
+  CHECK(find_op(v, "moe_layer", "w_kc")->batch == 16);
+  CHECK(find_op(v, "moe_layer", "o_proj")->k == 2048);
+  CHECK(find_op(v, "dense_layer", "gate_up_proj")->n == 4608);
+  CHECK(find_op(v, "dense_layer", "down_proj")->k == 2304);
+  const Op* w13 = find_op(v, "moe_layer", "moe_w13");
+  CHECK(w13->n == 512);
+  CHECK(w13->k == 7168);
+  CHECK(w13->m == 3 * 9);  // 8 routed + 1 fused shared expert per token
+  CHECK(w13->experts == Approx(expected_distinct_experts(3, 256, 8) + 1));
+  CHECK(find_op(v, "moe_layer", "moe_w2")->k == 256);
+  CHECK(find_op(v, "lm_head", "lm_head")->n == 16160);
+  // Layers: 3 dense + 58 MoE.
+  for (const auto& b : v.blocks) {
+    if (std::string(b.name) == "dense_layer") CHECK(b.repeat == 3);
+    if (std::string(b.name) == "moe_layer") CHECK(b.repeat == 58);
+  }
+  // EAGLE-3 draft: fc is replicated and runs only on the extend forward.
+  CHECK(find_op(*plan.find(PhaseKind::DraftExtend), "draft_embed", "fc")->k == 3 * 7168);
+  CHECK(find_op(*plan.find(PhaseKind::DraftDecode), "draft_embed", "fc") == nullptr);
+  CHECK(find_op(*plan.find(PhaseKind::DraftExtend), "draft_lm_head", "lm_head")->n == 4000);
+}
+
+TEST_CASE("Kimi-K2 runs its shared expert as a separate sharded MLP") {
+  const auto m = zoo("kimi-k2");
+  CHECK_FALSE(m.target.moe.fuse_shared);
+  const CyclePlan plan = build_plan(m.target, &m.draft, spec_run(8, 1, 2, 1, 3));
+  const PhasePlan& v = *plan.find(PhaseKind::Verify);
+  CHECK(find_op(v, "moe_layer", "q_b_proj")->n == 8 * 192);
+  CHECK(find_op(v, "moe_layer", "moe_w13")->m == 3 * 8);
+  CHECK(find_op(v, "moe_layer", "gate_up_proj")->n == 2 * 2048 / 8);
+}
+
+TEST_CASE("expected distinct experts: tokens share experts") {
+  CHECK(expected_distinct_experts(1, 256, 8) == Approx(8.0));
+  CHECK(expected_distinct_experts(3, 256, 8) == Approx(256.0 * (1 - std::pow(248.0 / 256, 3))));
+  CHECK(expected_distinct_experts(3, 256, 8) < 24.0);
+  CHECK(expected_distinct_experts(10000, 256, 8) == Approx(256.0).epsilon(1e-6));
+  CHECK(expected_distinct_experts(0, 256, 8) == 0.0);
+}
+
+TEST_CASE("Llama GQA shapes: local heads and replicated KV heads") {
+  const auto m = zoo("llama-3.1-70b");
+  const CyclePlan plan = build_plan(m.target, &m.draft, spec_run(8, 1, 5, 4, 8));
+  const PhasePlan& v = *plan.find(PhaseKind::Verify);
+  CHECK(v.tokens == 8);
+  CHECK(find_op(v, "dense_layer", "qkv_proj")->n == (8 + 2 * 1) * 128);
+  CHECK(find_op(v, "dense_layer", "gate_up_proj")->n == 2 * 28672 / 8);
+  CHECK(plan.find(PhaseKind::DraftDecode)->count == 4);
+  CHECK(plan.find(PhaseKind::DraftDecode)->tokens == 4);
+  CHECK(plan.find(PhaseKind::DraftExtend)->tokens == 6);
+}
+
+TEST_CASE("tp 1 runs no collectives") {
+  const auto m = zoo("llama-3.1-8b");
+  const CyclePlan plan = build_plan(m.target, &m.draft, spec_run(1, 1, 3, 1, 4));
+  for (const auto& p : plan.phases) {
+    CHECK(p.count_of(OpKind::AllReduce) == 0);
+    CHECK(p.count_of(OpKind::AllGather) == 0);
+  }
+}
+
+TEST_CASE("tp sizes that do not divide heads or vocab are refused, naming --tp-size") {
+  const auto m = zoo("deepseek-v3");
+  try {
+    build_plan(m.target, &m.draft, spec_run(3, 1, 2, 1, 3));
+    FAIL("tp 3 accepted");
+  } catch (const InputError& e) {
+    CHECK(e.where() == "--tp-size");
+    CHECK(std::string(e.what()).find("not divisible") != std::string::npos);
+  }
+}

@@ -1,0 +1,30 @@
+#pragma once
+// Helpers for CLI tests: run the built `specsim` binary and capture what it prints.
+#include <string>
+#include <vector>
+
+namespace specsim::test {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+
+/// Runs build/specsim (or another binary) with `args`; never goes through a shell.
+CliResult run_specsim(const std::vector<std::string>& args);
+CliResult run_program(const std::string& binary, const std::vector<std::string>& args);
+
+/// A fresh empty folder under $TMPDIR, unique per call.
+std::string fresh_dir();
+
+/// Whole file as a string ("" when missing); whether it exists.
+std::string slurp(const std::string& path);
+bool exists(const std::string& path);
+void write_text(const std::string& path, const std::string& text);
+
+/// The repo's models/ and traces/ folders.
+std::string models_path(const std::string& rel);
+std::string traces_path(const std::string& rel);
+
+}  // namespace specsim::test
