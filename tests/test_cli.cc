@@ -28,6 +28,30 @@ TEST_CASE("bad input: one error line naming the field, exit 2") {
   write_text(dir + "/bad.json", "{ \"architectures\": [\"LlamaForCausalLM\"], ");
   write_text(dir + "/unknown.json", R"({"architectures": ["GPT2LMHeadModel"], "hidden_size": 8})");
   write_text(dir + "/nolayers.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096})");
+  write_text(dir + "/empty.json", "");
+  write_text(dir + "/array.json", "[1, 2, 3]");
+  write_text(dir + "/garbled.json", std::string("\x00\xff\xfe{{{\x01", 8));
+  write_text(dir + "/negheads.json",
+             R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": -32, "vocab_size": 128256, "intermediate_size": 14336})");
+  write_text(dir + "/hugelayers.json",
+             R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 99999999999, "num_attention_heads": 32, "vocab_size": 128256, "intermediate_size": 14336})");
+  write_text(dir + "/fltheads.json",
+             R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32.5, "vocab_size": 128256, "intermediate_size": 14336})");
+  // A hardware profile whose number has no source, and one with a negative bandwidth.
+  std::string hw = slurp(models_path("hardware/gpus/h200.json"));
+  const std::string topo = slurp(models_path("hardware/topologies/nvswitch.json"));
+  write_text(dir + "/hw_ok.json", "{\"gpu\": " + hw + ", \"topology\": " + topo + "}");
+  auto doctored = nlohmann::json::parse(slurp(dir + "/hw_ok.json"));
+  doctored["gpu"]["mem_bw_gbps"]["source"] = "";
+  write_text(dir + "/hw_nosource.json", doctored.dump());
+  doctored["gpu"]["mem_bw_gbps"] = {{"value", -1}, {"source", "x"}};
+  write_text(dir + "/hw_negative.json", doctored.dump());
+  doctored = nlohmann::json::parse(slurp(dir + "/hw_ok.json"));
+  doctored["gpu"]["gemm_memory_efficiency"]["value"] = 1.5;
+  write_text(dir + "/hw_eff.json", doctored.dump());
+  doctored = nlohmann::json::parse(slurp(dir + "/hw_ok.json"));
+  doctored.erase("topology");
+  write_text(dir + "/hw_notopo.json", doctored.dump());
   struct Case {
     std::vector<std::string> args;
     std::string mentions;
@@ -68,6 +92,32 @@ TEST_CASE("bad input: one error line naming the field, exit 2") {
       {{"--model-path", models_path("deepseek-v3/eagle3/config.json")}, "draft"},
       {{"--no-such-flag"}, "no-such-flag"},
       {{"frobnicate"}, "unknown command"},
+      {{"--model-path", dir + "/empty.json"}, "malformed JSON"},
+      {{"--model-path", dir + "/array.json"}, "JSON object"},
+      {{"--model-path", dir + "/garbled.json"}, "malformed JSON"},
+      {{"--model-path", dir + "/negheads.json"}, "num_attention_heads"},
+      {{"--model-path", dir + "/hugelayers.json"}, "num_hidden_layers"},
+      {{"--model-path", dir + "/fltheads.json"}, "num_attention_heads"},
+      {{"--hardware", dir + "/hw_nosource.json"}, "source"},
+      {{"--hardware", dir + "/hw_negative.json"}, "mem_bw_gbps"},
+      {{"--hardware", dir + "/hw_eff.json"}, "efficiency"},
+      {{"--hardware", dir + "/hw_notopo.json"}, "topology"},
+      {{"--hardware", dir + "/missing.json"}, "--hardware"},
+      {{"--batch-size", "99999999999"}, "--batch-size"},
+      {{"--batch-size", "-3"}, "--batch-size"},
+      {{"--context-len", "1e30"}, "--context-len"},
+      {{"--accept-rate", "nan"}, "--accept-rate"},
+      {{"--accept-len", "2", "--accept-rate", "0.5"}, "--accept-rate"},
+      {{"--measured-spec-tok-s", "500"}, "--measured-spec-tok-s"},
+      {{"--num-gpus", "4"}, "--num-gpus"},
+      {{"--speculative-num-steps", "0"}, "--speculative-num-steps"},
+      {{"--speculative-eagle-topk", "4", "--speculative-num-steps", "2", "--speculative-num-draft-tokens", "16"},
+       "--speculative-num-draft-tokens"},
+      {{"--allreduce", "fixed:-5"}, "--allreduce"},
+      {{"--allreduce", "fixed:1e99"}, "--allreduce"},
+      {{"--nccl-p2p-level", "FAR"}, "--nccl-p2p-level"},
+      {{"--speculative-draft-model-path", models_path("llama-3.1-8b/eagle3/config.json")}, "hidden_size"},
+      {{"--speculative-draft-model-path", models_path("llama-3.1-8b/config.json")}, "EAGLE-3"},
   };
   for (const auto& c : cases) {
     std::string shown;
