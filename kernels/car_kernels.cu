@@ -37,6 +37,10 @@
 namespace specsim::car::detail {
 namespace {
 
+/// Two blocks of kThreads per SM (64 registers a thread): with 8 virtual ranks on one GPU,
+/// 2 x 132 resident blocks give each rank 33 blocks, all co-resident as the barriers need.
+constexpr int kMinBlocksPerSm = 2;
+
 // ---------------------------------------------------------------- type helpers
 __device__ __forceinline__ float to_float(float x) { return x; }
 __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
@@ -79,20 +83,35 @@ __device__ __forceinline__ uint4 reduce_pack(const uint4 (&v)[kMaxRanks], int wo
   return r;
 }
 
-/// Scalar version for the tail: element i of src[0..world) in rank order.
-template <typename T>
-__device__ __forceinline__ T reduce_scalar(const T* const (&src)[kMaxRanks], std::size_t i,
-                                           int world) {
-  float acc = to_float(src[0][i]);
+/// Scalar version for the tail: element i of every rank's area, in rank order.
+/// `src(q)` is the start of rank q's source area.
+template <typename T, typename Src>
+__device__ __forceinline__ T reduce_scalar(Src src, std::size_t i, int world) {
+  float acc = to_float(reinterpret_cast<const T*>(src(0))[i]);
 #pragma unroll
   for (int q = 1; q < kMaxRanks; ++q)
-    if (q < world) acc += to_float(src[q][i]);
+    if (q < world) acc += to_float(reinterpret_cast<const T*>(src(q))[i]);
   return from_float<T>(acc);
 }
 
+/// Reduces vectors [first, n) (+ `shift`) of every rank's area `src(q)` into dst, in rank
+/// order. Peer pointers are recomputed from the kernel parameters (constant bank) rather
+/// than held in registers, which go to the loads in flight.
+template <typename T, typename Src>
+__device__ __forceinline__ void reduce_vectors(uint4* dst, Src src, std::size_t shift,
+                                               std::size_t n, std::size_t first,
+                                               std::size_t stride, int world) {
+  for (std::size_t i = first; i < n; i += stride) {
+    uint4 v[kMaxRanks];
+#pragma unroll
+    for (int q = 0; q < kMaxRanks; ++q)
+      if (q < world) v[q] = reinterpret_cast<const uint4*>(src(q))[shift + i];
+    dst[i] = reduce_pack<T>(v, world);
+  }
+}
+
 /// Copies vectors [first, n) with `stride`, four loads in flight per thread.
-__device__ __forceinline__ void copy_vectors(uint4* __restrict__ dst,
-                                             const uint4* __restrict__ src, std::size_t n,
+__device__ __forceinline__ void copy_vectors(uint4* dst, const uint4* src, std::size_t n,
                                              std::size_t first, std::size_t stride) {
   std::size_t i = first;
   for (; i + 3 * stride < n; i += 4 * stride) {
@@ -103,6 +122,24 @@ __device__ __forceinline__ void copy_vectors(uint4* __restrict__ dst,
     dst[i + 3 * stride] = d;
   }
   for (; i < n; i += stride) dst[i] = src[i];
+}
+
+/// For every chunk q: dst[cb[q] + j] = src(q)[cb[q] + j] for j in [first, len q) by `stride`,
+/// all chunks' loads issued before their stores (world loads in flight, not one).
+template <typename Src>
+__device__ __forceinline__ void copy_chunks(uint4* dst, Src src,
+                                            const std::uint32_t (&cb)[kMaxRanks + 1],
+                                            std::size_t longest, std::size_t first,
+                                            std::size_t stride, int world) {
+  for (std::size_t j = first; j < longest; j += stride) {
+    uint4 v[kMaxRanks];
+#pragma unroll
+    for (int q = 0; q < kMaxRanks; ++q)
+      if (q < world && cb[q] + j < cb[q + 1]) v[q] = src(q)[cb[q] + j];
+#pragma unroll
+    for (int q = 0; q < kMaxRanks; ++q)
+      if (q < world && cb[q] + j < cb[q + 1]) dst[cb[q] + j] = v[q];
+  }
 }
 
 // ---------------------------------------------------------------- flag helpers
@@ -192,7 +229,7 @@ __device__ __forceinline__ Split split(const LaunchArgs& a) {
 // ---------------------------------------------------------------- kernels
 /// One-shot pull: stage the input into this rank's slot, barrier, read every peer's slot.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) pull_kernel(const __grid_constant__ LaunchArgs a) {
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) pull_kernel(const __grid_constant__ LaunchArgs a) {
   const RankPtrs& me = a.r[blockIdx.y];
   if (me.absent) return;
   const std::uint32_t epoch = call_epoch(me);
@@ -208,24 +245,11 @@ __global__ void __launch_bounds__(kThreads) pull_kernel(const __grid_constant__ 
     reinterpret_cast<T*>(mine)[tail0 + threadIdx.x] = static_cast<const T*>(me.in)[tail0 + threadIdx.x];
 
   if (barrier(a, me, 0, epoch)) {
-    const uint4* src[kMaxRanks];
-    const T* srcs[kMaxRanks];
-#pragma unroll
-    for (int q = 0; q < kMaxRanks; ++q) {
-      const int qq = q < a.world ? q : 0;
-      src[q] = reinterpret_cast<const uint4*>(me.base[qq] + in_off(a.slot, par));
-      srcs[q] = reinterpret_cast<const T*>(src[q]);
-    }
-    uint4* out = static_cast<uint4*>(me.out);
-    for (std::size_t i = s.first; i < s.nv; i += s.stride) {
-      uint4 v[kMaxRanks];
-#pragma unroll
-      for (int q = 0; q < kMaxRanks; ++q)
-        if (q < a.world) v[q] = src[q][i];
-      out[i] = reduce_pack<T>(v, a.world);
-    }
+    const std::size_t off = in_off(a.slot, par);
+    const auto src = [&me, off](int q) { return me.base[q] + off; };
+    reduce_vectors<T>(static_cast<uint4*>(me.out), src, 0, s.nv, s.first, s.stride, a.world);
     if (tail_thread)
-      static_cast<T*>(me.out)[tail0 + threadIdx.x] = reduce_scalar<T>(srcs, tail0 + threadIdx.x, a.world);
+      static_cast<T*>(me.out)[tail0 + threadIdx.x] = reduce_scalar<T>(src, tail0 + threadIdx.x, a.world);
   }
   finish(a, me, epoch);
 }
@@ -233,7 +257,7 @@ __global__ void __launch_bounds__(kThreads) pull_kernel(const __grid_constant__ 
 /// One-shot push: write the input into slot [me] of every peer's receive area (posted
 /// writes), barrier, reduce the local receive area.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) push_kernel(const __grid_constant__ LaunchArgs a) {
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) push_kernel(const __grid_constant__ LaunchArgs a) {
   const RankPtrs& me = a.r[blockIdx.y];
   if (me.absent) return;
   const std::uint32_t epoch = call_epoch(me);
@@ -242,45 +266,29 @@ __global__ void __launch_bounds__(kThreads) push_kernel(const __grid_constant__ 
   const std::size_t tail0 = s.nv * kPack<T>;
   const bool tail_thread = blockIdx.x == 0 && threadIdx.x < s.tail;
 
-  uint4* dst[kMaxRanks];
-#pragma unroll
-  for (int q = 0; q < kMaxRanks; ++q) {
-    const int qq = q < a.world ? q : 0;
-    dst[q] = reinterpret_cast<uint4*>(me.base[qq] + recv_off(a.slot, a.world, par, me.rank));
-  }
+  const std::size_t to_peers = recv_off(a.slot, a.world, par, me.rank);
   const uint4* in = static_cast<const uint4*>(me.in);
   for (std::size_t i = s.first; i < s.nv; i += s.stride) {
     const uint4 v = in[i];
 #pragma unroll
     for (int q = 0; q < kMaxRanks; ++q)
-      if (q < a.world) dst[q][i] = v;
+      if (q < a.world) reinterpret_cast<uint4*>(me.base[q] + to_peers)[i] = v;
   }
   if (tail_thread) {
     const T x = static_cast<const T*>(me.in)[tail0 + threadIdx.x];
 #pragma unroll
     for (int q = 0; q < kMaxRanks; ++q)
-      if (q < a.world) reinterpret_cast<T*>(dst[q])[tail0 + threadIdx.x] = x;
+      if (q < a.world) reinterpret_cast<T*>(me.base[q] + to_peers)[tail0 + threadIdx.x] = x;
   }
 
   if (barrier(a, me, 0, epoch)) {
-    const uint4* src[kMaxRanks];
-    const T* srcs[kMaxRanks];
-#pragma unroll
-    for (int q = 0; q < kMaxRanks; ++q) {
-      const int qq = q < a.world ? q : 0;
-      src[q] = reinterpret_cast<const uint4*>(me.base[me.rank] + recv_off(a.slot, a.world, par, qq));
-      srcs[q] = reinterpret_cast<const T*>(src[q]);
-    }
-    uint4* out = static_cast<uint4*>(me.out);
-    for (std::size_t i = s.first; i < s.nv; i += s.stride) {
-      uint4 v[kMaxRanks];
-#pragma unroll
-      for (int q = 0; q < kMaxRanks; ++q)
-        if (q < a.world) v[q] = src[q][i];
-      out[i] = reduce_pack<T>(v, a.world);
-    }
+    // every source is in this rank's own region: slot q of the receive area
+    const auto src = [&a, &me, par](int q) {
+      return me.base[me.rank] + recv_off(a.slot, a.world, par, q);
+    };
+    reduce_vectors<T>(static_cast<uint4*>(me.out), src, 0, s.nv, s.first, s.stride, a.world);
     if (tail_thread)
-      static_cast<T*>(me.out)[tail0 + threadIdx.x] = reduce_scalar<T>(srcs, tail0 + threadIdx.x, a.world);
+      static_cast<T*>(me.out)[tail0 + threadIdx.x] = reduce_scalar<T>(src, tail0 + threadIdx.x, a.world);
   }
   finish(a, me, epoch);
 }
@@ -289,7 +297,7 @@ __global__ void __launch_bounds__(kThreads) push_kernel(const __grid_constant__ 
 /// barrier, copy chunk q from rank q's tmp for every q (all-gather). Chunk q holds vectors
 /// [q*nv/world, (q+1)*nv/world); the few tail elements are reduced one-shot by block 0.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) two_shot_kernel(const __grid_constant__ LaunchArgs a) {
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) two_shot_kernel(const __grid_constant__ LaunchArgs a) {
   const RankPtrs& me = a.r[blockIdx.y];
   if (me.absent) return;
   const std::uint32_t epoch = call_epoch(me);
@@ -299,46 +307,36 @@ __global__ void __launch_bounds__(kThreads) two_shot_kernel(const __grid_constan
   const bool tail_thread = blockIdx.x == 0 && threadIdx.x < s.tail;
   const auto chunk_begin = [&](int q) { return s.nv * static_cast<std::size_t>(q) / a.world; };
 
+  // chunk q = vectors [cb[q], cb[q+1]); sizes differ by at most one vector
+  std::uint32_t cb[kMaxRanks + 1];
+#pragma unroll
+  for (int q = 0; q <= kMaxRanks; ++q)
+    cb[q] = static_cast<std::uint32_t>(s.nv * static_cast<std::size_t>(q < a.world ? q : a.world) / a.world);
+  const std::size_t longest = s.nv / a.world + 1;
+
   // stage: chunk by chunk, with the same index pattern the peers' reduce-scatter uses
   char* mine = me.base[me.rank] + in_off(a.slot, par);
-  for (int q = 0; q < a.world; ++q) {
-    const std::size_t b = chunk_begin(q);
-    copy_vectors(reinterpret_cast<uint4*>(mine) + b, static_cast<const uint4*>(me.in) + b,
-                 chunk_begin(q + 1) - b, s.first, s.stride);
-  }
+  copy_chunks(reinterpret_cast<uint4*>(mine), [&me](int) { return static_cast<const uint4*>(me.in); },
+              cb, longest, s.first, s.stride, a.world);
   if (tail_thread)
     reinterpret_cast<T*>(mine)[tail0 + threadIdx.x] = static_cast<const T*>(me.in)[tail0 + threadIdx.x];
 
   bool ok = barrier(a, me, 0, epoch);
   if (ok) {
-    const uint4* src[kMaxRanks];
-    const T* srcs[kMaxRanks];
-#pragma unroll
-    for (int q = 0; q < kMaxRanks; ++q) {
-      const int qq = q < a.world ? q : 0;
-      src[q] = reinterpret_cast<const uint4*>(me.base[qq] + in_off(a.slot, par));
-      srcs[q] = reinterpret_cast<const T*>(src[q]);
-    }
-    const std::size_t b = chunk_begin(me.rank), n = chunk_begin(me.rank + 1) - b;
+    const std::size_t off = in_off(a.slot, par);
+    const auto src = [&me, off](int q) { return me.base[q] + off; };
+    const std::size_t b = chunk_begin(me.rank), n = chunk_begin(me.rank + 1) - b;  // = cb[rank]
     uint4* tmp = reinterpret_cast<uint4*>(me.base[me.rank] + tmp_off(a.slot)) + b;
-    for (std::size_t j = s.first; j < n; j += s.stride) {
-      uint4 v[kMaxRanks];
-#pragma unroll
-      for (int q = 0; q < kMaxRanks; ++q)
-        if (q < a.world) v[q] = src[q][b + j];
-      tmp[j] = reduce_pack<T>(v, a.world);
-    }
+    reduce_vectors<T>(tmp, src, b, n, s.first, s.stride, a.world);
     if (tail_thread)
-      static_cast<T*>(me.out)[tail0 + threadIdx.x] = reduce_scalar<T>(srcs, tail0 + threadIdx.x, a.world);
+      static_cast<T*>(me.out)[tail0 + threadIdx.x] = reduce_scalar<T>(src, tail0 + threadIdx.x, a.world);
     ok = barrier(a, me, 1, epoch);
   }
   if (ok) {
-    for (int q = 0; q < a.world; ++q) {
-      const std::size_t b = chunk_begin(q);
-      copy_vectors(static_cast<uint4*>(me.out) + b,
-                   reinterpret_cast<const uint4*>(me.base[q] + tmp_off(a.slot)) + b,
-                   chunk_begin(q + 1) - b, s.first, s.stride);
-    }
+    const std::size_t off = tmp_off(a.slot);
+    copy_chunks(static_cast<uint4*>(me.out),
+                [&me, off](int q) { return reinterpret_cast<const uint4*>(me.base[q] + off); }, cb,
+                longest, s.first, s.stride, a.world);
   }
   finish(a, me, epoch);
 }

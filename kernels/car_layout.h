@@ -6,7 +6,13 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "custom_allreduce.h"
+#include "car_types.h"
+
+#if defined(__CUDACC__)
+#define CAR_HD __host__ __device__
+#else
+#define CAR_HD
+#endif
 
 namespace specsim::car::detail {
 
@@ -33,13 +39,13 @@ static_assert(kCtrlOff + 2 * sizeof(std::uint32_t) <= kDataOff, "control words o
 static_assert(kDataOff % 256 == 0, "data must start 256-byte aligned");
 
 /// Slot stride: max_bytes rounded up to 256 bytes.
-constexpr std::size_t slot_bytes(std::size_t max_bytes) { return (max_bytes + 255) / 256 * 256; }
-constexpr std::size_t in_off(std::size_t m, int parity) { return kDataOff + m * parity; }
-constexpr std::size_t tmp_off(std::size_t m) { return kDataOff + 2 * m; }
-constexpr std::size_t recv_off(std::size_t m, int world, int parity, int src) {
+CAR_HD constexpr std::size_t slot_bytes(std::size_t max_bytes) { return (max_bytes + 255) / 256 * 256; }
+CAR_HD constexpr std::size_t in_off(std::size_t m, int parity) { return kDataOff + m * parity; }
+CAR_HD constexpr std::size_t tmp_off(std::size_t m) { return kDataOff + 2 * m; }
+CAR_HD constexpr std::size_t recv_off(std::size_t m, int world, int parity, int src) {
   return kDataOff + 3 * m + m * (static_cast<std::size_t>(parity) * world + src);
 }
-constexpr std::size_t region_size(int world, std::size_t max_bytes) {
+CAR_HD constexpr std::size_t region_size(int world, std::size_t max_bytes) {
   return recv_off(slot_bytes(max_bytes), world, 2, 0);
 }
 
@@ -68,7 +74,7 @@ static_assert(sizeof(LaunchArgs) < 4000, "kernel parameters must stay under 4 KB
 // Error word: bit 63 valid | 56..59 waiting rank | 52..55 missing rank | 48..51 barrier |
 // 40..47 block | 0..31 epoch. Written once by the first block that times out.
 inline constexpr unsigned long long kErrValid = 1ull << 63;
-constexpr unsigned long long encode_error(int rank, int missing, int barrier, int block,
+CAR_HD constexpr unsigned long long encode_error(int rank, int missing, int barrier, int block,
                                           std::uint32_t epoch) {
   return kErrValid | (static_cast<unsigned long long>(rank & 15) << 56) |
          (static_cast<unsigned long long>(missing & 15) << 52) |

@@ -4,6 +4,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "report/report.h"
+#include "run_trace.h"
 
 namespace specsim::cli {
 
@@ -12,13 +13,23 @@ int cmd_run(int argc, char** argv) {
   app.name("specsim run");
   RunArgs args;
   bool json = false;
+  TraceArgs trace;
   add_run_flags(app, args);
+  add_trace_flags(app, trace);
   app.add_flag("--json", json, "print the report as one JSON object");
   return guarded(app, argc, argv, [&] {
-    const Scenario s = resolve_scenario(args);
+    const auto file_notes = apply_measurement_files(trace, args);
+    Scenario s = resolve_scenario(args);
+    s.notes.insert(s.notes.end(), file_notes.begin(), file_notes.end());
     const ScenarioResult r = run_scenario(s);
-    if (json) std::cout << report_json(s, r).dump(2) << "\n";
-    else std::cout << report_text(s, r);
+    const TraceOutcome cycles = run_trace_outputs(trace, s, r);  // files first: nothing printed if they fail
+    if (json) {
+      auto j = report_json(s, r);
+      add_cycles_json(j, cycles);
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << report_text(s, r) << cycles_text(cycles);
+    }
     return kExitOk;
   });
 }

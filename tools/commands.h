@@ -5,5 +5,10 @@ namespace specsim::cli {
 
 int cmd_run(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_replay(int argc, char** argv);
+int cmd_sweep(int argc, char** argv);
+int cmd_check(int argc, char** argv);
+int cmd_calibrate(int argc, char** argv);
+int cmd_ingest(int argc, char** argv);
 
 }  // namespace specsim::cli

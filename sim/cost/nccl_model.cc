@@ -63,6 +63,15 @@ NcclEstimate best(double bytes, int n, int steps, double algbw_per_busbw, const 
 }  // namespace
 
 NcclEstimate nccl_allreduce(double bytes, int n, const Hardware& hw, const NcclSettings& s) {
+  // A measured curve (specsim calibrate --nccl-tests) wins at the world size it was measured at;
+  // it already holds whatever algorithm/protocol/transport NCCL chose on that machine.
+  if (const auto& fit = hw.topo.nccl_fit; fit && fit->world == n && bytes > 0) {
+    NcclEstimate e;
+    e.us = fit->us(bytes);
+    e.p2p = nccl_uses_p2p(hw.topo, s.p2p_level);
+    e.fitted = true;
+    return e;
+  }
   // Ring all-reduce: 2(n-1) steps; nccl-tests' busbw = algbw * 2(n-1)/n.
   return best(bytes, n, 2 * (n - 1), double(n) / (2.0 * (n - 1)), hw, s, false);
 }

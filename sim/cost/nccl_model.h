@@ -12,6 +12,7 @@ struct NcclEstimate {
   int proto = kSimple;  ///< NcclProto picked
   bool p2p = true;      ///< P2P transport (else host memory, SHM)
   double latency_us = 0, busbw_gbps = 0;
+  bool fitted = false;  ///< from the topology's measured nccl_fit, not the tuning model
 };
 
 /// Whether NCCL uses P2P between the topology's farthest GPUs under NCCL_P2P_LEVEL.

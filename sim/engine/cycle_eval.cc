@@ -54,6 +54,7 @@ std::string backend_detail(const CyclePlan& plan, const CostContext& ctx) {
     }
     case AllReduceChoice::Kind::Nccl: {
       const auto e = nccl_allreduce(bytes, ctx.world, *ctx.hw, ctx.run->nccl);
+      if (e.fitted) return fmt::format("fitted nccl-tests curve (world {}) at {:.0f} B", ctx.world, bytes);
       return fmt::format("{}/{} over {} at {:.0f} B", nccl_algo_name(e.algo), nccl_proto_name(e.proto),
                          e.p2p ? "P2P" : "host memory (SHM)", bytes);
     }

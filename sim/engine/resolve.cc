@@ -164,7 +164,8 @@ Scenario resolve_scenario(const RunArgs& a) {
                          std::to_string(s.hw.topo.max_gpus) + ")",
                      a.num_gpus ? "--num-gpus" : "--tp-size");
 
-  if (run.speculative()) {
+  // The draft is needed by the run, or by the built-in measured run it projects from.
+  if (run.speculative() || (builtin && base.speculative() && !(a.measured_baseline_tok_s || a.measured_allreduce_us || a.measured_spec_tok_s))) {
     std::string draft_cfg;
     if (a.draft_model_path) draft_cfg = resolve_model_config(*a.draft_model_path, "--speculative-draft-model-path");
     else draft_cfg = zoo_draft_config(target_cfg);

@@ -7,7 +7,7 @@ namespace specsim {
 namespace {
 
 std::string model_line(const ModelSpec& m) {
-  return fmt::format("{} ({}, {} layers, hidden {}, {} weights, {:.0f}B params)", m.name, m.architecture, m.layers,
+  return fmt::format("{} ({}, {} layer{}, hidden {}, {} weights, {:.0f}B params)", m.name, m.architecture, m.layers, m.layers == 1 ? "" : "s",
                      m.hidden, dtype_name(m.weight_dtype), m.param_count() / 1e9);
 }
 

@@ -73,6 +73,8 @@ GpuArch parse_arch(const std::string& s, const std::string& where) {
   throw InputError("unknown arch '" + s + "': use ampere, ada, hopper or blackwell", where + ".arch");
 }
 
+}  // namespace
+
 GpuProfile gpu_from_json(const json& j, const std::string& where) {
   GpuProfile g;
   g.name = json_string(j, "name", where);
@@ -85,7 +87,7 @@ GpuProfile gpu_from_json(const json& j, const std::string& where) {
   return g;
 }
 
-TopologyProfile topo_from_json(const json& j, const std::string& where) {
+TopologyProfile topology_from_json(const json& j, const std::string& where) {
   TopologyProfile t;
   t.name = json_string(j, "name", where);
   t.description = j.value("description", "");
@@ -98,8 +100,11 @@ TopologyProfile topo_from_json(const json& j, const std::string& where) {
   t.max_gpus = json_int(j, "max_gpus", where);
   if (t.max_gpus < 1 || t.max_gpus > 1024) throw InputError("max_gpus must be in 1..1024", where + ".max_gpus");
   for (const auto& f : kTopoFields) t.*(f.member) = checked(j, f.key, where);
+  if (j.contains("nccl_fit")) t.nccl_fit = parse_nccl_fit(j["nccl_fit"], where + ".nccl_fit");
   return t;
 }
+
+namespace {
 
 std::array<double, kNumProtos> proto_row(const json& j, const std::string& where) {
   std::array<double, kNumProtos> r{};
@@ -138,7 +143,7 @@ std::string_view arch_name(GpuArch a) {
 }
 
 GpuProfile parse_gpu(const std::string& path) { return gpu_from_json(read_json_file(path), path); }
-TopologyProfile parse_topology(const std::string& path) { return topo_from_json(read_json_file(path), path); }
+TopologyProfile parse_topology(const std::string& path) { return topology_from_json(read_json_file(path), path); }
 
 NcclTuning load_nccl_tuning() {
   const std::string path = (fs::path(models_dir()) / "nccl" / "tuning.json").string();
@@ -179,7 +184,7 @@ Hardware load_hardware(const std::string& spec, int num_gpus, const std::string&
     if (!j.contains("gpu") || !j.contains("topology"))
       throw InputError("a hardware profile file holds {\"gpu\": {...}, \"topology\": {...}}", flag + " " + spec);
     hw.gpu = gpu_from_json(j["gpu"], spec + ": gpu");
-    hw.topo = topo_from_json(j["topology"], spec + ": topology");
+    hw.topo = topology_from_json(j["topology"], spec + ": topology");
   } else if (colon != std::string::npos && spec.find('/') == std::string::npos) {
     const fs::path root = fs::path(models_dir()) / "hardware";
     const std::string gpu = spec.substr(0, colon), topo = spec.substr(colon + 1);

@@ -2,9 +2,13 @@
 // GPU, interconnect and NCCL-constant profiles, read from models/hardware/ and models/nccl/.
 // Every number there carries a source; see models/hardware/README.md for each field.
 #include <array>
+#include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "spec/dtype.h"
+#include "spec/nccl_fit_profile.h"
 
 namespace specsim {
 
@@ -37,6 +41,9 @@ struct TopologyProfile {
   double nccl_p2p_busbw_gbps = 0, nccl_shm_busbw_gbps = 0, nccl_shm_hop_us = 0;
   double peer_read_latency_us = 0, peer_write_latency_us = 0, peer_contention_us_per_peer = 0;
   double peer_read_bw_gbps = 0, peer_write_bw_gbps = 0, barrier_us = 0;
+  /// Measured all-reduce curve (`specsim calibrate --nccl-tests`); replaces NCCL's tuning model
+  /// for all-reduces at its world size.
+  std::optional<NcclFit> nccl_fit;
 };
 
 /// NCCL's tuning constants (src/graph/tuning.cc), indexed [algorithm][protocol].
@@ -63,6 +70,9 @@ struct Hardware {
 };
 
 GpuProfile parse_gpu(const std::string& path);
+/// Profiles from parsed JSON (the fuzzers and calibrate use these); `where` prefixes errors.
+GpuProfile gpu_from_json(const nlohmann::json& j, const std::string& where);
+TopologyProfile topology_from_json(const nlohmann::json& j, const std::string& where);
 TopologyProfile parse_topology(const std::string& path);
 NcclTuning load_nccl_tuning();
 

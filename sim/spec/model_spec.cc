@@ -84,12 +84,14 @@ double ModelSpec::param_count() const {
 }
 
 ModelSpec model_from_config(const std::string& path, const std::string& where_flag) {
-  const json cfg = read_json_file(path);
-  const std::string where = where_flag + " " + path;
+  return model_from_json(read_json_file(path), path, where_flag + " " + path);
+}
+
+ModelSpec model_from_json(const json& cfg, const std::string& path, const std::string& where) {
   if (!cfg.is_object()) throw InputError("config.json must hold a JSON object", where);
   ModelSpec m;
   m.source = path;
-  m.name = model_name(path);
+  m.name = path.empty() ? std::string("model") : model_name(path);
   m.arch = parse_arch(cfg, where);
   m.architecture = cfg["architectures"][0].get<std::string>();
   m.hidden = positive(cfg, "hidden_size", where);

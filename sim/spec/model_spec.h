@@ -2,6 +2,8 @@
 // A model's shapes as the cost model needs them, read from a Hugging Face config.json.
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "spec/dtype.h"
 
 namespace specsim {
@@ -51,8 +53,11 @@ struct ModelSpec {
   double param_count() const;
 };
 
-/// Builds a ModelSpec from a parsed HF config. `where` names the flag for errors.
-ModelSpec model_from_config(const std::string& config_json_text_path, const std::string& where);
+/// Reads and parses an HF config.json. `where` names the flag for errors.
+ModelSpec model_from_config(const std::string& config_path, const std::string& where);
+
+/// Builds a ModelSpec from a parsed HF config (`source` is recorded; `where` prefixes errors).
+ModelSpec model_from_json(const nlohmann::json& cfg, const std::string& source, const std::string& where);
 
 /// Resolves `--model-path`-style input: a config.json file, a folder holding one, or a zoo short
 /// name under models/. Returns the config.json path; InputError naming `flag` otherwise.

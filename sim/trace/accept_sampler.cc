@@ -22,6 +22,7 @@ AcceptSampler AcceptSampler::empirical(std::vector<double> accept_lens, int dept
   s.rng_.seed(seed);
   s.depth_ = std::max(1, depth);
   double sum = 0;
+  if (accept_lens.empty()) accept_lens.push_back(1.0);  // callers refuse empty logs; never UB here
   for (double m : accept_lens) {
     const double clamped = std::clamp(m, 1.0, s.depth_ + 1.0);
     s.rates_.push_back(chain_accept_rate(clamped, s.depth_));
@@ -29,7 +30,7 @@ AcceptSampler AcceptSampler::empirical(std::vector<double> accept_lens, int dept
   }
   s.describe_ = fmt::format(
       "empirical: {} logged accept-len means (mean {:.3f}), each cycle the chain model at one of them",
-      accept_lens.size(), accept_lens.empty() ? 0.0 : sum / accept_lens.size());
+      accept_lens.size(), sum / static_cast<double>(accept_lens.size()));
   return s;
 }
 

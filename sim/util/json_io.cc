@@ -19,14 +19,17 @@ nlohmann::json read_json_file(const std::string& path) {
   if (!in) throw InputError("cannot read file: " + path, path);
   std::stringstream buf;
   buf << in.rdbuf();
+  return parse_json_text(buf.str(), path);
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& where) {
   try {
-    return nlohmann::json::parse(buf.str());
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the offset of the error; turn it into a line number for the user.
-    const std::string text = buf.str();
     size_t line = 1;
     for (size_t i = 0; i < text.size() && i + 1 < e.byte; ++i) line += text[i] == '\n';
-    throw InputError("malformed JSON at line " + std::to_string(line) + ": fix the file", path);
+    throw InputError("malformed JSON at line " + std::to_string(line) + ": fix the file", where);
   }
 }
 

@@ -9,6 +9,9 @@ namespace specsim {
 /// Parses a JSON file; InputError naming the file when it is missing, unreadable or malformed.
 nlohmann::json read_json_file(const std::string& path);
 
+/// Parses JSON text; InputError naming `where` with the line of the first error.
+nlohmann::json parse_json_text(const std::string& text, const std::string& where);
+
 /// Reads `obj[key]` as {"value": V, "source": S}: V finite, S non-empty. `where` prefixes errors.
 double sourced_number(const nlohmann::json& obj, const std::string& key, const std::string& where);
 

@@ -78,9 +78,10 @@ int main() {
   c.count = (8 << 20) / 2 + 1;
   refused(ck, c, "exceeds", "one element over the buffer");
   c.count = (8 << 20) / 2;
+  c.out = c.in + (8 << 20);  // adjacent, not overlapping
   ck.expect(!car::refuse_reason(c).has_value(), "exactly the buffer refused");
   c = ok_call();
-  c.count = ~std::size_t{0} / 2;
+  c.count = ~std::size_t{0} / 2 + 1;
   refused(ck, c, "overflow", "byte size overflow");
   c = ok_call();
   c.in += 2;

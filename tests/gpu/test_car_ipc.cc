@@ -41,8 +41,9 @@ int child_sweep(int rank, int world, const std::string& dir) {
   std::vector<unsigned char> got;
   std::uint64_t seed = 77;
   auto run_one = [&](const Problem& p, Variant v, bool graph) {
-    CT_CUDA(cudaMemcpy(in, p.in[rank].data(), p.bytes(), cudaMemcpyHostToDevice));
-    CT_CUDA(cudaMemset(out, kPoison, p.bytes()));
+    // same stream as the all-reduce: `st` does not wait for the legacy default stream
+    CT_CUDA(cudaMemcpyAsync(in, p.in[rank].data(), p.bytes(), cudaMemcpyHostToDevice, st));
+    CT_CUDA(cudaMemsetAsync(out, kPoison, p.bytes(), st));
     const std::string what = std::string(graph ? "graph " : "") + name(v) + " " + name(p.dtype) +
                              " world " + std::to_string(world) + " rank " + std::to_string(rank) +
                              " count " + std::to_string(p.count);
@@ -67,9 +68,11 @@ int child_sweep(int rank, int world, const std::string& dir) {
       return false;
     }
     got.resize(p.bytes());
-    CT_CUDA(cudaMemcpy(got.data(), out, p.bytes(), cudaMemcpyDeviceToHost));
+    CT_CUDA(cudaMemcpyAsync(got.data(), out, p.bytes(), cudaMemcpyDeviceToHost, st));
+    CT_CUDA(cudaStreamSynchronize(st));
     const std::size_t wrong = count_wrong(p, got);
-    return ck.expect(wrong == 0, what + ": " + std::to_string(wrong) + " elements wrong");
+    ck.expect(wrong == 0, what + ": " + std::to_string(wrong) + " elements wrong");
+    return true;  // a wrong result is counted; only a failed call ends the sweep
   };
   for (DType dt : {DType::BF16, DType::FP16, DType::FP32}) {
     const std::size_t eb = specsim::car::dtype_bytes(dt);
@@ -77,13 +80,14 @@ int child_sweep(int rank, int world, const std::string& dir) {
                               std::size_t{43008} / eb, std::size_t{65537}}) {
       const Problem p = make_problem(dt, world, count, seed++);
       for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot})
-        if (!run_one(p, v, false)) return 1;
+        if (!run_one(p, v, false)) return ck.finish("gpu_car_ipc child (stopped)") + 1;
     }
   }
   // the same call replayed from a graph, fresh inputs each time
   for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot})
     for (int k = 0; k < 3; ++k)
-      if (!run_one(make_problem(DType::BF16, world, 21504, seed++), v, true)) return 1;
+      if (!run_one(make_problem(DType::BF16, world, 21504, seed++), v, true))
+        return ck.finish("gpu_car_ipc child (stopped)") + 1;
   CT_CUDA(cudaFree(in));
   CT_CUDA(cudaFree(out));
   return ck.finish(("gpu_car_ipc child " + std::to_string(rank) + "/" + std::to_string(world)).c_str());

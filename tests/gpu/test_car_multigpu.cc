@@ -49,8 +49,8 @@ int main() {
             threads.emplace_back([&, r] {
               try {
                 CT_CUDA(cudaSetDevice(r));
-                CT_CUDA(cudaMemcpy(in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice));
-                CT_CUDA(cudaMemset(out[r], kPoison, p.bytes()));
+                CT_CUDA(cudaMemcpyAsync(in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice, st[r]));
+                CT_CUDA(cudaMemsetAsync(out[r], kPoison, p.bytes(), st[r]));
                 comms[r]->allreduce(in[r], out[r], count, dt, v, st[r]);
                 comms[r]->synchronize(st[r]);
                 std::vector<unsigned char> got(p.bytes());

@@ -48,6 +48,7 @@ void upload(const Problem& p, const std::vector<void*>& in, const std::vector<vo
     CT_CUDA(cudaMemcpy(in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice));
     CT_CUDA(cudaMemset(out[r], kPoison, p.bytes()));
   }
+  CT_CUDA(cudaDeviceSynchronize());  // graph replays run on a stream that ignores the legacy one
 }
 
 /// Compares every rank's output with the reference; true when all are bitwise right.

@@ -1,1 +1,388 @@
-int main(){}
+// specsim-arbench: all-reduce benchmark in nccl-tests' all_reduce_perf table format, for each
+// custom all-reduce variant and for NCCL, eager and in CUDA graphs, every result checked
+// against the CPU reference (#wrong). Ranks are virtual (N buffers on one GPU) or real GPUs
+// (-g N, one process, one stream per GPU; NCCL runs only there: it refuses two ranks on one GPU).
+#include <CLI/CLI.hpp>
+#include <cuda_runtime.h>
+#include <fmt/core.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "car_reference.h"
+#include "custom_allreduce.h"
+
+namespace car = specsim::car;
+using car::DType;
+using car::Variant;
+
+namespace {
+
+void cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(fmt::format("{}: {}", what, cudaGetErrorString(e)));
+}
+void nccl(ncclResult_t r, const char* what) {
+  if (r != ncclSuccess) throw std::runtime_error(fmt::format("{}: {}", what, ncclGetErrorString(r)));
+}
+#define CK(call) cuda((call), #call)
+#define NK(call) nccl((call), #call)
+
+/// nccl-tests size syntax: a number with an optional K, M or G (powers of 1024).
+std::size_t parse_size(const std::string& s) {
+  std::size_t pos = 0;
+  const double v = std::stod(s, &pos);
+  std::size_t mul = 1;
+  if (pos < s.size()) {
+    switch (s[pos]) {
+      case 'K': case 'k': mul = 1u << 10; break;
+      case 'M': case 'm': mul = 1u << 20; break;
+      case 'G': case 'g': mul = 1u << 30; break;
+      default: throw std::runtime_error("bad size '" + s + "'");
+    }
+  }
+  return static_cast<std::size_t>(v * static_cast<double>(mul));
+}
+
+/// The ranks being measured: one stream per GPU (one stream in virtual mode).
+struct Ranks {
+  int world = 0;
+  bool virt = true;
+  std::vector<int> dev;            ///< device of each rank
+  std::vector<cudaStream_t> st;    ///< one per GPU
+  std::vector<void*> in, out;      ///< per rank, max bytes each
+  std::unique_ptr<car::Communicator> vcomm;               ///< virtual mode
+  std::vector<std::unique_ptr<car::Communicator>> comms;  ///< multi-GPU mode
+  std::vector<ncclComm_t> nccl;    ///< multi-GPU mode only
+
+  void sync() {
+    for (std::size_t i = 0; i < st.size(); ++i) {
+      CK(cudaSetDevice(dev[virt ? 0 : i]));
+      CK(cudaStreamSynchronize(st[i]));
+    }
+    if (virt) vcomm->check();
+    for (auto& c : comms) c->check();
+  }
+};
+
+/// One call on every rank; `variant` empty means NCCL.
+void enqueue(Ranks& R, const std::optional<Variant>& variant, std::size_t count, DType dt) {
+  if (!variant) {
+    const ncclDataType_t t = dt == DType::BF16 ? ncclBfloat16 : dt == DType::FP16 ? ncclFloat16 : ncclFloat32;
+    NK(ncclGroupStart());
+    for (int r = 0; r < R.world; ++r)
+      NK(ncclAllReduce(R.in[r], R.out[r], count, t, ncclSum, R.nccl[r], R.st[r]));
+    NK(ncclGroupEnd());
+    return;
+  }
+  if (R.virt) {
+    R.vcomm->allreduce_virtual(R.in, R.out, count, dt, *variant, R.st[0]);
+    return;
+  }
+  for (int r = 0; r < R.world; ++r) R.comms[r]->allreduce(R.in[r], R.out[r], count, dt, *variant, R.st[r]);
+}
+
+struct Row {
+  double time_us = 0;
+  std::size_t wrong = 0;
+};
+
+/// Times `iters` calls (after `warmup`) eagerly or as one captured graph of `iters` calls,
+/// then checks the outputs of the last call against the reference.
+Row measure(Ranks& R, const std::optional<Variant>& variant, const car::ref::Problem& p,
+            int iters, int warmup, bool graph) {
+  for (int r = 0; r < R.world; ++r) {
+    CK(cudaSetDevice(R.dev[r]));
+    CK(cudaMemcpy(R.in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice));
+    CK(cudaMemset(R.out[r], car::ref::kPoison, p.bytes()));
+    CK(cudaDeviceSynchronize());  // the ranks' streams do not wait for the legacy stream
+  }
+  CK(cudaSetDevice(R.dev[0]));
+  Row row;
+  using Clock = std::chrono::steady_clock;
+  if (!graph) {
+    for (int k = 0; k < warmup; ++k) enqueue(R, variant, p.count, p.dtype);
+    R.sync();
+    const auto t0 = Clock::now();
+    for (int k = 0; k < iters; ++k) enqueue(R, variant, p.count, p.dtype);
+    R.sync();
+    row.time_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / iters;
+  } else {
+    const std::size_t ns = R.st.size();
+    std::vector<cudaGraph_t> g(ns);
+    std::vector<cudaGraphExec_t> x(ns);
+    for (std::size_t i = 0; i < ns; ++i) {
+      CK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
+      CK(cudaStreamBeginCapture(R.st[i], cudaStreamCaptureModeThreadLocal));
+    }
+    for (int k = 0; k < iters; ++k) enqueue(R, variant, p.count, p.dtype);
+    for (std::size_t i = 0; i < ns; ++i) {
+      CK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
+      CK(cudaStreamEndCapture(R.st[i], &g[i]));
+      CK(cudaGraphInstantiate(&x[i], g[i], 0));
+    }
+    auto launch = [&] {
+      for (std::size_t i = 0; i < ns; ++i) {
+        CK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
+        CK(cudaGraphLaunch(x[i], R.st[i]));
+      }
+    };
+    for (int k = 0; k < std::max(1, warmup / std::max(1, iters) + 1); ++k) launch();
+    R.sync();
+    const auto t0 = Clock::now();
+    launch();
+    R.sync();
+    row.time_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / iters;
+    for (std::size_t i = 0; i < ns; ++i) {
+      CK(cudaGraphExecDestroy(x[i]));
+      CK(cudaGraphDestroy(g[i]));
+    }
+  }
+  std::vector<unsigned char> got(p.bytes());
+  for (int r = 0; r < R.world; ++r) {
+    CK(cudaSetDevice(R.dev[r]));
+    CK(cudaMemcpy(got.data(), R.out[r], p.bytes(), cudaMemcpyDeviceToHost));
+    row.wrong += car::ref::count_wrong(p, got);
+  }
+  CK(cudaSetDevice(R.dev[0]));
+  return row;
+}
+
+/// Device-to-device copy bandwidth, counting bytes read plus written (GB/s).
+double copy_bandwidth_gbps(int device) {
+  CK(cudaSetDevice(device));
+  const std::size_t bytes = std::size_t{512} << 20;
+  void *a = nullptr, *b = nullptr;
+  CK(cudaMalloc(&a, bytes));
+  CK(cudaMalloc(&b, bytes));
+  CK(cudaMemset(a, 1, bytes));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  CK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+  const int reps = 10;
+  CK(cudaEventRecord(e0));
+  for (int k = 0; k < reps; ++k) CK(cudaMemcpyAsync(k % 2 ? a : b, k % 2 ? b : a, bytes, cudaMemcpyDeviceToDevice));
+  CK(cudaEventRecord(e1));
+  CK(cudaEventSynchronize(e1));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, e0, e1));
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+  return 2.0 * static_cast<double>(bytes) * reps / (ms * 1e-3) / 1e9;
+}
+
+struct Args {
+  std::string b = "14336", e = "8M", sizes;
+  double f = 2;
+  std::string step;
+  int g = 1, n = 20, w = 5, virtual_ranks = 8;
+  std::string dtype = "bf16", variants = "one-shot-pull,one-shot-push,two-shot,auto,nccl",
+              mode = "both";
+  double timeout_ms = 2000;
+};
+
+int real_main(int argc, char** argv) {
+  Args a;
+  CLI::App app{"specsim-arbench: custom all-reduce and NCCL in nccl-tests' all_reduce_perf format"};
+  app.add_option("-b,--minbytes", a.b, "smallest size (K/M/G suffixes)");
+  app.add_option("-e,--maxbytes", a.e, "largest size");
+  app.add_option("-f,--stepfactor", a.f, "multiply the size by this each step");
+  app.add_option("-i,--stepbytes", a.step, "add this to the size each step (instead of -f)");
+  app.add_option("--sizes", a.sizes, "comma list of sizes, replaces -b/-e/-f/-i");
+  app.add_option("-g,--ngpus", a.g, "real GPUs, one rank each (1: use --virtual-ranks)");
+  app.add_option("-n,--iters", a.n, "timed iterations");
+  app.add_option("-w,--warmup_iters", a.w, "warm-up iterations");
+  app.add_option("-d,--datatype", a.dtype, "bf16, fp16 or fp32 (nccl-tests names too)");
+  app.add_option("--virtual-ranks", a.virtual_ranks, "ranks on one GPU when -g is 1");
+  app.add_option("--variant", a.variants, "comma list of one-shot-pull, one-shot-push, two-shot, auto, nccl");
+  app.add_option("--mode", a.mode, "eager, graph or both");
+  app.add_option("--timeout-ms", a.timeout_ms, "bound on every spin in the custom kernels");
+  CLI11_PARSE(app, argc, argv);
+
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    std::fprintf(stderr, "error: no CUDA device found\n");
+    return 2;
+  }
+  const auto dt = car::parse_dtype(a.dtype);
+  if (!dt) throw std::runtime_error("unknown datatype '" + a.dtype + "' (-d)");
+  if (a.n < 1 || a.w < 0) throw std::runtime_error("-n must be >= 1 and -w >= 0");
+  if (a.g < 1 || a.g > ndev)
+    throw std::runtime_error(fmt::format("-g {} but {} CUDA device(s) found", a.g, ndev));
+  if (a.mode != "eager" && a.mode != "graph" && a.mode != "both")
+    throw std::runtime_error("--mode must be eager, graph or both");
+
+  std::vector<std::size_t> sizes;
+  if (!a.sizes.empty()) {
+    std::size_t pos = 0;
+    while (pos <= a.sizes.size()) {
+      const std::size_t c = a.sizes.find(',', pos);
+      sizes.push_back(parse_size(a.sizes.substr(pos, c == std::string::npos ? std::string::npos : c - pos)));
+      if (c == std::string::npos) break;
+      pos = c + 1;
+    }
+  } else {
+    const std::size_t lo = parse_size(a.b), hi = parse_size(a.e);
+    const std::size_t step = a.step.empty() ? 0 : parse_size(a.step);
+    if (step == 0 && a.f <= 1) throw std::runtime_error("-f must be > 1");
+    for (std::size_t s = lo; s <= hi && sizes.size() < 10000;
+         s = step ? s + step : static_cast<std::size_t>(static_cast<double>(s) * a.f))
+      sizes.push_back(s);
+  }
+  const std::size_t eb = car::dtype_bytes(*dt);
+  std::size_t max_size = 0;
+  for (std::size_t& s : sizes) {
+    s = std::max(eb, s / eb * eb);
+    max_size = std::max(max_size, s);
+  }
+
+  std::vector<std::optional<Variant>> runs;  // nullopt = NCCL
+  bool want_nccl = false;
+  for (std::size_t pos = 0; pos <= a.variants.size();) {
+    const std::size_t c = a.variants.find(',', pos);
+    const std::string v = a.variants.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+    if (v == "nccl") {
+      want_nccl = true;
+    } else if (auto pv = car::parse_variant(v)) {
+      runs.push_back(*pv);
+    } else {
+      throw std::runtime_error("unknown variant '" + v + "' (--variant)");
+    }
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+
+  Ranks R;
+  car::Options opt;
+  opt.max_bytes = std::max<std::size_t>(max_size, 16);
+  opt.timeout_ns = static_cast<std::uint64_t>(a.timeout_ms * 1e6);
+  R.virt = a.g == 1;
+  R.world = R.virt ? a.virtual_ranks : a.g;
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  if (R.virt) {
+    R.vcomm = car::Communicator::create_virtual(R.world, 0, opt);
+    R.dev.assign(static_cast<std::size_t>(R.world), 0);
+    R.st.resize(1);
+    CK(cudaSetDevice(0));
+    CK(cudaStreamCreateWithFlags(&R.st[0], cudaStreamNonBlocking));
+  } else {
+    for (int d = 0; d < R.world; ++d) R.dev.push_back(d);
+    R.comms = car::Communicator::create_single_process(R.dev, opt);
+    R.st.resize(static_cast<std::size_t>(R.world));
+    for (int d = 0; d < R.world; ++d) {
+      CK(cudaSetDevice(d));
+      CK(cudaStreamCreateWithFlags(&R.st[d], cudaStreamNonBlocking));
+    }
+  }
+  for (int r = 0; r < R.world; ++r) {
+    CK(cudaSetDevice(R.dev[r]));
+    void *i = nullptr, *o = nullptr;
+    CK(cudaMalloc(&i, opt.max_bytes));
+    CK(cudaMalloc(&o, opt.max_bytes));
+    R.in.push_back(i);
+    R.out.push_back(o);
+  }
+  if (want_nccl && !R.virt) {
+    R.nccl.resize(static_cast<std::size_t>(R.world));
+    NK(ncclCommInitAll(R.nccl.data(), R.world, R.dev.data()));
+    runs.push_back(std::nullopt);
+  }
+  const double copy_gbps = copy_bandwidth_gbps(0);
+  const car::Link link = R.virt ? R.vcomm->link() : R.comms[0]->link();
+  int nccl_version = 0;
+  ncclGetVersion(&nccl_version);
+
+  fmt::print("# specsim-arbench: all_reduce_perf-format table; custom all-reduce (issue #3) vs NCCL\n");
+  fmt::print("# ranks: {} {} ({}), dtype {}, iters {}, warmup {}, link {}, NCCL {}\n", R.world,
+             R.virt ? "virtual ranks on GPU 0" : "GPUs", prop.name, car::to_string(*dt), a.n, a.w,
+             car::to_string(link), nccl_version);
+  fmt::print("# copy bandwidth (cudaMemcpy D2D 512 MiB, bytes read + written): {:.1f} GB/s\n", copy_gbps);
+  if (want_nccl && R.virt)
+    fmt::print("# nccl: skipped: NCCL refuses two ranks on one GPU ('Duplicate GPU detected'); "
+               "run with -g N on N >= 2 GPUs\n");
+  fmt::print("# time: host clock over {} calls after sync (graph: one graph of {} calls); "
+             "busbw = algbw * 2(n-1)/n; #wrong: elements differing bitwise from the CPU reference\n",
+             a.n, a.n);
+
+  std::vector<car::ref::Problem> problems;
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    problems.push_back(car::ref::make_problem(*dt, R.world, sizes[k] / eb, 1000 + k));
+
+  struct Summary {
+    std::string name, mode;
+    std::vector<double> us;
+  };
+  std::vector<Summary> summary;
+  std::size_t total_wrong = 0;
+  const double bus = 2.0 * (R.world - 1) / R.world;
+  for (const auto& v : runs) {
+    for (bool graph : {false, true}) {
+      if ((graph && a.mode == "eager") || (!graph && a.mode == "graph")) continue;
+      const std::string vname = v ? std::string(car::to_string(*v)) : "nccl";
+      fmt::print("#\n# variant: {}   mode: {}\n", vname, graph ? "graph" : "eager");
+      fmt::print("#{:>11} {:>13} {:>9} {:>7} {:>7} {:>8} {:>7} {:>7} {:>7}\n", "size", "count",
+                 "type", "redop", "root", "time", "algbw", "busbw", "#wrong");
+      fmt::print("#{:>11} {:>13} {:>9} {:>7} {:>7} {:>8} {:>7} {:>7} {:>7}\n", "(B)", "(elements)",
+                 "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
+      Summary sm{vname, graph ? "graph" : "eager", {}};
+      std::vector<std::string> notes;
+      for (const auto& p : problems) {
+        const Row row = measure(R, v, p, a.n, a.w, graph);
+        total_wrong += row.wrong;
+        const double algbw = static_cast<double>(p.bytes()) / (row.time_us * 1e-6) / 1e9;
+        fmt::print("{:>12} {:>13} {:>9} {:>7} {:>7} {:>8.2f} {:>7.2f} {:>7.2f} {:>7}\n", p.bytes(),
+                   p.count, car::to_string(p.dtype), "sum", -1, row.time_us, algbw, algbw * bus,
+                   row.wrong);
+        sm.us.push_back(row.time_us);
+        if (v && R.virt && p.bytes() >= (std::size_t{1} << 20)) {
+          const Variant rv = R.vcomm->resolve(*v, p.bytes());
+          const double moved = car::moved_bytes_per_rank(rv, p.bytes(), R.world) * R.world;
+          const double gbps = moved / (row.time_us * 1e-6) / 1e9;
+          notes.push_back(fmt::format(
+              "# {} B ({}): {} ranks move {:.1f} MB in {:.2f} us = {:.1f} GB/s = {:.0f}% of copy bandwidth",
+              p.bytes(), car::to_string(rv), R.world, moved / 1e6, row.time_us, gbps,
+              100.0 * gbps / copy_gbps));
+        }
+      }
+      for (const auto& n : notes) fmt::print("{}\n", n);
+      summary.push_back(std::move(sm));
+    }
+  }
+  fmt::print("#\n# summary: time (us) per call\n# {:>16} {:>6}", "variant", "mode");
+  for (std::size_t s : sizes) fmt::print(" {:>10}", s);
+  fmt::print("\n");
+  for (const auto& s : summary) {
+    fmt::print("# {:>16} {:>6}", s.name, s.mode);
+    for (double t : s.us) fmt::print(" {:>10.2f}", t);
+    fmt::print("\n");
+  }
+  fmt::print("# Out of bounds values : {} {}\n", total_wrong, total_wrong == 0 ? "OK" : "FAILED");
+
+  for (auto c : R.nccl) ncclCommDestroy(c);
+  for (int r = 0; r < R.world; ++r) {
+    cudaSetDevice(R.dev[r]);
+    cudaFree(R.in[r]);
+    cudaFree(R.out[r]);
+  }
+  return total_wrong == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return real_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+}

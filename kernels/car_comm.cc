@@ -1,0 +1,380 @@
+// Communicator: buffer registration for the three modes (virtual ranks, one thread per GPU,
+// one process per GPU over CUDA IPC), refusal before launch, dispatch, and turning the
+// kernels' error words into exceptions.
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "car_layout.h"
+#include "car_rendezvous.h"
+#include "custom_allreduce.h"
+
+namespace specsim::car {
+
+namespace {
+
+/// The one CUDA check of this library: throws with the call and CUDA's message.
+void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("custom all-reduce: ") + what + ": " +
+                             cudaGetErrorString(e));
+}
+#define CAR_CUDA(call) cuda_check((call), #call)
+
+/// Blocks per rank on one real GPU: enough to keep a few links busy without taking the SMs
+/// that overlapping compute needs (vLLM uses 36 for the same reason).
+constexpr int kPerGpuMaxBlocks = 32;
+
+/// Makes `device` current for a scope (only touching it when it differs).
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) {
+    CAR_CUDA(cudaGetDevice(&old_));
+    if (old_ != device) CAR_CUDA(cudaSetDevice(device));
+  }
+  ~DeviceGuard() {
+    int now = -1;
+    if (cudaGetDevice(&now) == cudaSuccess && now != old_) cudaSetDevice(old_);
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int old_ = 0;
+};
+
+std::string describe_error(unsigned long long w, std::uint64_t timeout_ns) {
+  const int rank = static_cast<int>((w >> 56) & 15), missing = static_cast<int>((w >> 52) & 15);
+  const int bar = static_cast<int>((w >> 48) & 15), block = static_cast<int>((w >> 40) & 255);
+  const auto epoch = static_cast<unsigned>(w & 0xffffffffu);
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "rank %d waited %.3f s at barrier %d (epoch %u, block %d) and rank %d never "
+                "arrived",
+                rank, static_cast<double>(timeout_ns) * 1e-9, bar, epoch, block, missing);
+  return buf;
+}
+
+char* alloc_region(int device, std::size_t bytes) {
+  DeviceGuard g(device);
+  void* p = nullptr;
+  CAR_CUDA(cudaMalloc(&p, bytes));
+  CAR_CUDA(cudaMemset(p, 0, bytes));
+  CAR_CUDA(cudaDeviceSynchronize());  // zeroed flags before any peer can see the region
+  return static_cast<char*>(p);
+}
+
+}  // namespace
+
+struct Communicator::Impl {
+  int world = 0;
+  int rank = 0;
+  int device = 0;
+  bool virt = false;
+  Link link = Link::NVLink;
+  Options opt;
+  std::size_t slot = 0;
+  char* bases[kMaxRanks] = {};          ///< every rank's region as mapped in this process
+  std::vector<char*> owned;             ///< regions this process allocated (to cudaFree)
+  std::vector<char*> opened;            ///< regions opened through IPC (to close)
+  unsigned long long* err_host = nullptr;  ///< pinned, mapped: one word per rank driven here
+  unsigned long long* err_dev = nullptr;   ///< the same words as the device sees them
+  int ranks_here = 1;                   ///< ranks one launch drives (world in virtual mode)
+  int block_cap = kPerGpuMaxBlocks;     ///< blocks per rank
+  std::string failure;                  ///< first kernel error seen: the communicator is dead
+
+  void init_common() {
+    slot = detail::slot_bytes(opt.max_bytes);
+    DeviceGuard g(device);
+    void* h = nullptr;
+    CAR_CUDA(cudaHostAlloc(&h, sizeof(unsigned long long) * kMaxRanks, cudaHostAllocMapped));
+    err_host = static_cast<unsigned long long*>(h);
+    std::memset(err_host, 0, sizeof(unsigned long long) * kMaxRanks);
+    void* d = nullptr;
+    CAR_CUDA(cudaHostGetDevicePointer(&d, h, 0));
+    err_dev = static_cast<unsigned long long*>(d);
+    int sms = 0;
+    CAR_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    // every block of every rank on this device must be resident at once, or a spinning block
+    // could wait for one that is not scheduled: cap blocks per rank by what fits
+    const int resident = sms * detail::max_blocks_per_sm();
+    block_cap = std::clamp(resident / ranks_here, 1, virt ? detail::kMaxBlocks : kPerGpuMaxBlocks);
+  }
+
+  int blocks_for(std::size_t bytes) const {
+    const std::size_t vectors = (bytes + 15) / 16;
+    const std::size_t want = (vectors + detail::kThreads - 1) / detail::kThreads;
+    return static_cast<int>(std::clamp<std::size_t>(want, 1, static_cast<std::size_t>(block_cap)));
+  }
+
+  /// Reads the error words; records and throws the first failure.
+  void check() {
+    if (!failure.empty()) throw std::runtime_error("custom all-reduce: " + failure);
+    std::string msg;
+    for (int i = 0; i < ranks_here; ++i) {
+      const unsigned long long w = reinterpret_cast<volatile unsigned long long*>(err_host)[i];
+      if (w & detail::kErrValid)
+        msg += (msg.empty() ? "" : "; ") + describe_error(w, opt.timeout_ns);
+    }
+    if (!msg.empty()) {
+      failure = msg;
+      throw std::runtime_error("custom all-reduce: " + msg);
+    }
+  }
+
+  void refuse_or_throw(const void* in, void* out, std::size_t count, DType dtype,
+                       Variant variant) const {
+    CallDesc c;
+    c.in = reinterpret_cast<std::uintptr_t>(in);
+    c.out = reinterpret_cast<std::uintptr_t>(out);
+    c.count = count;
+    c.dtype = dtype;
+    c.variant = variant;
+    c.world = world;
+    c.max_bytes = opt.max_bytes;
+    if (auto why = refuse_reason(c))
+      throw std::runtime_error("custom all-reduce refused: " + *why);
+  }
+
+  void run(detail::LaunchArgs& a, std::size_t count, DType dtype, Variant variant,
+           cudaStream_t stream) {
+    if (!failure.empty())
+      throw std::runtime_error("custom all-reduce: communicator unusable after an earlier "
+                               "failure: " + failure);
+    check();
+    const std::size_t bytes = count * dtype_bytes(dtype);
+    const Variant v = variant == Variant::Auto ? select_variant(bytes, world, link) : variant;
+    a.count = count;
+    a.slot = slot;
+    a.timeout_ns = opt.timeout_ns;
+    a.world = world;
+    a.ranks = ranks_here;
+    a.blocks = blocks_for(bytes);
+    DeviceGuard g(device);
+    CAR_CUDA(detail::launch(a, v, dtype, stream));
+  }
+
+  detail::RankPtrs rank_ptrs(int r) const {
+    detail::RankPtrs p{};
+    for (int q = 0; q < world; ++q) p.base[q] = bases[q];
+    p.err = err_dev + (virt ? r : 0);
+    p.rank = r;
+    p.absent = (virt && r == opt.debug_absent_rank) ? 1 : 0;
+    return p;
+  }
+
+  ~Impl() {
+    int old = 0;
+    if (cudaGetDevice(&old) != cudaSuccess) return;
+    cudaSetDevice(device);
+    cudaDeviceSynchronize();
+    for (char* p : opened) cudaIpcCloseMemHandle(p);
+    for (char* p : owned) cudaFree(p);
+    if (err_host) cudaFreeHost(err_host);
+    cudaSetDevice(old);
+  }
+};
+
+namespace {
+
+void check_world(int world) {
+  if (world < kMinRanks || world > kMaxRanks)
+    throw std::runtime_error("custom all-reduce: world size " + std::to_string(world) +
+                             " is outside the supported 2..8");
+}
+
+void check_options(const Options& opt) {
+  if (opt.max_bytes == 0 || opt.max_bytes > (std::size_t{1} << 31))
+    throw std::runtime_error("custom all-reduce: Options::max_bytes must be in 1 .. 2 GiB");
+  if (opt.timeout_ns == 0)
+    throw std::runtime_error("custom all-reduce: Options::timeout_ns must be positive");
+}
+
+}  // namespace
+
+Communicator::Communicator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Communicator::~Communicator() = default;
+
+std::unique_ptr<Communicator> Communicator::create_virtual(int world, int device,
+                                                           const Options& opt) {
+  check_world(world);
+  check_options(opt);
+  auto im = std::make_unique<Impl>();
+  im->world = world;
+  im->device = device;
+  im->virt = true;
+  im->opt = opt;
+  im->link = opt.link.value_or(Link::NVLink);  // one GPU's own memory: the fast end
+  im->ranks_here = world;
+  im->init_common();
+  for (int r = 0; r < world; ++r) {
+    im->owned.push_back(alloc_region(device, region_bytes(world, opt.max_bytes)));
+    im->bases[r] = im->owned.back();
+  }
+  return std::unique_ptr<Communicator>(new Communicator(std::move(im)));
+}
+
+std::vector<std::unique_ptr<Communicator>> Communicator::create_single_process(
+    std::span<const int> devices, const Options& opt) {
+  const int world = static_cast<int>(devices.size());
+  check_world(world);
+  check_options(opt);
+  bool all_native_atomics = true;
+  for (int a = 0; a < world; ++a) {
+    for (int b = 0; b < world; ++b) {
+      if (a == b) continue;
+      if (devices[a] == devices[b])
+        throw std::runtime_error("custom all-reduce: device " + std::to_string(devices[a]) +
+                                 " listed twice; use create_virtual for ranks on one GPU");
+      int can = 0;
+      CAR_CUDA(cudaDeviceCanAccessPeer(&can, devices[a], devices[b]));
+      if (!can)
+        throw std::runtime_error("custom all-reduce: GPU " + std::to_string(devices[a]) +
+                                 " cannot access GPU " + std::to_string(devices[b]) +
+                                 "'s memory (no peer-to-peer path): use NCCL instead");
+      int atomics = 0;
+      CAR_CUDA(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported,
+                                         devices[a], devices[b]));
+      all_native_atomics = all_native_atomics && atomics != 0;
+      DeviceGuard g(devices[a]);
+      const cudaError_t e = cudaDeviceEnablePeerAccess(devices[b], 0);
+      if (e == cudaErrorPeerAccessAlreadyEnabled) {
+        (void)cudaGetLastError();
+      } else {
+        CAR_CUDA(e);
+      }
+    }
+  }
+  std::vector<char*> regions;
+  for (int r = 0; r < world; ++r) regions.push_back(alloc_region(devices[r], region_bytes(world, opt.max_bytes)));
+  // Heuristic: native peer atomics are offered over NVLink and (almost) never over PCIe.
+  const Link link = opt.link.value_or(all_native_atomics ? Link::NVLink : Link::PCIe);
+  std::vector<std::unique_ptr<Communicator>> out;
+  for (int r = 0; r < world; ++r) {
+    auto im = std::make_unique<Impl>();
+    im->world = world;
+    im->rank = r;
+    im->device = devices[r];
+    im->opt = opt;
+    im->link = link;
+    im->init_common();
+    for (int q = 0; q < world; ++q) im->bases[q] = regions[q];
+    im->owned.push_back(regions[r]);
+    out.push_back(std::unique_ptr<Communicator>(new Communicator(std::move(im))));
+  }
+  return out;
+}
+
+std::unique_ptr<Communicator> Communicator::create_multi_process(
+    int rank, int world, int device, const std::string& rendezvous_dir, const std::string& tag,
+    const Options& opt, double join_timeout_s) {
+  check_world(world);
+  check_options(opt);
+  if (rank < 0 || rank >= world)
+    throw std::runtime_error("custom all-reduce: rank " + std::to_string(rank) +
+                             " is outside 0.." + std::to_string(world - 1));
+  auto im = std::make_unique<Impl>();
+  im->world = world;
+  im->rank = rank;
+  im->device = device;
+  im->opt = opt;
+  im->init_common();
+  char* mine = alloc_region(device, region_bytes(world, opt.max_bytes));
+  im->owned.push_back(mine);
+  im->bases[rank] = mine;
+
+  detail::JoinRecord rec{};
+  rec.magic = detail::kJoinMagic;
+  rec.world = world;
+  rec.rank = rank;
+  rec.pid = static_cast<std::int32_t>(::getpid());
+  CAR_CUDA(cudaDeviceGetPCIBusId(rec.pci_bus_id, sizeof rec.pci_bus_id, device));
+  {
+    DeviceGuard g(device);
+    CAR_CUDA(cudaIpcGetMemHandle(&rec.region, mine));
+  }
+  const auto table = detail::rendezvous(rendezvous_dir, tag, rec, join_timeout_s);
+
+  bool same_gpu = true;
+  DeviceGuard g(device);
+  for (int q = 0; q < world; ++q) {
+    same_gpu = same_gpu && std::strcmp(table[q].pci_bus_id, rec.pci_bus_id) == 0;
+    if (q == rank) continue;
+    void* p = nullptr;
+    const cudaError_t e =
+        cudaIpcOpenMemHandle(&p, table[q].region, cudaIpcMemLazyEnablePeerAccess);
+    if (e != cudaSuccess)
+      throw std::runtime_error("custom all-reduce: rank " + std::to_string(rank) +
+                               " cannot map rank " + std::to_string(q) + "'s buffer (GPU " +
+                               table[q].pci_bus_id + ", pid " + std::to_string(table[q].pid) +
+                               "): " + cudaGetErrorString(e) + " (no peer-to-peer path?)");
+    im->opened.push_back(static_cast<char*>(p));
+    im->bases[q] = static_cast<char*>(p);
+  }
+  // Ranks sharing one GPU reach each other at device-memory speed; across GPUs, without
+  // NVML we cannot tell NVLink from PCIe here, so assume the conservative PCIe thresholds.
+  im->link = opt.link.value_or(same_gpu ? Link::NVLink : Link::PCIe);
+  return std::unique_ptr<Communicator>(new Communicator(std::move(im)));
+}
+
+void Communicator::allreduce(const void* in, void* out, std::size_t count, DType dtype,
+                             Variant variant, cudaStream_t stream) {
+  if (impl_->virt)
+    throw std::runtime_error("custom all-reduce refused: a virtual-rank communicator drives "
+                             "all its ranks at once; call allreduce_virtual");
+  impl_->refuse_or_throw(in, out, count, dtype, variant);
+  detail::LaunchArgs a{};
+  a.r[0] = impl_->rank_ptrs(impl_->rank);
+  a.r[0].in = in;
+  a.r[0].out = out;
+  impl_->run(a, count, dtype, variant, stream);
+}
+
+void Communicator::allreduce_virtual(std::span<const void* const> ins,
+                                     std::span<void* const> outs, std::size_t count,
+                                     DType dtype, Variant variant, cudaStream_t stream) {
+  if (!impl_->virt)
+    throw std::runtime_error("custom all-reduce refused: allreduce_virtual needs a virtual-rank "
+                             "communicator");
+  const auto w = static_cast<std::size_t>(impl_->world);
+  if (ins.size() != w || outs.size() != w)
+    throw std::runtime_error("custom all-reduce refused: need " + std::to_string(w) +
+                             " inputs and outputs, got " + std::to_string(ins.size()) + " and " +
+                             std::to_string(outs.size()));
+  detail::LaunchArgs a{};
+  for (int r = 0; r < impl_->world; ++r) {
+    try {
+      impl_->refuse_or_throw(ins[r], outs[r], count, dtype, variant);
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(std::string(e.what()) + " (virtual rank " + std::to_string(r) + ")");
+    }
+    a.r[r] = impl_->rank_ptrs(r);
+    a.r[r].in = ins[r];
+    a.r[r].out = outs[r];
+  }
+  impl_->run(a, count, dtype, variant, stream);
+}
+
+void Communicator::check() { impl_->check(); }
+
+void Communicator::synchronize(cudaStream_t stream) {
+  CAR_CUDA(cudaStreamSynchronize(stream));
+  impl_->check();
+}
+
+Variant Communicator::resolve(Variant v, std::size_t bytes) const {
+  return v == Variant::Auto ? select_variant(bytes, impl_->world, impl_->link) : v;
+}
+int Communicator::world() const { return impl_->world; }
+int Communicator::rank() const { return impl_->rank; }
+int Communicator::device() const { return impl_->device; }
+bool Communicator::is_virtual() const { return impl_->virt; }
+Link Communicator::link() const { return impl_->link; }
+std::size_t Communicator::max_bytes() const { return impl_->opt.max_bytes; }
+int Communicator::blocks_for(std::size_t bytes) const { return impl_->blocks_for(bytes); }
+
+}  // namespace specsim::car

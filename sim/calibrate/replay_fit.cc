@@ -1,0 +1,258 @@
+#include "calibrate/replay_fit.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <ostream>
+
+#include <Eigen/Dense>
+#include <fmt/format.h>
+
+#include "spec/paths.h"
+#include "util/error.h"
+#include "util/json_io.h"
+
+namespace specsim {
+using nlohmann::json;
+
+namespace {
+
+// The fitted vector: inverse efficiencies (time multipliers) and the per-kernel floor.
+enum Param { kGemmCompute, kGemmMemory, kAttnMemory, kElemMemory, kFloor, kNumParams };
+using Theta = std::array<double, kNumParams>;
+constexpr const char* kParamKeys[kNumParams] = {"gemm_compute_efficiency", "gemm_memory_efficiency",
+                                                "attention_memory_efficiency", "elementwise_memory_efficiency",
+                                                "kernel_min_us"};
+// Rows: each graph phase (weight 1, relative error), each op class alone in a graph (weight
+// kClassRowWeight), and each op's eager event time (kOpRowWeight: eager events carry launch gaps
+// a graph does not have, so they only pin what the graph rows cannot).
+constexpr double kClassRowWeight = 0.5, kOpRowWeight = 0.02;
+constexpr double kMinEfficiency = 0.3, kMaxFloorUs = 20.0;  // below 0.3 a fit is mimicking a missing term
+constexpr int kMaxIterations = 50;
+
+// An op's three terms as coefficients of Theta: FLOP time at full peak, byte time at full
+// bandwidth (into the op class's memory parameter), and the floor.
+struct Terms {
+  double xc = 0, xm = 0;
+  Param mem = kElemMemory;
+};
+Terms terms_of(const Op& op, const GpuProfile& g) {
+  Terms t;
+  switch (op.kind) {
+    case OpKind::Gemm:
+    case OpKind::MoeGemm: t.xc = op.flops / (g.peak_tflops(op.dtype) * 1e6), t.mem = kGemmMemory; break;
+    case OpKind::Attention: t.xc = op.flops / (g.peak_bf16_tflops * 1e6), t.mem = kAttnMemory; break;
+    default: t.mem = kElemMemory; break;
+  }
+  t.xm = op.bytes / (g.mem_bw_gbps * 1e3);
+  return t;
+}
+
+// The coefficient row of the binding term under `th` (compute_us's max), and which term it is.
+std::pair<Eigen::Matrix<double, 1, kNumParams>, int> binding_row(const Op& op, const GpuProfile& g, const Theta& th) {
+  const Terms t = terms_of(op, g);
+  Eigen::Matrix<double, 1, kNumParams> row = Eigen::Matrix<double, 1, kNumParams>::Zero();
+  const double c = th[kGemmCompute] * t.xc, m = th[t.mem] * t.xm, f = th[kFloor];
+  if (c >= m && c >= f && t.xc > 0) return {(row(kGemmCompute) = t.xc, row), 0};
+  if (m >= f) return {(row(t.mem) = t.xm, row), 1 + t.mem};
+  return {(row(kFloor) = 1.0, row), 9};
+}
+
+Theta theta_of(const GpuProfile& g) {
+  return {1 / g.gemm_compute_efficiency, 1 / g.gemm_memory_efficiency, 1 / g.attention_memory_efficiency,
+          1 / g.elementwise_memory_efficiency, g.kernel_min_us};
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&now));
+  return buf;
+}
+
+// The base profile as raw JSON, so every number the fit does not touch keeps its source.
+json base_profile_json(const std::string& spec) {
+  namespace fs = std::filesystem;
+  if (is_file(spec)) {
+    json j = read_json_file(spec);
+    if (!j.contains("gpu") || !j.contains("topology"))
+      throw InputError("a hardware profile file holds {\"gpu\": {...}, \"topology\": {...}}", "--hardware " + spec);
+    return {{"gpu", j["gpu"]}, {"topology", j["topology"]}};
+  }
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos) throw InputError("expected GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile path", "--hardware");
+  load_hardware(spec, 1);  // validates the names with the usual messages
+  const fs::path root = fs::path(models_dir()) / "hardware";
+  return {{"gpu", read_json_file((root / "gpus" / (spec.substr(0, colon) + ".json")).string())},
+          {"topology", read_json_file((root / "topologies" / (spec.substr(colon + 1) + ".json")).string())}};
+}
+
+}  // namespace
+
+std::vector<ReplayPoint> load_replay_points(const std::vector<std::string>& files, const std::string& flag) {
+  std::vector<ReplayPoint> out;
+  for (const auto& f : files) {
+    const json j = read_json_file(f);
+    const auto phases = phases_from_report(j, f);
+    const json sc = j.value("scenario", json::object());
+    for (const auto& p : phases) {
+      ReplayPoint pt;
+      pt.file = f;
+      pt.label = fmt::format("{} tp{} b{} {} t={}", sc.value("model", "?"), sc.value("tp", 0), sc.value("batch", 0),
+                             phase_name(p.kind), p.tokens);
+      pt.phase = p;
+      out.push_back(std::move(pt));
+    }
+  }
+  if (out.empty()) throw InputError("no replay reports given", flag);
+  return out;
+}
+
+ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& base) {
+  Theta th = theta_of(base);
+  ReplayFit fit;
+  std::vector<int> last_regimes;
+  for (int it = 0; it < kMaxIterations; ++it) {
+    std::vector<Eigen::Matrix<double, 1, kNumParams>> rows;
+    std::vector<double> rhs;
+    std::vector<int> regimes;
+    fit.phases = fit.ops = 0;
+    for (const auto& pt : points) {
+      const auto& ph = pt.phase;
+      Eigen::Matrix<double, 1, kNumParams> sum = Eigen::Matrix<double, 1, kNumParams>::Zero();
+      Eigen::Matrix<double, 3, kNumParams> by_class = Eigen::Matrix<double, 3, kNumParams>::Zero();
+      for (const auto& om : ph.ops) {
+        Op op = om.op;
+        op.dtype = om.ran_dtype;
+        auto [row, regime] = binding_row(op, base, th);
+        regimes.push_back(regime);
+        sum += double(om.repeat) * row;
+        const OpClass c = op_class(op.kind);
+        by_class.row(c == OpClass::Gemm ? 0 : c == OpClass::Attention ? 1 : 2) += double(om.repeat) * row;
+        rows.push_back(kOpRowWeight / om.measured_us * row);
+        rhs.push_back(kOpRowWeight);
+        ++fit.ops;
+      }
+      if (!ph.graph) continue;  // eager phases add host-launch waits: not linear in Theta
+      const double class_us[3] = {ph.gemm_us, ph.attention_us, ph.other_us};
+      for (int c = 0; c < 3; ++c)
+        if (class_us[c] > base.graph_launch_us) {
+          rows.push_back(kClassRowWeight / class_us[c] * by_class.row(c));
+          rhs.push_back(kClassRowWeight * (class_us[c] - base.graph_launch_us) / class_us[c]);
+        }
+      const double target = ph.us - base.graph_launch_us;
+      if (target <= 0) continue;
+      rows.push_back(sum / ph.us);
+      rhs.push_back(target / ph.us);
+      ++fit.phases;
+    }
+    if (rows.empty()) throw InputError("the replay reports hold no ops to fit", "--from");
+    Eigen::MatrixXd A(rows.size(), kNumParams);
+    Eigen::VectorXd b(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) A.row(Eigen::Index(i)) = rows[i], b(Eigen::Index(i)) = rhs[i];
+    // Parameters no row binds keep their value: solve only for the active columns.
+    std::vector<int> active;
+    for (int c = 0; c < kNumParams; ++c)
+      if (A.col(c).norm() > 0) active.push_back(c);
+      else b -= A.col(c) * th[c];
+    Eigen::MatrixXd Aa(A.rows(), Eigen::Index(active.size()));
+    for (std::size_t c = 0; c < active.size(); ++c) Aa.col(Eigen::Index(c)) = A.col(active[c]);
+    const Eigen::VectorXd x = Aa.colPivHouseholderQr().solve(b);
+    fit.clamped.clear();
+    for (std::size_t c = 0; c < active.size(); ++c) {
+      const int p = active[c];
+      double v = x(Eigen::Index(c));
+      if (p == kFloor) {
+        if (v < 0 || v > kMaxFloorUs) fit.clamped.push_back(fmt::format("{} held in [0, {}] (fit gave {:.3g})", kParamKeys[p], kMaxFloorUs, v));
+        v = std::clamp(v, 0.0, kMaxFloorUs);
+      } else {
+        if (v < 1.0 || v > 1 / kMinEfficiency)
+          fit.clamped.push_back(fmt::format("{} held in [{}, 1] (fit gave {:.3g})", kParamKeys[p], kMinEfficiency, 1 / v));
+        v = std::clamp(v, 1.0, 1 / kMinEfficiency);
+      }
+      th[p] = v;
+    }
+    fit.iterations = it + 1;
+    if (regimes == last_regimes) break;  // the binding terms no longer move: a fixed point
+    last_regimes = std::move(regimes);
+  }
+  fit.gemm_compute_efficiency = 1 / th[kGemmCompute];
+  fit.gemm_memory_efficiency = 1 / th[kGemmMemory];
+  fit.attention_memory_efficiency = 1 / th[kAttnMemory];
+  fit.elementwise_memory_efficiency = 1 / th[kElemMemory];
+  fit.kernel_min_us = th[kFloor];
+  return fit;
+}
+
+GpuProfile apply_fit(const GpuProfile& base, const ReplayFit& f) {
+  GpuProfile g = base;
+  g.gemm_compute_efficiency = f.gemm_compute_efficiency;
+  g.gemm_memory_efficiency = f.gemm_memory_efficiency;
+  g.attention_memory_efficiency = f.attention_memory_efficiency;
+  g.elementwise_memory_efficiency = f.elementwise_memory_efficiency;
+  g.kernel_min_us = f.kernel_min_us;
+  return g;
+}
+
+double predict_point_us(const ReplayPoint& p, const Hardware& hw) {
+  const RunSpec run;
+  return predict_replayed_phase(plan_of(p.phase), hw, run).us;
+}
+
+int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const std::string& out_profile,
+                          const std::string& hardware, const std::vector<std::string>& holdout_jsons,
+                          std::ostream& out) {
+  if (out_profile.empty()) throw InputError("give the profile to write", "-o");
+  const auto fit_points = load_replay_points(replay_jsons, "--from");
+  const auto held = holdout_jsons.empty() ? std::vector<ReplayPoint>{} : load_replay_points(holdout_jsons, "--holdout");
+  const Hardware base = load_hardware(hardware, 1);
+  const ReplayFit fit = fit_replay(fit_points, base.gpu);
+  Hardware cal = base;
+  cal.gpu = apply_fit(base.gpu, fit);
+
+  std::string files;
+  for (const auto& f : replay_jsons) files += (files.empty() ? "" : " ") + std::filesystem::path(f).filename().string();
+  json profile = base_profile_json(hardware);
+  const std::string device = read_json_file(replay_jsons.front()).value("device", "an unnamed GPU");
+  const std::string source = fmt::format(
+      "measured: specsim calibrate --from {} on {} ({}): least squares over {} graph phases and {} op timings of "
+      "specsim replay, base {}",
+      files, device, today(), fit.phases, fit.ops, hardware);
+  const double values[kNumParams] = {fit.gemm_compute_efficiency, fit.gemm_memory_efficiency,
+                                     fit.attention_memory_efficiency, fit.elementwise_memory_efficiency, fit.kernel_min_us};
+  for (int p = 0; p < kNumParams; ++p) profile["gpu"][kParamKeys[p]] = {{"value", values[p]}, {"source", source}};
+  profile["gpu"]["description"] = profile["gpu"].value("description", "") + " | compute calibrated from specsim replay";
+  profile["calibration"] = {{"mode", "replay"}, {"from", replay_jsons}, {"base", hardware}, {"date", today()},
+                            {"clamped", fit.clamped}};
+  gpu_from_json(profile["gpu"], out_profile + ": gpu");  // refuse to write what load_hardware would refuse
+  topology_from_json(profile["topology"], out_profile + ": topology");
+  write_file_atomic(out_profile, profile.dump(2) + "\n", "-o");
+
+  out << fmt::format("fitted {} graph phases and {} op timings in {} iteration(s):\n", fit.phases, fit.ops, fit.iterations);
+  for (int p = 0; p < kNumParams; ++p) {
+    const double before = p == kFloor ? base.gpu.kernel_min_us : 1 / theta_of(base.gpu)[p];
+    out << fmt::format("  {:<30} {:>8.3f} -> {:>8.3f}\n", kParamKeys[p], before, values[p]);
+  }
+  for (const auto& c : fit.clamped) out << "  note: " << c << "\n";
+  auto table = [&](const char* title, const std::vector<ReplayPoint>& pts) {
+    if (pts.empty()) return;
+    out << fmt::format("\n{}\n  {:<44} {:>10} {:>10} {:>7} {:>10} {:>7}\n", title, "point", "meas us", "shipped", "err %",
+                       "calib", "err %");
+    double worst_b = 0, worst_c = 0;
+    for (const auto& p : pts) {
+      const double b = predict_point_us(p, base), c = predict_point_us(p, cal), m = p.phase.us;
+      const double eb = 100 * (b - m) / m, ec = 100 * (c - m) / m;
+      worst_b = std::max(worst_b, std::abs(eb)), worst_c = std::max(worst_c, std::abs(ec));
+      out << fmt::format("  {:<44} {:>10.1f} {:>10.1f} {:>+7.1f} {:>10.1f} {:>+7.1f}\n", p.label, m, b, eb, c, ec);
+    }
+    out << fmt::format("  worst |error|: shipped {:.1f}%, calibrated {:.1f}%\n", worst_b, worst_c);
+  };
+  table("fitted points:", fit_points);
+  table("held-out points:", held);
+  out << fmt::format("\nwrote {} (use: specsim run --hardware {})\n", out_profile, out_profile);
+  return 0;
+}
+
+}  // namespace specsim

@@ -1,0 +1,125 @@
+#include "ingest/nccl_tests.h"
+
+#include <fmt/format.h>
+
+#include "ingest/text_lines.h"
+
+namespace specsim::ingest {
+
+namespace {
+
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// "key value" pairs on the `# nThread 1 nGpus 8 ... graph: 0` line.
+int int_after(const std::vector<std::string_view>& f, std::string_view key, int fallback) {
+  for (std::size_t i = 0; i + 1 < f.size(); ++i)
+    if (f[i] == key) {
+      double v = 0;
+      if (parse_number(f[i + 1], v)) return static_cast<int>(v);
+    }
+  return fallback;
+}
+
+// The column header: how many fields come before the first `time`, and how many
+// (time algbw busbw #wrong) groups follow.
+struct Columns {
+  int lead = 5, groups = 2;
+  bool known = false;
+};
+
+Columns columns_from_header(const std::vector<std::string_view>& f) {
+  Columns c;
+  int lead = -1, groups = 0;
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if (f[i] == "time") {
+      if (lead < 0) lead = static_cast<int>(i);
+      ++groups;
+    }
+  if (lead >= 0) c = Columns{lead, groups, true};
+  return c;
+}
+
+}  // namespace
+
+NcclTestsLog parse_nccl_tests(const std::string& text, const std::string& file) {
+  NcclTestsLog log;
+  const auto lines = split_lines(text);
+  log.lines = lines.size();
+  if (trim(text).empty()) fail_at(file, 1, "empty file: expected nccl-tests output");
+  std::string collective;
+  Columns cols;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::size_t ln = i + 1;
+    const std::string_view l = trim(lines[i]);
+    if (l.empty()) continue;
+    if (l.front() == '#') {
+      ++log.comment_lines;
+      auto f = fields(l.substr(1));
+      if (f.empty()) continue;
+      if (f.size() >= 4 && f[0] == "Collective" && f[2] == "starting:") collective = std::string(f[3]);
+      if (f[0] == "nThread") {
+        NcclTestsTable t;
+        t.line = ln;
+        t.collective = collective;
+        t.threads = int_after(f, "nThread", 1);
+        t.gpus_per_thread = int_after(f, "nGpus", 1);
+        t.graph = int_after(f, "graph:", 0) != 0;
+        if (t.threads < 1 || t.gpus_per_thread < 1) fail_at(file, ln, "nThread and nGpus must be positive");
+        log.tables.push_back(std::move(t));
+        cols = Columns{};
+      } else if (f[0] == "Rank" && !log.tables.empty()) {
+        ++log.tables.back().rank_lines;
+      } else if (f[0] == "size" || (f.size() > 1 && f[0] == "out-of-place")) {
+        if (f[0] == "size") cols = columns_from_header(f);
+      }
+      continue;
+    }
+    if (!all_digits(fields(l).front())) {  // NCCL INFO lines, mpirun warnings, shell prompts
+      ++log.unknown_lines;
+      continue;
+    }
+    const auto f = fields(l);
+    if (log.tables.empty()) fail_at(file, ln, "data row before any '# nThread ... nGpus ...' header");
+    // Without a header line, the field count tells: 13 = with root, 12 = without (old versions).
+    Columns c = cols;
+    if (!c.known) c = f.size() == 12 || f.size() == 8 ? Columns{4, f.size() == 12 ? 2 : 1, true} : Columns{5, f.size() == 9 ? 1 : 2, true};
+    const std::size_t want = static_cast<std::size_t>(c.lead + 4 * c.groups);
+    if (f.size() != want)
+      fail_at(file, ln, fmt::format("expected {} columns (size count type redop{} then time algbw busbw #wrong x{}), got {} (truncated line?)",
+                                    want, c.lead == 5 ? " root" : "", c.groups, f.size()));
+    NcclTestsRow r;
+    r.line = ln;
+    if (!parse_number(f[0], r.bytes) || r.bytes <= 0) fail_at(file, ln, "size must be a positive byte count");
+    r.type = std::string(f[2]);
+    r.redop = std::string(f[3]);
+    auto num = [&](std::size_t k, const char* what) {
+      double v = 0;
+      if (!parse_number(f[k], v) || v < 0) fail_at(file, ln, fmt::format("bad {} '{}' in column {}", what, f[k], k + 1));
+      return v;
+    };
+    const auto g0 = static_cast<std::size_t>(c.lead);
+    r.oop_us = num(g0, "time (us)");
+    r.oop_busbw_gbps = num(g0 + 2, "busbw (GB/s)");
+    if (r.oop_us <= 0) fail_at(file, ln, "time must be positive");
+    if (c.groups >= 2) {
+      r.has_in_place = true;
+      r.ip_us = num(g0 + 4, "in-place time (us)");
+      r.ip_busbw_gbps = num(g0 + 6, "in-place busbw (GB/s)");
+      if (r.ip_us <= 0) fail_at(file, ln, "in-place time must be positive");
+    }
+    ++log.data_lines;
+    log.tables.back().rows.push_back(std::move(r));
+  }
+  if (log.tables.empty())
+    fail_at(file, lines.size(), "no nccl-tests table: expected a '# nThread N nGpus M ...' header and size/time rows");
+  for (const auto& t : log.tables)
+    if (t.rows.empty()) fail_at(file, t.line, "this table has no data rows (truncated file?)");
+  return log;
+}
+
+}  // namespace specsim::ingest

@@ -1,0 +1,39 @@
+#pragma once
+// SGLang server logs: the periodic decode lines, in both forms (FACTS.md section 2):
+//   Decode batch, #running-req: 1, #token: 186, token usage: 0.00, accept len: 1.95,
+//     accept rate: 0.49, cuda graph: True, gen throughput (token/s): 178.86, #queue-req: 0
+//   Decode batch. #running-req: 1, #token: 186, token usage: 0.00, gen throughput (token/s): 178.86, ...
+// Each line averages the decode steps since the previous one (SGLang logs every N steps).
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace specsim::ingest {
+
+struct DecodeLine {
+  std::size_t line = 0;
+  int running_req = 0;
+  long long tokens = 0;
+  std::optional<double> accept_len;   ///< speculation on: accepted draft tokens per verify + 1
+  std::optional<double> accept_rate;  ///< newer SGLang only
+  std::optional<bool> cuda_graph;     ///< newer SGLang only
+  double gen_tok_s = 0;               ///< gen throughput (token/s) over the interval
+};
+
+struct SglangLog {
+  std::vector<DecodeLine> decode;
+  std::size_t lines = 0, prefill_lines = 0;
+  std::size_t unknown_lines = 0;  ///< anything else (requests, warnings, tracebacks): skipped
+  bool speculative() const;       ///< some decode line reports an accept len
+  std::vector<double> accept_lens() const;  ///< of the lines that report one, in order
+  /// Median gen throughput of the non-speculative lines with one running request and a positive
+  /// throughput; nullopt when there are none.
+  std::optional<double> baseline_tok_s() const;
+  std::size_t baseline_lines() const;
+};
+
+/// Parses a log; InputError `what (FILE:LINE)` on a decode line with a missing or bad field, or
+/// a log without any decode line.
+SglangLog parse_sglang_log(const std::string& text, const std::string& file);
+
+}  // namespace specsim::ingest

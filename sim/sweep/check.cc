@@ -1,0 +1,180 @@
+#include "sweep/check.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <set>
+
+#include "report/report.h"
+#include "util/error.h"
+
+namespace specsim::sweep {
+using nlohmann::json;
+
+MeasureFn analytic_measure() {
+  return [](const Scenario& s) { return report_json(s, run_scenario(s)); };
+}
+
+double parse_tolerance(const std::string& text) {
+  std::string t = text;
+  const bool percent = !t.empty() && t.back() == '%';
+  if (percent) t.pop_back();
+  double v = 0;
+  size_t used = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != t.size() || !std::isfinite(v))
+    throw InputError("tolerance '" + text + "' is not a number: write a fraction (0.03) or a percentage (3%)", "--tolerance");
+  if (percent) v /= 100;
+  if (v < 0 || v >= 1)
+    throw InputError("tolerance '" + text + "' must be a fraction in [0, 1) (0.03) or a percentage (3%)", "--tolerance");
+  return v;
+}
+
+void validate_report(const json& j, const std::string& where) {
+  auto need = [&](bool ok, const std::string& what) {
+    if (!ok) throw InputError("not a `specsim run --json` report: " + what, where);
+  };
+  need(j.is_object(), "expected a JSON object");
+  need(j.contains("specsim_version") && j["specsim_version"].is_string(), "no specsim_version");
+  need(j.contains("model") && j["model"].is_object() && j["model"].contains("name"), "no model.name");
+  need(j.contains("hardware") && j["hardware"].is_object(), "no hardware");
+  need(j.contains("settings") && j["settings"].is_object(), "no settings");
+  need(j.contains("scenarios") && j["scenarios"].is_array() && !j["scenarios"].empty(), "no scenarios");
+  for (const auto& s : j["scenarios"]) {
+    need(s.is_object() && s.contains("label") && s["label"].is_string(), "a scenario without a label");
+    if (s.contains("refused")) continue;
+    need(s.contains("phases") && s["phases"].is_array(), "scenario " + s["label"].dump() + " has no phases");
+    for (const auto& p : s["phases"])
+      need(p.is_object() && p.contains("name") && p.contains("us") && p["us"].is_number(),
+           "a phase of scenario " + s["label"].get<std::string>() + " lacks name or us");
+    need(s.contains("baseline") && s["baseline"].is_object() && s["baseline"].contains("tok_per_s") &&
+             s["baseline"]["tok_per_s"].is_number(),
+         "scenario " + s["label"].get<std::string>() + " has no baseline.tok_per_s");
+  }
+}
+
+namespace {
+
+std::string show(const json& v) { return v.is_null() ? "none" : v.dump(); }
+
+void diff_field(const json& b, const json& n, const std::string& path, std::vector<std::string>& out) {
+  if (b != n) out.push_back(fmt::format("{}: baseline {}, now {}", path, show(b), show(n)));
+}
+
+json at(const json& j, const json::json_pointer& p) { return j.contains(p) ? j[p] : json(nullptr); }
+
+}  // namespace
+
+std::vector<std::string> input_differences(const json& base, const json& now) {
+  std::vector<std::string> out;
+  for (const char* p : {"/model/name", "/model/weight_dtype", "/model/draft/name", "/hardware/spec", "/hardware/gpu",
+                        "/hardware/topology", "/hardware/num_gpus", "/hardware/link", "/hardware/nccl_path"})
+    diff_field(at(base, json::json_pointer(p)), at(now, json::json_pointer(p)), std::string(p).substr(1), out);
+  // Settings are inputs, except what the engine derives: the accept len when implied or projected
+  // from measurements, and the anchors beyond the measured numbers themselves.
+  const json& bs = base["settings"];
+  const json& ns = now["settings"];
+  std::set<std::string> keys;
+  for (const auto& [k, v] : bs.items()) keys.insert(k);
+  for (const auto& [k, v] : ns.items()) keys.insert(k);
+  for (const auto& k : keys) {
+    if (k == "anchors" || k == "accept_len" || k == "accept_rate" || k == "accept_len_source") continue;
+    diff_field(bs.value(k, json(nullptr)), ns.value(k, json(nullptr)), "settings/" + k, out);
+  }
+  const std::string bsrc = bs.value("accept_len_source", ""), nsrc = ns.value("accept_len_source", "");
+  const bool given = bsrc.rfind("given", 0) == 0 || nsrc.rfind("given", 0) == 0;
+  const bool projected = bsrc.rfind("projected", 0) == 0 && nsrc.rfind("projected", 0) == 0;
+  if (!projected) diff_field(bs.value("accept_len_source", json(nullptr)), ns.value("accept_len_source", json(nullptr)),
+                             "settings/accept_len_source", out);
+  if (given) diff_field(bs.value("accept_len", json(nullptr)), ns.value("accept_len", json(nullptr)), "settings/accept_len", out);
+  for (const char* p : {"/anchors/allreduce/measured_us", "/anchors/baseline/measured_step_us",
+                        "/anchors/spec/measured_tok_per_s"}) {
+    const json::json_pointer ptr(p);
+    diff_field(bs.contains(ptr) ? bs[ptr] : json(nullptr), ns.contains(ptr) ? ns[ptr] : json(nullptr),
+               "settings" + std::string(p), out);
+  }
+  json bl = json::array(), nl = json::array();
+  for (const auto& s : base["scenarios"]) bl.push_back(s.value("label", ""));
+  for (const auto& s : now["scenarios"]) nl.push_back(s.value("label", ""));
+  diff_field(bl, nl, "scenarios (all-reduce backends)", out);
+  return out;
+}
+
+namespace {
+
+CheckRow figure(const std::string& sc, const std::string& name, double b, double n, bool higher_is_worse, double tol) {
+  CheckRow r{sc, name, b, n, 0, "ok", false};
+  r.delta = b != 0 ? (n - b) / b : (n == 0 ? 0 : INFINITY);
+  const double worse = higher_is_worse ? r.delta : -r.delta;
+  if (worse > tol) r.status = "REGRESSED", r.regressed = true;
+  else if (worse < -tol) r.status = higher_is_worse ? "faster" : "better";
+  return r;
+}
+
+const json* find_by(const json& arr, const char* key, const std::string& value) {
+  for (const auto& e : arr)
+    if (e.is_object() && e.value(key, "") == value) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<CheckRow> compare_reports(const json& base, const json& now, double tol) {
+  std::vector<CheckRow> rows;
+  for (const auto& bs : base["scenarios"]) {
+    const std::string label = bs.value("label", "");
+    const json* ns = find_by(now["scenarios"], "label", label);
+    const bool b_refused = bs.contains("refused"), n_refused = ns && ns->contains("refused");
+    if (!ns || (n_refused && !b_refused)) {
+      CheckRow r{label, "scenario", 0, 0, 0, ns ? "REGRESSED" : "MISSING", true, false};
+      r.figure = ns ? "now refused: " + (*ns)["refused"].get<std::string>() : "scenario missing in the rerun";
+      rows.push_back(r);
+      continue;
+    }
+    if (b_refused) {
+      rows.push_back({label, n_refused ? "refused in both" : "refused in the baseline, runs now", 0, 0, 0,
+                      n_refused ? "ok" : "better", false, false});
+      continue;
+    }
+    rows.push_back(figure(label, "baseline tok/s", bs["baseline"]["tok_per_s"].get<double>(),
+                          (*ns)["baseline"]["tok_per_s"].get<double>(), false, tol));
+    if (bs.contains("spec") && bs["spec"].is_object()) {
+      if (!(*ns).contains("spec") || !(*ns)["spec"].is_object())
+        rows.push_back({label, "spec tok/s", bs["spec"]["tok_per_s"].get<double>(), 0, -1, "MISSING", true, false});
+      else
+        rows.push_back(figure(label, "spec tok/s", bs["spec"]["tok_per_s"].get<double>(),
+                              (*ns)["spec"]["tok_per_s"].get<double>(), false, tol));
+    }
+    for (const auto& bp : bs["phases"]) {
+      const std::string name = bp.value("name", "");
+      const json* np = find_by((*ns)["phases"], "name", name);
+      if (!np) {
+        rows.push_back({label, name + " us", bp["us"].get<double>(), 0, -1, "MISSING", true, false});
+        continue;
+      }
+      rows.push_back(figure(label, name + " us", bp["us"].get<double>(), (*np)["us"].get<double>(), true, tol));
+    }
+  }
+  return rows;
+}
+
+std::string check_table(const std::vector<CheckRow>& rows) {
+  std::string out = fmt::format("{:<14} {:<22} {:>12} {:>12} {:>9}  {}\n", "all-reduce", "figure", "baseline", "now",
+                                "delta", "status");
+  for (const auto& r : rows) {
+    if (!r.numeric) {
+      out += fmt::format("{:<14} {:<22} {:>12} {:>12} {:>9}  {}\n", r.scenario, r.figure,
+                         r.baseline ? fmt::format("{:.2f}", r.baseline) : "-", "-", "-", r.status);
+      continue;
+    }
+    out += fmt::format("{:<14} {:<22} {:>12.2f} {:>12.2f} {:>+8.2f}%  {}\n", r.scenario, r.figure, r.baseline, r.now,
+                       100 * r.delta, r.status);
+  }
+  return out;
+}
+
+}  // namespace specsim::sweep

@@ -1,0 +1,231 @@
+#include "sweep/sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "cost/custom_ar_model.h"
+#include "engine/accept.h"
+#include "util/error.h"
+
+namespace specsim::sweep {
+
+const char* part_name(int part) {
+  static constexpr const char* kNames[kNumParts] = {"gemm", "attention", "allreduce", "allgather",
+                                                   "other", "launch", "overhead"};
+  return part >= 0 && part < kNumParts ? kNames[part] : "?";
+}
+
+namespace {
+
+using Index = std::array<size_t, kNumAxes>;
+
+// A scenario per (tp, dtype): resolving reads files, so it happens once per pair, up front.
+struct Resolved {
+  std::optional<Scenario> scenario;
+  std::string error;
+};
+
+std::vector<Resolved> resolve_all(const SweepInput& in) {
+  const Grid& g = in.grid;
+  std::vector<Resolved> out(g.axis_size(kTp) * g.axis_size(kDtype));
+  for (size_t t = 0; t < g.axis_size(kTp); ++t)
+    for (size_t d = 0; d < g.axis_size(kDtype); ++d) {
+      RunArgs a = in.base;
+      if (!g.tp.empty()) a.tp_size = static_cast<int>(g.tp[t]);
+      if (!g.dtype.empty()) a.dtype = g.dtype[d];
+      Resolved& r = out[t * g.axis_size(kDtype) + d];
+      try {
+        r.scenario = resolve_scenario(a);
+      } catch (const InputError& e) {
+        if (g.tp.size() <= 1 && g.dtype.size() <= 1) throw;  // nothing else to sweep: plain bad input
+        r.error = e.line();
+      }
+    }
+  return out;
+}
+
+// What one worker keeps between points: the plan of the current plan-shaping combination.
+struct Group {
+  size_t id = SIZE_MAX;
+  std::string error;  // non-empty: every point of this group is skipped for this reason
+  Scenario s;
+  ScenarioResult r;
+};
+
+void prepare_group(const SweepInput& in, const std::vector<Resolved>& resolved, size_t id, const Index& ix, Group& g) {
+  const Grid& grid = in.grid;
+  g.id = id;
+  g.error.clear();
+  const Resolved& res = resolved[ix[kTp] * grid.axis_size(kDtype) + ix[kDtype]];
+  if (!res.scenario) {
+    g.error = res.error;
+    return;
+  }
+  g.s = *res.scenario;
+  RunSpec& run = g.s.run;
+  if (!grid.batch.empty()) run.batch_size = static_cast<int>(grid.batch[ix[kBatch]]);
+  if (!grid.context.empty()) run.context_len = grid.context[ix[kContext]];
+  if (!grid.graph_bs.empty()) run.cuda_graph_max_bs = static_cast<int>(grid.graph_bs[ix[kGraphBs]]);
+  // The draft shape exactly as resolve.cc's apply_draft_shape: the scenario was resolved without
+  // these flags, so `run` holds the base shape; with topk 1, steps and draft tokens follow each other.
+  const bool has_topk = !grid.topk.empty(), has_steps = !grid.steps.empty(), has_n = !grid.draft_tokens.empty();
+  if (has_topk) run.topk = static_cast<int>(grid.topk[ix[kTopk]]);
+  if (has_steps) run.num_steps = static_cast<int>(grid.steps[ix[kSteps]]);
+  if (has_n) run.num_draft_tokens = static_cast<int>(grid.draft_tokens[ix[kDraftTokens]]);
+  if (run.topk == 1) {
+    if (has_steps && !has_n) run.num_draft_tokens = run.num_steps + 1;
+    if (has_n && !has_steps) run.num_steps = run.num_draft_tokens - 1;
+  }
+  // Swept acceptance is applied per point; the group only needs a valid placeholder.
+  if (!grid.accept_len.empty() || !grid.accept_rate.empty()) {
+    run.accept_len = 1.0;
+    run.accept_rate.reset();
+  }
+  // Plan and anchors only: one cheap NCCL evaluation, the backends come per point.
+  run.allreduce = {AllReduceChoice{}};
+  g.s.backends_defaulted = true;
+  try {
+    g.r = run_scenario(g.s);
+  } catch (const InputError& e) {
+    g.error = e.line();
+  }
+}
+
+struct Worker {
+  std::map<std::string, SkipReason> skips;
+  size_t evaluated = 0;
+  void skip(std::string why, size_t i) {
+    auto& s = skips[why];
+    if (s.count++ == 0) s.reason = std::move(why), s.first_point = i;
+  }
+};
+
+void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backends, const Group& g, const Index& ix,
+                size_t i, PointResult& out, Worker& w) {
+  const Grid& grid = in.grid;
+  const RunSpec& run = g.s.run;
+  double accept = g.r.accept_len;
+  if (run.speculative() && !grid.accept_len.empty()) {
+    accept = grid.accept_len[ix[kAcceptLen]];
+    if (!(accept >= 1.0 && accept <= run.num_draft_tokens))
+      return w.skip(fmt::format("accept len {:g} outside [1, {}] (1 bonus token .. all draft tokens) (--accept-len)",
+                                accept, run.num_draft_tokens),
+                    i);
+  } else if (run.speculative() && !grid.accept_rate.empty()) {
+    const double rate = grid.accept_rate[ix[kAcceptRate]];
+    if (!(rate >= 0 && rate < 1)) return w.skip(fmt::format("accept rate {:g} outside [0, 1) (--accept-rate)", rate), i);
+    accept = chain_accept_len(rate, run.num_steps);
+  }
+  const AllReduceChoice& backend = backends[ix[kAllReduce]];
+  if (backend.kind == AllReduceChoice::Kind::Custom && run.tp_size > 1) {
+    const std::string why = custom_unsupported_reason(g.s.hw, run.tp_size);
+    if (!why.empty()) return w.skip("custom all-reduce refused: " + why + " (--allreduce)", i);
+  }
+  const CostContext ctx{&g.s.hw, &run, backend, g.r.anchors, run.tp_size};
+  CycleResult c;
+  try {
+    c = evaluate_cycle(g.r.plan, ctx, accept);
+  } catch (const InputError& e) {
+    return w.skip(e.line(), i);
+  }
+  out.ok = true;
+  out.tp = run.tp_size, out.batch = run.batch_size, out.graph_bs = run.cuda_graph_max_bs;
+  out.steps = run.num_steps, out.topk = run.topk, out.draft_tokens = run.num_draft_tokens;
+  out.context = run.context_len;
+  out.dtype = run.dtype.value_or(g.s.target.weight_dtype);
+  out.backend = static_cast<uint32_t>(ix[kAllReduce]);
+  out.accept_len = c.accept_len, out.baseline_step_us = c.baseline_step_us, out.baseline_tok_s = c.baseline_tok_s;
+  out.cycle_us = c.cycle_us, out.spec_tok_s = c.spec_tok_s, out.speedup = c.speedup;
+  out.breakeven_accept_len = c.breakeven_accept_len, out.allreduce_share = c.allreduce_share;
+  out.phase_us.fill(-1);
+  out.cycle_parts_us.fill(0);
+  for (const auto& p : c.phases) {
+    out.phase_us[static_cast<int>(p.kind)] = p.us;
+    const bool in_cycle = run.speculative() ? p.kind != PhaseKind::BaselineDecode : p.kind == PhaseKind::BaselineDecode;
+    if (!in_cycle) continue;
+    const double n = run.speculative() ? p.count : 1;
+    const double parts[kNumParts] = {p.gemm_us, p.attention_us, p.allreduce_us, p.allgather_us,
+                                     p.other_us, p.launch_us,   p.overhead_us};
+    for (int k = 0; k < kNumParts; ++k) out.cycle_parts_us[k] += n * parts[k];
+  }
+  ++w.evaluated;
+}
+
+}  // namespace
+
+SweepResult run_sweep(const SweepInput& in) {
+  const Grid& grid = in.grid;
+  if (!grid.accept_len.empty() && !grid.accept_rate.empty())
+    throw InputError("give --accept-len or --accept-rate, not both", "--accept-rate");
+  const std::vector<Resolved> resolved = resolve_all(in);
+
+  SweepResult out;
+  for (const auto& r : resolved)
+    if (r.scenario) {
+      out.base = *r.scenario;
+      break;
+    }
+  // No --allreduce: the scenario's default backends (what `specsim run` shows side by side).
+  out.backends = !grid.allreduce.empty() ? grid.allreduce : out.base.run.allreduce;
+  if (out.backends.empty()) out.backends = {parse_allreduce("nccl"), parse_allreduce("custom")};
+  Grid eff = grid;  // the all-reduce axis always has values from here on
+  eff.allreduce = out.backends;
+  const size_t total = eff.size();
+  SweepInput run_in = in;
+  run_in.grid = eff;
+  out.points.resize(total);
+
+  const size_t per_plan = eff.points_per_plan();
+  constexpr size_t kChunk = 2048;
+  std::atomic<size_t> next{0};
+  const int threads = std::max(1, std::min<int>(in.threads, int((total + kChunk - 1) / kChunk)));
+  std::vector<Worker> workers(threads);
+  std::exception_ptr failure;
+  std::mutex failure_mu;
+  auto work = [&](Worker& w) {
+    try {
+      Group g;
+      for (size_t lo; (lo = next.fetch_add(kChunk)) < total;) {
+        const size_t hi = std::min(total, lo + kChunk);
+        for (size_t i = lo; i < hi; ++i) {
+          const Index ix = eff.decode(i);
+          if (i / per_plan != g.id) prepare_group(run_in, resolved, i / per_plan, ix, g);
+          if (!g.error.empty()) w.skip(g.error, i);
+          else eval_point(run_in, out.backends, g, ix, i, out.points[i], w);
+        }
+        if (in.progress) in.progress->fetch_add(hi - lo, std::memory_order_relaxed);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mu);
+      if (!failure) failure = std::current_exception();
+      next.store(total);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work, std::ref(workers[t]));
+  work(workers[0]);
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+
+  std::map<std::string, SkipReason> merged;
+  for (const auto& w : workers) {
+    out.evaluated += w.evaluated;
+    for (const auto& [why, s] : w.skips) {
+      auto& m = merged[why];
+      if (m.count == 0 || s.first_point < m.first_point) m.first_point = s.first_point, m.reason = s.reason;
+      m.count += s.count;
+    }
+  }
+  for (auto& [why, s] : merged) out.skipped.push_back(std::move(s));
+  std::sort(out.skipped.begin(), out.skipped.end(),
+            [](const SkipReason& a, const SkipReason& b) { return a.first_point < b.first_point; });
+  return out;
+}
+
+}  // namespace specsim::sweep

@@ -1,0 +1,142 @@
+#include "sweep/sweep_output.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "report/report.h"
+
+namespace specsim::sweep {
+
+std::vector<std::string> csv_columns() {
+  std::vector<std::string> c = {"tp_size", "dtype", "batch_size", "context_len", "cuda_graph_max_bs",
+                                "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
+                                "allreduce", "allreduce_fixed_us", "accept_len", "baseline_step_us",
+                                "baseline_tok_s", "cycle_us", "spec_tok_s", "speedup", "breakeven_accept_len",
+                                "allreduce_share"};
+  for (int p = 0; p < kNumPhaseKinds; ++p) c.push_back(std::string(phase_name(static_cast<PhaseKind>(p))) + "_us");
+  for (int k = 0; k < kNumParts; ++k) c.push_back(std::string("cycle_") + part_name(k) + "_us");
+  return c;
+}
+
+namespace {
+
+enum class Style { Csv, Json };
+
+// A number, shortest round-trip; non-finite as an empty cell or null.
+void num(std::string& s, double v, Style st) {
+  if (!std::isfinite(v)) s += st == Style::Csv ? "" : "null";
+  else fmt::format_to(std::back_inserter(s), "{}", v);
+}
+
+void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice>& backends, Style st) {
+  const char sep = ',';
+  const char* q = st == Style::Json ? "\"" : "";
+  const AllReduceChoice& b = backends[p.backend];
+  auto out = std::back_inserter(s);
+  if (st == Style::Json) s += '[';
+  fmt::format_to(out, "{},{}{}{},{},{},{},{},{},{},{}{}{},", p.tp, q, dtype_name(p.dtype), q, p.batch, p.context,
+                 p.graph_bs, p.steps, p.topk, p.draft_tokens, q, b.label(), q);
+  if (b.kind == AllReduceChoice::Kind::Fixed) num(s, b.fixed_us, st);
+  else if (st == Style::Json) s += "null";
+  for (const double v : {p.accept_len, p.baseline_step_us, p.baseline_tok_s, p.cycle_us, p.spec_tok_s, p.speedup,
+                         p.breakeven_accept_len, p.allreduce_share}) {
+    s += sep;
+    num(s, v, st);
+  }
+  for (const double v : p.phase_us) {
+    s += sep;
+    if (v >= 0) num(s, v, st);
+    else if (st == Style::Json) s += "null";
+  }
+  for (const double v : p.cycle_parts_us) {
+    s += sep;
+    num(s, v, st);
+  }
+  s += st == Style::Json ? "]" : "\n";
+}
+
+// Rows of the evaluated points, formatted in `threads` contiguous slices joined in order.
+std::string rows(const SweepResult& r, int threads, Style st) {
+  const size_t n = r.points.size();
+  const int t = std::max(1, std::min<int>(threads, int(n / 4096) + 1));
+  std::vector<std::string> parts(t);
+  auto slice = [&](int k) {
+    std::string& s = parts[k];
+    const size_t lo = n * k / t, hi = n * (k + 1) / t;
+    s.reserve((hi - lo) * 300);
+    for (size_t i = lo; i < hi; ++i) {
+      if (!r.points[i].ok) continue;
+      if (st == Style::Json && !s.empty()) s += ",\n";
+      row(s, r.points[i], r.backends, st);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int k = 1; k < t; ++k) pool.emplace_back(slice, k);
+  slice(0);
+  for (auto& th : pool) th.join();
+  size_t total = 0;
+  for (const auto& p : parts) total += p.size() + 2;
+  std::string all;
+  all.reserve(total);
+  for (const auto& p : parts) {
+    if (p.empty()) continue;
+    if (st == Style::Json && !all.empty()) all += ",\n";
+    all += p;
+  }
+  return all;
+}
+
+}  // namespace
+
+std::string sweep_csv(const SweepResult& r, int threads) {
+  std::string header;
+  for (const auto& c : csv_columns()) header += (header.empty() ? "" : ",") + c;
+  return header + "\n" + rows(r, threads, Style::Csv);
+}
+
+std::string sweep_json(const SweepResult& r, const Grid& grid, int threads) {
+  using nlohmann::json;
+  json axes = json::object();
+  auto add = [&](int axis, const auto& values) {
+    if (!values.empty()) axes[axis_flag(axis)] = values;
+  };
+  add(kTp, grid.tp), add(kDtype, grid.dtype), add(kBatch, grid.batch), add(kContext, grid.context);
+  add(kGraphBs, grid.graph_bs), add(kTopk, grid.topk), add(kSteps, grid.steps), add(kDraftTokens, grid.draft_tokens);
+  json ar = json::array();
+  for (const auto& b : r.backends) ar.push_back(b.label());
+  axes[axis_flag(kAllReduce)] = ar;
+  add(kAcceptLen, grid.accept_len), add(kAcceptRate, grid.accept_rate);
+  json skipped = json::array();
+  for (const auto& s : r.skipped)
+    skipped.push_back({{"reason", s.reason}, {"count", s.count}, {"first_point", s.first_point}});
+  const json head = {{"specsim_version", kSpecsimVersion},
+                     {"title", r.base.title},
+                     {"model", r.base.target.name},
+                     {"hardware", r.base.hw.spec},
+                     {"axes", axes},
+                     {"points", r.points.size()},
+                     {"evaluated", r.evaluated},
+                     {"skipped", skipped},
+                     {"columns", csv_columns()}};
+  std::string text = head.dump(1);
+  text.pop_back();  // the closing brace: the rows follow inside the same object
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text + ",\n \"rows\": [\n" + rows(r, threads, Style::Json) + "\n ]\n}\n";
+}
+
+std::string sweep_summary(const SweepResult& r, double seconds, int threads) {
+  size_t skipped = 0;
+  for (const auto& s : r.skipped) skipped += s.count;
+  std::string out = fmt::format("sweep: {} points, {} evaluated, {} skipped, {:.2f} s on {} thread{}\n",
+                                r.points.size(), r.evaluated, skipped, seconds, threads, threads == 1 ? "" : "s");
+  for (const auto& s : r.skipped)
+    out += fmt::format("  skipped {} point{} (first: point {}): {}\n", s.count, s.count == 1 ? "" : "s", s.first_point,
+                       s.reason);
+  return out;
+}
+
+}  // namespace specsim::sweep

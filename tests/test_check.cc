@@ -1,0 +1,122 @@
+// `specsim check`: a baseline from `specsim run --json` passes on its own scenario, a doctored one
+// fails with exit 1 and a diff table, different inputs and malformed baselines are bad input.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "sweep/check.h"
+#include "test_util.h"
+#include "util/error.h"
+
+using namespace specsim::test;
+using nlohmann::json;
+
+namespace {
+
+std::string make_baseline(const std::string& dir, const std::vector<std::string>& flags = {}) {
+  std::vector<std::string> a = {"run", "--json"};
+  a.insert(a.end(), flags.begin(), flags.end());
+  const auto r = run_specsim(a);
+  REQUIRE(r.exit_code == 0);
+  const std::string path = dir + "/base.json";
+  write_text(path, r.out);
+  return path;
+}
+
+// Multiplies one figure of the first scenario: a phase's us or a tok/s.
+std::string doctor(const std::string& dir, const std::string& base, const std::string& phase, double factor) {
+  json j = json::parse(slurp(base));
+  json& sc = j["scenarios"][0];
+  if (phase == "spec") sc["spec"]["tok_per_s"] = sc["spec"]["tok_per_s"].get<double>() * factor;
+  else
+    for (auto& p : sc["phases"])
+      if (p["name"] == phase) p["us"] = p["us"].get<double>() * factor;
+  const std::string path = dir + "/doctored-" + phase + std::to_string(factor) + ".json";
+  write_text(path, j.dump(2));
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("check passes on its own baseline") {
+  const std::string dir = fresh_dir();
+  const std::string base = make_baseline(dir);
+  const auto r = run_specsim({"check", "--baseline", base});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("check: ok") != std::string::npos);
+  CHECK(r.out.find("verify us") != std::string::npos);
+  CHECK(r.out.find("REGRESSED") == std::string::npos);
+  // Same with explicit flags on both sides.
+  const std::string b2 = make_baseline(fresh_dir(), {"--batch-size", "4", "--allreduce", "fixed:40"});
+  CHECK(run_specsim({"check", "--baseline", b2, "--batch-size", "4", "--allreduce", "fixed:40"}).exit_code == 0);
+}
+
+TEST_CASE("check fails with exit 1 on a doctored baseline") {
+  const std::string dir = fresh_dir();
+  const std::string base = make_baseline(dir);
+  // The baseline claims verify was 10% faster: the rerun is slower than it.
+  const auto r = run_specsim({"check", "--baseline", doctor(dir, base, "verify", 0.9)});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("REGRESSED") != std::string::npos);
+  CHECK(r.out.find("+11.11%") != std::string::npos);
+  CHECK(r.out.find("check: REGRESSED: 1 of") != std::string::npos);
+  // The baseline claims 10% more speculative tok/s.
+  CHECK(run_specsim({"check", "--baseline", doctor(dir, base, "spec", 1.1)}).exit_code == 1);
+  // 2% is within the default 3%, not within 1%.
+  const std::string two = doctor(dir, base, "baseline_decode", 0.98);
+  CHECK(run_specsim({"check", "--baseline", two}).exit_code == 0);
+  CHECK(run_specsim({"check", "--baseline", two, "--tolerance", "1%"}).exit_code == 1);
+  CHECK(run_specsim({"check", "--baseline", two, "--tolerance", "0.01"}).exit_code == 1);
+  // Faster than the baseline is not a regression.
+  const auto faster = run_specsim({"check", "--baseline", doctor(dir, base, "verify", 1.2)});
+  CHECK(faster.exit_code == 0);
+  CHECK(faster.out.find("faster") != std::string::npos);
+}
+
+TEST_CASE("check refuses to compare different inputs") {
+  const std::string dir = fresh_dir();
+  const std::string base = make_baseline(dir);
+  const auto r = run_specsim({"check", "--baseline", base, "--batch-size", "4"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("settings/batch_size: baseline 1, now 4") != std::string::npos);
+  CHECK(r.err.find("(--baseline)") != std::string::npos);
+  const auto hw = run_specsim({"check", "--baseline", base, "--hardware", "h200:nvswitch"});
+  CHECK(hw.exit_code == 2);
+  CHECK(hw.err.find("hardware/spec") != std::string::npos);
+  // Asked to compare anyway: it does (and bs 4 moves the figures, so it regresses).
+  const auto anyway = run_specsim({"check", "--baseline", base, "--batch-size", "4", "--allow-different-settings"});
+  CHECK((anyway.exit_code == 0 || anyway.exit_code == 1));
+  CHECK(anyway.err.find("note: comparing different inputs") != std::string::npos);
+  CHECK(anyway.out.find("verify us") != std::string::npos);
+}
+
+TEST_CASE("check: bad input exits 2") {
+  const std::string dir = fresh_dir();
+  write_text(dir + "/broken.json", "{\"specsim_version\": ");
+  write_text(dir + "/other.json", "{\"hello\": 1}");
+  for (const auto& path : {dir + "/missing.json", dir + "/broken.json", dir + "/other.json"}) {
+    const auto r = run_specsim({"check", "--baseline", path});
+    INFO(path << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("error: ", 0) == 0);
+  }
+  CHECK(run_specsim({"check"}).exit_code == 2);  // --baseline is required
+  const std::string base = make_baseline(dir);
+  const auto tol = run_specsim({"check", "--baseline", base, "--tolerance", "abc"});
+  CHECK(tol.exit_code == 2);
+  CHECK(tol.err.find("(--tolerance)") != std::string::npos);
+  const auto replay = run_specsim({"check", "--baseline", base, "--replay"});
+  CHECK(replay.exit_code == 2);
+  CHECK(replay.err == "error: --replay needs a specsim build with CUDA and a GPU (--replay)\n");
+}
+
+TEST_CASE("tolerance parsing") {
+  using specsim::sweep::parse_tolerance;
+  CHECK(parse_tolerance("3%") == Approx(0.03));
+  CHECK(parse_tolerance("0.05") == Approx(0.05));
+  CHECK(parse_tolerance("0") == 0);
+  CHECK_THROWS_AS(parse_tolerance("3"), specsim::InputError);
+  CHECK_THROWS_AS(parse_tolerance("-1%"), specsim::InputError);
+  CHECK_THROWS_AS(parse_tolerance("3%%"), specsim::InputError);
+}

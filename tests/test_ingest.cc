@@ -1,0 +1,295 @@
+// Measurements in: nccl-tests, SGLang logs, torch traces; calibrate round trip; every parser
+// answers truncated, garbled and empty input with a FILE:LINE error (exit 2 on the command line).
+#include <catch2/catch.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "calibrate/nccl_fit.h"
+#include "cost/nccl_model.h"
+#include "ingest/nccl_tests.h"
+#include "ingest/sglang_log.h"
+#include "ingest/text_lines.h"
+#include "ingest/torch_trace.h"
+#include "spec/hardware.h"
+#include "test_util.h"
+#include "util/error.h"
+
+using namespace specsim;
+using namespace specsim::ingest;
+using namespace specsim::test;
+using nlohmann::json;
+
+namespace {
+
+const std::string kA100 = traces_path("nccl-tests-a100sxm4x8-nvlink.txt");
+const std::string kPcie = traces_path("nccl-tests-pcie8-mpi-synthetic.txt");
+const std::string kSpecLog = traces_path("sglang-eagle3-decode-synthetic.log");
+const std::string kBaseLog = traces_path("sglang-baseline-old-form-synthetic.log");
+const std::string kTorch = traces_path("torch-trace-verify-synthetic.json");
+
+// The InputError's location ("FILE:LINE") from parsing `text`.
+template <class Parse>
+std::string error_where(Parse parse, const std::string& text) {
+  try {
+    parse(text, "F");
+  } catch (const InputError& e) {
+    return e.where();
+  }
+  return "no error";
+}
+
+std::string cut(const std::string& text, std::size_t at) { return text.substr(0, at); }
+
+}  // namespace
+
+TEST_CASE("nccl-tests: the real A100 -g 8 log") {
+  const auto log = parse_nccl_tests(slurp(kA100), kA100);
+  REQUIRE(log.tables.size() == 1);
+  const auto& t = log.tables[0];
+  CHECK(t.collective == "all_reduce_perf");
+  CHECK(t.world() == 8);
+  CHECK(t.rows.size() == 25);
+  CHECK(t.rows[0].bytes == 8);
+  CHECK(t.rows[0].oop_us == Approx(34.84));
+  CHECK(t.rows[0].ip_us == Approx(36.18));
+  CHECK(t.rows.back().oop_busbw_gbps == Approx(181.32));
+  CHECK(log.unknown_lines == 0);
+}
+
+TEST_CASE("nccl-tests: MPI runs, several tables, unknown lines counted") {
+  const auto log = parse_nccl_tests(slurp(kPcie), kPcie);
+  REQUIRE(log.tables.size() == 2);
+  CHECK(log.tables[0].world() == 8);  // nGpus 1 per process, 8 rank lines
+  CHECK(log.tables[1].world() == 4);
+  CHECK(log.tables[0].rows.size() == 17);
+  CHECK(log.unknown_lines == 5);  // the mpirun line and 2 NCCL INFO lines per table
+}
+
+TEST_CASE("nccl-tests: truncated, garbled, empty -> FILE:LINE") {
+  const std::string text = slurp(kA100);
+  const auto parse = [](const std::string& t, const std::string& f) { parse_nccl_tests(t, f); };
+  // Cut inside the row of 8388608 bytes (line 33).
+  const std::size_t row = text.find("     8388608");
+  CHECK(error_where(parse, cut(text, row + 60)) == "F:33");
+  std::string garbled = text;
+  garbled.replace(text.find("36.86"), 5, "3x.86");
+  CHECK(error_where(parse, garbled) == "F:23");
+  CHECK(error_where(parse, "") == "F:1");
+  CHECK(error_where(parse, "hello\nworld\n") == "F:2");               // no table at all
+  CHECK(error_where(parse, cut(text, text.find("           8 "))) == "F:8");  // header, no rows
+  CHECK(error_where(parse, "     8   2  float sum -1 1 2 3 0 1 2 3 0\n") == "F:1");  // row before a header
+}
+
+TEST_CASE("calibrate: fit of the A100 log reproduces it within 10% at 8K..8M") {
+  int world = 0;
+  const auto pts = allreduce_points(parse_nccl_tests(slurp(kA100), kA100), world, kA100);
+  CHECK(world == 8);
+  const NcclFit fit = fit_allreduce_curve(pts, world, "test");
+  CHECK(max_relative_error(fit, pts) <= kNcclFitTolerance + 1e-9);
+  CHECK(fit.pieces.front().lat_us == Approx(36.5).epsilon(0.05));  // the small-message floor
+
+  const std::string dir = fresh_dir(), prof = dir + "/a100.json";
+  const auto r = run_specsim({"calibrate", "--nccl-tests", kA100, "--hardware", "a100-sxm:nvswitch", "-o", prof});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Hardware hw = load_hardware(prof, 8);
+  REQUIRE(hw.topo.nccl_fit);
+  for (const auto& row : parse_nccl_tests(slurp(kA100), kA100).tables[0].rows) {
+    if (row.bytes < 8192 || row.bytes > 8388608) continue;
+    const double us = nccl_allreduce(row.bytes, 8, hw, NcclSettings{}).us;
+    INFO(row.bytes);
+    CHECK(std::abs(us - row.oop_us) / row.oop_us < 0.10);
+  }
+  // Other world sizes keep NCCL's tuning model.
+  CHECK_FALSE(nccl_allreduce(65536, 4, hw, NcclSettings{}).fitted);
+
+  // `run --hardware PROFILE --allreduce nccl`: the verify all-reduce (TP 8 Llama-70B, 4 tokens x
+  // 8192 x 2 = 64 KiB) costs what the log says at 64 KiB (37.5 us), within 10%.
+  const auto run = run_specsim({"--json", "--model-path", "llama-3.1-70b", "--tp-size", "8", "--hardware", prof,
+                                "--allreduce", "nccl", "--accept-len", "2", "--speculative-num-steps", "3",
+                                "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto j = json::parse(run.out);
+  const auto& sc = j["scenarios"][0];
+  CHECK(sc["detail"].get<std::string>().find("fitted") != std::string::npos);
+  for (const auto& p : sc["phases"])
+    if (p["name"] == "verify") {
+      CHECK(p["allreduce_bytes"].get<double>() / p["allreduce_count"].get<double>() == Approx(65536));
+      const double per = p["allreduce_us"].get<double>() / p["allreduce_count"].get<double>();
+      CHECK(std::abs(per - 37.5) / 37.5 < 0.10);
+    }
+}
+
+TEST_CASE("calibrate: several world sizes need --world; bad logs and paths exit 2 with no file") {
+  const std::string dir = fresh_dir();
+  auto r = run_specsim({"calibrate", "--nccl-tests", kPcie, "--hardware", "rtx-pro-6000:pcie-numa", "-o", dir + "/p.json"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--world") != std::string::npos);
+  r = run_specsim({"calibrate", "--nccl-tests", kPcie, "--world", "8", "--hardware", "rtx-pro-6000:pcie-numa", "-o",
+                   dir + "/p.json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(load_hardware(dir + "/p.json", 8).topo.nccl_fit->world == 8);
+
+  write_text(dir + "/trunc.txt", cut(slurp(kA100), slurp(kA100).find("     8388608") + 60));
+  r = run_specsim({"calibrate", "--nccl-tests", dir + "/trunc.txt", "--hardware", "a100-sxm:nvswitch", "-o", dir + "/x.json"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("trunc.txt:33") != std::string::npos);
+  CHECK_FALSE(exists(dir + "/x.json"));
+  r = run_specsim({"calibrate", "--nccl-tests", kA100, "--hardware", "a100-sxm:nvswitch", "-o", dir + "/no/such/x.json"});
+  CHECK(r.exit_code == 2);
+  CHECK(run_specsim({"calibrate", "--hardware", "a100-sxm:nvswitch", "-o", dir + "/y.json"}).exit_code == 2);  // no mode
+  CHECK(run_specsim({"calibrate", "--nccl-tests", kA100, "--hardware", "a100-sxm:nope", "-o", dir + "/y.json"}).exit_code == 2);
+  CHECK_FALSE(exists(dir + "/y.json"));
+}
+
+TEST_CASE("SGLang logs: both decode-line forms") {
+  const auto spec = parse_sglang_log(slurp(kSpecLog), kSpecLog);
+  CHECK(spec.decode.size() == 60);
+  CHECK(spec.prefill_lines == 1);
+  CHECK(spec.unknown_lines == 5);
+  CHECK(spec.speculative());
+  CHECK(spec.decode[0].accept_rate.has_value());
+  CHECK(spec.decode[0].cuda_graph == false);
+  CHECK_FALSE(spec.baseline_tok_s());
+  const auto base = parse_sglang_log(slurp(kBaseLog), kBaseLog);
+  CHECK(base.decode.size() == 35);
+  CHECK_FALSE(base.speculative());
+  CHECK_FALSE(base.decode[0].cuda_graph.has_value());
+  CHECK(base.baseline_lines() == 30);  // the 2-request lines are not the baseline
+  CHECK(*base.baseline_tok_s() == Approx(89.5).epsilon(0.03));
+}
+
+TEST_CASE("SGLang logs: truncated, garbled, empty -> FILE:LINE") {
+  const auto parse = [](const std::string& t, const std::string& f) { parse_sglang_log(t, f); };
+  const std::string text = slurp(kSpecLog);
+  const std::size_t l7 = text.find("Decode batch", text.find("Decode batch") + 1);  // line 7
+  CHECK(error_where(parse, cut(text, l7 + 40)) == "F:7");
+  CHECK(error_where(parse, cut(text, l7 + 12)) == "F:7");
+  std::string garbled = text;
+  garbled.replace(garbled.find("accept len: ", l7) + 12, 1, "?");
+  CHECK(error_where(parse, garbled) == "F:7");
+  CHECK(error_where(parse, "") == "F:1");
+  CHECK(error_where(parse, "\x01\x02garbage\nmore garbage\nand more\n") == "F:3");
+}
+
+TEST_CASE("torch trace: kernels by kind, per step") {
+  CHECK(classify_kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)") == KernelKind::NcclAllReduce);
+  CHECK(classify_kernel("ncclKernel_AllReduce_RING_LL_Sum_half") == KernelKind::NcclAllReduce);
+  CHECK(classify_kernel("ncclDevKernel_AllGather_RING_LL") == KernelKind::NcclOther);
+  CHECK(classify_kernel("void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(...)") == KernelKind::CustomAllReduce);
+  CHECK(classify_kernel("cross_device_reduce_2stage") == KernelKind::CustomAllReduce);
+  CHECK(classify_kernel("specsim::car_one_shot_push<8>") == KernelKind::CustomAllReduce);
+  CHECK(classify_kernel("at::native::unrolled_elementwise_kernel<scalar_t>") == KernelKind::Other);
+  CHECK(classify_kernel("nvjet_tst_64x8_64x16_4x1_v_bz_TNT") == KernelKind::Gemm);
+  CHECK(classify_kernel("void cutlass::device_kernel<flashinfer::gemm::GroupedGemmKernel>") == KernelKind::Gemm);
+  CHECK(classify_kernel("void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<cutlass::bfloat16_t>>") ==
+        KernelKind::Attention);
+  CHECK(classify_kernel("void flashinfer::BatchMLAPagedAttentionKernel<>") == KernelKind::Attention);
+  CHECK(classify_kernel("triton_poi_fused_add_rsqrt_0") == KernelKind::Other);
+
+  const auto s = parse_torch_trace(slurp(kTorch), kTorch);
+  CHECK(s.steps == 2);
+  CHECK(s.count[static_cast<int>(KernelKind::NcclAllReduce)] == 2 * 9);
+  CHECK(s.count[static_cast<int>(KernelKind::NcclOther)] == 2);
+  CHECK(s.count[static_cast<int>(KernelKind::Gemm)] == 2 * 12);
+  CHECK(s.count[static_cast<int>(KernelKind::Attention)] == 2 * 4);
+  CHECK(s.count[static_cast<int>(KernelKind::Other)] == 2 * 5);
+  CHECK(s.memcpy_memset == 2);
+  CHECK(s.unknown == 1);
+  CHECK(s.mean_nccl_allreduce_us() == Approx(200).epsilon(0.01));
+}
+
+TEST_CASE("torch trace: truncated, garbled, empty -> FILE:LINE") {
+  const auto parse = [](const std::string& t, const std::string& f) { parse_torch_trace(t, f); };
+  const std::string text = slurp(kTorch);
+  const auto lines = split_lines(text);
+  CHECK(error_where(parse, cut(text, text.size() / 2)) != "no error");
+  CHECK(error_where(parse, cut(text, text.size() / 2)) != "F:1");  // points into the file
+  CHECK(error_where(parse, "") == "F:1");
+  CHECK(error_where(parse, "{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"cpu_op\"}\n]}") != "no error");  // no kernels
+  // A kernel event without dur: the error names its line (line 10 of the sample is a kernel).
+  std::string nodur = text;
+  const std::size_t k = nodur.find("\"cat\": \"kernel\"");
+  const std::size_t d = nodur.find(", \"dur\"", k);
+  nodur.erase(d, nodur.find(',', d + 2) - d);
+  CHECK(error_where(parse, nodur) == "F:" + std::to_string(line_of_offset(text, k)));
+  std::string garbled = text;
+  garbled[text.find("traceEvents") + 20] = '}';
+  CHECK(error_where(parse, garbled) != "no error");
+}
+
+TEST_CASE("ingest and run: the command line on measurement files") {
+  auto r = run_specsim({"ingest", "--torch-trace", kTorch});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("nccl_allreduce") != std::string::npos);
+  CHECK(r.out.find("ProfilerStep") != std::string::npos);
+  r = run_specsim({"ingest", "--sglang-log", kBaseLog, "--json"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(json::parse(r.out)["baseline_tok_s"].get<double>() == Approx(89.5).epsilon(0.03));
+  CHECK(run_specsim({"ingest", "--nccl-tests", kPcie}).exit_code == 0);
+  CHECK(run_specsim({"ingest"}).exit_code == 2);
+
+  const std::string dir = fresh_dir();
+  write_text(dir + "/empty.log", "");
+  write_text(dir + "/garbled.json", std::string("\x00\xff{\"traceEvents\": [", 19));
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"ingest", "--sglang-log", dir + "/empty.log"},
+           {"ingest", "--torch-trace", dir + "/garbled.json"},
+           {"ingest", "--nccl-tests", dir + "/empty.log"},
+           {"--accept-from", dir + "/empty.log"},
+           {"--anchor-trace", dir + "/garbled.json"},
+           {"--accept-from", kBaseLog},       // no speculation in it
+           {"--baseline-from", kSpecLog},     // no plain decoding in it
+           {"--accept-from", kSpecLog, "--accept-len", "2"},
+       }) {
+    const auto e = run_specsim(args);
+    INFO(args[1] << " " << e.err);
+    CHECK(e.exit_code == 2);
+    CHECK(e.err.rfind("error: ", 0) == 0);
+  }
+  CHECK(run_specsim({"ingest", "--sglang-log", dir + "/empty.log"}).err.find("empty.log:1") != std::string::npos);
+
+  r = run_specsim({"--json", "--accept-from", kSpecLog, "--cycles", "200", "--seed", "3"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = json::parse(r.out);
+  CHECK(j["scenarios"][0]["cycles"]["accept_source"].get<std::string>().find("empirical") != std::string::npos);
+  CHECK(j["scenarios"][0]["cycles"]["mean_accept_len"].get<double>() == Approx(2.04).epsilon(0.1));
+
+  // Measurements given by the user replace the built-in scenario's, so the accept len is given too.
+  r = run_specsim({"--json", "--anchor-trace", kTorch, "--baseline-from", kBaseLog, "--accept-len", "2"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  j = json::parse(r.out);
+  CHECK(j["settings"]["anchors"]["allreduce"]["measured_us"].get<double>() == Approx(200).epsilon(0.01));
+  CHECK(j["settings"]["anchors"]["baseline"]["measured_step_us"].get<double>() == Approx(1e6 / 89.5).epsilon(0.03));
+}
+
+TEST_CASE("every parser: any truncation or byte flip parses or gives a FILE:LINE InputError, nothing else") {
+  const std::vector<std::pair<std::string, std::function<void(const std::string&)>>> cases = {
+      {kA100, [](const std::string& t) { parse_nccl_tests(t, "F"); }},
+      {kPcie, [](const std::string& t) { parse_nccl_tests(t, "F"); }},
+      {kSpecLog, [](const std::string& t) { parse_sglang_log(t, "F"); }},
+      {kBaseLog, [](const std::string& t) { parse_sglang_log(t, "F"); }},
+      {kTorch, [](const std::string& t) { parse_torch_trace(t, "F"); }},
+  };
+  std::uint32_t x = 12345;  // a fixed LCG: the same inputs every run
+  auto next = [&] { return x = x * 1664525u + 1013904223u; };
+  for (const auto& [file, parse] : cases) {
+    const std::string text = slurp(file);
+    REQUIRE_FALSE(text.empty());
+    for (int i = 0; i < 200; ++i) {
+      std::string t = i < 100 ? text.substr(0, next() % text.size()) : text;
+      if (i >= 100)
+        for (int f = 0; f < 3; ++f) t[next() % t.size()] = static_cast<char>(next() & 0xff);
+      try {
+        parse(t);
+      } catch (const InputError& e) {
+        INFO(file << " case " << i << ": " << e.what());
+        REQUIRE(e.where().rfind("F:", 0) == 0);
+      }
+    }
+  }
+}

@@ -1,0 +1,160 @@
+// The GPU replay's CPU side: the report schema, the no-GPU/no-CUDA refusal, and the calibration
+// fit (recovers known efficiencies; writes a profile load_hardware reads).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "calibrate/replay_fit.h"
+#include "engine/resolve.h"
+#include "replay/replay_result.h"
+#include "test_util.h"
+#include "util/error.h"
+#include "util/json_io.h"
+
+using namespace specsim;
+using namespace specsim::test;
+
+namespace {
+
+std::string sample(const std::string& name) { return traces_path("replay/h200/" + name + ".json"); }
+
+// A replayed phase whose every time is what `g` predicts: the fit must find `g` again.
+std::vector<ReplayPoint> synthetic_points(const Hardware& hw) {
+  std::vector<ReplayPoint> pts;
+  for (const char* f : {"llama-3.1-8b_decode_t16", "llama-3.1-70b_verify_t8", "deepseek-v3_decode_t4",
+                        "llama-3.1-8b_decode_t1", "deepseek-v3_verify_t16"})
+    for (auto p : load_replay_points({sample(f)}, "--from")) {
+      double cls[3] = {0, 0, 0};
+      for (auto& o : p.phase.ops) {
+        Op op = o.op;
+        op.dtype = o.ran_dtype;
+        o.measured_us = predict_replayed_phase(PhasePlan{p.phase.kind, 1, 0, true, {OpBlock{"x", 1, {op}}}}, hw, RunSpec{}).us -
+                        hw.gpu.graph_launch_us;
+        const OpClass c = op_class(op.kind);
+        cls[c == OpClass::Gemm ? 0 : c == OpClass::Attention ? 1 : 2] += o.repeat * o.measured_us;
+      }
+      p.phase.graph = true;
+      p.phase.us = predict_point_us(p, hw);
+      p.phase.gemm_us = cls[0] + hw.gpu.graph_launch_us;
+      p.phase.attention_us = cls[1] > 0 ? cls[1] + hw.gpu.graph_launch_us : -1;
+      p.phase.other_us = cls[2] + hw.gpu.graph_launch_us;
+      pts.push_back(p);
+    }
+  return pts;
+}
+
+}  // namespace
+
+TEST_CASE("replay without a usable GPU exits 2 with one line") {
+  const auto r = run_specsim({"replay", "--model-path", "llama-3.1-8b", "--tp-size", "1", "--hardware", "h200:nvswitch"});
+#ifdef SPECSIM_WITH_REPLAY
+  if (exists("/dev/nvidia0")) return;  // a GPU machine replays for real: nothing to refuse here
+  CHECK(r.err == "error: no CUDA GPU found (replay)\n");
+#else
+  CHECK(r.err == "error: this specsim was built without CUDA; rebuild with nvcc, cuBLAS and NCCL (replay)\n");
+#endif
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("replay rejects bad flags before touching a GPU") {
+  const auto r = run_specsim({"replay", "--iters", "0"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("error: --iters", 0) == 0);
+}
+
+TEST_CASE("a saved replay report reads back into phases the engine re-predicts") {
+  const auto j = read_json_file(sample("llama-3.1-70b_verify_t4"));
+  CHECK(j.at("rank_share") == true);
+  CHECK(j.at("collectives").get<std::string>().rfind("not measured", 0) == 0);
+  const auto phases = phases_from_report(j, "report");
+  REQUIRE(phases.size() == 4);
+  CHECK(phases[1].kind == PhaseKind::Verify);
+  CHECK(phases[1].tokens == 4);
+  const Hardware hw = load_hardware("h200:nvswitch", 8);
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    const auto& p = phases[i];
+    CHECK(p.us > 0);
+    CHECK(p.gemm_us > 0);
+    CHECK(plan_of(p).kernels() == p.kernels);
+    // The report's prediction is the engine's time of exactly these ops.
+    CHECK(predict_replayed_phase(plan_of(p), hw, RunSpec{}).us ==
+          Approx(j["phases"][i]["predicted"]["us"].get<double>()).epsilon(1e-9));
+  }
+  CHECK(j["phases"][1]["collectives_skipped"] == 2 * 80 + 2);  // 2 ARs per layer + embed AR + logits AG
+}
+
+TEST_CASE("replay_json puts measured beside predicted with the error in percent") {
+  RunArgs a;
+  a.model_path = "llama-3.1-8b", a.tp_size = 1, a.hardware = "h200:nvswitch", a.algorithm = "NONE", a.batch_size = 2;
+  const Scenario s = resolve_scenario(a);
+  const ScenarioResult r = run_scenario(s);
+  ReplayMeasurement m;
+  m.device = "test", m.iters = 5;
+  const CyclePlan stripped = strip_collectives(r.plan);
+  for (const auto& ph : stripped.phases) {
+    const PhaseTiming t = predict_replayed_phase(ph, s.hw, s.run);
+    PhaseMeasurement pm;
+    pm.kind = ph.kind, pm.graph = ph.graph, pm.tokens = ph.tokens, pm.kernels = ph.kernels();
+    pm.us = t.us * 1.25, pm.gemm_us = t.gemm_us * 0.8, pm.attention_us = -1, pm.other_us = t.other_us;
+    for (const auto& b : ph.blocks)
+      for (const auto& op : b.ops) pm.ops.push_back(OpMeasurement{b.name, op.name, b.repeat, op, DType::BF16, 2.0, ""});
+    m.phases.push_back(pm);
+  }
+  const auto j = replay_json(s, r, m);
+  REQUIRE(j["phases"].size() == 1);
+  const auto& p = j["phases"][0];
+  CHECK(p["phase"] == "baseline_decode");
+  CHECK(p["error_pct"]["us"].get<double>() == Approx(-20.0));
+  CHECK(p["error_pct"]["gemm"].get<double>() == Approx(25.0));
+  CHECK(p["measured"]["attention_us"].is_null());
+  CHECK(p["error_pct"]["attention"].is_null());
+  CHECK(p["measured"]["allreduce_us"] == 0.0);  // tp 1: no collectives to leave out
+  const auto back = phases_from_report(j, "report");
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].us == Approx(m.phases[0].us));
+  CHECK(back[0].attention_us == -1);
+  CHECK(replay_text(j).find("baseline_decode") != std::string::npos);
+  CHECK_THROWS_AS(phases_from_report(nlohmann::json{{"kind", "other"}}, "x"), InputError);
+}
+
+TEST_CASE("the fit recovers known efficiencies from synthetic measurements") {
+  Hardware truth = load_hardware("h200:nvswitch", 1);
+  truth.gpu.gemm_memory_efficiency = 0.66, truth.gpu.attention_memory_efficiency = 0.45;
+  truth.gpu.elementwise_memory_efficiency = 0.38, truth.gpu.kernel_min_us = 1.7;
+  const auto pts = synthetic_points(truth);
+  const Hardware base = load_hardware("h200:nvswitch", 1);  // starts from the shipped numbers
+  const ReplayFit f = fit_replay(pts, base.gpu);
+  CHECK(f.gemm_memory_efficiency == Approx(0.66).epsilon(0.01));
+  CHECK(f.attention_memory_efficiency == Approx(0.45).epsilon(0.01));
+  CHECK(f.elementwise_memory_efficiency == Approx(0.38).epsilon(0.01));
+  CHECK(f.kernel_min_us == Approx(1.7).epsilon(0.01));
+  CHECK(f.clamped.empty());
+  Hardware cal = base;
+  cal.gpu = apply_fit(base.gpu, f);
+  for (const auto& p : pts) CHECK(predict_point_us(p, cal) == Approx(p.phase.us).epsilon(0.005));
+}
+
+TEST_CASE("calibrate --from writes a profile load_hardware reads, and refuses bad input whole") {
+  const std::string dir = fresh_dir(), out = dir + "/h200-cal.json";
+  const auto r = run_specsim({"calibrate", "--hardware", "h200:nvswitch", "--from", sample("llama-3.1-8b_decode_t1"),
+                              "--from", sample("llama-3.1-8b_decode_t16"), "--holdout", sample("llama-3.1-8b_decode_t4"),
+                              "-o", out});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("held-out points:") != std::string::npos);
+  const Hardware hw = load_hardware(out, 1);
+  CHECK(hw.gpu.name == "h200");
+  const auto j = read_json_file(out);
+  CHECK(j["gpu"]["gemm_memory_efficiency"]["source"].get<std::string>().rfind("measured: specsim calibrate --from", 0) == 0);
+  CHECK(j["gpu"]["mem_bw_gbps"] == read_json_file(models_path("hardware/gpus/h200.json"))["mem_bw_gbps"]);
+
+  const std::string bad = dir + "/bad.json", out2 = dir + "/never.json";
+  write_text(bad, "{\"kind\": \"specsim-replay\", \"phases\": []}");
+  const auto r2 = run_specsim({"calibrate", "--hardware", "h200:nvswitch", "--from", bad, "-o", out2});
+  CHECK(r2.exit_code == 2);
+  CHECK(r2.err == "error: no phases (" + bad + ": phases)\n");
+  CHECK(!exists(out2));
+}

@@ -1,0 +1,237 @@
+// `specsim sweep` end to end: grid size, CSV columns, determinism across threads, equality with
+// `specsim run --json`, skipped points, bad ranges, plots.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <iostream>
+#include <sstream>
+
+#include "test_util.h"
+
+using namespace specsim::test;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  std::stringstream ss(s);
+  while (std::getline(ss, item, sep)) out.push_back(item);
+  if (!s.empty() && s.back() == sep) out.push_back("");
+  return out;
+}
+
+struct Csv {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  size_t col(const std::string& name) const {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    FAIL("no column " << name);
+    return 0;
+  }
+};
+
+Csv parse_csv(const std::string& text) {
+  Csv c;
+  std::stringstream ss(text);
+  std::string line;
+  std::getline(ss, line);
+  c.header = split(line, ',');
+  while (std::getline(ss, line)) c.rows.push_back(split(line, ','));
+  return c;
+}
+
+bool have_gnuplot() { return run_program("/bin/sh", {"-c", "command -v gnuplot"}).exit_code == 0; }
+
+}  // namespace
+
+TEST_CASE("sweep: one row per point with every setting and figure") {
+  const auto r = run_specsim({"sweep", "--allreduce", "fixed:10..50:10", "--accept-len", "1.5,2,2.5", "--batch-size", "1,4"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Csv c = parse_csv(r.out);
+  CHECK(c.rows.size() == 5 * 3 * 2);
+  for (const char* col : {"tp_size", "dtype", "batch_size", "context_len", "speculative_num_steps",
+                          "speculative_eagle_topk", "speculative_num_draft_tokens", "allreduce", "allreduce_fixed_us",
+                          "accept_len", "baseline_step_us", "baseline_tok_s", "cycle_us", "spec_tok_s", "speedup",
+                          "breakeven_accept_len", "allreduce_share", "draft_decode_us", "verify_us", "draft_extend_us",
+                          "baseline_decode_us", "cycle_gemm_us", "cycle_allreduce_us", "cycle_launch_us"})
+    CHECK_NOTHROW(c.col(col));
+  for (const auto& row : c.rows) REQUIRE(row.size() == c.header.size());
+  // Grid order: batch outermost of these, then all-reduce, accept len fastest.
+  CHECK(c.rows[0][c.col("allreduce")] == "fixed:10");
+  CHECK(c.rows[1][c.col("accept_len")] == "2");
+  CHECK(c.rows[3][c.col("allreduce")] == "fixed:20");
+  CHECK(c.rows[15][c.col("batch_size")] == "4");
+  // More all-reduce latency, slower cycle.
+  CHECK(std::stod(c.rows[3][c.col("cycle_us")]) > std::stod(c.rows[0][c.col("cycle_us")]));
+  CHECK(r.err.find("30 points, 30 evaluated, 0 skipped") != std::string::npos);
+  // No --allreduce: NCCL and the custom kernel, like `specsim run`.
+  const auto d = run_specsim({"sweep", "--batch-size", "1,4"});
+  REQUIRE(d.exit_code == 0);
+  const Csv dc = parse_csv(d.out);
+  REQUIRE(dc.rows.size() == 4);
+  CHECK(dc.rows[0][dc.col("allreduce")] == "nccl");
+  CHECK(dc.rows[1][dc.col("allreduce")] == "custom");
+}
+
+TEST_CASE("sweep: a point equals `specsim run --json` with the same flags") {
+  const std::string dir = fresh_dir();
+  const auto r = run_specsim({"sweep", "--tp-size", "4,8", "--speculative-num-draft-tokens", "2..4", "--batch-size",
+                              "1,4", "--allreduce", "nccl,fixed:50", "-o", dir + "/s.csv"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Csv c = parse_csv(slurp(dir + "/s.csv"));
+  REQUIRE(c.rows.size() == 2 * 3 * 2 * 2);
+  struct Case { std::string tp, n, bs, ar; };
+  for (const Case k : {Case{"4", "3", "4", "fixed:50"}, Case{"8", "2", "1", "nccl"}, Case{"8", "4", "4", "nccl"}}) {
+    INFO(k.tp << " " << k.n << " " << k.bs << " " << k.ar);
+    const std::vector<std::string>* row = nullptr;
+    for (const auto& rw : c.rows)
+      if (rw[c.col("tp_size")] == k.tp && rw[c.col("speculative_num_draft_tokens")] == k.n &&
+          rw[c.col("batch_size")] == k.bs && rw[c.col("allreduce")] == k.ar)
+        row = &rw;
+    REQUIRE(row);
+    const auto one = run_specsim({"run", "--json", "--tp-size", k.tp, "--speculative-num-draft-tokens", k.n,
+                                  "--batch-size", k.bs, "--allreduce", k.ar});
+    REQUIRE(one.exit_code == 0);
+    const json j = json::parse(one.out);
+    const json& sc = j["scenarios"][0];
+    auto v = [&](const char* col) { return std::stod((*row)[c.col(col)]); };
+    CHECK(v("speculative_num_steps") == j["settings"]["speculative_num_steps"].get<double>());
+    CHECK(v("accept_len") == sc["spec"]["accept_len"].get<double>());
+    CHECK(v("baseline_step_us") == sc["baseline"]["step_us"].get<double>());
+    CHECK(v("baseline_tok_s") == sc["baseline"]["tok_per_s"].get<double>());
+    CHECK(v("cycle_us") == sc["spec"]["cycle_us"].get<double>());
+    CHECK(v("spec_tok_s") == sc["spec"]["tok_per_s"].get<double>());
+    CHECK(v("speedup") == sc["spec"]["speedup"].get<double>());
+    CHECK(v("breakeven_accept_len") == sc["spec"]["breakeven_accept_len"].get<double>());
+    CHECK(v("allreduce_share") == sc["spec"]["allreduce_share"].get<double>());
+    bool saw_draft_decode = false;
+    for (const auto& p : sc["phases"]) {
+      const std::string col = p["name"].get<std::string>() + "_us";
+      CHECK(v(col.c_str()) == p["us"].get<double>());
+      saw_draft_decode |= p["name"] == "draft_decode";
+    }
+    if (!saw_draft_decode) CHECK((*row)[c.col("draft_decode_us")].empty());  // N 2: one step, no draft decode
+  }
+  // A swept acceptance rate goes through the chain formula as in `specsim run --accept-rate`.
+  const auto rr = run_specsim({"sweep", "--accept-rate", "0.6,0.8", "--allreduce", "nccl"});
+  REQUIRE(rr.exit_code == 0);
+  const Csv rc = parse_csv(rr.out);
+  REQUIRE(rc.rows.size() == 2);
+  const auto one = run_specsim({"run", "--json", "--accept-rate", "0.8", "--allreduce", "nccl"});
+  REQUIRE(one.exit_code == 0);
+  const json j = json::parse(one.out);
+  CHECK(std::stod(rc.rows[1][rc.col("accept_len")]) == j["scenarios"][0]["spec"]["accept_len"].get<double>());
+  CHECK(std::stod(rc.rows[1][rc.col("spec_tok_s")]) == j["scenarios"][0]["spec"]["tok_per_s"].get<double>());
+}
+
+TEST_CASE("sweep: byte-identical output on 1 and 2 threads") {
+  const std::string dir = fresh_dir();
+  const std::vector<std::string> flags = {"sweep", "--allreduce", "fixed:1..100:1,nccl", "--accept-len", "1..3:0.1",
+                                          "--batch-size", "1,2"};
+  auto with = [&](const std::string& threads, const std::string& tag) {
+    auto a = flags;
+    for (const auto& s : {std::string("--threads"), threads, std::string("-o"), dir + "/" + tag + ".csv",
+                          std::string("--json"), dir + "/" + tag + ".json"})
+      a.push_back(s);
+    const auto r = run_specsim(a);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+  };
+  with("1", "one");
+  with("2", "two");
+  const std::string one = slurp(dir + "/one.csv");
+  CHECK(std::count(one.begin(), one.end(), '\n') == 1 + 101 * 21 * 2);
+  CHECK(one == slurp(dir + "/two.csv"));
+  CHECK(slurp(dir + "/one.json") == slurp(dir + "/two.json"));
+  const json j = json::parse(slurp(dir + "/one.json"));
+  CHECK(j["points"] == 101 * 21 * 2);
+  CHECK(j["rows"].size() == 101 * 21 * 2);
+  CHECK(j["rows"][0].size() == j["columns"].size());
+  CHECK(j["axes"]["--accept-len"].size() == 21);
+}
+
+TEST_CASE("sweep: invalid points are skipped and counted, not fatal") {
+  // With topk 1 SGLang forces N = steps + 1: sweeping both leaves invalid pairs.
+  const auto r = run_specsim({"sweep", "--speculative-num-steps", "1..3", "--speculative-num-draft-tokens", "2..4",
+                              "--allreduce", "nccl"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Csv c = parse_csv(r.out);
+  CHECK(c.rows.size() == 3);
+  for (const auto& row : c.rows)
+    CHECK(std::stoi(row[c.col("speculative_num_draft_tokens")]) == std::stoi(row[c.col("speculative_num_steps")]) + 1);
+  CHECK(r.err.find("9 points, 3 evaluated, 6 skipped") != std::string::npos);
+  CHECK(r.err.find("SGLang forces num-draft-tokens") != std::string::npos);
+
+  // Accept lens beyond the draft tokens are skipped per point.
+  const auto a = run_specsim({"sweep", "--accept-len", "2,3,4", "--allreduce", "nccl"});
+  REQUIRE(a.exit_code == 0);
+  CHECK(parse_csv(a.out).rows.size() == 2);
+  CHECK(a.err.find("accept len 4 outside [1, 3]") != std::string::npos);
+
+  // Nothing evaluable at all: an error, exit 2.
+  const auto none = run_specsim({"sweep", "--accept-len", "5,6", "--allreduce", "nccl"});
+  CHECK(none.exit_code == 2);
+  CHECK(none.err.find("error: no point of the grid could be evaluated") != std::string::npos);
+}
+
+TEST_CASE("sweep: a malformed range is bad input naming the flag, and writes nothing") {
+  const std::string dir = fresh_dir();
+  for (const std::vector<std::string> args :
+       {std::vector<std::string>{"--batch-size", "8..2"}, {"--accept-len", "1.5..3"}, {"--tp-size", "4,x"},
+        {"--allreduce", "fixed:10..abc"}, {"--speculative-num-draft-tokens", "2..8:0"}}) {
+    std::vector<std::string> a = {"sweep", "-o", dir + "/x.csv"};
+    a.insert(a.end(), args.begin(), args.end());
+    const auto r = run_specsim(a);
+    INFO(args[0] << " " << args[1] << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("error: ", 0) == 0);
+    CHECK(r.err.find("(" + args[0] + ")") != std::string::npos);
+    CHECK_FALSE(exists(dir + "/x.csv"));
+  }
+}
+
+TEST_CASE("sweep: plots with gnuplot") {
+  if (!have_gnuplot()) {
+    std::cout << "SKIP: gnuplot is not installed (apt-get install gnuplot-nox); plot tests not run\n";
+    return;
+  }
+  const std::string dir = fresh_dir();
+  struct Plot { std::string file; std::vector<std::string> args; };
+  for (const auto& p : {Plot{"tokps.png", {"--allreduce", "fixed:10..300:10"}},
+                        Plot{"heat.png", {"--allreduce", "fixed:10..300:10", "--accept-len", "1..3:0.1"}},
+                        Plot{"bars.png", {"--batch-size", "1,4,16"}},
+                        Plot{"tokps.svg", {"--allreduce", "fixed:10..300:10", "--accept-len", "1.5,2,2.5"}}}) {
+    std::vector<std::string> a = {"sweep", "--plot", dir + "/" + p.file};
+    a.insert(a.end(), p.args.begin(), p.args.end());
+    const auto r = run_specsim(a);
+    INFO(p.file << ": " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.empty());  // --plot alone: no CSV on stdout
+    const std::string img = slurp(dir + "/" + p.file);
+    CHECK(img.size() > 1000);
+    if (p.file.ends_with(".png")) CHECK(img.substr(1, 3) == "PNG");
+    else CHECK(img.find("<svg") != std::string::npos);
+  }
+  // A plot that the grid cannot give is bad input before any work.
+  const auto bad = run_specsim({"sweep", "--plot", dir + "/h.png", "--plot-kind", "heatmap", "--batch-size", "1,2"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("(--plot-kind)") != std::string::npos);
+  const auto ext = run_specsim({"sweep", "--plot", dir + "/h.jpg", "--batch-size", "1,2"});
+  CHECK(ext.exit_code == 2);
+  CHECK(ext.err.find("(--plot)") != std::string::npos);
+}
+
+TEST_CASE("sweep: --plot without gnuplot is a clear error naming --plot") {
+  const std::string dir = fresh_dir();
+  const auto r = run_program("/usr/bin/env", {"PATH=" + dir, SPECSIM_BIN, "sweep", "--allreduce", "fixed:10..50:10",
+                                              "--plot", dir + "/p.png"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("gnuplot") != std::string::npos);
+  CHECK(r.err.find("(--plot)") != std::string::npos);
+  CHECK_FALSE(exists(dir + "/p.png"));
+}

@@ -1,0 +1,85 @@
+// Value lists and ranges of swept flags, and the grid's enumeration.
+#include <catch2/catch.hpp>
+
+#include "sweep/grid.h"
+#include "sweep/range.h"
+#include "util/error.h"
+
+using namespace specsim;
+using namespace specsim::sweep;
+
+namespace {
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.line();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("integer lists and ranges") {
+  CHECK(parse_int_values("4,8", "--tp-size", 1, 1024) == std::vector<long long>{4, 8});
+  CHECK(parse_int_values("2..8", "--x", 0, 100) == std::vector<long long>{2, 3, 4, 5, 6, 7, 8});
+  CHECK(parse_int_values("1..16:5", "--x", 0, 100) == std::vector<long long>{1, 6, 11, 16});
+  CHECK(parse_int_values("1, 2..3, 10", "--x", 0, 100) == std::vector<long long>{1, 2, 3, 10});
+  CHECK(parse_int_values("7", "--x", 0, 100) == std::vector<long long>{7});
+}
+
+TEST_CASE("float ranges need a step and round to the written decimals") {
+  const auto v = parse_double_values("1..2:0.1", "--accept-len");
+  REQUIRE(v.size() == 11);
+  CHECK(v[1] == 1.1);
+  CHECK(v[3] == 1.3);
+  CHECK(v.back() == 2.0);
+  CHECK(parse_double_values("1.5,2,2.5,3", "--accept-len") == std::vector<double>{1.5, 2, 2.5, 3});
+  CHECK(parse_double_values("1..3", "--accept-len") == std::vector<double>{1, 2, 3});
+  CHECK(parse_double_values("1..3:0.002", "--accept-len").size() == 1001);
+  CHECK(error_of([] { parse_double_values("1.5..3", "--accept-len"); }).find("needs a STEP") != std::string::npos);
+}
+
+TEST_CASE("malformed ranges name the flag") {
+  for (const char* bad : {"8..2", "1..", "..4", "a..b", "1..4:0", "1..4:-1", "2,,3", "4:2", "1..4:x", ""}) {
+    INFO(bad);
+    const std::string e = error_of([&] { parse_int_values(bad, "--batch-size", 1, 1000); });
+    CHECK(e.find("(--batch-size)") != std::string::npos);
+  }
+  CHECK(error_of([] { parse_int_values("1.5", "--tp-size", 1, 1024); }).find("whole numbers") != std::string::npos);
+  CHECK(error_of([] { parse_int_values("0..4", "--tp-size", 1, 1024); }).find("outside 1..1024") != std::string::npos);
+  CHECK(error_of([] { parse_double_values("1..1e12:1", "--accept-len"); }).find("more than") != std::string::npos);
+}
+
+TEST_CASE("all-reduce lists expand fixed ranges") {
+  const auto v = parse_allreduce_values({"fixed:10..50:10,nccl", "custom", "fixed:5,7"}, "--allreduce");
+  REQUIRE(v.size() == 9);
+  CHECK(v[0].kind == AllReduceChoice::Kind::Fixed);
+  CHECK(v[0].fixed_us == 10);
+  CHECK(v[4].fixed_us == 50);
+  CHECK(v[5].kind == AllReduceChoice::Kind::Nccl);
+  CHECK(v[6].kind == AllReduceChoice::Kind::Custom);
+  CHECK(v[8].fixed_us == 7);
+  CHECK(v[8].label() == "fixed:7");
+  CHECK(error_of([] { parse_allreduce_values({"fixed:10..x"}, "--allreduce"); }).find("(--allreduce)") != std::string::npos);
+  CHECK(error_of([] { parse_allreduce_values({"nccl,12"}, "--allreduce"); }).find("(--allreduce)") != std::string::npos);
+  CHECK(error_of([] { parse_allreduce_values({"fixed:0..3"}, "--allreduce"); }).find("(0, 1e7]") != std::string::npos);
+}
+
+TEST_CASE("the grid is the cartesian product, last axis fastest") {
+  Grid g;
+  g.tp = {4, 8};
+  g.batch = {1, 4, 16};
+  g.accept_len = {1.5, 2, 2.5, 3};
+  CHECK(g.size() == 24);
+  CHECK(g.points_per_plan() == 4);
+  const auto ix = g.decode(23);
+  CHECK(ix[kTp] == 1);
+  CHECK(ix[kBatch] == 2);
+  CHECK(ix[kAcceptLen] == 3);
+  CHECK(g.decode(5)[kBatch] == 1);
+  CHECK(g.decode(5)[kAcceptLen] == 1);
+  Grid huge;
+  huge.context.assign(10000, 1);
+  huge.batch.assign(10000, 1);
+  CHECK(error_of([&] { (void)huge.size(); }).find("more than") != std::string::npos);
+}

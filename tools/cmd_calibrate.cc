@@ -1,0 +1,116 @@
+// `specsim calibrate`: measurements in, a hardware profile out. One mode per kind of measurement
+// (today: --nccl-tests); each mode reads, fits, and writes a profile load_hardware() accepts.
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+
+#include "calibrate/nccl_fit.h"
+#include "calibrate/replay_fit.h"
+#include "cli_common.h"
+#include "commands.h"
+#include "ingest/nccl_tests.h"
+#include "ingest/text_lines.h"
+#include "spec/hardware.h"
+#include "spec/paths.h"
+#include "util/error.h"
+#include "util/json_io.h"
+
+namespace specsim::cli {
+
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct CalibrateArgs {
+  std::string nccl_tests;  ///< mode: an nccl-tests all_reduce_perf log
+  std::vector<std::string> from, holdout;  ///< mode: specsim replay reports (and held-out ones)
+  std::string hardware;    ///< the base profile: GPU:TOPOLOGY or a profile path
+  std::string out;
+  int world = 0;           ///< which table when a log has several world sizes
+};
+
+// The base profile's raw JSON, so calibrate keeps every sourced number it does not fit.
+json base_profile(const std::string& spec) {
+  if (is_file(spec)) {
+    json j = read_json_file(spec);
+    if (!j.contains("gpu") || !j.contains("topology"))
+      throw InputError("a hardware profile file holds {\"gpu\": {...}, \"topology\": {...}}", "--hardware " + spec);
+    return {{"gpu", j["gpu"]}, {"topology", j["topology"]}};
+  }
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos) throw InputError("expected GPU:TOPOLOGY (e.g. a100-sxm:nvswitch) or a profile path", "--hardware");
+  load_hardware(spec, 1);  // validates the names with the usual messages
+  const fs::path root = fs::path(models_dir()) / "hardware";
+  return {{"gpu", read_json_file((root / "gpus" / (spec.substr(0, colon) + ".json")).string())},
+          {"topology", read_json_file((root / "topologies" / (spec.substr(colon + 1) + ".json")).string())}};
+}
+
+std::string today() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+int mode_nccl_tests(const CalibrateArgs& a) {
+  const std::string text = ingest::read_text(a.nccl_tests, "--nccl-tests");
+  const ingest::NcclTestsLog log = ingest::parse_nccl_tests(text, a.nccl_tests);
+  int world = a.world;
+  const auto points = allreduce_points(log, world, a.nccl_tests);
+  const std::string source = fmt::format(
+      "specsim calibrate --nccl-tests {} on {}: piecewise weighted least squares of time = lat + bytes/algbw over "
+      "{} sizes {:.0f}..{:.0f} B (mean of out-of-place and in-place), world {}, tolerance {:.0f}% per range",
+      fs::path(a.nccl_tests).filename().string(), today(), points.size(), points.front().bytes, points.back().bytes,
+      world, kNcclFitTolerance * 100);
+  const NcclFit fit = fit_allreduce_curve(points, world, source);
+
+  json profile = base_profile(a.hardware);
+  json& topo = profile["topology"];
+  topo["nccl_fit"] = nccl_fit_json(fit);
+  topo["description"] = topo.value("description", "") + " | all-reduce calibrated from " + a.nccl_tests;
+  profile["calibration"] = {{"mode", "nccl-tests"}, {"log", a.nccl_tests}, {"base", a.hardware}, {"date", today()},
+                            {"max_relative_error", max_relative_error(fit, points)}};
+  // Refuse to write what load_hardware would refuse to read.
+  gpu_from_json(profile["gpu"], a.out + ": gpu");
+  const TopologyProfile t = topology_from_json(topo, a.out + ": topology");
+  if (world > t.max_gpus)
+    throw InputError(fmt::format("the log has {} ranks but topology {} holds at most {}", world, t.name, t.max_gpus), "--hardware");
+  write_file_atomic(a.out, profile.dump(2) + "\n", "-o");
+
+  fmt::print("nccl-tests log {}: {} tables, {} rows, {} comment lines, {} unknown lines skipped\n", a.nccl_tests,
+             log.tables.size(), log.data_lines, log.comment_lines, log.unknown_lines);
+  fmt::print("all-reduce at world {}: {} sizes, fitted in {} ranges (max error {:.1f}%)\n", world, points.size(),
+             fit.pieces.size(), 100 * max_relative_error(fit, points));
+  fmt::print("  {:>12} {:>12} {:>10} {:>12} {:>12}\n", "min_bytes", "max_bytes", "lat_us", "busbw_GB/s", "algbw_GB/s");
+  for (const auto& p : fit.pieces)
+    fmt::print("  {:>12.0f} {:>12.0f} {:>10.2f} {:>12.2f} {:>12.2f}\n", p.min_bytes, p.max_bytes, p.lat_us, p.busbw_gbps,
+               fit.algbw_gbps(p));
+  fmt::print("wrote {} (use: specsim run --hardware {} --tp-size {} --allreduce nccl)\n", a.out, a.out, world);
+  return kExitOk;
+}
+
+}  // namespace
+
+int cmd_calibrate(int argc, char** argv) {
+  CLI::App app{"specsim calibrate: fit a hardware profile to measurements"};
+  app.name("specsim calibrate");
+  CalibrateArgs a;
+  app.add_option("--nccl-tests", a.nccl_tests, "mode: an nccl-tests all_reduce_perf log (several tables allowed)");
+  app.add_option("--hardware", a.hardware, "the base profile: GPU:TOPOLOGY or a profile JSON path")->required();
+  app.add_option("-o,--output", a.out, "the profile JSON to write")->required();
+  app.add_option("--from", a.from, "mode: specsim replay -o reports (repeatable): fit the compute efficiencies");
+  app.add_option("--holdout", a.holdout, "with --from: replay reports predicted, not fitted (repeatable)");
+  app.add_option("--world", a.world, "the world size to fit when the log holds several");
+  return guarded(app, argc, argv, [&] {
+    if (!a.nccl_tests.empty() && !a.from.empty())
+      throw InputError("give one mode: --nccl-tests or --from", "specsim calibrate");
+    if (!a.from.empty()) return calibrate_from_replay(a.from, a.out, a.hardware, a.holdout, std::cout);
+    if (!a.holdout.empty()) throw InputError("--holdout needs --from", "--holdout");
+    if (!a.nccl_tests.empty()) return mode_nccl_tests(a);
+    throw InputError("nothing to calibrate from: give --nccl-tests LOG or --from REPLAY.json", "specsim calibrate");
+  });
+}
+
+}  // namespace specsim::cli
