@@ -20,11 +20,11 @@ using nlohmann::json;
 namespace {
 
 // The fitted vector: inverse efficiencies (time multipliers) and the per-kernel floor.
-enum Param { kGemmCompute, kGemmMemory, kAttnMemory, kElemMemory, kFloor, kNumParams };
+enum Param { kGemmCompute, kGemmMemory, kAttnMemory, kElemMemory, kFloor, kGemmFixed, kNumParams };
 using Theta = std::array<double, kNumParams>;
 constexpr const char* kParamKeys[kNumParams] = {"gemm_compute_efficiency", "gemm_memory_efficiency",
                                                 "attention_memory_efficiency", "elementwise_memory_efficiency",
-                                                "kernel_min_us"};
+                                                "kernel_min_us", "gemm_fixed_us"};
 // Rows: each graph phase (weight 1, relative error), each op class alone in a graph (weight
 // kClassRowWeight), and each op's eager event time (kOpRowWeight: eager events carry launch gaps
 // a graph does not have, so they only pin what the graph rows cannot).
@@ -43,7 +43,9 @@ Terms terms_of(const Op& op, const GpuProfile& g) {
   switch (op.kind) {
     case OpKind::Gemm:
     case OpKind::MoeGemm: t.xc = op.flops / (g.peak_tflops(op.dtype) * 1e6), t.mem = kGemmMemory; break;
-    case OpKind::Attention: t.xc = op.flops / (g.peak_bf16_tflops * 1e6), t.mem = kAttnMemory; break;
+    // Attention is fitted as memory-bound only: its FLOP term would share gemm_compute_efficiency,
+    // and a slow attention kernel would then drag the GEMMs' compute efficiency down with it.
+    case OpKind::Attention: t.mem = kAttnMemory; break;
     default: t.mem = kElemMemory; break;
   }
   t.xm = op.bytes / (g.mem_bw_gbps * 1e3);
@@ -54,15 +56,19 @@ Terms terms_of(const Op& op, const GpuProfile& g) {
 std::pair<Eigen::Matrix<double, 1, kNumParams>, int> binding_row(const Op& op, const GpuProfile& g, const Theta& th) {
   const Terms t = terms_of(op, g);
   Eigen::Matrix<double, 1, kNumParams> row = Eigen::Matrix<double, 1, kNumParams>::Zero();
+  const bool gemm = op.kind == OpKind::Gemm || op.kind == OpKind::MoeGemm;
+  const double fixed = gemm ? th[kGemmFixed] : 0.0;  // compute_us: max(fixed + max(c, m), floor)
   const double c = th[kGemmCompute] * t.xc, m = th[t.mem] * t.xm, f = th[kFloor];
-  if (c >= m && c >= f && t.xc > 0) return {(row(kGemmCompute) = t.xc, row), 0};
-  if (m >= f) return {(row(t.mem) = t.xm, row), 1 + t.mem};
+  if (gemm) row(kGemmFixed) = 1.0;
+  if (c >= m && fixed + c >= f && t.xc > 0) return {(row(kGemmCompute) = t.xc, row), 0};
+  if (fixed + m >= f) return {(row(t.mem) = t.xm, row), 1 + t.mem};
+  row(kGemmFixed) = 0.0;
   return {(row(kFloor) = 1.0, row), 9};
 }
 
 Theta theta_of(const GpuProfile& g) {
   return {1 / g.gemm_compute_efficiency, 1 / g.gemm_memory_efficiency, 1 / g.attention_memory_efficiency,
-          1 / g.elementwise_memory_efficiency, g.kernel_min_us};
+          1 / g.elementwise_memory_efficiency, g.kernel_min_us, g.gemm_fixed_us};
 }
 
 std::string today() {
@@ -164,7 +170,7 @@ ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& b
     for (std::size_t c = 0; c < active.size(); ++c) {
       const int p = active[c];
       double v = x(Eigen::Index(c));
-      if (p == kFloor) {
+      if (p == kFloor || p == kGemmFixed) {
         if (v < 0 || v > kMaxFloorUs) fit.clamped.push_back(fmt::format("{} held in [0, {}] (fit gave {:.3g})", kParamKeys[p], kMaxFloorUs, v));
         v = std::clamp(v, 0.0, kMaxFloorUs);
       } else {
@@ -183,6 +189,7 @@ ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& b
   fit.attention_memory_efficiency = 1 / th[kAttnMemory];
   fit.elementwise_memory_efficiency = 1 / th[kElemMemory];
   fit.kernel_min_us = th[kFloor];
+  fit.gemm_fixed_us = th[kGemmFixed];
   return fit;
 }
 
@@ -193,6 +200,7 @@ GpuProfile apply_fit(const GpuProfile& base, const ReplayFit& f) {
   g.attention_memory_efficiency = f.attention_memory_efficiency;
   g.elementwise_memory_efficiency = f.elementwise_memory_efficiency;
   g.kernel_min_us = f.kernel_min_us;
+  g.gemm_fixed_us = f.gemm_fixed_us;
   return g;
 }
 
@@ -221,7 +229,8 @@ int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const st
       "specsim replay, base {}",
       files, device, today(), fit.phases, fit.ops, hardware);
   const double values[kNumParams] = {fit.gemm_compute_efficiency, fit.gemm_memory_efficiency,
-                                     fit.attention_memory_efficiency, fit.elementwise_memory_efficiency, fit.kernel_min_us};
+                                     fit.attention_memory_efficiency, fit.elementwise_memory_efficiency, fit.kernel_min_us,
+                                     fit.gemm_fixed_us};
   for (int p = 0; p < kNumParams; ++p) profile["gpu"][kParamKeys[p]] = {{"value", values[p]}, {"source", source}};
   profile["gpu"]["description"] = profile["gpu"].value("description", "") + " | compute calibrated from specsim replay";
   profile["calibration"] = {{"mode", "replay"}, {"from", replay_jsons}, {"base", hardware}, {"date", today()},
@@ -232,7 +241,7 @@ int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const st
 
   out << fmt::format("fitted {} graph phases and {} op timings in {} iteration(s):\n", fit.phases, fit.ops, fit.iterations);
   for (int p = 0; p < kNumParams; ++p) {
-    const double before = p == kFloor ? base.gpu.kernel_min_us : 1 / theta_of(base.gpu)[p];
+    const double before = (p == kFloor || p == kGemmFixed) ? theta_of(base.gpu)[p] : 1 / theta_of(base.gpu)[p];
     out << fmt::format("  {:<30} {:>8.3f} -> {:>8.3f}\n", kParamKeys[p], before, values[p]);
   }
   for (const auto& c : fit.clamped) out << "  note: " << c << "\n";

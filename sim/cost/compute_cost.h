@@ -6,8 +6,8 @@
 namespace specsim {
 
 /// GPU time of a non-collective op, microseconds: the larger of FLOPs at the dtype's peak times
-/// the GEMM efficiency and bytes at memory bandwidth times the op class's efficiency, and never
-/// less than the GPU's per-kernel minimum.
+/// the GEMM efficiency and bytes at memory bandwidth times the op class's efficiency, plus (for
+/// GEMMs) a fixed per-kernel cost, and never less than the GPU's per-kernel minimum.
 double compute_us(const Op& op, const GpuProfile& gpu);
 
 }  // namespace specsim

@@ -27,6 +27,7 @@ constexpr GpuField kGpuFields[] = {
     {"pcie_bw_gbps", &GpuProfile::pcie_bw_gbps},
     {"gemm_compute_efficiency", &GpuProfile::gemm_compute_efficiency},
     {"gemm_memory_efficiency", &GpuProfile::gemm_memory_efficiency},
+    {"gemm_fixed_us", &GpuProfile::gemm_fixed_us},
     {"attention_memory_efficiency", &GpuProfile::attention_memory_efficiency},
     {"elementwise_memory_efficiency", &GpuProfile::elementwise_memory_efficiency},
     {"kernel_min_us", &GpuProfile::kernel_min_us},

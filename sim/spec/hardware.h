@@ -25,7 +25,7 @@ struct GpuProfile {
   double mem_bw_gbps = 0, mem_gib = 0, l2_mib = 0;
   double peak_bf16_tflops = 0, peak_fp16_tflops = 0, peak_fp8_tflops = 0, peak_fp32_tflops = 0;
   double nvlink_bw_gbps = 0, pcie_bw_gbps = 0;
-  double gemm_compute_efficiency = 0, gemm_memory_efficiency = 0;
+  double gemm_compute_efficiency = 0, gemm_memory_efficiency = 0, gemm_fixed_us = 0;
   double attention_memory_efficiency = 0, elementwise_memory_efficiency = 0;
   double kernel_min_us = 0, graph_launch_us = 0, host_launch_us = 0, nccl_host_launch_us = 0;
   /// Dense peak for a GEMM whose weights are `d` (fp8 falls back to bf16 where not supported).
