@@ -121,9 +121,14 @@ Row measure(Ranks& R, const std::optional<Variant>& variant, const car::ref::Pro
       CK(cudaStreamBeginCapture(R.st[i], cudaStreamCaptureModeThreadLocal));
     }
     for (int k = 0; k < iters; ++k) enqueue(R, variant, p.count, p.dtype);
+    // End every rank's capture before instantiating any: instantiation is refused while a
+    // stream of this thread is still capturing.
     for (std::size_t i = 0; i < ns; ++i) {
       CK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
       CK(cudaStreamEndCapture(R.st[i], &g[i]));
+    }
+    for (std::size_t i = 0; i < ns; ++i) {
+      CK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
       CK(cudaGraphInstantiate(&x[i], g[i], 0));
     }
     auto launch = [&] {
