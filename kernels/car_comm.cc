@@ -269,15 +269,48 @@ std::vector<std::unique_ptr<Communicator>> Communicator::create_single_process(
   return out;
 }
 
+namespace {
+/// How a multi-process rank learns its peers' records: the Unix socket or MPI_Allgather.
+using Exchange = std::vector<detail::JoinRecord> (*)(const std::string& dir, const std::string& tag,
+                                                     const detail::JoinRecord& mine, double timeout_s);
+std::vector<detail::JoinRecord> exchange_mpi(const std::string&, const std::string&,
+                                             const detail::JoinRecord& mine, double) {
+  return detail::mpi_exchange(mine);
+}
+
+std::unique_ptr<Communicator::Impl> multi_process_impl(int rank, int world, int device,
+                                                       const std::string& rendezvous_dir,
+                                                       const std::string& tag, const Options& opt,
+                                                       double join_timeout_s, Exchange exchange);
+}  // namespace
+
+std::unique_ptr<Communicator> Communicator::create_mpi(int device, const Options& opt) {
+  int rank = -1, world = 0;
+  detail::mpi_rank_world(rank, world);  // throws without MPI or before MPI_Init
+  return std::unique_ptr<Communicator>(
+      new Communicator(multi_process_impl(rank, world, device, "", "", opt, 0.0, &exchange_mpi)));
+}
+
 std::unique_ptr<Communicator> Communicator::create_multi_process(
     int rank, int world, int device, const std::string& rendezvous_dir, const std::string& tag,
     const Options& opt, double join_timeout_s) {
+  // Under mpirun with MPI up, MPI carries the handles; otherwise the Unix-socket rendezvous.
+  const bool mpi = launched_by_mpirun() && detail::mpi_initialized();
+  return std::unique_ptr<Communicator>(new Communicator(multi_process_impl(
+      rank, world, device, rendezvous_dir, tag, opt, join_timeout_s, mpi ? &exchange_mpi : &detail::rendezvous)));
+}
+
+namespace {
+std::unique_ptr<Communicator::Impl> multi_process_impl(int rank, int world, int device,
+                                                       const std::string& rendezvous_dir,
+                                                       const std::string& tag, const Options& opt,
+                                                       double join_timeout_s, Exchange exchange) {
   check_world(world);
   check_options(opt);
   if (rank < 0 || rank >= world)
     throw std::runtime_error("custom all-reduce: rank " + std::to_string(rank) +
                              " is outside 0.." + std::to_string(world - 1));
-  auto im = std::make_unique<Impl>();
+  auto im = std::make_unique<Communicator::Impl>();
   im->world = world;
   im->rank = rank;
   im->device = device;
@@ -297,7 +330,7 @@ std::unique_ptr<Communicator> Communicator::create_multi_process(
     DeviceGuard g(device);
     CAR_CUDA(cudaIpcGetMemHandle(&rec.region, mine));
   }
-  const auto table = detail::rendezvous(rendezvous_dir, tag, rec, join_timeout_s);
+  const auto table = exchange(rendezvous_dir, tag, rec, join_timeout_s);
 
   bool same_gpu = true;
   DeviceGuard g(device);
@@ -318,8 +351,9 @@ std::unique_ptr<Communicator> Communicator::create_multi_process(
   // Ranks sharing one GPU reach each other at device-memory speed; across GPUs, without
   // NVML we cannot tell NVLink from PCIe here, so assume the conservative PCIe thresholds.
   im->link = opt.link.value_or(same_gpu ? Link::NVLink : Link::PCIe);
-  return std::unique_ptr<Communicator>(new Communicator(std::move(im)));
+  return im;
 }
+}  // namespace
 
 void Communicator::allreduce(const void* in, void* out, std::size_t count, DType dtype,
                              Variant variant, cudaStream_t stream) {

@@ -28,4 +28,12 @@ inline constexpr std::uint64_t kJoinMagic = 0x7370656373696d31ull;  // "specsim1
 std::vector<JoinRecord> rendezvous(const std::string& dir, const std::string& tag,
                                    const JoinRecord& mine, double timeout_s);
 
+/// True when built with MPI and MPI is initialized and not yet finalized (car_mpi.cc).
+bool mpi_initialized();
+/// This process's rank and size in MPI_COMM_WORLD; throws when MPI is absent or not initialized.
+void mpi_rank_world(int& rank, int& world);
+/// Every rank's record through one MPI_Allgather over MPI_COMM_WORLD, indexed by rank. Throws,
+/// before any communication, when `mine.rank`/`mine.world` disagree with MPI_COMM_WORLD.
+std::vector<JoinRecord> mpi_exchange(const JoinRecord& mine);
+
 }  // namespace specsim::car::detail

@@ -60,6 +60,12 @@ std::optional<std::string> refuse_reason(const CallDesc& call);
 /// Bytes of device memory one rank's shared region takes for `world` ranks and `max_bytes`.
 std::size_t region_bytes(int world, std::size_t max_bytes);
 
+/// True when this library was built with MPI (the MPI handle exchange exists).
+bool built_with_mpi();
+/// True when the environment says mpirun (or srun/Hydra) started this process: OMPI_COMM_WORLD_SIZE,
+/// PMI_SIZE or PMIX_RANK is set.
+bool launched_by_mpirun();
+
 /// Bytes each rank reads plus writes in device memory for one call (the benchmark's "moved").
 double moved_bytes_per_rank(Variant v, std::size_t bytes, int world);
 
@@ -89,11 +95,18 @@ class Communicator {
   /// Multi-process mode: this process is `rank` of `world` on `device`; CUDA IPC handles are
   /// exchanged over a Unix socket in `rendezvous_dir` (rank 0 listens). `tag` separates groups
   /// sharing a directory. Blocks until every rank has joined (or throws after the timeout).
+  /// When built with MPI, launched by mpirun (launched_by_mpirun()) and MPI is initialized, the
+  /// handles go through MPI_Allgather over MPI_COMM_WORLD instead (the directory is unused;
+  /// `rank` and `world` must match MPI_COMM_WORLD, else it throws before communicating).
   static std::unique_ptr<Communicator> create_multi_process(int rank, int world, int device,
                                                            const std::string& rendezvous_dir,
                                                            const std::string& tag = "car",
                                                            const Options& opt = {},
                                                            double join_timeout_s = 60.0);
+  /// Multi-process mode over MPI: rank and world from MPI_COMM_WORLD (MPI_Init first), handles
+  /// exchanged with MPI_Allgather. Collective over MPI_COMM_WORLD. Throws when built without
+  /// MPI or when MPI is not initialized.
+  static std::unique_ptr<Communicator> create_mpi(int device, const Options& opt = {});
 
   ~Communicator();
   Communicator(const Communicator&) = delete;

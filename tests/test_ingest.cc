@@ -94,7 +94,8 @@ TEST_CASE("calibrate: fit of the A100 log reproduces it within 10% at 8K..8M") {
   REQUIRE(r.exit_code == 0);
   const Hardware hw = load_hardware(prof, 8);
   REQUIRE(hw.topo.nccl_fit);
-  for (const auto& row : parse_nccl_tests(slurp(kA100), kA100).tables[0].rows) {
+  const auto log = parse_nccl_tests(slurp(kA100), kA100);  // kept alive: the loop walks into it
+  for (const auto& row : log.tables[0].rows) {
     if (row.bytes < 8192 || row.bytes > 8388608) continue;
     const double us = nccl_allreduce(row.bytes, 8, hw, NcclSettings{}).us;
     INFO(row.bytes);

@@ -8,6 +8,7 @@
 
 #include "calibrate/nccl_fit.h"
 #include "calibrate/replay_fit.h"
+#include "calibrate/profile_io.h"
 #include "cli_common.h"
 #include "commands.h"
 #include "ingest/nccl_tests.h"
@@ -31,29 +32,6 @@ struct CalibrateArgs {
   int world = 0;           ///< which table when a log has several world sizes
 };
 
-// The base profile's raw JSON, so calibrate keeps every sourced number it does not fit.
-json base_profile(const std::string& spec) {
-  if (is_file(spec)) {
-    json j = read_json_file(spec);
-    if (!j.contains("gpu") || !j.contains("topology"))
-      throw InputError("a hardware profile file holds {\"gpu\": {...}, \"topology\": {...}}", "--hardware " + spec);
-    return {{"gpu", j["gpu"]}, {"topology", j["topology"]}};
-  }
-  const auto colon = spec.find(':');
-  if (colon == std::string::npos) throw InputError("expected GPU:TOPOLOGY (e.g. a100-sxm:nvswitch) or a profile path", "--hardware");
-  load_hardware(spec, 1);  // validates the names with the usual messages
-  const fs::path root = fs::path(models_dir()) / "hardware";
-  return {{"gpu", read_json_file((root / "gpus" / (spec.substr(0, colon) + ".json")).string())},
-          {"topology", read_json_file((root / "topologies" / (spec.substr(colon + 1) + ".json")).string())}};
-}
-
-std::string today() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
-}
-
 int mode_nccl_tests(const CalibrateArgs& a) {
   const std::string text = ingest::read_text(a.nccl_tests, "--nccl-tests");
   const ingest::NcclTestsLog log = ingest::parse_nccl_tests(text, a.nccl_tests);
@@ -62,15 +40,15 @@ int mode_nccl_tests(const CalibrateArgs& a) {
   const std::string source = fmt::format(
       "specsim calibrate --nccl-tests {} on {}: piecewise weighted least squares of time = lat + bytes/algbw over "
       "{} sizes {:.0f}..{:.0f} B (mean of out-of-place and in-place), world {}, tolerance {:.0f}% per range",
-      fs::path(a.nccl_tests).filename().string(), today(), points.size(), points.front().bytes, points.back().bytes,
+      fs::path(a.nccl_tests).filename().string(), utc_date_today(), points.size(), points.front().bytes, points.back().bytes,
       world, kNcclFitTolerance * 100);
   const NcclFit fit = fit_allreduce_curve(points, world, source);
 
-  json profile = base_profile(a.hardware);
+  json profile = base_profile_json(a.hardware);
   json& topo = profile["topology"];
   topo["nccl_fit"] = nccl_fit_json(fit);
   topo["description"] = topo.value("description", "") + " | all-reduce calibrated from " + a.nccl_tests;
-  profile["calibration"] = {{"mode", "nccl-tests"}, {"log", a.nccl_tests}, {"base", a.hardware}, {"date", today()},
+  profile["calibration"] = {{"mode", "nccl-tests"}, {"log", a.nccl_tests}, {"base", a.hardware}, {"date", utc_date_today()},
                             {"max_relative_error", max_relative_error(fit, points)}};
   // Refuse to write what load_hardware would refuse to read.
   gpu_from_json(profile["gpu"], a.out + ": gpu");

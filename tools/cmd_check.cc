@@ -8,18 +8,84 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "report/report.h"
+#include "replay/replay_result.h"
 #include "sweep/check.h"
+#include "sweep/check_replay.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#ifdef SPECSIM_WITH_REPLAY
+#include "allreduce_verify.h"
+#include "replay_exec.h"
+#endif
 
 namespace specsim::cli {
 
 namespace {
 
-// The GPU replay plugs in here: a MeasureFn that runs the scenario's CyclePlan on GPUs and
-// returns a report JSON of the same shape as `specsim run --json`.
-sweep::MeasureFn replay_measure() {
-  throw InputError("--replay needs a specsim build with CUDA and a GPU", "--replay");
+// `--replay` (docs/README-check-replay.md): first every distinct all-reduce of the plan through
+// every backend the scenario names, checked against a CPU reference (a wrong or unwritten element
+// fails the check); then the plan replayed on GPU 0 by the executor of `specsim replay`, and its
+// measured phase `us` compared with a replay baseline (`specsim replay -o`).
+int check_replay(const RunArgs& args, const nlohmann::json& base, const std::string& where, double tol,
+                 bool allow_different, int iters, int warmup) {
+  sweep::validate_replay_report(base, where);
+#ifndef SPECSIM_WITH_REPLAY
+  (void)args, (void)tol, (void)allow_different, (void)iters, (void)warmup;
+  throw InputError("no GPU: this specsim was built without CUDA (rebuild with nvcc, cuBLAS and NCCL)", "--replay");
+#else
+  if (replay::cuda_device_count() < 1) throw InputError("no GPU: no CUDA device is visible", "--replay");
+  const Scenario s = resolve_scenario(args);
+  const ScenarioResult r = run_scenario(s);
+  auto check_inputs = [&](const nlohmann::json& now) {
+    const auto diffs = sweep::replay_input_differences(base, now);
+    if (diffs.empty()) return;
+    std::string list;
+    for (const auto& d : diffs) list += (list.empty() ? "" : "; ") + d;
+    if (!allow_different)
+      throw InputError("the rerun's inputs differ from the baseline's, so they are not compared: " + list +
+                           " (give the baseline's flags, or --allow-different-settings)",
+                       "--baseline");
+    std::cerr << "note: comparing different inputs (--allow-different-settings): " << list << "\n";
+  };
+  {  // the scenario before any GPU time is spent (the device is compared once measured)
+    nlohmann::json pre = replay_json(s, r, ReplayMeasurement{});
+    pre["device"] = base.value("device", nlohmann::json(nullptr));
+    if (!allow_different) check_inputs(pre);
+  }
+
+  std::vector<AllReduceChoice> backends;
+  for (const auto& c : r.results) {
+    if (c.refused.empty()) backends.push_back(c.backend);
+    else fmt::print("allreduce verify: {}: not verified: the engine refuses it here: {}\n", c.backend.label(), c.refused);
+  }
+  size_t failed = 0;
+  for (const auto& v : replay::verify_allreduces(sweep::distinct_allreduces(r.plan), r.plan.tp, backends)) {
+    fmt::print("{}\n", sweep::verify_line(v));
+    failed += v.failed();
+  }
+  if (failed) {
+    fmt::print("check: FAILED: {} all-reduce verification(s) wrong or erroring; timing skipped\n", failed);
+    return kExitRegression;
+  }
+
+  replay::ReplayOptions opt;
+  opt.iters = iters, opt.warmup = warmup, opt.op_passes = 1, opt.gemm_chain = false;  // phase us is what is compared
+  const nlohmann::json now = replay_json(s, r, replay::replay_plan(r.plan, opt));
+  check_inputs(now);
+  const auto rows = sweep::compare_replay_reports(base, now, tol);
+  size_t bad = 0;
+  for (const auto& row : rows) bad += row.regressed;
+  fmt::print("comparing measured phase us (GPU replay on {}) with the replay baseline {}\n", now.value("device", "?"),
+             where);
+  std::cout << sweep::check_table(rows);
+  if (bad) {
+    fmt::print("check: REGRESSED: {} of {} phases slower than the baseline by more than {:g}%\n", bad, rows.size(),
+               100 * tol);
+    return kExitRegression;
+  }
+  fmt::print("check: ok: all-reduces verified; {} phases within {:g}% of the baseline\n", rows.size(), 100 * tol);
+  return kExitOk;
+#endif
 }
 
 }  // namespace
@@ -30,16 +96,23 @@ int cmd_check(int argc, char** argv) {
   RunArgs args;
   std::string baseline_path, tolerance_text = "3%";
   bool replay = false, allow_different = false;
+  int iters = 50, warmup = 10;
   add_run_flags(app, args);
   app.add_option("--baseline", baseline_path, "baseline JSON written by `specsim run --json`")->required();
   app.add_option("--tolerance", tolerance_text, "allowed slowdown: a fraction (0.03) or a percentage (3%), default 3%");
-  app.add_flag("--replay", replay, "measure on GPUs (the GPU replay) instead of the analytic engine");
+  app.add_flag("--replay", replay,
+               "verify every all-reduce on the GPU, then replay the plan and compare measured phase times with a "
+               "`specsim replay -o` baseline");
+  app.add_option("--iters", iters, "--replay: timed graph replays per phase")->check(CLI::Range(1, 100000));
+  app.add_option("--warmup", warmup, "--replay: untimed replays first")->check(CLI::Range(0, 100000));
   app.add_flag("--allow-different-settings", allow_different,
                "compare even when the rerun's model, hardware or settings differ from the baseline's");
   return guarded(app, argc, argv, [&] {
-    const sweep::MeasureFn measure = replay ? replay_measure() : sweep::analytic_measure();
     const double tol = sweep::parse_tolerance(tolerance_text);
     const nlohmann::json base = read_json_file(baseline_path);
+    sweep::require_baseline_kind(base, replay, baseline_path);
+    if (replay) return check_replay(args, base, baseline_path, tol, allow_different, iters, warmup);
+    const sweep::MeasureFn measure = sweep::analytic_measure();
     sweep::validate_report(base, baseline_path);
     const nlohmann::json now = measure(resolve_scenario(args));
 

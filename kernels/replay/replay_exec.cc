@@ -6,15 +6,24 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
+#include <nccl.h>
 
 #include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "custom_allreduce.h"
 #include "replay_kernels.h"
 
 namespace specsim::replay {
@@ -26,6 +35,9 @@ void check(cudaError_t e, const char* call, int line) {
 }
 void check(cublasStatus_t e, const char* call, int line) {
   if (e != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(fmt::format("{} failed: cuBLAS status {} (replay_exec.cc:{})", call, int(e), line));
+}
+void check(ncclResult_t e, const char* call, int line) {
+  if (e != ncclSuccess) throw std::runtime_error(fmt::format("{} failed: {} (replay_exec.cc:{})", call, ncclGetErrorString(e), line));
 }
 #define REPLAY_CHECK(x) check((x), #x, __LINE__)
 
@@ -52,6 +64,14 @@ struct Gpu {
   double l2_bytes = 0;
   bool fp8 = false;
   std::string name;
+  // Multi-GPU replay (one thread per GPU): this rank's collectives and the barrier every rank
+  // passes before each timed launch, so all ranks start each replay together.
+  int device = 0, rank = 0, world = 1;
+  ncclComm_t nccl = nullptr;              ///< all-gathers always; all-reduces unless `car`
+  car::Communicator* car = nullptr;       ///< the custom all-reduce (`--allreduce custom`)
+  car::Variant car_variant = car::Variant::Auto;
+  std::barrier<>* bar = nullptr;
+  void sync() const { if (bar) bar->arrive_and_wait(); }
 };
 
 struct GemmShape {
@@ -114,7 +134,7 @@ class LtGemm {
   bool ok_ = false;
 };
 
-enum class How { Gemm, Attention, Memory };
+enum class How { Gemm, Attention, Memory, AllReduceNccl, AllReduceCustom, AllGather };
 
 struct PreparedOp {
   const Op* op = nullptr;
@@ -126,6 +146,7 @@ struct PreparedOp {
   std::vector<DevBuf> rot;
   std::size_t chunks = 0, vec16 = 0;
   int qtiles = 1, warps = 4;
+  std::size_t elems = 0;  // collectives: bf16 elements per rank (all-gather: sent by each rank)
 };
 
 struct PreparedBlock {
@@ -136,7 +157,7 @@ struct PreparedBlock {
 
 // Activation-sized buffers every op of a phase shares (they stay in L2, as in a real forward).
 struct Scratch {
-  DevBuf x, x8, y, q, attn_out, src, dst;
+  DevBuf x, x8, y, q, attn_out, src, dst, ar_in, ar_out, ag_in, ag_out;
 };
 
 std::int64_t at_least_1(double v) { return std::max<std::int64_t>(1, std::llround(v)); }
@@ -189,6 +210,23 @@ PreparedOp prepare_op(const Gpu& g, const Op& op, const OpBlock& b, std::vector<
                                 p.chunks * kAttnChunkRows, kAttnRowElems, p.qtiles);
       break;
     }
+    case OpKind::AllReduce: {
+      // bf16 payload, out of place (so repeated replays do not grow the values)
+      p.elems = std::size_t(std::max(1.0, std::ceil(op.comm_bytes / 2)));
+      p.how = How::AllReduceNccl;
+      if (g.car && p.elems * 2 <= g.car->max_bytes()) {
+        p.how = How::AllReduceCustom;
+        p.meta.note = fmt::format("custom all-reduce, {}", car::to_string(g.car->resolve(g.car_variant, p.elems * 2)));
+      } else {
+        p.meta.note = g.car ? "over the custom all-reduce's buffer: NCCL" : "NCCL";
+      }
+      break;
+    }
+    case OpKind::AllGather:
+      p.how = How::AllGather;
+      p.elems = std::size_t(std::max(1.0, std::ceil(op.comm_bytes / 2 / std::max(1, g.world))));
+      p.meta.note = "NCCL all-gather";
+      break;
     default:
       p.how = How::Memory;
       p.vec16 = std::size_t(std::max(1.0, std::ceil(op.bytes / 2 / 16)));  // half read, half written
@@ -209,7 +247,7 @@ class PhaseRunner {
  public:
   PhaseRunner(Gpu& g, const PhasePlan& ph, const ReplayOptions& opt, std::vector<std::string>& notes)
       : g_(g), ph_(ph), opt_(opt) {
-    std::size_t x = 0, x8 = 0, y = 0, q = 0, out = 0, mem = 0;
+    std::size_t x = 0, x8 = 0, y = 0, q = 0, out = 0, mem = 0, ar = 0, ag = 0;
     for (const auto& b : ph.blocks) {
       PreparedBlock pb;
       pb.block = &b;
@@ -224,6 +262,10 @@ class PhaseRunner {
         } else if (p.how == How::Attention) {
           q = std::max(q, std::size_t(p.qtiles) * kAttnChunkRows * kAttnRowElems * 2);
           out = std::max(out, std::size_t(p.warps) * kAttnChunkRows * kAttnChunkRows * 4);
+        } else if (p.how == How::AllReduceNccl || p.how == How::AllReduceCustom) {
+          ar = std::max(ar, p.elems * 2);
+        } else if (p.how == How::AllGather) {
+          ag = std::max(ag, p.elems * 2);
         } else {
           mem = std::max(mem, p.vec16 * 16);
         }
@@ -258,6 +300,8 @@ class PhaseRunner {
     s_.attn_out = DevBuf(out);
     alloc(s_.src, mem, false, 1.0f);
     alloc(s_.dst, mem, false, 1.0f);
+    if (ar > 0) alloc(s_.ar_in, ar, false, 1.0f), alloc(s_.ar_out, ar, false, 1.0f);
+    if (ag > 0) alloc(s_.ag_in, ag, false, 1.0f), alloc(s_.ag_out, ag * std::size_t(g.world), false, 1.0f);
     REPLAY_CHECK(cudaStreamSynchronize(g.stream));
   }
 
@@ -265,7 +309,8 @@ class PhaseRunner {
     PhaseMeasurement m;
     m.kind = ph_.kind, m.graph = ph_.graph, m.tokens = ph_.tokens;
     for (const auto& pb : blocks_) m.kernels += pb.block->repeat * int(pb.ops.size());
-    forward(kAll);  // loads cuBLAS kernels before any capture
+    g_.sync();
+    forward(kAll);  // loads cuBLAS kernels (and warms the collectives) before any capture
     REPLAY_CHECK(cudaStreamSynchronize(g_.stream));
     m.us = ph_.graph ? time_graph([&] { forward(kAll); }) : time_eager();
     per_op(m);
@@ -273,6 +318,8 @@ class PhaseRunner {
     if (has[0]) m.gemm_us = time_graph([&] { forward(int(OpClass::Gemm)); });
     if (has[1]) m.attention_us = time_graph([&] { forward(int(OpClass::Attention)); });
     if (has[2]) m.other_us = time_graph([&] { forward(int(OpClass::Other)); });
+    if (count(OpClass::AllReduce) > 0) m.allreduce_us = time_graph([&] { forward(int(OpClass::AllReduce)); });
+    if (count(OpClass::AllGather) > 0) m.allgather_us = time_graph([&] { forward(int(OpClass::AllGather)); });
     if (opt_.gemm_chain && has[0]) m.bare_gemm_chain_us = bare_gemm_chain();
     return m;
   }
@@ -284,6 +331,15 @@ class PhaseRunner {
       case How::Gemm: p.gemm->run(slot, p.gs.fp8 ? s_.x8.p : s_.x.p, s_.y.p, g_.workspace.p, st); break;
       case How::Attention: attention(s_.q.p, slot, p.chunks, p.qtiles, static_cast<float*>(s_.attn_out.p), p.warps, st); break;
       case How::Memory: stream_bytes(s_.src.p, s_.dst.p, p.vec16, g_.sms, st); break;
+      case How::AllReduceNccl:
+        REPLAY_CHECK(ncclAllReduce(s_.ar_in.p, s_.ar_out.p, p.elems, ncclBfloat16, ncclSum, g_.nccl, st));
+        break;
+      case How::AllReduceCustom:
+        g_.car->allreduce(s_.ar_in.p, s_.ar_out.p, p.elems, car::DType::BF16, g_.car_variant, st);
+        break;
+      case How::AllGather:
+        REPLAY_CHECK(ncclAllGather(s_.ag_in.p, s_.ag_out.p, p.elems, ncclBfloat16, g_.nccl, st));
+        break;
     }
   }
 
@@ -316,6 +372,7 @@ class PhaseRunner {
     REPLAY_CHECK(cudaEventCreate(&e1));
     std::vector<double> t;
     for (int i = 0; i < opt_.warmup + opt_.iters; ++i) {
+      g_.sync();  // multi-GPU: every rank launches this replay together
       REPLAY_CHECK(cudaEventRecord(e0, g_.stream));
       REPLAY_CHECK(cudaGraphLaunch(exec, g_.stream));
       REPLAY_CHECK(cudaEventRecord(e1, g_.stream));
@@ -337,6 +394,7 @@ class PhaseRunner {
     std::vector<double> t;
     const int iters = std::min(opt_.iters, 10), warm = std::min(opt_.warmup, 3);
     for (int i = 0; i < warm + iters; ++i) {
+      g_.sync();
       REPLAY_CHECK(cudaEventRecord(e0, g_.stream));
       forward(kAll);
       REPLAY_CHECK(cudaEventRecord(e1, g_.stream));
@@ -358,6 +416,7 @@ class PhaseRunner {
     for (auto& e : ev) REPLAY_CHECK(cudaEventCreate(&e));
     std::vector<std::vector<double>> samples;  // per op instance, one per pass
     for (int pass = 0; pass < std::max(1, opt_.op_passes); ++pass) {
+      g_.sync();
       std::size_t e = 0;
       for (const auto& pb : blocks_)
         for (int r = 0; r < pb.block->repeat; ++r) {
@@ -393,6 +452,8 @@ class PhaseRunner {
         switch (op_class(pb.ops[o].op->kind)) {
           case OpClass::Gemm: m.eager_gemm_us += sum[o]; break;
           case OpClass::Attention: m.eager_attention_us += sum[o]; break;
+          case OpClass::AllReduce:
+          case OpClass::AllGather: break;  // timed alone in a graph (allreduce_us, allgather_us)
           default: m.eager_other_us += sum[o]; break;
         }
         m.ops.push_back(std::move(om));
@@ -449,20 +510,28 @@ int cuda_device_count() {
   return n;
 }
 
-ReplayMeasurement replay_plan(const CyclePlan& plan, const ReplayOptions& opt) {
-  Gpu g;
-  REPLAY_CHECK(cudaSetDevice(0));
+namespace {
+// Makes `device` current for this thread and sets up its stream, cuBLASLt handle and workspace.
+// Returns the device's description for the report.
+std::string init_gpu(Gpu& g, int device) {
+  REPLAY_CHECK(cudaSetDevice(device));
   cudaDeviceProp prop{};
-  REPLAY_CHECK(cudaGetDeviceProperties(&prop, 0));
+  REPLAY_CHECK(cudaGetDeviceProperties(&prop, device));
+  g.device = device;
   g.name = prop.name, g.sms = prop.multiProcessorCount, g.l2_bytes = prop.l2CacheSize;
   g.fp8 = prop.major * 10 + prop.minor >= 89;
   REPLAY_CHECK(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
   REPLAY_CHECK(cublasLtCreate(&g.lt));
   g.workspace = DevBuf(kWorkspaceBytes);
+  return fmt::format("{} (sm_{}{}, {} SMs, L2 {} MiB)", prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+                     prop.l2CacheSize >> 20);
+}
+}  // namespace
 
+ReplayMeasurement replay_plan(const CyclePlan& plan, const ReplayOptions& opt) {
+  Gpu g;
   ReplayMeasurement out;
-  out.device = fmt::format("{} (sm_{}{}, {} SMs, L2 {} MiB)", prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-                           prop.l2CacheSize >> 20);
+  out.device = init_gpu(g, 0);
   out.iters = opt.iters, out.warmup = opt.warmup;
   const CyclePlan stripped = strip_collectives(plan);
   for (std::size_t i = 0; i < stripped.phases.size(); ++i) {
@@ -477,6 +546,107 @@ ReplayMeasurement replay_plan(const CyclePlan& plan, const ReplayOptions& opt) {
                                   kRotateL2Multiple));
   cublasLtDestroy(g.lt);
   cudaStreamDestroy(g.stream);
+  return out;
+}
+
+namespace {
+// max over ranks: a phase (or class) is as slow as its slowest rank
+void max_into(double& a, double b) { a = std::max(a, b); }
+}  // namespace
+
+ReplayMeasurement replay_plan_multi_gpu(const CyclePlan& plan, const ReplayOptions& opt, const MultiGpuOptions& mg) {
+  const int n = mg.gpus;
+  if (n < 2 || n > cuda_device_count())
+    throw std::runtime_error(fmt::format("a multi-GPU replay needs 2..{} GPUs, asked for {}", cuda_device_count(), n));
+  if (plan.tp != n) throw std::runtime_error(fmt::format("the plan is tp {}, the replay has {} GPUs", plan.tp, n));
+  // NVLink SHARP (multicast) stays off: NCCL must not use NVLS on the lent machines.
+  ::setenv("NCCL_NVLS_ENABLE", "0", 1);
+  std::vector<int> devs(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) devs[std::size_t(r)] = r;
+  std::vector<ncclComm_t> comms(static_cast<std::size_t>(n));
+  REPLAY_CHECK(ncclCommInitAll(comms.data(), n, devs.data()));
+  std::vector<std::unique_ptr<car::Communicator>> cars;
+  car::Variant variant = car::Variant::Auto;
+  if (mg.custom) {
+    const auto v = car::parse_variant(mg.variant);
+    if (!v) throw std::runtime_error("unknown custom all-reduce variant '" + mg.variant + "'");
+    variant = *v;
+    cars = car::Communicator::create_single_process(devs);
+  }
+
+  std::barrier<> bar(n);
+  std::vector<Gpu> gpus(static_cast<std::size_t>(n));
+  std::vector<ReplayMeasurement> per_rank(static_cast<std::size_t>(n));
+  std::vector<std::string> errors(static_cast<std::size_t>(n));
+  std::atomic<int> done{0};
+  std::atomic<bool> failed{false};
+  std::vector<std::thread> threads;
+  const CyclePlan& full = plan;  // collectives stay in: they run for real
+  for (int r = 0; r < n; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        Gpu& g = gpus[std::size_t(r)];
+        ReplayMeasurement& out = per_rank[std::size_t(r)];
+        out.device = init_gpu(g, r);
+        out.iters = opt.iters, out.warmup = opt.warmup;
+        g.rank = r, g.world = n, g.nccl = comms[std::size_t(r)], g.bar = &bar;
+        if (mg.custom) g.car = cars[std::size_t(r)].get(), g.car_variant = variant;
+        for (const PhasePlan& ph : full.phases) {
+          PhaseRunner runner(g, ph, opt, out.notes);
+          out.phases.push_back(runner.run());
+        }
+        REPLAY_CHECK(cudaStreamSynchronize(g.stream));
+        if (g.car) g.car->check();
+      } catch (const std::exception& e) {
+        errors[std::size_t(r)] = fmt::format("rank {} (GPU {}): {}", r, r, e.what());
+        failed = true;
+        bar.arrive_and_drop();  // do not leave the other ranks waiting at the barrier
+      }
+      ++done;
+    });
+  // A rank that failed can leave its peers blocked inside a collective, which no one can cancel:
+  // after a failure give the others a bounded time, then report and exit rather than hang.
+  std::chrono::steady_clock::time_point t_fail{};
+  while (done.load() < n) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!failed.load()) continue;
+    const auto now = std::chrono::steady_clock::now();
+    if (t_fail == std::chrono::steady_clock::time_point{}) t_fail = now;
+    if (now - t_fail > std::chrono::seconds(60)) {
+      std::fprintf(stderr, "error: a rank failed and the others did not finish within 60 s (replay)\n");
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors)
+    if (!e.empty()) throw std::runtime_error(e);
+
+  ReplayMeasurement out = per_rank[0];
+  out.gpus = n;
+  out.allreduce_backend = mg.custom ? "custom:" + mg.variant : "nccl";
+  out.device = fmt::format("{} x {}", n, per_rank[0].device);
+  for (int r = 1; r < n; ++r)
+    for (std::size_t i = 0; i < out.phases.size(); ++i) {
+      PhaseMeasurement& a = out.phases[i];
+      const PhaseMeasurement& b = per_rank[std::size_t(r)].phases[i];
+      max_into(a.us, b.us), max_into(a.gemm_us, b.gemm_us), max_into(a.attention_us, b.attention_us);
+      max_into(a.other_us, b.other_us), max_into(a.allreduce_us, b.allreduce_us);
+      max_into(a.allgather_us, b.allgather_us), max_into(a.bare_gemm_chain_us, b.bare_gemm_chain_us);
+    }
+  out.notes.push_back(fmt::format("{} GPUs, one thread per GPU (rank r on GPU r); all-reduces through {}, all-gathers "
+                                  "through NCCL (NCCL_NVLS_ENABLE=0); every rank launches each replay after a "
+                                  "barrier; phase and class times are the slowest rank's median; per-op times are "
+                                  "rank 0's",
+                                  n, mg.custom ? "the custom kernel (" + mg.variant + ")" : std::string("NCCL")));
+  out.notes.push_back(fmt::format("weights and KV rotate so each is re-read only after {}x the L2 of other traffic",
+                                  kRotateL2Multiple));
+  for (auto& g : gpus) {
+    if (g.lt) cublasLtDestroy(g.lt);
+    if (g.stream) cudaStreamDestroy(g.stream);
+  }
+  cars.clear();
+  for (auto c : comms) ncclCommDestroy(c);
   return out;
 }
 

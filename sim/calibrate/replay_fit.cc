@@ -1,4 +1,5 @@
 #include "calibrate/replay_fit.h"
+#include "calibrate/profile_io.h"
 
 #include <algorithm>
 #include <array>
@@ -69,30 +70,6 @@ std::pair<Eigen::Matrix<double, 1, kNumParams>, int> binding_row(const Op& op, c
 Theta theta_of(const GpuProfile& g) {
   return {1 / g.gemm_compute_efficiency, 1 / g.gemm_memory_efficiency, 1 / g.attention_memory_efficiency,
           1 / g.elementwise_memory_efficiency, g.kernel_min_us, g.gemm_fixed_us};
-}
-
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&now));
-  return buf;
-}
-
-// The base profile as raw JSON, so every number the fit does not touch keeps its source.
-json base_profile_json(const std::string& spec) {
-  namespace fs = std::filesystem;
-  if (is_file(spec)) {
-    json j = read_json_file(spec);
-    if (!j.contains("gpu") || !j.contains("topology"))
-      throw InputError("a hardware profile file holds {\"gpu\": {...}, \"topology\": {...}}", "--hardware " + spec);
-    return {{"gpu", j["gpu"]}, {"topology", j["topology"]}};
-  }
-  const auto colon = spec.find(':');
-  if (colon == std::string::npos) throw InputError("expected GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile path", "--hardware");
-  load_hardware(spec, 1);  // validates the names with the usual messages
-  const fs::path root = fs::path(models_dir()) / "hardware";
-  return {{"gpu", read_json_file((root / "gpus" / (spec.substr(0, colon) + ".json")).string())},
-          {"topology", read_json_file((root / "topologies" / (spec.substr(colon + 1) + ".json")).string())}};
 }
 
 }  // namespace
@@ -227,13 +204,13 @@ int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const st
   const std::string source = fmt::format(
       "measured: specsim calibrate --from {} on {} ({}): least squares over {} graph phases and {} op timings of "
       "specsim replay, base {}",
-      files, device, today(), fit.phases, fit.ops, hardware);
+      files, device, utc_date_today(), fit.phases, fit.ops, hardware);
   const double values[kNumParams] = {fit.gemm_compute_efficiency, fit.gemm_memory_efficiency,
                                      fit.attention_memory_efficiency, fit.elementwise_memory_efficiency, fit.kernel_min_us,
                                      fit.gemm_fixed_us};
   for (int p = 0; p < kNumParams; ++p) profile["gpu"][kParamKeys[p]] = {{"value", values[p]}, {"source", source}};
   profile["gpu"]["description"] = profile["gpu"].value("description", "") + " | compute calibrated from specsim replay";
-  profile["calibration"] = {{"mode", "replay"}, {"from", replay_jsons}, {"base", hardware}, {"date", today()},
+  profile["calibration"] = {{"mode", "replay"}, {"from", replay_jsons}, {"base", hardware}, {"date", utc_date_today()},
                             {"clamped", fit.clamped}};
   gpu_from_json(profile["gpu"], out_profile + ": gpu");  // refuse to write what load_hardware would refuse
   topology_from_json(profile["topology"], out_profile + ": topology");

@@ -68,7 +68,11 @@ PhaseTiming predict_replayed_phase(const PhasePlan& stripped, const Hardware& hw
 
 json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasurement& m) {
   const CyclePlan stripped = strip_collectives(r.plan);
-  const bool share = r.plan.tp > 1;
+  // Multi-GPU replay: the collectives ran, so predicted keeps them too (same backend, no anchors).
+  const bool coll = m.gpus > 1;
+  const bool share = r.plan.tp > 1 && !coll;
+  CostContext coll_ctx{&s.hw, &s.run, AllReduceChoice{}, Anchors{}, r.plan.tp};
+  if (coll) coll_ctx.backend = parse_allreduce(m.allreduce_backend, "replay: all-reduce backend");
   json j;
   j["specsim_version"] = kSpecsimVersion;
   j["kind"] = "specsim-replay";
@@ -87,16 +91,21 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
                    {"num_draft_tokens", s.run.num_draft_tokens},
                    {"dtype", std::string(dtype_name(s.run.dtype.value_or(s.target.weight_dtype)))}};
   j["rank_share"] = share;
-  j["collectives"] = share ? fmt::format("not measured: one rank's share of tp {} on one GPU; all-reduces and "
+  j["gpus"] = m.gpus;
+  if (coll)
+    j["collectives_detail"] = fmt::format("all-reduces through {}, all-gathers through NCCL, on {} GPUs (one thread "
+                                          "per GPU); predicted with the same backend",
+                                          m.allreduce_backend, m.gpus);
+  j["collectives"] = coll ? std::string("measured") : share ? fmt::format("not measured: one rank's share of tp {} on one GPU; all-reduces and "
                                          "all-gathers are left out of both predicted and measured",
                                          r.plan.tp)
                            : std::string("none: tp 1 runs no collectives");
   const CycleResult* full = r.results.empty() ? nullptr : &r.results.front();
   json phases = json::array();
   for (const auto& pm : m.phases) {
-    const PhasePlan* sp = stripped.find(pm.kind);
+    const PhasePlan* sp = coll ? r.plan.find(pm.kind) : stripped.find(pm.kind);
     if (!sp) continue;
-    const PhaseTiming pt = predict_replayed_phase(*sp, s.hw, s.run);
+    const PhaseTiming pt = coll ? time_phase(*sp, coll_ctx) : predict_replayed_phase(*sp, s.hw, s.run);
     json p;
     p["phase"] = std::string(phase_name(pm.kind));
     p["tokens"] = pm.tokens;
@@ -108,6 +117,7 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
                       {"attention_us", pt.attention_us},
                       {"other_us", pt.other_us},
                       {"launch_us", pt.launch_us}};
+    if (coll) p["predicted"]["allreduce_us"] = pt.allreduce_us, p["predicted"]["allgather_us"] = pt.allgather_us;
     if (full && full->phase(pm.kind)) {
       const PhaseTiming* f = full->phase(pm.kind);
       p["predicted_with_collectives"] = {{"backend", full->backend.label()},
@@ -121,7 +131,7 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
                      {"gemm_us", opt(pm.gemm_us)},
                      {"attention_us", opt(pm.attention_us)},
                      {"other_us", opt(pm.other_us)},
-                     {"allreduce_us", share ? json(nullptr) : json(0.0)},
+                     {"allreduce_us", coll ? opt(pm.allreduce_us) : share ? json(nullptr) : json(0.0)},
                      {"eager_gemm_us", pm.eager_gemm_us},
                      {"eager_attention_us", pm.eager_attention_us},
                      {"eager_other_us", pm.eager_other_us},
@@ -130,9 +140,15 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
                       {"gemm", error_pct(pt.gemm_us, pm.gemm_us)},
                       {"attention", error_pct(pt.attention_us, pm.attention_us)},
                       {"other", error_pct(pt.other_us, pm.other_us)}};
+    if (coll) {
+      p["measured"]["allgather_us"] = opt(pm.allgather_us);
+      p["error_pct"]["allreduce"] = error_pct(pt.allreduce_us, pm.allreduce_us);
+      p["error_pct"]["allgather"] = error_pct(pt.allgather_us, pm.allgather_us);
+    }
     if (pm.gemm_us > 0 && pm.bare_gemm_chain_us > 0)
       p["gemm_chain_overhead_pct"] = 100.0 * (pm.gemm_us - pm.bare_gemm_chain_us) / pm.bare_gemm_chain_us;
     CostContext ctx{&s.hw, &s.run, AllReduceChoice{}, Anchors{}, 1};
+    if (coll) ctx = coll_ctx;
     json ops = json::array();
     for (const auto& o : pm.ops) ops.push_back(op_json(o, op_cost(o.op, ctx, pm.graph).gpu_us));
     p["ops"] = std::move(ops);
@@ -169,6 +185,11 @@ std::string replay_text(const json& j) {
   out += "\n(pred: the analytic engine on the same plan without collectives or scheduler overhead; meas: graph\n"
          " replays or eager forwards, median; a class column m: that class's ops alone in one graph, median)\n";
   for (const auto& p : j.at("phases"))
+    if (p.at("predicted").contains("allreduce_us"))
+      out += fmt::format("{}: all-reduce {} us predicted, {} us measured (alone in a graph); all-gather {} / {}\n",
+                         p.value("phase", "?"), at(p.at("predicted"), "allreduce_us"), at(p.at("measured"), "allreduce_us"),
+                         at(p.at("predicted"), "allgather_us"), at(p.at("measured"), "allgather_us"));
+  for (const auto& p : j.at("phases"))
     if (p.contains("gemm_chain_overhead_pct"))
       out += fmt::format("{}: GEMM chain {:.1f} us through the replay vs {:.1f} us bare ({:+.2f}%)\n",
                          p.value("phase", "?"), p.at("measured").value("gemm_us", 0.0),
@@ -180,6 +201,9 @@ std::string replay_text(const json& j) {
 std::vector<PhaseMeasurement> phases_from_report(const json& j, const std::string& where) {
   if (!j.is_object() || j.value("kind", "") != "specsim-replay")
     throw InputError("not a specsim replay report (expected \"kind\": \"specsim-replay\")", where);
+  if (j.value("collectives", "") == "measured")
+    throw InputError("a multi-GPU replay report (collectives measured) cannot be fitted yet; use one-GPU reports",
+                     where);
   if (!j.contains("phases") || !j["phases"].is_array() || j["phases"].empty())
     throw InputError("no phases", where + ": phases");
   std::vector<PhaseMeasurement> out;

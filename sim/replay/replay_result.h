@@ -35,6 +35,8 @@ struct PhaseMeasurement {
   /// Per-op CUDA-event times of an eager pass summed per class (they include launch gaps).
   double eager_gemm_us = 0, eager_attention_us = 0, eager_other_us = 0;
   double bare_gemm_chain_us = -1;  ///< gemm_us's GEMMs launched back to back in a bare graph
+  /// Multi-GPU replay: the phase's all-reduces (all-gathers) alone in one graph, median. -1: not run.
+  double allreduce_us = -1, allgather_us = -1;
   std::vector<OpMeasurement> ops;
 };
 
@@ -43,6 +45,8 @@ struct ReplayMeasurement {
   int iters = 0, warmup = 0;
   std::vector<PhaseMeasurement> phases;
   std::vector<std::string> notes;
+  int gpus = 1;                   ///< > 1: collectives ran for real on this many GPUs
+  std::string allreduce_backend;  ///< what ran the all-reduces when gpus > 1 ("nccl", "custom:auto")
 };
 
 /// The plan as one GPU replays it: every collective removed (tp 1 has none; at tp > 1 this is

@@ -1,0 +1,241 @@
+#include "allreduce_verify.h"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <nccl.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "car_reference.h"
+#include "custom_allreduce.h"
+#include "util/error.h"
+
+namespace specsim::replay {
+namespace {
+
+namespace ref = car::ref;
+using sweep::AllReduceCase;
+using sweep::VerifyResult;
+
+void cuda_ok(cudaError_t e, const char* call) {
+  if (e != cudaSuccess) throw std::runtime_error(fmt::format("{}: {}", call, cudaGetErrorString(e)));
+}
+void nccl_ok(ncclResult_t e, const char* call) {
+  if (e != ncclSuccess) throw std::runtime_error(fmt::format("{}: {}", call, ncclGetErrorString(e)));
+}
+#define VCUDA(x) cuda_ok((x), #x)
+#define VNCCL(x) nccl_ok((x), #x)
+
+/// The test-only fault knob: true when the launches are to be skipped.
+bool skip_launch() {
+  const char* v = std::getenv("SPECSIM_CAR_FAULT");
+  if (!v || !*v) return false;
+  if (std::string(v) == "skip") return true;
+  throw InputError(fmt::format("unknown fault '{}': the only test fault is 'skip'", v), "SPECSIM_CAR_FAULT");
+}
+
+/// One device buffer (freed on the device it was allocated on).
+struct DevMem {
+  void* p = nullptr;
+  int device = 0;
+  DevMem(int dev, std::size_t bytes) : device(dev) {
+    VCUDA(cudaSetDevice(dev));
+    VCUDA(cudaMalloc(&p, bytes < 256 ? 256 : bytes));
+  }
+  ~DevMem() {
+    if (p) cudaSetDevice(device), cudaFree(p);
+  }
+  DevMem(const DevMem&) = delete;
+  DevMem& operator=(const DevMem&) = delete;
+};
+
+std::uint64_t seed_of(const AllReduceCase& c) { return c.bytes * 131 + static_cast<std::uint64_t>(c.phase) + 7; }
+
+VerifyResult base_result(const std::string& backend, const AllReduceCase& c, int tp) {
+  VerifyResult r;
+  r.backend = backend;
+  r.phase = std::string(phase_name(c.phase));
+  r.bytes = c.bytes;
+  r.world = tp;
+  return r;
+}
+
+/// Elements of `got` outside bf16 rounding of the reference sum (NCCL adds in its own order and
+/// may round partial sums; NaN from the poison never passes).
+std::size_t count_wrong_rounded(const ref::Problem& p, const std::vector<unsigned char>& got) {
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < p.count; ++i) {
+    double sum = 0, mag = 0;
+    for (int r = 0; r < p.world; ++r) {
+      std::uint16_t h;
+      std::memcpy(&h, p.in[static_cast<std::size_t>(r)].data() + 2 * i, 2);
+      const double x = ref::bf16_to_float(h);
+      sum += x, mag += std::fabs(x);
+    }
+    std::uint16_t g;
+    std::memcpy(&g, got.data() + 2 * i, 2);
+    const double tol = p.world * std::ldexp(mag, -8) + 1e-6;  // one bf16 ulp per partial sum
+    if (!(std::fabs(ref::bf16_to_float(g) - sum) <= tol)) ++wrong;
+  }
+  return wrong;
+}
+
+void verify_custom(const AllReduceChoice& b, const std::vector<AllReduceCase>& cases, int tp, bool skip,
+                   std::vector<VerifyResult>& out) {
+  const auto variant = car::parse_variant(b.variant);
+  const std::string name = "custom:" + b.variant;
+  if (tp < car::kMinRanks || tp > car::kMaxRanks || !variant) {
+    VerifyResult r{name, "", 0, tp, false, 0, 0, ""};
+    r.note = !variant ? "ERROR: unknown variant '" + b.variant + "'"
+                      : fmt::format("not verified: world {} is outside the kernel's {}..{}", tp, car::kMinRanks,
+                                    car::kMaxRanks);
+    out.push_back(r);
+    return;
+  }
+  std::unique_ptr<car::Communicator> comm;
+  cudaStream_t stream = nullptr;
+  try {
+    VCUDA(cudaSetDevice(0));
+    comm = car::Communicator::create_virtual(tp, 0);
+    VCUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  } catch (const std::exception& e) {
+    out.push_back({name, "", 0, tp, false, 0, 0, std::string("ERROR: cannot create the communicator: ") + e.what()});
+    return;
+  }
+  for (const auto& c : cases) {
+    VerifyResult r = base_result(name, c, tp);
+    if (c.bytes > comm->max_bytes() || c.bytes % 2) {
+      r.note = c.bytes % 2 ? "not verified: odd payload, not whole bf16 elements"
+                           : fmt::format("not verified: over the kernel's {} byte buffer (the engine refuses custom "
+                                         "there)", comm->max_bytes());
+      out.push_back(r);
+      continue;
+    }
+    r.backend = "custom:" + std::string(car::to_string(comm->resolve(*variant, c.bytes)));
+    try {
+      const std::size_t count = c.bytes / 2;
+      const ref::Problem p = ref::make_problem(car::DType::BF16, tp, count, seed_of(c));
+      std::vector<std::unique_ptr<DevMem>> ins, outs;
+      std::vector<const void*> in_ptrs;
+      std::vector<void*> out_ptrs;
+      for (int k = 0; k < tp; ++k) {
+        ins.push_back(std::make_unique<DevMem>(0, c.bytes));
+        outs.push_back(std::make_unique<DevMem>(0, c.bytes));
+        VCUDA(cudaMemcpy(ins.back()->p, p.in[static_cast<std::size_t>(k)].data(), c.bytes, cudaMemcpyHostToDevice));
+        VCUDA(cudaMemset(outs.back()->p, ref::kPoison, c.bytes));
+        in_ptrs.push_back(ins.back()->p);
+        out_ptrs.push_back(outs.back()->p);
+      }
+      VCUDA(cudaDeviceSynchronize());
+      if (!skip) comm->allreduce_virtual(in_ptrs, out_ptrs, count, car::DType::BF16, *variant, stream);
+      comm->synchronize(stream);
+      std::vector<unsigned char> got(c.bytes);
+      for (int k = 0; k < tp; ++k) {
+        VCUDA(cudaMemcpy(got.data(), out_ptrs[static_cast<std::size_t>(k)], c.bytes, cudaMemcpyDeviceToHost));
+        r.wrong += ref::count_wrong(p, got);
+      }
+      r.elements = count * static_cast<std::size_t>(tp);
+      r.verified = true;
+      if (skip) r.note = "SPECSIM_CAR_FAULT=skip: launch skipped";
+    } catch (const std::exception& e) {
+      r.note = std::string("ERROR: ") + e.what();
+    }
+    out.push_back(r);
+  }
+  if (stream) cudaStreamDestroy(stream);
+}
+
+void verify_nccl(const std::vector<AllReduceCase>& cases, int tp, bool skip, std::vector<VerifyResult>& out) {
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess) gpus = 0;
+  if (gpus < tp) {
+    out.push_back({"nccl", "", 0, tp, false, 0, 0,
+                   fmt::format("not verified: needs {} GPUs, this machine has {} ({} all-reduce sizes unchecked)", tp,
+                               gpus, cases.size())});
+    return;
+  }
+  std::vector<ncclComm_t> comms(static_cast<std::size_t>(tp));
+  std::vector<cudaStream_t> streams(static_cast<std::size_t>(tp));
+  std::vector<int> devs(static_cast<std::size_t>(tp));
+  try {
+    for (int k = 0; k < tp; ++k) devs[static_cast<std::size_t>(k)] = k;
+    VNCCL(ncclCommInitAll(comms.data(), tp, devs.data()));
+    for (int k = 0; k < tp; ++k) {
+      VCUDA(cudaSetDevice(k));
+      VCUDA(cudaStreamCreateWithFlags(&streams[static_cast<std::size_t>(k)], cudaStreamNonBlocking));
+    }
+  } catch (const std::exception& e) {
+    out.push_back({"nccl", "", 0, tp, false, 0, 0, std::string("ERROR: cannot set up NCCL: ") + e.what()});
+    return;
+  }
+  for (const auto& c : cases) {
+    VerifyResult r = base_result("nccl", c, tp);
+    try {
+      const std::size_t count = c.bytes / 2;
+      const ref::Problem p = ref::make_problem(car::DType::BF16, tp, count, seed_of(c));
+      std::vector<std::unique_ptr<DevMem>> ins, outs;
+      for (int k = 0; k < tp; ++k) {
+        ins.push_back(std::make_unique<DevMem>(k, c.bytes));
+        outs.push_back(std::make_unique<DevMem>(k, c.bytes));
+        VCUDA(cudaMemcpy(ins.back()->p, p.in[static_cast<std::size_t>(k)].data(), c.bytes, cudaMemcpyHostToDevice));
+        VCUDA(cudaMemset(outs.back()->p, ref::kPoison, c.bytes));
+        VCUDA(cudaDeviceSynchronize());
+      }
+      if (!skip) {
+        VNCCL(ncclGroupStart());
+        for (std::size_t k = 0; k < static_cast<std::size_t>(tp); ++k)
+          VNCCL(ncclAllReduce(ins[k]->p, outs[k]->p, count, ncclBfloat16, ncclSum, comms[k], streams[k]));
+        VNCCL(ncclGroupEnd());
+      }
+      std::vector<unsigned char> got(c.bytes);
+      for (int k = 0; k < tp; ++k) {
+        VCUDA(cudaSetDevice(k));
+        VCUDA(cudaStreamSynchronize(streams[static_cast<std::size_t>(k)]));
+        VCUDA(cudaMemcpy(got.data(), outs[static_cast<std::size_t>(k)]->p, c.bytes, cudaMemcpyDeviceToHost));
+        r.wrong += count_wrong_rounded(p, got);
+      }
+      r.elements = count * static_cast<std::size_t>(tp);
+      r.verified = true;
+      if (skip) r.note = "SPECSIM_CAR_FAULT=skip: launch skipped";
+    } catch (const std::exception& e) {
+      r.note = std::string("ERROR: ") + e.what();
+    }
+    out.push_back(r);
+  }
+  for (int k = 0; k < tp; ++k) {
+    cudaSetDevice(k);
+    cudaStreamDestroy(streams[static_cast<std::size_t>(k)]);
+    ncclCommDestroy(comms[static_cast<std::size_t>(k)]);
+  }
+  cudaSetDevice(0);
+}
+
+}  // namespace
+
+std::vector<VerifyResult> verify_allreduces(const std::vector<AllReduceCase>& cases, int tp,
+                                            const std::vector<AllReduceChoice>& backends) {
+  const bool skip = skip_launch();
+  std::vector<VerifyResult> out;
+  if (cases.empty()) {
+    out.push_back({"all backends", "", 0, tp, false, 0, 0,
+                   tp > 1 ? "no all-reduce in the plan" : "nothing to verify: tp 1 runs no all-reduce"});
+    return out;
+  }
+  for (const auto& b : backends) {
+    switch (b.kind) {
+      case AllReduceChoice::Kind::Custom: verify_custom(b, cases, tp, skip, out); break;
+      case AllReduceChoice::Kind::Nccl: verify_nccl(cases, tp, skip, out); break;
+      case AllReduceChoice::Kind::Fixed:
+        out.push_back({b.label(), "", 0, tp, false, 0, 0, "nothing to verify: a fixed latency, no kernel"});
+        break;
+    }
+  }
+  return out;
+}
+
+}  // namespace specsim::replay

@@ -1,0 +1,25 @@
+#pragma once
+// `specsim check --replay`, the GPU half: runs every distinct all-reduce of a plan through the
+// backends the scenario names and compares the outputs with a CPU reference (kernels/car_reference.h).
+//   custom: the custom kernel in virtual-rank mode, world = tp ranks' buffers on GPU 0 (2..8 ranks);
+//           bitwise against the reference (the kernel sums in fp32 in rank order, as the reference).
+//   nccl:   one rank per GPU (ncclCommInitAll) when the machine has >= tp GPUs, else a visible
+//           "not verified: needs N GPUs" line; compared within bf16 rounding (NCCL's order differs).
+//   fixed:  a latency, no kernel: said so.
+// Inputs are random and never zero; outputs are poisoned (NaN) before each call, so a kernel that
+// writes nothing fails. Test-only fault injection: SPECSIM_CAR_FAULT=skip makes this function
+// skip every launch (the library's normal path does not read it); any other value is an error.
+#include <vector>
+
+#include "spec/run_spec.h"
+#include "sweep/check_replay.h"
+
+namespace specsim::replay {
+
+/// Verifies `cases` (from sweep::distinct_allreduces) on `tp` ranks for each backend. Never throws
+/// for a kernel failure: it becomes a result whose note starts with "ERROR" (failed() is true).
+/// Throws InputError for a bad SPECSIM_CAR_FAULT value.
+std::vector<sweep::VerifyResult> verify_allreduces(const std::vector<sweep::AllReduceCase>& cases, int tp,
+                                                   const std::vector<AllReduceChoice>& backends);
+
+}  // namespace specsim::replay
