@@ -1,5 +1,5 @@
 // `specsim ingest`: read a measurement file and print what specsim takes from it. One mode per
-// kind of file: --torch-trace, --sglang-log, --nccl-tests.
+// kind of file: --torch-trace, --sglang-log, --nccl-tests, --replay-report.
 #include <fmt/format.h>
 #include <iostream>
 
@@ -9,7 +9,9 @@
 #include "ingest/sglang_log.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
+#include "trace/replay_trace.h"
 #include "util/error.h"
+#include "util/json_io.h"
 
 namespace specsim::cli {
 
@@ -97,22 +99,45 @@ int nccl_mode(const std::string& file) {
   return kExitOk;
 }
 
+// A saved replay report -> the analytic run's trace formats (measured beside predicted).
+int replay_mode(const std::string& file, const std::string& trace_path, const std::string& csv_path) {
+  const json report = read_json_file(file);
+  const ReplayTrace t = replay_trace_from_report(report, file);
+  write_replay_trace_files(report, file, trace_path, csv_path);
+  fmt::print("replay report {}: {} on {}, {} op calls\n", file, t.model, t.device, t.events());
+  fmt::print("  {:<16} {:>5} {:>6} {:>12} {:>12} {:>8} {:>12}\n", "phase", "mode", "calls", "measured_us", "events_us",
+             "scale", "predicted_us");
+  for (const auto& p : t.phases)
+    fmt::print("  {:<16} {:>5} {:>6} {:>12.1f} {:>12.1f} {:>8.4f} {:>12.1f}\n", p.name, p.graph ? "graph" : "eager",
+               p.events.size(), p.measured_us, p.event_sum_us, p.scale, p.predicted_us);
+  if (!trace_path.empty()) fmt::print("wrote {}\n", trace_path);
+  if (!csv_path.empty()) fmt::print("wrote {}\n", csv_path);
+  return kExitOk;
+}
+
 }  // namespace
 
 int cmd_ingest(int argc, char** argv) {
   CLI::App app{"specsim ingest: read a measurement file and print what specsim takes from it"};
   app.name("specsim ingest");
-  std::string torch, sglang, nccl;
+  std::string torch, sglang, nccl, replay, trace_path, csv_path;
   int steps = 0;
   bool as_json = false;
   app.add_option("--torch-trace", torch, "torch profiler Chrome trace (SGLang --profile): kernel time per kind per step");
   app.add_option("--sglang-log", sglang, "SGLang server log: accept len and throughput");
   app.add_option("--nccl-tests", nccl, "nccl-tests output: the parsed tables");
+  app.add_option("--replay-report", replay, "specsim replay -o report: per-op measured vs predicted (with --trace/--csv)");
+  app.add_option("--trace", trace_path, "with --replay-report: write a Chrome trace (measured beside predicted)");
+  app.add_option("--csv", csv_path, "with --replay-report: write one CSV row per replayed op call");
   app.add_option("--steps", steps, "decode steps or cycles in the torch trace when it has no ProfilerStep markers");
   app.add_flag("--json", as_json, "print JSON (torch trace and SGLang log)");
   return guarded(app, argc, argv, [&] {
-    const int modes = !torch.empty() + !sglang.empty() + !nccl.empty();
-    if (modes != 1) throw InputError("give exactly one of --torch-trace, --sglang-log, --nccl-tests", "specsim ingest");
+    const int modes = !torch.empty() + !sglang.empty() + !nccl.empty() + !replay.empty();
+    if (modes != 1)
+      throw InputError("give exactly one of --torch-trace, --sglang-log, --nccl-tests, --replay-report", "specsim ingest");
+    if (replay.empty() && !(trace_path.empty() && csv_path.empty()))
+      throw InputError("only with --replay-report", trace_path.empty() ? "--csv" : "--trace");
+    if (!replay.empty()) return replay_mode(replay, trace_path, csv_path);
     if (steps < 0) throw InputError("must be positive", "--steps");
     if (!torch.empty()) return torch_mode(torch, steps, as_json);
     if (!sglang.empty()) return sglang_mode(sglang, as_json);

@@ -99,6 +99,17 @@ void forward_slices(fmt::memory_buffer& b, int pid, const PhasePlan& p, int j, d
 
 }  // namespace
 
+const char* const kTraceCsvHeader = "cycle,phase,rank,op,shape,bytes,start_us,dur_us,forward,layer,kind,flops,comm_bytes";
+
+void trace_slice(fmt::memory_buffer& b, int pid, int tid, std::string_view name, std::string_view cat,
+                 double start_us, double end_us, std::string_view args_json) {
+  slice(b, pid, tid, name, cat, start_us, end_us, args_json);
+}
+void trace_meta(fmt::memory_buffer& b, int pid, int tid, const char* what, std::string_view name) {
+  meta(b, pid, tid, what, name);
+}
+std::string trace_escape(std::string_view s) { return esc(s); }
+
 long long trace_slice_count(const TraceInput& in) {
   const CyclePlan plan = plan_at_context(*in.scenario, in.scenario->run.context_len);
   long long per_cycle = 0;
@@ -151,7 +162,7 @@ std::string chrome_trace_json(const TraceInput& in) {
 
 std::string trace_csv(const TraceInput& in) {
   fmt::memory_buffer b;
-  fmt::format_to(std::back_inserter(b), "cycle,phase,rank,op,shape,bytes,start_us,dur_us,forward,layer,kind,flops,comm_bytes\n");
+  fmt::format_to(std::back_inserter(b), "{}\n", kTraceCsvHeader);
   for_each_forward(in, [&](const CycleSample& c, const PhasePlan& p, int j, double t0, const ForwardTimeline& f) {
     for (int r = 0; r < in.ranks; ++r)
       for (const auto& e : f.ops)

@@ -2,7 +2,10 @@
 // The simulated cycles as files: Chrome Trace Event JSON (Perfetto, chrome://tracing) and CSV.
 // All ranks run the same ops in the analytic engine, so every rank's track is the same timeline.
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "trace/multi_cycle.h"
 
@@ -30,5 +33,16 @@ std::string chrome_trace_json(const TraceInput& in);
 /// CSV, one row per op per rank per cycle:
 /// cycle,phase,rank,op,shape,bytes,start_us,dur_us,forward,layer,kind,flops,comm_bytes
 std::string trace_csv(const TraceInput& in);
+
+/// The CSV's header line (its first 13 columns are what other trace producers write first too).
+extern const char* const kTraceCsvHeader;
+
+/// Hooks for other trace producers (replay_trace.cc), so every trace encodes events the same way:
+/// an "X" slice with times in whole nanoseconds (written with its leading ",\n"), an "M"
+/// metadata event, and JSON string escaping.
+void trace_slice(fmt::memory_buffer& b, int pid, int tid, std::string_view name, std::string_view cat,
+                 double start_us, double end_us, std::string_view args_json);
+void trace_meta(fmt::memory_buffer& b, int pid, int tid, const char* what, std::string_view name);
+std::string trace_escape(std::string_view s);
 
 }  // namespace specsim
