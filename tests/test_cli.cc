@@ -131,3 +131,11 @@ TEST_CASE("bad input: one error line naming the field, exit 2") {
     CHECK(r.err.find(c.mentions) != std::string::npos);
   }
 }
+
+TEST_CASE("a JSON number that overflows a double is bad input, not a crash (found by fuzz_model_config)") {
+  const std::string dir = fresh_dir();
+  write_text(dir + "/big.json", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 12e222222222222})");
+  const auto r = run_specsim({"--model-path", dir + "/big.json"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("error: unreadable JSON", 0) == 0);
+}

@@ -294,3 +294,12 @@ TEST_CASE("every parser: any truncation or byte flip parses or gives a FILE:LINE
     }
   }
 }
+
+TEST_CASE("SGLang log: counts that overflow their integer type are bad input (found by fuzz_sglang_log)") {
+  const std::string line =
+      "Decode batch, #running-req: 1e58, #token: 186, token usage: 0.00, gen throughput (token/s): 17.86\n";
+  CHECK_THROWS_AS(parse_sglang_log(line, "F"), specsim::InputError);
+  const std::string frac =
+      "Decode batch, #running-req: 1.5, #token: 186, token usage: 0.00, gen throughput (token/s): 17.86\n";
+  CHECK_THROWS_AS(parse_sglang_log(frac, "F"), specsim::InputError);
+}

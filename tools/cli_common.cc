@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "util/error.h"
 
@@ -51,6 +52,11 @@ int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
     return kExitBadInput;
   } catch (const InputError& e) {
     std::cerr << "error: " << e.line() << "\n";
+    return kExitBadInput;
+  } catch (const nlohmann::json::exception& e) {
+    // A JSON input of the right syntax but the wrong shape that a reader did not check field by
+    // field: still bad input, not a crash.
+    std::cerr << "error: unexpected JSON content: " << e.what() << " (check the input files)\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";

@@ -1,5 +1,6 @@
 #include "ingest/nccl_tests.h"
 
+#include <cmath>
 #include <fmt/format.h>
 
 #include "ingest/text_lines.h"
@@ -20,7 +21,8 @@ int int_after(const std::vector<std::string_view>& f, std::string_view key, int 
   for (std::size_t i = 0; i + 1 < f.size(); ++i)
     if (f[i] == key) {
       double v = 0;
-      if (parse_number(f[i + 1], v)) return static_cast<int>(v);
+      // Only small whole counts are meaningful here; anything else is treated as absent.
+      if (parse_number(f[i + 1], v) && v >= 0 && v <= 1e6 && v == std::floor(v)) return static_cast<int>(v);
     }
   return fallback;
 }

@@ -1,6 +1,7 @@
 #include "ingest/sglang_log.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "ingest/text_lines.h"
@@ -54,8 +55,14 @@ DecodeLine parse_decode(std::string_view rest, const std::string& file, std::siz
       if (!parse_number(val, v) || v < 0) fail_at(file, ln, fmt::format("bad {} '{}' in the decode line", what, val));
       return v;
     };
-    if (key == "#running-req") d.running_req = static_cast<int>(number("#running-req")), have_running = true;
-    else if (key == "#token") d.tokens = static_cast<long long>(number("#token"));
+    // Counts must be whole and fit their integer type (a fuzzed 1.8e58 once overflowed the cast).
+    auto count = [&](const char* what, double max) {
+      const double c = number(what);
+      if (c != std::floor(c) || c > max) fail_at(file, ln, fmt::format("bad {} '{}': expected a whole count up to {:g}", what, val, max));
+      return c;
+    };
+    if (key == "#running-req") d.running_req = static_cast<int>(count("#running-req", 1e9)), have_running = true;
+    else if (key == "#token") d.tokens = static_cast<long long>(count("#token", 1e15));
     else if (key == "accept len") d.accept_len = number("accept len");
     else if (key == "accept rate") d.accept_rate = number("accept rate");
     else if (key == "gen throughput (token/s)") d.gen_tok_s = number("gen throughput"), have_tput = true;

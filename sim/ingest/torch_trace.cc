@@ -97,6 +97,8 @@ TorchTraceSummary parse_torch_trace(const std::string& text, const std::string& 
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     fail_at(file, line_of_offset(text, e.byte > 0 ? e.byte - 1 : 0), "malformed JSON (truncated trace?)");
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number overflowing a double
+    fail_at(file, 1, std::string("unreadable JSON: ") + e.what());
   }
   const nlohmann::json* events = nullptr;
   if (j.is_array()) events = &j;

@@ -79,7 +79,7 @@ GpuArch parse_arch(const std::string& s, const std::string& where) {
 GpuProfile gpu_from_json(const json& j, const std::string& where) {
   GpuProfile g;
   g.name = json_string(j, "name", where);
-  g.description = j.value("description", "");
+  g.description = j.contains("description") ? json_string(j, "description", where) : "";
   g.arch = parse_arch(json_string(j, "arch", where), where);
   g.fp8 = json_bool(j, "fp8", where);
   g.p2p = json_bool(j, "p2p", where);
@@ -91,7 +91,7 @@ GpuProfile gpu_from_json(const json& j, const std::string& where) {
 TopologyProfile topology_from_json(const json& j, const std::string& where) {
   TopologyProfile t;
   t.name = json_string(j, "name", where);
-  t.description = j.value("description", "");
+  t.description = j.contains("description") ? json_string(j, "description", where) : "";
   const std::string link = json_string(j, "link", where);
   if (link == "nvlink") t.link = LinkKind::NVLink;
   else if (link == "pcie") t.link = LinkKind::PCIe;

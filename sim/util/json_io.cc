@@ -30,6 +30,9 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& where
     size_t line = 1;
     for (size_t i = 0; i < text.size() && i + 1 < e.byte; ++i) line += text[i] == '\n';
     throw InputError("malformed JSON at line " + std::to_string(line) + ": fix the file", where);
+  } catch (const nlohmann::json::exception& e) {
+    // Valid syntax the library still refuses, e.g. a number overflowing a double (found by fuzzing).
+    throw InputError(std::string("unreadable JSON: ") + e.what(), where);
   }
 }
 
