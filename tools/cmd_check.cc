@@ -22,6 +22,32 @@ namespace specsim::cli {
 
 namespace {
 
+// Inputs that differ from the baseline's: refused, or (with --allow-different-settings) noted.
+void accept_input_differences(const std::vector<std::string>& diffs, bool allow_different) {
+  if (diffs.empty()) return;
+  std::string list;
+  for (const auto& d : diffs) list += (list.empty() ? "" : "; ") + d;
+  if (!allow_different)
+    throw InputError("the rerun's inputs differ from the baseline's, so they are not compared: " + list +
+                         " (give the baseline's flags, or --allow-different-settings)",
+                     "--baseline");
+  std::cerr << "note: comparing different inputs (--allow-different-settings): " << list << "\n";
+}
+
+// Prints the diff table and the verdict; exit 1 when anything regressed. `what` names the rows.
+int verdict(const std::vector<sweep::CheckRow>& rows, double tol, const char* what, const char* ok_prefix) {
+  size_t bad = 0;
+  for (const auto& r : rows) bad += r.regressed;
+  std::cout << sweep::check_table(rows);
+  if (bad) {
+    fmt::print("check: REGRESSED: {} of {} {} worse than the baseline by more than {:g}%\n", bad, rows.size(), what,
+               100 * tol);
+    return kExitRegression;
+  }
+  fmt::print("check: ok: {}{} {} within {:g}% of the baseline\n", ok_prefix, rows.size(), what, 100 * tol);
+  return kExitOk;
+}
+
 // `--replay` (docs/README-check-replay.md): first every distinct all-reduce of the plan through
 // every backend the scenario names, checked against a CPU reference (a wrong or unwritten element
 // fails the check); then the plan replayed on GPU 0 by the executor of `specsim replay`, and its
@@ -37,15 +63,7 @@ int check_replay(const RunArgs& args, const nlohmann::json& base, const std::str
   const Scenario s = resolve_scenario(args);
   const ScenarioResult r = run_scenario(s);
   auto check_inputs = [&](const nlohmann::json& now) {
-    const auto diffs = sweep::replay_input_differences(base, now);
-    if (diffs.empty()) return;
-    std::string list;
-    for (const auto& d : diffs) list += (list.empty() ? "" : "; ") + d;
-    if (!allow_different)
-      throw InputError("the rerun's inputs differ from the baseline's, so they are not compared: " + list +
-                           " (give the baseline's flags, or --allow-different-settings)",
-                       "--baseline");
-    std::cerr << "note: comparing different inputs (--allow-different-settings): " << list << "\n";
+    accept_input_differences(sweep::replay_input_differences(base, now), allow_different);
   };
   {  // the scenario before any GPU time is spent (the device is compared once measured)
     nlohmann::json pre = replay_json(s, r, ReplayMeasurement{});
@@ -72,19 +90,9 @@ int check_replay(const RunArgs& args, const nlohmann::json& base, const std::str
   opt.iters = iters, opt.warmup = warmup, opt.op_passes = 1, opt.gemm_chain = false;  // phase us is what is compared
   const nlohmann::json now = replay_json(s, r, replay::replay_plan(r.plan, opt));
   check_inputs(now);
-  const auto rows = sweep::compare_replay_reports(base, now, tol);
-  size_t bad = 0;
-  for (const auto& row : rows) bad += row.regressed;
   fmt::print("comparing measured phase us (GPU replay on {}) with the replay baseline {}\n", now.value("device", "?"),
              where);
-  std::cout << sweep::check_table(rows);
-  if (bad) {
-    fmt::print("check: REGRESSED: {} of {} phases slower than the baseline by more than {:g}%\n", bad, rows.size(),
-               100 * tol);
-    return kExitRegression;
-  }
-  fmt::print("check: ok: all-reduces verified; {} phases within {:g}% of the baseline\n", rows.size(), 100 * tol);
-  return kExitOk;
+  return verdict(sweep::compare_replay_reports(base, now, tol), tol, "phases", "all-reduces verified; ");
 #endif
 }
 
@@ -116,31 +124,12 @@ int cmd_check(int argc, char** argv) {
     sweep::validate_report(base, baseline_path);
     const nlohmann::json now = measure(resolve_scenario(args));
 
-    const auto diffs = sweep::input_differences(base, now);
-    if (!diffs.empty()) {
-      std::string list;
-      for (const auto& d : diffs) list += (list.empty() ? "" : "; ") + d;
-      if (!allow_different)
-        throw InputError("the rerun's inputs differ from the baseline's, so they are not compared: " + list +
-                             " (give the baseline's flags, or --allow-different-settings)",
-                         "--baseline");
-      std::cerr << "note: comparing different inputs (--allow-different-settings): " << list << "\n";
-    }
+    accept_input_differences(sweep::input_differences(base, now), allow_different);
     const std::string bver = base["specsim_version"].get<std::string>();
     if (bver != kSpecsimVersion)
       fmt::print("baseline made with specsim {}, rerun with {}\n", bver, kSpecsimVersion);
 
-    const auto rows = sweep::compare_reports(base, now, tol);
-    size_t bad = 0;
-    for (const auto& r : rows) bad += r.regressed;
-    std::cout << sweep::check_table(rows);
-    if (bad) {
-      fmt::print("check: REGRESSED: {} of {} figures worse than the baseline by more than {:g}%\n", bad, rows.size(),
-                 100 * tol);
-      return kExitRegression;
-    }
-    fmt::print("check: ok: {} figures within {:g}% of the baseline\n", rows.size(), 100 * tol);
-    return kExitOk;
+    return verdict(sweep::compare_reports(base, now, tol), tol, "figures", "");
   });
 }
 
