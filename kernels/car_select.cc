@@ -7,27 +7,12 @@
 #include <string>
 
 #include "car_layout.h"
+#include "car_policy.h"
 #include "custom_allreduce.h"
 
 namespace specsim::car {
 
 namespace {
-
-// Selector thresholds (bytes per rank). Starting points, to be refitted from specsim-arbench
-// runs; every one can be bypassed by naming the variant.
-//
-// NVLink (and virtual ranks on one GPU): one-shot moves world x bytes into each rank but needs
-// one barrier; two-shot moves ~2x bytes but needs two. vLLM/SGLang switch at 512 KB for up to
-// 4 ranks and 256 KB for up to 8 (FACTS.md section 4); with 2 ranks one-shot always wins
-// (two-shot saves nothing when each rank reads only one peer).
-constexpr std::size_t kNvlOneShotMaxBytes4 = 512 * 1024;
-constexpr std::size_t kNvlOneShotMaxBytes8 = 256 * 1024;
-// PCIe: a posted write costs ~0.4 us against 2-7 us for a loaded peer read (FACTS.md section 4),
-// so small messages push. Pushing sends (world-1) x bytes over each link against ~2x for
-// two-shot, so the crossover falls as the world grows.
-constexpr std::size_t kPciePushMaxBytes2 = 512 * 1024;
-constexpr std::size_t kPciePushMaxBytes4 = 128 * 1024;
-constexpr std::size_t kPciePushMaxBytes8 = 64 * 1024;
 
 bool valid(DType d) { return d == DType::BF16 || d == DType::FP16 || d == DType::FP32; }
 bool valid(Variant v) {
@@ -92,14 +77,12 @@ std::optional<Link> parse_link(std::string_view name) {
 std::size_t dtype_bytes(DType d) { return d == DType::FP32 ? 4 : 2; }
 
 Variant select_variant(std::size_t bytes, int world, Link link) {
-  if (link == Link::PCIe) {
-    const std::size_t push_max =
-        world <= 2 ? kPciePushMaxBytes2 : world <= 4 ? kPciePushMaxBytes4 : kPciePushMaxBytes8;
-    return bytes <= push_max ? Variant::OneShotPush : Variant::TwoShot;
+  switch (car_policy::select(bytes, world, link == Link::PCIe)) {  // shared with the engine
+    case car_policy::Pick::OneShotPull: return Variant::OneShotPull;
+    case car_policy::Pick::OneShotPush: return Variant::OneShotPush;
+    case car_policy::Pick::TwoShot: return Variant::TwoShot;
   }
-  if (world <= 2) return Variant::OneShotPull;
-  const std::size_t pull_max = world <= 4 ? kNvlOneShotMaxBytes4 : kNvlOneShotMaxBytes8;
-  return bytes < pull_max ? Variant::OneShotPull : Variant::TwoShot;
+  return Variant::TwoShot;
 }
 
 std::optional<std::string> refuse_reason(const CallDesc& c) {

@@ -81,6 +81,19 @@ TEST_CASE("roofline: weight-bound small-M GEMM, compute-bound large GEMM, per-ke
   CHECK(compute_us(fp8, g) - g.gemm_fixed_us < 0.6 * (compute_us(small_m, g) - g.gemm_fixed_us));
 }
 
+TEST_CASE("attention: its own fixed cost, KV bytes or FLOPs at attention's efficiencies") {
+  const Hardware hw = load_hardware("h200:nvswitch", 8);
+  const auto& g = hw.gpu;
+  REQUIRE(g.attention_fixed_us > 0);
+  // decode: 8 MB of KV, 32 FLOP per byte: bandwidth-bound
+  const Op decode = ops::attention("a", 1, 8, 8e6, 32 * 8e6);
+  CHECK(compute_us(decode, g) == Approx(g.attention_fixed_us + 8e6 / (g.mem_bw_gbps * 1e3 * g.attention_memory_efficiency)));
+  // verify with many query rows: the FLOP term at attention_compute_efficiency, not the GEMMs'
+  const Op verify = ops::attention("v", 16, 128, 2.4e6, 1.1e9);
+  CHECK(compute_us(verify, g) == Approx(g.attention_fixed_us + 1.1e9 / (g.peak_bf16_tflops * 1e6 * g.attention_compute_efficiency)));
+  CHECK(g.attention_compute_efficiency < g.gemm_compute_efficiency);
+}
+
 TEST_CASE("eager phase time: the closed form equals kernel-by-kernel simulation") {
   const Hardware hw = load_hardware("h200:nvswitch", 8);
   RunSpec run;
@@ -93,21 +106,30 @@ TEST_CASE("eager phase time: the closed form equals kernel-by-kernel simulation"
                      ops::all_reduce("ar", 1 << 20), ops::small("u", OpKind::Norm, 1000)}};
   OpBlock b{"b", 3, {ops::small("v", OpKind::Elementwise, 10), ops::small("w", OpKind::Elementwise, 10)}};
   p.blocks = {a, b, a};
-  double host = 0, end = 0, gpu = 0;
+  // Kernel by kernel: each starts at its launch or, back to back, after the previous kernel plus
+  // the switch gap when the class changes (the block's last op precedes its first).
+  double host = 0, end = 0, gpu = 0, switches = 0;
   for (const auto& blk : p.blocks)
     for (int r = 0; r < blk.repeat; ++r)
-      for (const auto& op : blk.ops) {
-        const OpCost c = op_cost(op, ctx, false);
+      for (std::size_t i = 0; i < blk.ops.size(); ++i) {
+        const OpCost c = op_cost(blk.ops[i], ctx, false);
+        const std::size_t prev = (i + blk.ops.size() - 1) % blk.ops.size();
+        const bool change = blk.ops.size() > 1 && op_class(blk.ops[i].kind) != op_class(blk.ops[prev].kind);
+        const double gap = change ? hw.gpu.kernel_switch_us : 0.0;
         host += c.host_us;
-        end = std::max(end, host) + c.gpu_us;
-        gpu += c.gpu_us;
+        end = std::max(end + gap, host) + c.gpu_us;
+        gpu += c.gpu_us, switches += gap;
       }
+  REQUIRE(hw.gpu.kernel_switch_us > 0);
   const PhaseTiming t = time_phase(p, ctx);
   CHECK(t.us == Approx(end).epsilon(1e-12));
   CHECK(t.launch_us == Approx(end - gpu).epsilon(1e-9));
   CHECK(t.kernels == 5 * 4 + 3 * 2 + 5 * 4);
   p.graph = true;
-  CHECK(time_phase(p, ctx).us == Approx(gpu + hw.gpu.graph_launch_us));
+  CHECK(time_phase(p, ctx).us == Approx(gpu + hw.gpu.graph_launch_us + switches));
+  CHECK(time_phase(p, ctx).switch_us == Approx(switches));
+  // block a changes class at every op (t, g, ar, u, wrap u -> t is other -> other: no change)
+  CHECK(switches == Approx(hw.gpu.kernel_switch_us * (3 * 5 * 2)));
 }
 
 TEST_CASE("chain formula and its inverse") {

@@ -110,8 +110,11 @@ TEST_CASE("JSON report keeps the contract") {
     for (const auto& p : sc["phases"]) {
       names.push_back(p["name"]);
       for (const char* k : {"name", "count", "tokens", "us", "gemm_us", "attention_us", "allreduce_us",
-                            "allreduce_count", "allreduce_bytes", "allgather_count", "other_us", "launch_us"})
+                            "allreduce_count", "allreduce_bytes", "allgather_count", "other_us", "launch_us", "switch_us"})
         CHECK(p.contains(k));
+      // graph phases: the switch gaps are inside launch_us, on top of the one graph launch
+      if (p["mode"] == "graph") CHECK(p["launch_us"].get<double>() >= p["switch_us"].get<double>());
+      if (p["mode"] == "graph") CHECK(p["switch_us"].get<double>() > 0);
     }
     CHECK(names == std::vector<std::string>{"draft_decode", "verify", "draft_extend", "baseline_decode"});
   }

@@ -81,12 +81,18 @@ TEST_CASE("a saved replay report reads back into phases the engine re-predicts")
     CHECK(p.us > 0);
     CHECK(p.gemm_us > 0);
     CHECK(plan_of(p).kernels() == p.kernels);
-    // The engine re-predicts exactly these ops: roofline per op, plus one graph launch when graphed.
-    // (The report's own "predicted" was made with the profile of its day, so it is not compared.)
+    // The engine re-predicts exactly these ops: roofline per op, a switch gap per change of op
+    // class in a layer, plus one graph launch when graphed. (The report's own "predicted" was
+    // made with the profile of its day, so it is not compared.)
     const PhasePlan plan = plan_of(p);
     double expect = plan.graph ? hw.gpu.graph_launch_us : 0.0;
     for (const auto& b : plan.blocks)
-      for (const auto& op : b.ops) expect += b.repeat * (op.is_collective() ? 0.0 : compute_us(op, hw.gpu));
+      for (std::size_t k = 0; k < b.ops.size(); ++k) {
+        const Op& op = b.ops[k];
+        const Op& before = b.ops[(k + b.ops.size() - 1) % b.ops.size()];
+        const bool change = b.ops.size() > 1 && op_class(op.kind) != op_class(before.kind);
+        expect += b.repeat * ((op.is_collective() ? 0.0 : compute_us(op, hw.gpu)) + (change ? hw.gpu.kernel_switch_us : 0.0));
+      }
     if (plan.graph) CHECK(predict_replayed_phase(plan, hw, RunSpec{}).us == Approx(expect).epsilon(1e-9));
     CHECK(j["phases"][i]["predicted"]["us"].get<double>() > 0);
   }
@@ -131,6 +137,7 @@ TEST_CASE("the fit recovers known efficiencies from synthetic measurements") {
   Hardware truth = load_hardware("h200:nvswitch", 1);
   truth.gpu.gemm_memory_efficiency = 0.66, truth.gpu.attention_memory_efficiency = 0.45;
   truth.gpu.elementwise_memory_efficiency = 0.38, truth.gpu.kernel_min_us = 1.7;
+  truth.gpu.attention_fixed_us = 2.1, truth.gpu.kernel_switch_us = 0.55;
   const auto pts = synthetic_points(truth);
   const Hardware base = load_hardware("h200:nvswitch", 1);  // starts from the shipped numbers
   const ReplayFit f = fit_replay(pts, base.gpu);
@@ -138,6 +145,8 @@ TEST_CASE("the fit recovers known efficiencies from synthetic measurements") {
   CHECK(f.attention_memory_efficiency == Approx(0.45).epsilon(0.01));
   CHECK(f.elementwise_memory_efficiency == Approx(0.38).epsilon(0.01));
   CHECK(f.kernel_min_us == Approx(1.7).epsilon(0.01));
+  CHECK(f.attention_fixed_us == Approx(2.1).epsilon(0.01));
+  CHECK(f.kernel_switch_us == Approx(0.55).epsilon(0.01));  // only the whole-phase rows carry it
   CHECK(f.clamped.empty());
   Hardware cal = base;
   cal.gpu = apply_fit(base.gpu, f);

@@ -91,6 +91,68 @@ TEST_CASE("a report with measured collectives predicts them with the replay's ba
       }
     CHECK(op_seen);
     CHECK(replay_text(j).find("all-reduce") != std::string::npos);
-    CHECK_THROWS_AS(phases_from_report(j, "report"), InputError);
+    // calibrate --from reads it back: the measured all-reduces and each collective's payload.
+    CHECK(j["allreduce_backend"] == backend);
+    const auto back = phases_from_report(j, "report");
+    REQUIRE(back.size() == 1);
+    CHECK(back[0].allreduce_us == 40.0);
+    for (const auto& o : back[0].ops)
+      if (o.op.is_collective()) CHECK(o.op.comm_bytes > 0);
   }
+}
+
+TEST_CASE("replay --mpi refuses --num-gpus and, outside mpirun, says how to start it") {
+  auto r = run_specsim(with({"--mpi"}));  // kBase gives --num-gpus 2
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "error: --mpi takes its ranks from mpirun (one per process); leave out --num-gpus (--num-gpus)\n");
+  r = run_specsim({"replay", "--mpi", "--model-path", "llama-3.1-8b", "--tp-size", "2", "--hardware", "h200:nvswitch",
+                   "--allreduce", "custom"});
+  CHECK(r.exit_code == 2);
+#if !defined(SPECSIM_WITH_REPLAY)
+  CHECK(r.err == "error: this specsim was built without CUDA; rebuild with nvcc, cuBLAS and NCCL (replay)\n");
+#elif !defined(SPECSIM_CAR_MPI)
+  CHECK(r.err == "error: this specsim was built without MPI; rebuild where CMake finds one (libopenmpi-dev) (--mpi)\n");
+#else
+  CHECK(r.err == "error: --mpi runs one rank per process: start it as mpirun -np N specsim replay --mpi --tp-size N "
+                 "... (--mpi)\n");
+#endif
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("a report whose ranks shared a GPU predicts the phase without the all-gathers it left out") {
+  RunArgs a;
+  a.model_path = "llama-3.1-8b", a.tp_size = 2, a.hardware = "h200:nvswitch", a.algorithm = "NONE", a.batch_size = 2;
+  const Scenario s = resolve_scenario(a);
+  const ScenarioResult r = run_scenario(s);
+  ReplayMeasurement m;
+  m.device = "test", m.iters = 5, m.gpus = 2, m.allreduce_backend = "custom:auto";
+  for (const auto& ph : r.plan.phases) {
+    PhaseMeasurement pm;
+    pm.kind = ph.kind, pm.graph = ph.graph, pm.tokens = ph.tokens, pm.kernels = ph.kernels() - 1;
+    pm.collectives_skipped = 1;  // the logits all-gather
+    pm.us = 1000, pm.gemm_us = 800, pm.other_us = 50, pm.allreduce_us = 40;
+    m.phases.push_back(pm);
+  }
+  const auto all = replay_json(s, r, m);  // as if the all-gathers had run (one thread per GPU)
+  m.launch = "2 processes under MPI", m.shared_gpus = true;
+  const auto j = replay_json(s, r, m);
+  REQUIRE(j["phases"].size() == 1);
+  const auto& p = j["phases"][0];
+  const auto& q = all["phases"][0];
+  CHECK(j["gpus"] == 2);
+  CHECK(j["collectives_detail"] ==
+        "all-reduces through custom:auto, all-gathers left out (ranks shared a GPU), on 2 ranks (2 processes under "
+        "MPI); predicted with the same backend, without the all-gathers");
+  CHECK(all["collectives_detail"] ==
+        "all-reduces through custom:auto, all-gathers through NCCL, on 2 ranks (one thread per GPU); predicted with "
+        "the same backend");
+  CHECK(j["shared_gpus"] == true);
+  CHECK(all["shared_gpus"] == false);
+  CHECK(p["collectives_skipped"] == 1);
+  CHECK(p["measured"]["allgather_us"].is_null());
+  CHECK(p["predicted"]["allgather_us"] == 0.0);
+  const double ag = q["predicted"]["allgather_us"].get<double>();
+  REQUIRE(ag > 0);  // the plan has a logits all-gather at tp 2
+  CHECK(p["predicted"]["allreduce_us"].get<double>() == Approx(q["predicted"]["allreduce_us"].get<double>()));
+  CHECK(p["predicted"]["us"].get<double>() < q["predicted"]["us"].get<double>());
 }

@@ -35,17 +35,27 @@ void check_timeline_matches(const RunArgs& args) {
       CHECK(std::abs(f.total_us - t.us) <= 1e-6 * t.us);
       CHECK(static_cast<int>(f.ops.size()) == t.kernels);
       double gpu = 0, prev_end = f.graph ? f.graph_launch_us : 0, host_end = 0;
-      for (const auto& e : f.ops) {
-        gpu += e.dur_us;
-        if (f.graph) {
-          CHECK(e.start_us == Approx(prev_end));  // back to back
-        } else {
-          CHECK(e.host_start_us == Approx(host_end));  // the host launches one after another
-          host_end = e.host_start_us + e.host_dur_us;
-          CHECK(e.start_us == Approx(std::max(host_end, prev_end)));  // waits for its launch and the stream
-        }
-        prev_end = e.start_us + e.dur_us;
-      }
+      std::size_t k = 0;
+      for (const auto& blk : p.blocks)
+        for (int r = 0; r < blk.repeat; ++r)
+          for (std::size_t i = 0; i < blk.ops.size(); ++i) {
+            const OpEvent& e = f.ops[k++];
+            CHECK(e.op == &blk.ops[i]);
+            gpu += e.dur_us;
+            // A kernel after one of another class in the repeated layer (the block's last op
+            // precedes its first) starts kernel_switch_us later when back to back.
+            const std::size_t before = (i + blk.ops.size() - 1) % blk.ops.size();
+            const bool change = blk.ops.size() > 1 && op_class(blk.ops[i].kind) != op_class(blk.ops[before].kind);
+            const double gap = change ? s.hw.gpu.kernel_switch_us : 0.0;
+            if (f.graph) {
+              CHECK(e.start_us == Approx(prev_end + gap));  // back to back
+            } else {
+              CHECK(e.host_start_us == Approx(host_end));  // the host launches one after another
+              host_end = e.host_start_us + e.host_dur_us;
+              CHECK(e.start_us == Approx(std::max(host_end, prev_end + gap)));  // its launch and the stream
+            }
+            prev_end = e.start_us + e.dur_us;
+          }
       const double parts = t.gemm_us + t.attention_us + t.allreduce_us + t.allgather_us + t.other_us;
       CHECK(std::abs(gpu - parts) <= 1e-6 * parts);
       ++checked;

@@ -78,7 +78,9 @@ int cmd_calibrate(int argc, char** argv) {
   app.add_option("--nccl-tests", a.nccl_tests, "mode: an nccl-tests all_reduce_perf log (several tables allowed)");
   app.add_option("--hardware", a.hardware, "the base profile: GPU:TOPOLOGY or a profile JSON path")->required();
   app.add_option("-o,--output", a.out, "the profile JSON to write")->required();
-  app.add_option("--from", a.from, "mode: specsim replay -o reports (repeatable): fit the compute efficiencies");
+  app.add_option("--from", a.from,
+                 "mode: specsim replay -o reports (repeatable): fit the compute efficiencies (and the all-reduce model "
+                 "when several GPUs ran)");
   app.add_option("--holdout", a.holdout, "with --from: replay reports predicted, not fitted (repeatable)");
   app.add_option("--world", a.world, "the world size to fit when the log holds several");
   return guarded(app, argc, argv, [&] {

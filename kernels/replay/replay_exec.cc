@@ -9,6 +9,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <barrier>
 #include <chrono>
@@ -16,6 +17,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -25,21 +28,32 @@
 
 #include "custom_allreduce.h"
 #include "replay_kernels.h"
+#include "replay_rank.h"
 
 namespace specsim::replay {
+namespace detail {
 namespace {
+const char* base_name(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+}  // namespace
 
-// The one check for CUDA runtime and cuBLAS calls: a failure throws with the call's text.
-void check(cudaError_t e, const char* call, int line) {
-  if (e != cudaSuccess) throw std::runtime_error(fmt::format("{} failed: {} (replay_exec.cc:{})", call, cudaGetErrorString(e), line));
+void check(cudaError_t e, const char* call, const char* file, int line) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(fmt::format("{} failed: {} ({}:{})", call, cudaGetErrorString(e), base_name(file), line));
 }
-void check(cublasStatus_t e, const char* call, int line) {
-  if (e != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(fmt::format("{} failed: cuBLAS status {} (replay_exec.cc:{})", call, int(e), line));
+void check(cublasStatus_t e, const char* call, const char* file, int line) {
+  if (e != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(fmt::format("{} failed: cuBLAS status {} ({}:{})", call, int(e), base_name(file), line));
 }
-void check(ncclResult_t e, const char* call, int line) {
-  if (e != ncclSuccess) throw std::runtime_error(fmt::format("{} failed: {} (replay_exec.cc:{})", call, ncclGetErrorString(e), line));
+void check(ncclResult_t e, const char* call, const char* file, int line) {
+  if (e != ncclSuccess)
+    throw std::runtime_error(fmt::format("{} failed: {} ({}:{})", call, ncclGetErrorString(e), base_name(file), line));
 }
-#define REPLAY_CHECK(x) check((x), #x, __LINE__)
+}  // namespace detail
+
+namespace {
 
 constexpr std::size_t kWorkspaceBytes = 32u << 20;
 constexpr double kRotateL2Multiple = 4.0;  // weights reused only after 4x L2 of other traffic
@@ -64,14 +78,20 @@ struct Gpu {
   double l2_bytes = 0;
   bool fp8 = false;
   std::string name;
-  // Multi-GPU replay (one thread per GPU): this rank's collectives and the barrier every rank
-  // passes before each timed launch, so all ranks start each replay together.
+  // Multi-rank replay (one thread or one process per rank): this rank's collectives and the
+  // barrier every rank passes before each timed launch, so all ranks start each replay together.
   int device = 0, rank = 0, world = 1;
-  ncclComm_t nccl = nullptr;              ///< all-gathers always; all-reduces unless `car`
+  ncclComm_t nccl = nullptr;              ///< all-gathers; all-reduces unless `car`; null: none run
   car::Communicator* car = nullptr;       ///< the custom all-reduce (`--allreduce custom`)
   car::Variant car_variant = car::Variant::Auto;
-  std::barrier<>* bar = nullptr;
-  void sync() const { if (bar) bar->arrive_and_wait(); }
+  std::function<void()> barrier;          ///< std::barrier (threads) or MPI_Barrier (processes)
+  void sync() const { if (barrier) barrier(); }
+  Gpu() = default;
+  Gpu(const Gpu&) = delete;
+  ~Gpu() {
+    if (lt) cublasLtDestroy(lt);
+    if (stream) cudaStreamDestroy(stream);
+  }
 };
 
 struct GemmShape {
@@ -144,8 +164,8 @@ struct PreparedOp {
   std::unique_ptr<LtGemm> gemm;
   std::size_t slot_bytes = 0;  // weights or KV per rotation slot
   std::vector<DevBuf> rot;
-  std::size_t chunks = 0, vec16 = 0;
-  int qtiles = 1, warps = 4;
+  std::size_t vec16 = 0;
+  AttentionLaunch attn;  // split-KV grid of an attention op
   std::size_t elems = 0;  // collectives: bf16 elements per rank (all-gather: sent by each rank)
 };
 
@@ -200,14 +220,14 @@ PreparedOp prepare_op(const Gpu& g, const Op& op, const OpBlock& b, std::vector<
       p.how = How::Attention;
       const double elems = std::max(1.0, op.bytes / 2);
       const double rows = std::ceil(elems / kAttnRowElems);
-      p.chunks = std::size_t(std::ceil(rows / kAttnChunkRows));
+      const auto chunks = std::size_t(std::ceil(rows / kAttnChunkRows));
       const double flops_per_tile = 4.0 * kAttnChunkRows * kAttnChunkRows * kAttnRowElems;  // QK^T + PV
-      p.qtiles = int(std::max<std::int64_t>(1, std::llround(op.flops / (double(p.chunks) * flops_per_tile))));
-      const std::size_t want = (p.chunks + 3) / 4 * 4;
-      p.warps = int(std::min<std::size_t>(want, std::size_t(g.sms) * 16));
-      p.slot_bytes = p.chunks * kAttnChunkRows * kAttnRowElems * 2;
-      p.meta.note = fmt::format("KV {} rows x {} bf16 read once, {} query tile(s) of 16 on tensor cores",
-                                p.chunks * kAttnChunkRows, kAttnRowElems, p.qtiles);
+      const int qtiles = int(std::max<std::int64_t>(1, std::llround(op.flops / (double(chunks) * flops_per_tile))));
+      p.attn = plan_attention(chunks, qtiles);
+      p.slot_bytes = chunks * kAttnChunkRows * kAttnRowElems * 2;
+      p.meta.note = fmt::format("split-KV: {} rows x {} bf16 over {} CTAs, {} query tile(s) of 16 on tensor cores{}",
+                                chunks * kAttnChunkRows, kAttnRowElems, p.attn.ctas, qtiles,
+                                p.attn.groups > 1 ? fmt::format(", KV read by {} query groups", p.attn.groups) : "");
       break;
     }
     case OpKind::AllReduce: {
@@ -220,12 +240,16 @@ PreparedOp prepare_op(const Gpu& g, const Op& op, const OpBlock& b, std::vector<
       } else {
         p.meta.note = g.car ? "over the custom all-reduce's buffer: NCCL" : "NCCL";
       }
+      if (p.how == How::AllReduceNccl && !g.nccl)  // ranks sharing a GPU run no NCCL
+        throw std::runtime_error(fmt::format("{}: a {} B all-reduce needs NCCL (or a custom all-reduce buffer that "
+                                             "large), and this replay has no NCCL communicator", op.name, p.elems * 2));
       break;
     }
     case OpKind::AllGather:
       p.how = How::AllGather;
       p.elems = std::size_t(std::max(1.0, std::ceil(op.comm_bytes / 2 / std::max(1, g.world))));
       p.meta.note = "NCCL all-gather";
+      if (!g.nccl) throw std::runtime_error(fmt::format("{}: an all-gather needs NCCL, and this replay has no NCCL communicator", op.name));
       break;
     default:
       p.how = How::Memory;
@@ -260,8 +284,8 @@ class PhaseRunner {
           (p.gs.fp8 ? x8 : x) = std::max(p.gs.fp8 ? x8 : x, xe * (p.gs.fp8 ? 1 : 2));
           y = std::max(y, std::size_t(p.gs.batch * p.gs.m * p.gs.n) * 2);
         } else if (p.how == How::Attention) {
-          q = std::max(q, std::size_t(p.qtiles) * kAttnChunkRows * kAttnRowElems * 2);
-          out = std::max(out, std::size_t(p.warps) * kAttnChunkRows * kAttnChunkRows * 4);
+          q = std::max(q, std::size_t(p.attn.qtiles) * kAttnChunkRows * kAttnRowElems * 2);
+          out = std::max(out, attention_out_floats(p.attn) * 4);
         } else if (p.how == How::AllReduceNccl || p.how == How::AllReduceCustom) {
           ar = std::max(ar, p.elems * 2);
         } else if (p.how == How::AllGather) {
@@ -329,7 +353,7 @@ class PhaseRunner {
     const void* slot = p.rot.empty() ? nullptr : p.rot[std::size_t(rep) % p.rot.size()].p;
     switch (p.how) {
       case How::Gemm: p.gemm->run(slot, p.gs.fp8 ? s_.x8.p : s_.x.p, s_.y.p, g_.workspace.p, st); break;
-      case How::Attention: attention(s_.q.p, slot, p.chunks, p.qtiles, static_cast<float*>(s_.attn_out.p), p.warps, st); break;
+      case How::Attention: attention(s_.q.p, slot, p.attn, static_cast<float*>(s_.attn_out.p), st); break;
       case How::Memory: stream_bytes(s_.src.p, s_.dst.p, p.vec16, g_.sms, st); break;
       case How::AllReduceNccl:
         REPLAY_CHECK(ncclAllReduce(s_.ar_in.p, s_.ar_out.p, p.elems, ncclBfloat16, ncclSum, g_.nccl, st));
@@ -528,39 +552,54 @@ std::string init_gpu(Gpu& g, int device) {
 }
 }  // namespace
 
-ReplayMeasurement replay_plan(const CyclePlan& plan, const ReplayOptions& opt) {
+namespace detail {
+ReplayMeasurement replay_rank(const CyclePlan& ran, const CyclePlan& full, const ReplayOptions& opt,
+                              const RankSetup& rs) {
+  if (ran.phases.size() != full.phases.size())
+    throw std::logic_error("replay_rank: the replayed plan and the full plan differ in phases");
   Gpu g;
   ReplayMeasurement out;
-  out.device = init_gpu(g, 0);
+  out.device = init_gpu(g, rs.device);
   out.iters = opt.iters, out.warmup = opt.warmup;
-  const CyclePlan stripped = strip_collectives(plan);
-  for (std::size_t i = 0; i < stripped.phases.size(); ++i) {
-    const PhasePlan& ph = stripped.phases[i];
+  g.rank = rs.rank, g.world = rs.world, g.nccl = rs.nccl, g.barrier = rs.barrier;
+  g.car = rs.car, g.car_variant = rs.car_variant;
+  for (std::size_t i = 0; i < ran.phases.size(); ++i) {
+    const PhasePlan& ph = ran.phases[i];
     PhaseRunner runner(g, ph, opt, out.notes);
     PhaseMeasurement m = runner.run();
-    m.collectives_skipped = plan.phases[i].kernels() - ph.kernels();
+    m.collectives_skipped = full.phases[i].kernels() - ph.kernels();
     out.phases.push_back(std::move(m));
   }
+  REPLAY_CHECK(cudaStreamSynchronize(g.stream));
+  if (g.car) g.car->check();
   if (!g.fp8) out.notes.push_back("this GPU has no fp8 tensor cores: fp8 GEMMs ran as bf16");
-  out.notes.push_back(fmt::format("weights and KV rotate so each is re-read only after {}x the L2 of other traffic",
-                                  kRotateL2Multiple));
-  cublasLtDestroy(g.lt);
-  cudaStreamDestroy(g.stream);
   return out;
 }
 
-namespace {
-// max over ranks: a phase (or class) is as slow as its slowest rank
-void max_into(double& a, double b) { a = std::max(a, b); }
-}  // namespace
+std::array<double*, 7> rank_max_fields(PhaseMeasurement& m) {
+  return {&m.us, &m.gemm_us, &m.attention_us, &m.other_us, &m.allreduce_us, &m.allgather_us, &m.bare_gemm_chain_us};
+}
+
+std::string rotation_note() {
+  return fmt::format("weights and KV rotate so each is re-read only after {}x the L2 of other traffic",
+                     kRotateL2Multiple);
+}
+
+void disable_nvls() { ::setenv("NCCL_NVLS_ENABLE", "0", 1); }
+}  // namespace detail
+
+ReplayMeasurement replay_plan(const CyclePlan& plan, const ReplayOptions& opt) {
+  ReplayMeasurement out = detail::replay_rank(strip_collectives(plan), plan, opt, detail::RankSetup{});
+  out.notes.push_back(detail::rotation_note());
+  return out;
+}
 
 ReplayMeasurement replay_plan_multi_gpu(const CyclePlan& plan, const ReplayOptions& opt, const MultiGpuOptions& mg) {
   const int n = mg.gpus;
   if (n < 2 || n > cuda_device_count())
     throw std::runtime_error(fmt::format("a multi-GPU replay needs 2..{} GPUs, asked for {}", cuda_device_count(), n));
   if (plan.tp != n) throw std::runtime_error(fmt::format("the plan is tp {}, the replay has {} GPUs", plan.tp, n));
-  // NVLink SHARP (multicast) stays off: NCCL must not use NVLS on the lent machines.
-  ::setenv("NCCL_NVLS_ENABLE", "0", 1);
+  detail::disable_nvls();
   std::vector<int> devs(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) devs[std::size_t(r)] = r;
   std::vector<ncclComm_t> comms(static_cast<std::size_t>(n));
@@ -575,28 +614,19 @@ ReplayMeasurement replay_plan_multi_gpu(const CyclePlan& plan, const ReplayOptio
   }
 
   std::barrier<> bar(n);
-  std::vector<Gpu> gpus(static_cast<std::size_t>(n));
   std::vector<ReplayMeasurement> per_rank(static_cast<std::size_t>(n));
   std::vector<std::string> errors(static_cast<std::size_t>(n));
   std::atomic<int> done{0};
   std::atomic<bool> failed{false};
   std::vector<std::thread> threads;
-  const CyclePlan& full = plan;  // collectives stay in: they run for real
   for (int r = 0; r < n; ++r)
     threads.emplace_back([&, r] {
       try {
-        Gpu& g = gpus[std::size_t(r)];
-        ReplayMeasurement& out = per_rank[std::size_t(r)];
-        out.device = init_gpu(g, r);
-        out.iters = opt.iters, out.warmup = opt.warmup;
-        g.rank = r, g.world = n, g.nccl = comms[std::size_t(r)], g.bar = &bar;
-        if (mg.custom) g.car = cars[std::size_t(r)].get(), g.car_variant = variant;
-        for (const PhasePlan& ph : full.phases) {
-          PhaseRunner runner(g, ph, opt, out.notes);
-          out.phases.push_back(runner.run());
-        }
-        REPLAY_CHECK(cudaStreamSynchronize(g.stream));
-        if (g.car) g.car->check();
+        detail::RankSetup rs;
+        rs.device = r, rs.rank = r, rs.world = n, rs.nccl = comms[std::size_t(r)];
+        rs.barrier = [&bar] { bar.arrive_and_wait(); };
+        if (mg.custom) rs.car = cars[std::size_t(r)].get(), rs.car_variant = variant;
+        per_rank[std::size_t(r)] = detail::replay_rank(plan, plan, opt, rs);  // collectives run for real
       } catch (const std::exception& e) {
         errors[std::size_t(r)] = fmt::format("rank {} (GPU {}): {}", r, r, e.what());
         failed = true;
@@ -628,23 +658,16 @@ ReplayMeasurement replay_plan_multi_gpu(const CyclePlan& plan, const ReplayOptio
   out.device = fmt::format("{} x {}", n, per_rank[0].device);
   for (int r = 1; r < n; ++r)
     for (std::size_t i = 0; i < out.phases.size(); ++i) {
-      PhaseMeasurement& a = out.phases[i];
-      const PhaseMeasurement& b = per_rank[std::size_t(r)].phases[i];
-      max_into(a.us, b.us), max_into(a.gemm_us, b.gemm_us), max_into(a.attention_us, b.attention_us);
-      max_into(a.other_us, b.other_us), max_into(a.allreduce_us, b.allreduce_us);
-      max_into(a.allgather_us, b.allgather_us), max_into(a.bare_gemm_chain_us, b.bare_gemm_chain_us);
+      const auto a = detail::rank_max_fields(out.phases[i]);
+      const auto b = detail::rank_max_fields(per_rank[std::size_t(r)].phases[i]);
+      for (std::size_t f = 0; f < a.size(); ++f) *a[f] = std::max(*a[f], *b[f]);
     }
   out.notes.push_back(fmt::format("{} GPUs, one thread per GPU (rank r on GPU r); all-reduces through {}, all-gathers "
                                   "through NCCL (NCCL_NVLS_ENABLE=0); every rank launches each replay after a "
                                   "barrier; phase and class times are the slowest rank's median; per-op times are "
                                   "rank 0's",
                                   n, mg.custom ? "the custom kernel (" + mg.variant + ")" : std::string("NCCL")));
-  out.notes.push_back(fmt::format("weights and KV rotate so each is re-read only after {}x the L2 of other traffic",
-                                  kRotateL2Multiple));
-  for (auto& g : gpus) {
-    if (g.lt) cublasLtDestroy(g.lt);
-    if (g.stream) cudaStreamDestroy(g.stream);
-  }
+  out.notes.push_back(detail::rotation_note());
   cars.clear();
   for (auto c : comms) ncclCommDestroy(c);
   return out;

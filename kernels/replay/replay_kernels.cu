@@ -4,6 +4,7 @@
 #include <mma.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -55,69 +56,131 @@ __global__ void stream_kernel(const uint4* __restrict__ src, uint4* __restrict__
   }
 }
 
-constexpr int D = kAttnRowElems, R = kAttnChunkRows, kWarpsPerBlock = 4;
-constexpr int kLd = D + 8;                   // padded shared row (elements): fewer bank conflicts
-constexpr int kVecPerLane = R * D / 8 / 32;  // 16-byte vectors each lane moves per chunk (8)
+constexpr int D = kAttnRowElems, R = kAttnChunkRows;
+constexpr int kWarpsPerCta = 4, kStages = 3;   // 3 stages: two chunks in flight per warp while one computes
+constexpr int kLd = D + 8;                      // padded shared row (elements): fewer bank conflicts
+constexpr int kTileElems = R * kLd;             // one staged 16-row tile
+constexpr int kVecPerLane = R * D / 8 / 32;     // 16-byte vectors each lane copies per chunk (8)
+constexpr int kPair = 2;                        // query tiles computed together (two independent MMA chains)
+// Per warp: kStages KV tiles, kPair S tiles (fp32) and kPair P tiles (bf16).
+constexpr std::size_t kWarpSmem = kStages * kTileElems * 2 + kPair * R * R * (4 + 2);
 
-// One warp per 16-row KV chunk at a time. The chunk is read from device memory once, with
-// coalesced 16-byte loads issued one chunk ahead (registers) so many loads are in flight, then
-// staged in shared memory for the tensor cores: S = Q Kc^T, P = exp(S/16), O += P Vc.
-__global__ void attention_kernel(const bf16* __restrict__ q, const bf16* __restrict__ kv, std::size_t chunks,
-                                 int qtiles, float* __restrict__ out) {
-  __shared__ __align__(32) bf16 kv_tile[kWarpsPerBlock][R * kLd];
-  __shared__ __align__(32) float s_tile[kWarpsPerBlock][R * R];
-  __shared__ __align__(32) bf16 p_tile[kWarpsPerBlock][R * R];
-  const int lane = threadIdx.x % 32, wib = threadIdx.x / 32;
-  const std::size_t warp = blockIdx.x * std::size_t(kWarpsPerBlock) + wib;
-  const std::size_t warps = std::size_t(gridDim.x) * kWarpsPerBlock;
-  bf16* tile = kv_tile[wib];
+using KFrag = wmma::fragment<wmma::matrix_b, R, R, R, bf16, wmma::col_major>;  // K^T
+using VFrag = wmma::fragment<wmma::matrix_b, R, R, R, bf16, wmma::row_major>;
+using Acc = wmma::fragment<wmma::accumulator, R, R, R, float>;
 
-  wmma::fragment<wmma::accumulator, R, R, R, float> o_acc[D / R];
-  for (auto& f : o_acc) wmma::fill_fragment(f, 0.0f);
-  uint4 next[kVecPerLane];
-  auto fetch = [&](std::size_t c) {
-    const uint4* src = reinterpret_cast<const uint4*>(kv + c * R * D);
+__device__ inline void cp_async16(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+}
+__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ inline void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+// P query tiles from q_s (P = 1 or 2: two tiles give the tensor cores two independent chains)
+// against one chunk: S = Q Kc^T, P = bf16(exp(S/16)) through shared memory, O += P Vc.
+template <int P>
+__device__ inline void query_tiles(const bf16* q_s, const KFrag (&k)[D / R], const VFrag (&v)[D / R], float* s_tile,
+                                   bf16* p_tile, int lane, Acc (&o)[D / R]) {
+  Acc s[P];
 #pragma unroll
-    for (int j = 0; j < kVecPerLane; ++j) next[j] = src[lane + 32 * j];
-  };
-  if (warp < chunks) fetch(warp);
-  for (std::size_t c = warp; c < chunks; c += warps) {
-    __syncwarp();  // the previous chunk's tensor-core reads of `tile` are done
+  for (int t = 0; t < P; ++t) wmma::fill_fragment(s[t], 0.0f);
 #pragma unroll
-    for (int j = 0; j < kVecPerLane; ++j) {
-      const int i = lane + 32 * j, row = i / (D / 8), col = (i % (D / 8)) * 8;
-      *reinterpret_cast<uint4*>(tile + row * kLd + col) = next[j];
+  for (int kk = 0; kk < D / R; ++kk)
+#pragma unroll
+    for (int t = 0; t < P; ++t) {
+      wmma::fragment<wmma::matrix_a, R, R, R, bf16, wmma::row_major> a;
+      wmma::load_matrix_sync(a, q_s + t * kTileElems + kk * R, kLd);
+      wmma::mma_sync(s[t], a, k[kk], s[t]);
     }
-    __syncwarp();
-    if (c + warps < chunks) fetch(c + warps);  // in flight while this chunk computes
-    for (int qt = 0; qt < qtiles; ++qt) {
-      wmma::fragment<wmma::accumulator, R, R, R, float> s_acc;
-      wmma::fill_fragment(s_acc, 0.0f);
 #pragma unroll
-      for (int kk = 0; kk < D / R; ++kk) {
-        wmma::fragment<wmma::matrix_a, R, R, R, bf16, wmma::row_major> a;
-        wmma::fragment<wmma::matrix_b, R, R, R, bf16, wmma::col_major> b;  // K^T
-        wmma::load_matrix_sync(a, q + qt * R * D + kk * R, D);
-        wmma::load_matrix_sync(b, tile + kk * R, kLd);
-        wmma::mma_sync(s_acc, a, b, s_acc);
-      }
-      wmma::store_matrix_sync(s_tile[wib], s_acc, R, wmma::mem_row_major);
-      __syncwarp();
-      for (int i = lane; i < R * R; i += 32) p_tile[wib][i] = __float2bfloat16(__expf(s_tile[wib][i] * 0.0625f));
-      __syncwarp();
-      wmma::fragment<wmma::matrix_a, R, R, R, bf16, wmma::row_major> p;
-      wmma::load_matrix_sync(p, p_tile[wib], R);
-#pragma unroll
-      for (int nn = 0; nn < D / R; ++nn) {
-        wmma::fragment<wmma::matrix_b, R, R, R, bf16, wmma::row_major> v;
-        wmma::load_matrix_sync(v, tile + nn * R, kLd);
-        wmma::mma_sync(o_acc[nn], p, v, o_acc[nn]);
-      }
-    }
+  for (int t = 0; t < P; ++t) {
+    for (int i = 0; i < s[t].num_elements; ++i) s[t].x[i] = __expf(s[t].x[i] * 0.0625f);
+    wmma::store_matrix_sync(s_tile + t * R * R, s[t], R, wmma::mem_row_major);
   }
+  __syncwarp();
+  for (int i = lane; i < P * R * R; i += 32) p_tile[i] = __float2bfloat16(s_tile[i]);
+  __syncwarp();
+#pragma unroll
+  for (int t = 0; t < P; ++t) {
+    wmma::fragment<wmma::matrix_a, R, R, R, bf16, wmma::row_major> pf;
+    wmma::load_matrix_sync(pf, p_tile + t * R * R, R);
+#pragma unroll
+    for (int nn = 0; nn < D / R; ++nn) wmma::mma_sync(o[nn], pf, v[nn], o[nn]);
+  }
+  __syncwarp();  // s_tile and p_tile are reused by the next call
+}
+
+// Split-KV decode attention (flash-decoding). Grid x: query groups of `group_tiles` tiles (a
+// real kernel's query blocks; small caches get more groups so every SM has work); grid y: KV
+// splits. CTAs of one split sit next to each other in launch order, so the groups after the
+// first find the chunk in L2. Each CTA stages its query tiles in shared memory once; each warp
+// streams its chunks with cp.async, kStages deep, moves a chunk's K^T and V fragments to
+// registers and runs every query tile of its group against it on tensor cores.
+__global__ void __launch_bounds__(kWarpsPerCta * 32) attention_kernel(const bf16* __restrict__ q,
+                                                                       const bf16* __restrict__ kv, std::size_t chunks,
+                                                                       int qtiles, int group_tiles,
+                                                                       float* __restrict__ out) {
+  const int qt0 = blockIdx.x * group_tiles;
+  const int nq = min(group_tiles, qtiles - qt0);
+  q += std::size_t(qt0) * R * D;
+  extern __shared__ __align__(128) unsigned char smem[];
+  bf16* q_s = reinterpret_cast<bf16*>(smem);
+  const int lane = threadIdx.x % 32, wib = threadIdx.x / 32;
+  unsigned char* mine = smem + std::size_t(group_tiles) * kTileElems * 2 + wib * kWarpSmem;
+  bf16* stage = reinterpret_cast<bf16*>(mine);
+  float* s_tile = reinterpret_cast<float*>(mine + kStages * kTileElems * 2);
+  bf16* p_tile = reinterpret_cast<bf16*>(s_tile + kPair * R * R);
+
+  for (int i = threadIdx.x; i < nq * R * D / 8; i += blockDim.x) {
+    const int row = i / (D / 8), col = (i % (D / 8)) * 8;
+    *reinterpret_cast<uint4*>(q_s + row * kLd + col) = reinterpret_cast<const uint4*>(q)[i];
+  }
+  __syncthreads();
+
+  const std::size_t warp = blockIdx.y * std::size_t(kWarpsPerCta) + wib;
+  const std::size_t warps = std::size_t(gridDim.y) * kWarpsPerCta;
+  // Chunk c into stage st; an empty group past the end keeps the wait count uniform.
+  auto issue = [&](std::size_t c, int st) {
+    if (c < chunks) {
+      const bf16* src = kv + c * R * D;
+      bf16* dst = stage + st * kTileElems;
+#pragma unroll
+      for (int j = 0; j < kVecPerLane; ++j) {
+        const int i = lane + 32 * j, row = i / (D / 8), col = (i % (D / 8)) * 8;
+        cp_async16(dst + row * kLd + col, src + row * D + col);
+      }
+    }
+    cp_async_commit();
+  };
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) issue(warp + s * warps, s);
+
+  Acc o_acc[D / R];
+  for (auto& f : o_acc) wmma::fill_fragment(f, 0.0f);
+  int st = 0;
+  for (std::size_t c = warp; c < chunks; c += warps) {
+    cp_async_wait<kStages - 2>();  // this warp's chunk c has landed
+    __syncwarp();
+    const bf16* tile = stage + st * kTileElems;
+    KFrag k_frag[D / R];
+    VFrag v_frag[D / R];
+#pragma unroll
+    for (int kk = 0; kk < D / R; ++kk) {
+      wmma::load_matrix_sync(k_frag[kk], tile + kk * R, kLd);
+      wmma::load_matrix_sync(v_frag[kk], tile + kk * R, kLd);
+    }
+    __syncwarp();  // the previous chunk's stage is free: refill it
+    issue(c + (kStages - 1) * warps, (st + kStages - 1) % kStages);
+    st = (st + 1) % kStages;
+    int qt = 0;
+    for (; qt + kPair <= nq; qt += kPair) query_tiles<kPair>(q_s + qt * kTileElems, k_frag, v_frag, s_tile, p_tile, lane, o_acc);
+    if (qt < nq) query_tiles<1>(q_s + qt * kTileElems, k_frag, v_frag, s_tile, p_tile, lane, o_acc);
+  }
+  cp_async_wait<0>();
   for (int nn = 1; nn < D / R; ++nn)
     for (int i = 0; i < o_acc[0].num_elements; ++i) o_acc[0].x[i] += o_acc[nn].x[i];
-  wmma::store_matrix_sync(out + warp * R * R, o_acc[0], R, wmma::mem_row_major);
+  wmma::store_matrix_sync(out + (std::size_t(blockIdx.x) * warps + warp) * R * R, o_acc[0], R, wmma::mem_row_major);
 }
 
 void check_launch(const char* what) {
@@ -150,12 +213,50 @@ void stream_bytes(const void* src, void* dst, std::size_t vec16, int sms, cudaSt
   check_launch("stream_bytes");
 }
 
-void attention(const void* q, const void* kv, std::size_t chunks, int qtiles, float* out, int warps, cudaStream_t s) {
-  // Preconditions: kv holds chunks x 16 x 128 bf16, q holds qtiles x 16 x 128, warps a multiple of 4.
-  if (chunks == 0 || qtiles < 1 || warps < kWarpsPerBlock || warps % kWarpsPerBlock)
-    throw std::runtime_error("attention: bad launch shape");
-  attention_kernel<<<warps / kWarpsPerBlock, kWarpsPerBlock * 32, 0, s>>>(static_cast<const bf16*>(q),
-                                                                         static_cast<const bf16*>(kv), chunks, qtiles, out);
+AttentionLaunch plan_attention(std::size_t chunks, int qtiles) {
+  if (chunks == 0 || qtiles < 1) throw std::runtime_error("attention: bad shape");
+  int dev = 0, sms = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  // The limit is the kernel's (per device), so it is set to the largest group any plan uses.
+  const std::size_t max_smem = std::size_t(kAttnMaxQTiles) * kTileElems * 2 + kWarpsPerCta * kWarpSmem;
+  const cudaError_t e = cudaFuncSetAttribute(attention_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(max_smem));
+  if (e != cudaSuccess) throw std::runtime_error(std::string("attention: shared memory: ") + cudaGetErrorString(e));
+  auto ctas_per_sm = [](std::size_t smem) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, attention_kernel, kWarpsPerCta * 32, smem) != cudaSuccess || n < 1)
+      throw std::runtime_error("attention: the kernel does not fit on this GPU");
+    return n;
+  };
+  AttentionLaunch l;
+  l.chunks = chunks, l.qtiles = qtiles;
+  const std::size_t want = (chunks + kWarpsPerCta - 1) / kWarpsPerCta;  // CTAs for one chunk per warp
+  // Query tiles per group: the split that gives the busiest warp the least work (chunks x (tiles
+  // + 1 for the chunk's own load)). Small caches get many groups so every SM has work; large
+  // ones keep all tiles in one group and read the KV once. Ties go to the larger group.
+  double best = 0;
+  for (int t = std::min(qtiles, kAttnMaxQTiles); t >= 1; --t) {
+    const int groups = (qtiles + t - 1) / t;
+    const std::size_t smem = std::size_t(t) * kTileElems * 2 + kWarpsPerCta * kWarpSmem;
+    const std::size_t full = std::size_t(sms) * std::size_t(ctas_per_sm(smem));
+    const std::size_t ctas = std::min(want, std::max<std::size_t>(1, full / std::size_t(groups)));
+    const double per_warp = std::ceil(double(chunks) / double(ctas * kWarpsPerCta));
+    const double cost = per_warp * (t + 1);
+    if (l.ctas == 0 || cost < best) best = cost, l.group_tiles = t, l.groups = groups, l.smem = smem, l.ctas = int(ctas);
+  }
+  return l;
+}
+
+std::size_t attention_out_floats(const AttentionLaunch& l) {
+  return std::size_t(l.ctas) * std::size_t(l.groups) * kWarpsPerCta * kAttnChunkRows * kAttnChunkRows;
+}
+
+void attention(const void* q, const void* kv, const AttentionLaunch& l, float* out, cudaStream_t s) {
+  // Preconditions: l from plan_attention on this device; kv holds l.chunks x 16 x 128 bf16, q holds
+  // l.qtiles x 16 x 128 bf16, out holds attention_out_floats(l).
+  if (l.ctas < 1) throw std::runtime_error("attention: launch not planned");
+  attention_kernel<<<dim3(unsigned(l.groups), unsigned(l.ctas)), kWarpsPerCta * 32, l.smem, s>>>(
+      static_cast<const bf16*>(q), static_cast<const bf16*>(kv), l.chunks, l.qtiles, l.group_tiles, out);
   check_launch("attention");
 }
 

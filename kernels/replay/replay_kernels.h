@@ -23,9 +23,32 @@ void spin(std::uint64_t ns, cudaStream_t s);
 /// Reads `vec16` 16-byte vectors from `src` and writes as many to `dst` (a norm/elementwise op).
 void stream_bytes(const void* src, void* dst, std::size_t vec16, int sms, cudaStream_t s);
 
-/// Attention-like pass over `chunks` x 16 KV rows of 128 bf16: for each chunk and each of `qtiles`
-/// 16-row query tiles, S = Q Kc^T then O += bf16(S) Vc on tensor cores. Reads the KV once.
-/// `q` holds qtiles x 16 x 128 bf16; `out` holds `warps` x 256 floats.
-void attention(const void* q, const void* kv, std::size_t chunks, int qtiles, float* out, int warps, cudaStream_t s);
+/// Query tiles one CTA holds in shared memory at most; more form further query groups, each of
+/// which reads the KV again (as a real kernel's query blocks do).
+constexpr int kAttnMaxQTiles = 24;
+
+/// A planned attention launch: the split-KV grid for one shape on the current device.
+struct AttentionLaunch {
+  std::size_t chunks = 0;  ///< 16-row KV chunks
+  int qtiles = 1;          ///< 16-row query tiles
+  int group_tiles = 1;     ///< query tiles per group
+  int groups = 1;          ///< query groups (grid x)
+  int ctas = 0;            ///< KV splits: CTAs per group (grid y), each 4 warps
+  std::size_t smem = 0;    ///< dynamic shared memory per CTA, bytes
+};
+
+/// Sizes the launch for `chunks` x 16 KV rows of 128 bf16 against `qtiles` x 16 query rows on the
+/// current device (sets the kernel's shared-memory limit). Throws when the shape is empty.
+AttentionLaunch plan_attention(std::size_t chunks, int qtiles);
+
+/// Floats `attention` writes (one 16x16 partial per warp).
+std::size_t attention_out_floats(const AttentionLaunch& l);
+
+/// Split-KV attention pass (flash-decoding): for each KV chunk and each query tile, S = Q Kc^T,
+/// P = exp(S/16), O += P Vc on tensor cores; each chunk's rows serve as both K and V, so the KV
+/// bytes are read once per query group. `q` holds l.qtiles x 16 x 128 bf16, `kv` l.chunks x 16 x
+/// 128 bf16, `out` attention_out_floats(l) floats: per warp, the sum of its O partials over the
+/// eight 16-column blocks (what the correctness test checks against a CPU reference).
+void attention(const void* q, const void* kv, const AttentionLaunch& l, float* out, cudaStream_t s);
 
 }  // namespace specsim::replay

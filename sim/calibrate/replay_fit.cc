@@ -1,11 +1,14 @@
 #include "calibrate/replay_fit.h"
+#include "calibrate/allreduce_fit.h"
 #include "calibrate/profile_io.h"
+#include "engine/op_cost.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <map>
 #include <ostream>
 
 #include <Eigen/Dense>
@@ -20,33 +23,46 @@ using nlohmann::json;
 
 namespace {
 
-// The fitted vector: inverse efficiencies (time multipliers) and the per-kernel floor.
-enum Param { kGemmCompute, kGemmMemory, kAttnMemory, kElemMemory, kFloor, kGemmFixed, kNumParams };
+// The fitted vector: inverse efficiencies (time multipliers), the per-kernel floor and the
+// GEMM and attention kernels' fixed costs.
+enum Param {
+  kGemmCompute, kGemmMemory, kAttnMemory, kElemMemory, kFloor, kGemmFixed, kAttnCompute, kAttnFixed, kSwitch, kNumParams
+};
 using Theta = std::array<double, kNumParams>;
 constexpr const char* kParamKeys[kNumParams] = {"gemm_compute_efficiency", "gemm_memory_efficiency",
                                                 "attention_memory_efficiency", "elementwise_memory_efficiency",
-                                                "kernel_min_us", "gemm_fixed_us"};
+                                                "kernel_min_us", "gemm_fixed_us", "attention_compute_efficiency",
+                                                "attention_fixed_us", "kernel_switch_us"};
+bool is_time(int p) { return p == kFloor || p == kGemmFixed || p == kAttnFixed || p == kSwitch; }  // us
 // Rows: each graph phase (weight 1, relative error), each op class alone in a graph (weight
 // kClassRowWeight), and each op's eager event time (kOpRowWeight: eager events carry launch gaps
 // a graph does not have, so they only pin what the graph rows cannot).
 constexpr double kClassRowWeight = 0.5, kOpRowWeight = 0.02;
 constexpr double kMinEfficiency = 0.3, kMaxFloorUs = 20.0;  // below 0.3 a fit is mimicking a missing term
+// Attention's tensor-core work runs in 16-row tiles with a softmax between the MMAs: far below
+// a GEMM's rate (0.15 on the H200), so its lower bound is lower.
+constexpr double kMinAttnComputeEfficiency = 0.05;
+double min_efficiency(int p) { return p == kAttnCompute ? kMinAttnComputeEfficiency : kMinEfficiency; }
 constexpr int kMaxIterations = 50;
 
-// An op's three terms as coefficients of Theta: FLOP time at full peak, byte time at full
-// bandwidth (into the op class's memory parameter), and the floor.
+// An op's terms as coefficients of Theta: FLOP time at full peak (into the class's compute
+// parameter), byte time at full bandwidth (into its memory parameter), its fixed cost, the floor.
+// GEMMs and attention have their own compute efficiencies, so a slow attention kernel does not
+// drag the GEMMs' down with it.
 struct Terms {
   double xc = 0, xm = 0;
-  Param mem = kElemMemory;
+  Param compute = kNumParams, mem = kElemMemory, fixed = kNumParams;  // kNumParams: none
 };
 Terms terms_of(const Op& op, const GpuProfile& g) {
   Terms t;
   switch (op.kind) {
     case OpKind::Gemm:
-    case OpKind::MoeGemm: t.xc = op.flops / (g.peak_tflops(op.dtype) * 1e6), t.mem = kGemmMemory; break;
-    // Attention is fitted as memory-bound only: its FLOP term would share gemm_compute_efficiency,
-    // and a slow attention kernel would then drag the GEMMs' compute efficiency down with it.
-    case OpKind::Attention: t.mem = kAttnMemory; break;
+    case OpKind::MoeGemm:
+      t.xc = op.flops / (g.peak_tflops(op.dtype) * 1e6), t.compute = kGemmCompute, t.mem = kGemmMemory, t.fixed = kGemmFixed;
+      break;
+    case OpKind::Attention:
+      t.xc = op.flops / (g.peak_bf16_tflops * 1e6), t.compute = kAttnCompute, t.mem = kAttnMemory, t.fixed = kAttnFixed;
+      break;
     default: t.mem = kElemMemory; break;
   }
   t.xm = op.bytes / (g.mem_bw_gbps * 1e3);
@@ -57,19 +73,19 @@ Terms terms_of(const Op& op, const GpuProfile& g) {
 std::pair<Eigen::Matrix<double, 1, kNumParams>, int> binding_row(const Op& op, const GpuProfile& g, const Theta& th) {
   const Terms t = terms_of(op, g);
   Eigen::Matrix<double, 1, kNumParams> row = Eigen::Matrix<double, 1, kNumParams>::Zero();
-  const bool gemm = op.kind == OpKind::Gemm || op.kind == OpKind::MoeGemm;
-  const double fixed = gemm ? th[kGemmFixed] : 0.0;  // compute_us: max(fixed + max(c, m), floor)
-  const double c = th[kGemmCompute] * t.xc, m = th[t.mem] * t.xm, f = th[kFloor];
-  if (gemm) row(kGemmFixed) = 1.0;
-  if (c >= m && fixed + c >= f && t.xc > 0) return {(row(kGemmCompute) = t.xc, row), 0};
+  const double fixed = t.fixed < kNumParams ? th[t.fixed] : 0.0;  // compute_us: max(fixed + max(c, m), floor)
+  const double c = t.compute < kNumParams ? th[t.compute] * t.xc : 0.0, m = th[t.mem] * t.xm, f = th[kFloor];
+  if (t.fixed < kNumParams) row(t.fixed) = 1.0;
+  if (c >= m && fixed + c >= f && t.xc > 0) return {(row(t.compute) = t.xc, row), 0};
   if (fixed + m >= f) return {(row(t.mem) = t.xm, row), 1 + t.mem};
-  row(kGemmFixed) = 0.0;
+  if (t.fixed < kNumParams) row(t.fixed) = 0.0;
   return {(row(kFloor) = 1.0, row), 9};
 }
 
 Theta theta_of(const GpuProfile& g) {
   return {1 / g.gemm_compute_efficiency, 1 / g.gemm_memory_efficiency, 1 / g.attention_memory_efficiency,
-          1 / g.elementwise_memory_efficiency, g.kernel_min_us, g.gemm_fixed_us};
+          1 / g.elementwise_memory_efficiency, g.kernel_min_us, g.gemm_fixed_us, 1 / g.attention_compute_efficiency,
+          g.attention_fixed_us, g.kernel_switch_us};
 }
 
 }  // namespace
@@ -97,6 +113,11 @@ ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& b
   Theta th = theta_of(base);
   ReplayFit fit;
   std::vector<int> last_regimes;
+  // The same setting replayed again (every verify report also replays the t=1 baseline and the
+  // draft phases) is one setting measured n times: its rows weigh 1/sqrt(n) each, so it counts
+  // once in the squared error instead of n times.
+  std::map<std::string, int> seen;
+  for (const auto& pt : points) ++seen[pt.label];
   for (int it = 0; it < kMaxIterations; ++it) {
     std::vector<Eigen::Matrix<double, 1, kNumParams>> rows;
     std::vector<double> rhs;
@@ -104,6 +125,7 @@ ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& b
     fit.phases = fit.ops = 0;
     for (const auto& pt : points) {
       const auto& ph = pt.phase;
+      const double w = 1 / std::sqrt(double(seen[pt.label]));
       Eigen::Matrix<double, 1, kNumParams> sum = Eigen::Matrix<double, 1, kNumParams>::Zero();
       Eigen::Matrix<double, 3, kNumParams> by_class = Eigen::Matrix<double, 3, kNumParams>::Zero();
       for (const auto& om : ph.ops) {
@@ -114,21 +136,24 @@ ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& b
         sum += double(om.repeat) * row;
         const OpClass c = op_class(op.kind);
         by_class.row(c == OpClass::Gemm ? 0 : c == OpClass::Attention ? 1 : 2) += double(om.repeat) * row;
-        rows.push_back(kOpRowWeight / om.measured_us * row);
-        rhs.push_back(kOpRowWeight);
+        rows.push_back(w * kOpRowWeight / om.measured_us * row);
+        rhs.push_back(w * kOpRowWeight);
         ++fit.ops;
       }
       if (!ph.graph) continue;  // eager phases add host-launch waits: not linear in Theta
+      // Class changes exist only in the whole forward: the class rows (graphed apart) have none.
+      for (const auto& b : plan_of(ph).blocks)
+        for (std::size_t i = 0; i < b.ops.size(); ++i) sum(kSwitch) += b.repeat * double(follows_other_class(b, i));
       const double class_us[3] = {ph.gemm_us, ph.attention_us, ph.other_us};
       for (int c = 0; c < 3; ++c)
         if (class_us[c] > base.graph_launch_us) {
-          rows.push_back(kClassRowWeight / class_us[c] * by_class.row(c));
-          rhs.push_back(kClassRowWeight * (class_us[c] - base.graph_launch_us) / class_us[c]);
+          rows.push_back(w * kClassRowWeight / class_us[c] * by_class.row(c));
+          rhs.push_back(w * kClassRowWeight * (class_us[c] - base.graph_launch_us) / class_us[c]);
         }
       const double target = ph.us - base.graph_launch_us;
       if (target <= 0) continue;
-      rows.push_back(sum / ph.us);
-      rhs.push_back(target / ph.us);
+      rows.push_back(w * sum / ph.us);
+      rhs.push_back(w * target / ph.us);
       ++fit.phases;
     }
     if (rows.empty()) throw InputError("the replay reports hold no ops to fit", "--from");
@@ -147,13 +172,13 @@ ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& b
     for (std::size_t c = 0; c < active.size(); ++c) {
       const int p = active[c];
       double v = x(Eigen::Index(c));
-      if (p == kFloor || p == kGemmFixed) {
+      if (is_time(p)) {
         if (v < 0 || v > kMaxFloorUs) fit.clamped.push_back(fmt::format("{} held in [0, {}] (fit gave {:.3g})", kParamKeys[p], kMaxFloorUs, v));
         v = std::clamp(v, 0.0, kMaxFloorUs);
       } else {
-        if (v < 1.0 || v > 1 / kMinEfficiency)
-          fit.clamped.push_back(fmt::format("{} held in [{}, 1] (fit gave {:.3g})", kParamKeys[p], kMinEfficiency, 1 / v));
-        v = std::clamp(v, 1.0, 1 / kMinEfficiency);
+        if (v < 1.0 || v > 1 / min_efficiency(p))
+          fit.clamped.push_back(fmt::format("{} held in [{}, 1] (fit gave {:.3g})", kParamKeys[p], min_efficiency(p), 1 / v));
+        v = std::clamp(v, 1.0, 1 / min_efficiency(p));
       }
       th[p] = v;
     }
@@ -167,6 +192,9 @@ ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& b
   fit.elementwise_memory_efficiency = 1 / th[kElemMemory];
   fit.kernel_min_us = th[kFloor];
   fit.gemm_fixed_us = th[kGemmFixed];
+  fit.attention_compute_efficiency = 1 / th[kAttnCompute];
+  fit.attention_fixed_us = th[kAttnFixed];
+  fit.kernel_switch_us = th[kSwitch];
   return fit;
 }
 
@@ -178,6 +206,9 @@ GpuProfile apply_fit(const GpuProfile& base, const ReplayFit& f) {
   g.elementwise_memory_efficiency = f.elementwise_memory_efficiency;
   g.kernel_min_us = f.kernel_min_us;
   g.gemm_fixed_us = f.gemm_fixed_us;
+  g.attention_compute_efficiency = f.attention_compute_efficiency;
+  g.attention_fixed_us = f.attention_fixed_us;
+  g.kernel_switch_us = f.kernel_switch_us;
   return g;
 }
 
@@ -190,9 +221,11 @@ int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const st
                           const std::string& hardware, const std::vector<std::string>& holdout_jsons,
                           std::ostream& out) {
   if (out_profile.empty()) throw InputError("give the profile to write", "-o");
-  const auto fit_points = load_replay_points(replay_jsons, "--from");
-  const auto held = holdout_jsons.empty() ? std::vector<ReplayPoint>{} : load_replay_points(holdout_jsons, "--holdout");
   const Hardware base = load_hardware(hardware, 1);
+  // Multi-GPU phases: the compute fit sees them without their collectives (allreduce_fit.h).
+  const auto fit_points = compute_share(load_replay_points(replay_jsons, "--from"), base.gpu);
+  const auto held = holdout_jsons.empty() ? std::vector<ReplayPoint>{}
+                                          : compute_share(load_replay_points(holdout_jsons, "--holdout"), base.gpu);
   const ReplayFit fit = fit_replay(fit_points, base.gpu);
   Hardware cal = base;
   cal.gpu = apply_fit(base.gpu, fit);
@@ -207,18 +240,20 @@ int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const st
       files, device, utc_date_today(), fit.phases, fit.ops, hardware);
   const double values[kNumParams] = {fit.gemm_compute_efficiency, fit.gemm_memory_efficiency,
                                      fit.attention_memory_efficiency, fit.elementwise_memory_efficiency, fit.kernel_min_us,
-                                     fit.gemm_fixed_us};
+                                     fit.gemm_fixed_us, fit.attention_compute_efficiency, fit.attention_fixed_us,
+                                     fit.kernel_switch_us};
   for (int p = 0; p < kNumParams; ++p) profile["gpu"][kParamKeys[p]] = {{"value", values[p]}, {"source", source}};
   profile["gpu"]["description"] = profile["gpu"].value("description", "") + " | compute calibrated from specsim replay";
   profile["calibration"] = {{"mode", "replay"}, {"from", replay_jsons}, {"base", hardware}, {"date", utc_date_today()},
                             {"clamped", fit.clamped}};
+  const AllReduceCalibration ar = calibrate_allreduce(replay_jsons, holdout_jsons, base, cal, hardware, profile);
   gpu_from_json(profile["gpu"], out_profile + ": gpu");  // refuse to write what load_hardware would refuse
   topology_from_json(profile["topology"], out_profile + ": topology");
   write_file_atomic(out_profile, profile.dump(2) + "\n", "-o");
 
   out << fmt::format("fitted {} graph phases and {} op timings in {} iteration(s):\n", fit.phases, fit.ops, fit.iterations);
   for (int p = 0; p < kNumParams; ++p) {
-    const double before = (p == kFloor || p == kGemmFixed) ? theta_of(base.gpu)[p] : 1 / theta_of(base.gpu)[p];
+    const double before = is_time(p) ? theta_of(base.gpu)[p] : 1 / theta_of(base.gpu)[p];
     out << fmt::format("  {:<30} {:>8.3f} -> {:>8.3f}\n", kParamKeys[p], before, values[p]);
   }
   for (const auto& c : fit.clamped) out << "  note: " << c << "\n";
@@ -233,10 +268,11 @@ int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const st
       worst_b = std::max(worst_b, std::abs(eb)), worst_c = std::max(worst_c, std::abs(ec));
       out << fmt::format("  {:<44} {:>10.1f} {:>10.1f} {:>+7.1f} {:>10.1f} {:>+7.1f}\n", p.label, m, b, eb, c, ec);
     }
-    out << fmt::format("  worst |error|: shipped {:.1f}%, calibrated {:.1f}%\n", worst_b, worst_c);
+    out << fmt::format("  worst |error|: shipped {:.2f}%, calibrated {:.2f}%\n", worst_b, worst_c);
   };
   table("fitted points:", fit_points);
   table("held-out points:", held);
+  print_allreduce_calibration(ar, out);  // multi-GPU reports only
   out << fmt::format("\nwrote {} (use: specsim run --hardware {})\n", out_profile, out_profile);
   return 0;
 }

@@ -16,6 +16,8 @@ struct ReplayFit {
   double attention_memory_efficiency = 0, elementwise_memory_efficiency = 0;
   double kernel_min_us = 0;
   double gemm_fixed_us = 0;
+  double attention_compute_efficiency = 0, attention_fixed_us = 0;
+  double kernel_switch_us = 0;
   int phases = 0, ops = 0, iterations = 0;
   std::vector<std::string> clamped;  ///< parameters held at a bound (and why)
 };

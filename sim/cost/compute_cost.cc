@@ -7,7 +7,7 @@ namespace specsim {
 double compute_us(const Op& op, const GpuProfile& g) {
   double flop_rate = 0;  // FLOP per microsecond
   double mem_eff = g.elementwise_memory_efficiency;
-  double fixed_us = 0;   // a GEMM kernel's ramp-up and tail, on top of its roofline time
+  double fixed_us = 0;   // a GEMM or attention kernel's ramp-up and tail, on top of its roofline time
   switch (op.kind) {
     case OpKind::Gemm:
     case OpKind::MoeGemm:
@@ -15,9 +15,10 @@ double compute_us(const Op& op, const GpuProfile& g) {
       mem_eff = g.gemm_memory_efficiency;
       fixed_us = g.gemm_fixed_us;
       break;
-    case OpKind::Attention:
-      flop_rate = g.peak_bf16_tflops * 1e6 * g.gemm_compute_efficiency;
+    case OpKind::Attention:  // small query tiles and a softmax between two MMAs: its own efficiency
+      flop_rate = g.peak_bf16_tflops * 1e6 * g.attention_compute_efficiency;
       mem_eff = g.attention_memory_efficiency;
+      fixed_us = g.attention_fixed_us;
       break;
     default: break;  // norms and elementwise kernels: bytes only
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "car_policy.h"
 #include "util/error.h"
 
 namespace specsim {
@@ -53,14 +54,17 @@ CustomEstimate custom_allreduce(double bytes, int world, const Hardware& hw, con
     throw InputError("custom all-reduce refused: " + std::to_string(static_cast<long long>(bytes)) +
                          " bytes exceed its 8 MiB buffer; lower --batch-size or use nccl",
                      "--allreduce");
-  CustomEstimate best{1e300, CustomVariant::OneShotPull};
+  if (requested == "auto") {  // what the kernel's own selector runs
+    const auto pick = car_policy::select(static_cast<std::size_t>(bytes), world, hw.topo.link == LinkKind::PCIe);
+    const auto v = static_cast<CustomVariant>(static_cast<int>(pick));
+    return {variant_us(v, bytes, world, hw), v};
+  }
   for (int i = 0; i < 3; ++i) {
     const auto v = static_cast<CustomVariant>(i);
-    if (requested != "auto" && requested != custom_variant_name(v)) continue;
-    const double us = variant_us(v, bytes, world, hw);
-    if (us < best.us) best = {us, v};
+    if (requested == custom_variant_name(v)) return {variant_us(v, bytes, world, hw), v};
   }
-  return best;
+  throw InputError("unknown custom all-reduce variant '" + requested + "': use auto, one-shot-pull, one-shot-push or two-shot",
+                   "--allreduce");
 }
 
 }  // namespace specsim

@@ -1,6 +1,7 @@
 #pragma once
 // The one place an Op becomes time: GPU microseconds and the host's launch cost, for a chosen
 // all-reduce backend and the anchors derived from measurements.
+#include "plan/cycle_plan.h"
 #include "plan/op.h"
 #include "spec/hardware.h"
 #include "spec/run_spec.h"
@@ -28,6 +29,13 @@ struct OpCost {
   double gpu_us = 0;   ///< time the op occupies the GPU
   double host_us = 0;  ///< host time to launch it eagerly (unused inside a CUDA graph)
 };
+
+/// Whether op `i` of `block` follows an op of another class in the repeated layer (the block's
+/// last op precedes its first); a one-op block never switches.
+bool follows_other_class(const OpBlock& block, std::size_t i);
+
+/// The GPU gap before op `i` of `block`: kernel_switch_us where it follows another class, else 0.
+double switch_gap_us(const OpBlock& block, std::size_t i, const GpuProfile& gpu);
 
 /// Cost of one op in a phase that runs from a graph (`graph`) or eagerly.
 OpCost op_cost(const Op& op, const CostContext& ctx, bool graph);

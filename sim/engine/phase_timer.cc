@@ -47,7 +47,9 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
     LagMap m;
     double gemm = 0, attn = 0, ar = 0, ag = 0, other = 0, ar_bytes = 0, ag_bytes = 0;
     int n_ar = 0, n_ag = 0;
-    for (const auto& op : block.ops) {
+    double switches = 0;
+    for (std::size_t i = 0; i < block.ops.size(); ++i) {
+      const Op& op = block.ops[i];
       OpCost c;
       if (op.kind == OpKind::AllReduce || op.kind == OpKind::AllGather) {
         auto& memo = op.kind == OpKind::AllReduce ? memo_ar : memo_ag;
@@ -56,7 +58,11 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
       } else {
         c = op_cost(op, ctx, phase.graph);
       }
-      m.then(c.gpu_us - c.host_us, c.gpu_us, c.host_us);
+      // A switch gap delays a kernel that follows its predecessor back to back; an eager kernel
+      // that waits for its launch (b) starts on an idle GPU and pays none.
+      const double gap = switch_gap_us(block, i, ctx.hw->gpu);
+      switches += gap;
+      m.then(c.gpu_us + gap - c.host_us, c.gpu_us, c.host_us);
       switch (op_class(op.kind)) {
         case OpClass::Gemm: gemm += c.gpu_us; break;
         case OpClass::Attention: attn += c.gpu_us; break;
@@ -71,15 +77,17 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
     t.allreduce_count += block.repeat * n_ar, t.allgather_count += block.repeat * n_ag;
     t.allreduce_bytes += r * ar_bytes, t.allgather_bytes += r * ag_bytes;
     t.kernels += block.repeat * static_cast<int>(block.ops.size());
+    t.switch_us += r * switches;
     const LagMap rep = m.repeated(block.repeat);
     total.then(rep.a, rep.b, rep.host);
   }
   const double gpu = t.gemm_us + t.attention_us + t.allreduce_us + t.allgather_us + t.other_us;
   if (phase.graph) {
-    t.launch_us = ctx.hw->gpu.graph_launch_us;
+    t.launch_us = ctx.hw->gpu.graph_launch_us + t.switch_us;
   } else {
     const double lag = std::max(total.a, total.b);  // the GPU starts idle: incoming lag 0
     t.launch_us = std::max(0.0, total.host + lag - gpu);
+    t.switch_us = 0;  // eager: the gaps that show are inside launch_us with the host waits
   }
   if (phase.kind == PhaseKind::Verify || phase.kind == PhaseKind::BaselineDecode)
     t.overhead_us = ctx.anchors.forward_overhead_us;

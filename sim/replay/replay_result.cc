@@ -33,7 +33,7 @@ std::string today() {
 }
 
 json op_json(const OpMeasurement& o, double predicted_us) {
-  return {{"block", o.block},
+  json j = {{"block", o.block},
           {"name", o.name},
           {"repeat", o.repeat},
           {"kind", std::string(op_kind_name(o.op.kind))},
@@ -50,6 +50,8 @@ json op_json(const OpMeasurement& o, double predicted_us) {
           {"measured_us", o.measured_us},
           {"error_pct", error_pct(predicted_us, o.measured_us)},
           {"note", o.note}};
+  if (o.op.is_collective()) j["comm_bytes"] = o.op.comm_bytes;  // payload per rank: what calibrate fits against
+  return j;
 }
 
 }  // namespace
@@ -60,6 +62,16 @@ CyclePlan strip_collectives(const CyclePlan& plan) {
     for (auto& b : p.blocks) std::erase_if(b.ops, [](const Op& o) { return o.is_collective(); });
   return out;
 }
+
+namespace {
+// A multi-rank replay whose ranks shared a GPU ran no all-gathers: predict what it ran.
+CyclePlan without_allgathers(const CyclePlan& plan) {
+  CyclePlan out = plan;
+  for (auto& p : out.phases)
+    for (auto& b : p.blocks) std::erase_if(b.ops, [](const Op& o) { return o.kind == OpKind::AllGather; });
+  return out;
+}
+}  // namespace
 
 PhaseTiming predict_replayed_phase(const PhasePlan& stripped, const Hardware& hw, const RunSpec& run) {
   CostContext ctx{&hw, &run, AllReduceChoice{}, Anchors{}, 1};
@@ -73,6 +85,7 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
   const bool share = r.plan.tp > 1 && !coll;
   CostContext coll_ctx{&s.hw, &s.run, AllReduceChoice{}, Anchors{}, r.plan.tp};
   if (coll) coll_ctx.backend = parse_allreduce(m.allreduce_backend, "replay: all-reduce backend");
+  const CyclePlan coll_plan = coll && m.shared_gpus ? without_allgathers(r.plan) : r.plan;
   json j;
   j["specsim_version"] = kSpecsimVersion;
   j["kind"] = "specsim-replay";
@@ -92,10 +105,16 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
                    {"dtype", std::string(dtype_name(s.run.dtype.value_or(s.target.weight_dtype)))}};
   j["rank_share"] = share;
   j["gpus"] = m.gpus;
+  if (coll) j["allreduce_backend"] = m.allreduce_backend;
   if (coll)
-    j["collectives_detail"] = fmt::format("all-reduces through {}, all-gathers through NCCL, on {} GPUs (one thread "
-                                          "per GPU); predicted with the same backend",
-                                          m.allreduce_backend, m.gpus);
+    j["collectives_detail"] = fmt::format("all-reduces through {}, all-gathers {}, on {} ranks ({}); predicted with the "
+                                          "same backend{}",
+                                          m.allreduce_backend,
+                                          m.shared_gpus ? "left out (ranks shared a GPU)" : "through NCCL", m.gpus,
+                                          m.launch.empty() ? "one thread per GPU" : m.launch,
+                                          m.shared_gpus ? ", without the all-gathers" : "");
+  // Ranks that shared a GPU time-sliced it: a functional check, not a measurement to fit.
+  if (coll) j["shared_gpus"] = m.shared_gpus;
   j["collectives"] = coll ? std::string("measured") : share ? fmt::format("not measured: one rank's share of tp {} on one GPU; all-reduces and "
                                          "all-gathers are left out of both predicted and measured",
                                          r.plan.tp)
@@ -103,7 +122,7 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
   const CycleResult* full = r.results.empty() ? nullptr : &r.results.front();
   json phases = json::array();
   for (const auto& pm : m.phases) {
-    const PhasePlan* sp = coll ? r.plan.find(pm.kind) : stripped.find(pm.kind);
+    const PhasePlan* sp = coll ? coll_plan.find(pm.kind) : stripped.find(pm.kind);
     if (!sp) continue;
     const PhaseTiming pt = coll ? time_phase(*sp, coll_ctx) : predict_replayed_phase(*sp, s.hw, s.run);
     json p;
@@ -116,7 +135,8 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
                       {"gemm_us", pt.gemm_us},
                       {"attention_us", pt.attention_us},
                       {"other_us", pt.other_us},
-                      {"launch_us", pt.launch_us}};
+                      {"launch_us", pt.launch_us},
+                      {"switch_us", pt.switch_us}};
     if (coll) p["predicted"]["allreduce_us"] = pt.allreduce_us, p["predicted"]["allgather_us"] = pt.allgather_us;
     if (full && full->phase(pm.kind)) {
       const PhaseTiming* f = full->phase(pm.kind);
@@ -201,9 +221,6 @@ std::string replay_text(const json& j) {
 std::vector<PhaseMeasurement> phases_from_report(const json& j, const std::string& where) {
   if (!j.is_object() || j.value("kind", "") != "specsim-replay")
     throw InputError("not a specsim replay report (expected \"kind\": \"specsim-replay\")", where);
-  if (j.value("collectives", "") == "measured")
-    throw InputError("a multi-GPU replay report (collectives measured) cannot be fitted yet; use one-GPU reports",
-                     where);
   if (!j.contains("phases") || !j["phases"].is_array() || j["phases"].empty())
     throw InputError("no phases", where + ": phases");
   std::vector<PhaseMeasurement> out;
@@ -224,6 +241,9 @@ std::vector<PhaseMeasurement> phases_from_report(const json& j, const std::strin
       return me[k].is_null() ? -1.0 : json_double(me, k, w + ".measured");
     };
     m.gemm_us = opt("gemm_us"), m.attention_us = opt("attention_us"), m.other_us = opt("other_us");
+    // Multi-GPU replays measured the collectives too (absent or null elsewhere: -1).
+    for (auto [k, v] : {std::pair{"allreduce_us", &m.allreduce_us}, std::pair{"allgather_us", &m.allgather_us}})
+      *v = me.contains(k) && !me[k].is_null() ? json_double(me, k, w + ".measured") : -1.0;
     if (!p.contains("ops") || !p["ops"].is_array()) throw InputError("missing field", w + ".ops");
     int oi = 0;
     for (const auto& o : p["ops"]) {
@@ -238,7 +258,9 @@ std::vector<PhaseMeasurement> phases_from_report(const json& j, const std::strin
       om.op.m = json_double(o, "m", wo), om.op.n = json_double(o, "n", wo), om.op.k = json_double(o, "k", wo);
       om.op.batch = json_double(o, "batch", wo), om.op.experts = json_double(o, "experts", wo);
       om.op.flops = json_double(o, "flops", wo), om.op.bytes = json_double(o, "bytes", wo);
+      if (o.contains("comm_bytes")) om.op.comm_bytes = json_double(o, "comm_bytes", wo);  // older reports lack it
       om.measured_us = json_double(o, "measured_us", wo);
+      if (o.contains("note") && o["note"].is_string()) om.note = o["note"].get<std::string>();
       if (om.repeat < 1) throw InputError("must be >= 1", wo + ".repeat");
       if (!(om.measured_us > 0)) throw InputError("must be positive", wo + ".measured_us");
       m.ops.push_back(std::move(om));

@@ -47,6 +47,8 @@ struct ReplayMeasurement {
   std::vector<std::string> notes;
   int gpus = 1;                   ///< > 1: collectives ran for real on this many GPUs
   std::string allreduce_backend;  ///< what ran the all-reduces when gpus > 1 ("nccl", "custom:auto")
+  std::string launch;             ///< how the ranks ran when gpus > 1 (empty: one thread per GPU)
+  bool shared_gpus = false;       ///< ranks shared GPUs: no NCCL, all-gathers left out, timings a functional check
 };
 
 /// The plan as one GPU replays it: every collective removed (tp 1 has none; at tp > 1 this is
@@ -64,7 +66,8 @@ nlohmann::json replay_json(const Scenario& s, const ScenarioResult& r, const Rep
 /// The text table of a replay report (reads the JSON, so a saved report prints the same).
 std::string replay_text(const nlohmann::json& report);
 
-/// The phases of a saved replay report, with their ops; InputError naming `where` and the field.
+/// The phases of a saved replay report, with their ops (multi-GPU reports: collective ops and
+/// measured allreduce_us/allgather_us included); InputError naming `where` and the field.
 std::vector<PhaseMeasurement> phases_from_report(const nlohmann::json& report, const std::string& where);
 
 /// A phase plan rebuilt from measured ops (blocks in order, with their repeats) for re-prediction.

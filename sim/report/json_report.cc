@@ -85,6 +85,7 @@ json phase_json(const PhaseTiming& t) {
           {"allgather_bytes", t.allgather_bytes},
           {"other_us", t.other_us},
           {"launch_us", t.launch_us},
+          {"switch_us", t.switch_us},
           {"overhead_us", t.overhead_us}};
 }
 

@@ -26,7 +26,9 @@ struct GpuProfile {
   double peak_bf16_tflops = 0, peak_fp16_tflops = 0, peak_fp8_tflops = 0, peak_fp32_tflops = 0;
   double nvlink_bw_gbps = 0, pcie_bw_gbps = 0;
   double gemm_compute_efficiency = 0, gemm_memory_efficiency = 0, gemm_fixed_us = 0;
-  double attention_memory_efficiency = 0, elementwise_memory_efficiency = 0;
+  double attention_memory_efficiency = 0, attention_compute_efficiency = 0, attention_fixed_us = 0;
+  double elementwise_memory_efficiency = 0;
+  double kernel_switch_us = 0;  ///< GPU gap when a kernel follows one of another class, back to back
   double kernel_min_us = 0, graph_launch_us = 0, host_launch_us = 0, nccl_host_launch_us = 0;
   /// Dense peak for a GEMM whose weights are `d` (fp8 falls back to bf16 where not supported).
   double peak_tflops(DType d) const;

@@ -23,18 +23,19 @@ ForwardTimeline expand_forward(const PhasePlan& phase, const CostContext& ctx) {
     for (const auto& op : block.ops) costs.push_back(op_cost(op, ctx, phase.graph));
     for (int r = 0; r < block.repeat; ++r) {
       for (std::size_t i = 0; i < block.ops.size(); ++i) {
+        const double gap = switch_gap_us(block, i, ctx.hw->gpu);  // same rule as time_phase
         OpEvent e;
         e.op = &block.ops[i];
         e.block = block.name;
         e.layer = r;
         e.dur_us = costs[i].gpu_us;
         if (phase.graph) {
-          e.start_us = gpu_end;
+          e.start_us = gpu_end + gap;
         } else {
           e.host_start_us = host_end;
           e.host_dur_us = costs[i].host_us;
           host_end += costs[i].host_us;
-          e.start_us = std::max(host_end, gpu_end);
+          e.start_us = std::max(host_end, gpu_end + gap);
         }
         gpu_end = e.start_us + e.dur_us;
         f.ops.push_back(e);
