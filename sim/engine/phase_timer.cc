@@ -48,8 +48,11 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
     double gemm = 0, attn = 0, ar = 0, ag = 0, other = 0, ar_bytes = 0, ag_bytes = 0;
     int n_ar = 0, n_ag = 0;
     double switches = 0;
-    for (std::size_t i = 0; i < block.ops.size(); ++i) {
-      const Op& op = block.ops[i];
+    // The class before the first op is the layer's last (switch_gap_us's rule, kept inline: this
+    // loop is the engine's hot path).
+    OpClass before = block.ops.empty() ? OpClass::Other : op_class(block.ops.back().kind);
+    const double switch_us = block.ops.size() > 1 ? ctx.hw->gpu.kernel_switch_us : 0.0;
+    for (const auto& op : block.ops) {
       OpCost c;
       if (op.kind == OpKind::AllReduce || op.kind == OpKind::AllGather) {
         auto& memo = op.kind == OpKind::AllReduce ? memo_ar : memo_ag;
@@ -60,10 +63,12 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
       }
       // A switch gap delays a kernel that follows its predecessor back to back; an eager kernel
       // that waits for its launch (b) starts on an idle GPU and pays none.
-      const double gap = switch_gap_us(block, i, ctx.hw->gpu);
+      const OpClass cls = op_class(op.kind);
+      const double gap = cls != before ? switch_us : 0.0;
+      before = cls;
       switches += gap;
       m.then(c.gpu_us + gap - c.host_us, c.gpu_us, c.host_us);
-      switch (op_class(op.kind)) {
+      switch (cls) {
         case OpClass::Gemm: gemm += c.gpu_us; break;
         case OpClass::Attention: attn += c.gpu_us; break;
         case OpClass::AllReduce: ar += c.gpu_us, ar_bytes += op.comm_bytes, ++n_ar; break;
