@@ -320,9 +320,12 @@ void describe_points(AllReduceFit& f, const std::vector<AllReducePoint>& pts) {
 
 std::vector<AllReducePoint> load_allreduce_points(const std::vector<std::string>& files,
                                                   std::vector<std::string>* skipped) {
+  return allreduce_points(read_replay_reports(files), skipped);
+}
+
+std::vector<AllReducePoint> allreduce_points(const std::vector<ReplayReport>& reports, std::vector<std::string>* skipped) {
   std::vector<AllReducePoint> out;
-  for (const auto& f : files) {
-    const json j = read_json_file(f);
+  for (const auto& [f, j] : reports) {
     if (!j.is_object()) throw InputError("not a specsim replay report", f);
     const json gj = j.contains("gpus") ? j["gpus"] : json(1);
     if (!gj.is_number_integer() || gj.get<long long>() < 1 || gj.get<long long>() > 1024)
@@ -561,14 +564,14 @@ std::vector<ReplayPoint> compute_share(std::vector<ReplayPoint> pts, const GpuPr
   return pts;
 }
 
-AllReduceCalibration calibrate_allreduce(const std::vector<std::string>& from, const std::vector<std::string>& holdout,
+AllReduceCalibration calibrate_allreduce(const std::vector<ReplayReport>& from, const std::vector<ReplayReport>& holdout,
                                          const Hardware& base, const Hardware& cal, const std::string& hardware_spec,
                                          json& profile) {
   AllReduceCalibration c;
   c.base = base, c.calibrated = cal;
-  const auto pts = load_allreduce_points(from, &c.notes);
+  const auto pts = allreduce_points(from, &c.notes);
   if (pts.empty()) return c;
-  c.held = holdout.empty() ? std::vector<AllReducePoint>{} : load_allreduce_points(holdout, &c.notes);
+  c.held = allreduce_points(holdout, &c.notes);
   std::map<AllReduceChoice::Kind, std::vector<AllReducePoint>> by_kind;
   for (const auto& p : pts) by_kind[p.backend.kind].push_back(p);
   json& topo = profile["topology"];

@@ -32,6 +32,9 @@ struct AllReducePoint {
 /// interconnect). InputError naming the file and field when times, sizes or backend are unusable.
 std::vector<AllReducePoint> load_allreduce_points(const std::vector<std::string>& files,
                                                   std::vector<std::string>* skipped = nullptr);
+/// The same from reports already read.
+std::vector<AllReducePoint> allreduce_points(const std::vector<ReplayReport>& reports,
+                                             std::vector<std::string>* skipped = nullptr);
 
 /// A fitted quantity, before and after ("held": not constrained by the points; notes say why).
 struct FittedValue {
@@ -89,7 +92,7 @@ struct AllReduceCalibration {
 /// machine), and writes the fits into profile["topology"] with sources (the command, the device,
 /// the date) and a summary into profile["calibration"]["allreduce"]. Does nothing for one-GPU
 /// reports. InputError: NCCL reports of several world sizes, a backend the base cannot run.
-AllReduceCalibration calibrate_allreduce(const std::vector<std::string>& from, const std::vector<std::string>& holdout,
+AllReduceCalibration calibrate_allreduce(const std::vector<ReplayReport>& from, const std::vector<ReplayReport>& holdout,
                                          const Hardware& base, const Hardware& cal, const std::string& hardware_spec,
                                          nlohmann::json& profile);
 

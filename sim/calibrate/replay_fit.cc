@@ -91,9 +91,12 @@ Theta theta_of(const GpuProfile& g) {
 }  // namespace
 
 std::vector<ReplayPoint> load_replay_points(const std::vector<std::string>& files, const std::string& flag) {
+  return replay_points(read_replay_reports(files), flag);
+}
+
+std::vector<ReplayPoint> replay_points(const std::vector<ReplayReport>& reports, const std::string& flag) {
   std::vector<ReplayPoint> out;
-  for (const auto& f : files) {
-    const json j = read_json_file(f);
+  for (const auto& [f, j] : reports) {
     const auto phases = phases_from_report(j, f);
     const json sc = j.value("scenario", json::object());
     for (const auto& p : phases) {
@@ -118,12 +121,21 @@ ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& b
   // once in the squared error instead of n times.
   std::map<std::string, int> seen;
   for (const auto& pt : points) ++seen[pt.label];
+  // Class changes per forward: fixed by the ops, so counted once, not per iteration.
+  std::vector<double> switches;
+  for (const auto& pt : points) {
+    double n = 0;
+    for (const auto& b : plan_of(pt.phase).blocks)
+      for (std::size_t i = 0; i < b.ops.size(); ++i) n += b.repeat * double(follows_other_class(b, i));
+    switches.push_back(n);
+  }
   for (int it = 0; it < kMaxIterations; ++it) {
     std::vector<Eigen::Matrix<double, 1, kNumParams>> rows;
     std::vector<double> rhs;
     std::vector<int> regimes;
     fit.phases = fit.ops = 0;
-    for (const auto& pt : points) {
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      const auto& pt = points[k];
       const auto& ph = pt.phase;
       const double w = 1 / std::sqrt(double(seen[pt.label]));
       Eigen::Matrix<double, 1, kNumParams> sum = Eigen::Matrix<double, 1, kNumParams>::Zero();
@@ -141,9 +153,7 @@ ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& b
         ++fit.ops;
       }
       if (!ph.graph) continue;  // eager phases add host-launch waits: not linear in Theta
-      // Class changes exist only in the whole forward: the class rows (graphed apart) have none.
-      for (const auto& b : plan_of(ph).blocks)
-        for (std::size_t i = 0; i < b.ops.size(); ++i) sum(kSwitch) += b.repeat * double(follows_other_class(b, i));
+      sum(kSwitch) = switches[k];  // only the whole forward has class changes: the class rows have none
       const double class_us[3] = {ph.gemm_us, ph.attention_us, ph.other_us};
       for (int c = 0; c < 3; ++c)
         if (class_us[c] > base.graph_launch_us) {
@@ -222,18 +232,23 @@ int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const st
                           std::ostream& out) {
   if (out_profile.empty()) throw InputError("give the profile to write", "-o");
   const Hardware base = load_hardware(hardware, 1);
+  // Each report is read once; the compute fit and the all-reduce fit both take it from here.
+  const auto from_reports = read_replay_reports(replay_jsons), held_reports = read_replay_reports(holdout_jsons);
   // Multi-GPU phases: the compute fit sees them without their collectives (allreduce_fit.h).
-  const auto fit_points = compute_share(load_replay_points(replay_jsons, "--from"), base.gpu);
-  const auto held = holdout_jsons.empty() ? std::vector<ReplayPoint>{}
-                                          : compute_share(load_replay_points(holdout_jsons, "--holdout"), base.gpu);
+  const auto fit_points = compute_share(replay_points(from_reports, "--from"), base.gpu);
+  const auto held = held_reports.empty() ? std::vector<ReplayPoint>{}
+                                         : compute_share(replay_points(held_reports, "--holdout"), base.gpu);
   const ReplayFit fit = fit_replay(fit_points, base.gpu);
   Hardware cal = base;
   cal.gpu = apply_fit(base.gpu, fit);
 
   std::string files;
-  for (const auto& f : replay_jsons) files += (files.empty() ? "" : " ") + std::filesystem::path(f).filename().string();
+  for (const auto& f : replay_jsons) {
+    if (!files.empty()) files += ' ';
+    files += std::filesystem::path(f).filename().string();
+  }
   json profile = base_profile_json(hardware);
-  const std::string device = read_json_file(replay_jsons.front()).value("device", "an unnamed GPU");
+  const std::string device = from_reports.front().json.value("device", "an unnamed GPU");
   const std::string source = fmt::format(
       "measured: specsim calibrate --from {} on {} ({}): least squares over {} graph phases and {} op timings of "
       "specsim replay, base {}",
@@ -246,7 +261,7 @@ int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const st
   profile["gpu"]["description"] = profile["gpu"].value("description", "") + " | compute calibrated from specsim replay";
   profile["calibration"] = {{"mode", "replay"}, {"from", replay_jsons}, {"base", hardware}, {"date", utc_date_today()},
                             {"clamped", fit.clamped}};
-  const AllReduceCalibration ar = calibrate_allreduce(replay_jsons, holdout_jsons, base, cal, hardware, profile);
+  const AllReduceCalibration ar = calibrate_allreduce(from_reports, held_reports, base, cal, hardware, profile);
   gpu_from_json(profile["gpu"], out_profile + ": gpu");  // refuse to write what load_hardware would refuse
   topology_from_json(profile["topology"], out_profile + ": topology");
   write_file_atomic(out_profile, profile.dump(2) + "\n", "-o");

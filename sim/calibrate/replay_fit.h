@@ -31,6 +31,8 @@ struct ReplayPoint {
 
 /// Reads the phases of replay reports; InputError naming the file and field.
 std::vector<ReplayPoint> load_replay_points(const std::vector<std::string>& files, const std::string& flag);
+/// The same from reports already read.
+std::vector<ReplayPoint> replay_points(const std::vector<ReplayReport>& reports, const std::string& flag);
 
 /// Least-squares fit of the compute model (compute_us: max of FLOP, byte and floor terms) to the
 /// measured graph-phase times (relative error) and, lightly weighted, per-op times. Parameters

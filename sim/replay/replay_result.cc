@@ -218,6 +218,13 @@ std::string replay_text(const json& j) {
   return out;
 }
 
+std::vector<ReplayReport> read_replay_reports(const std::vector<std::string>& paths) {
+  std::vector<ReplayReport> out;
+  out.reserve(paths.size());
+  for (const auto& p : paths) out.push_back({p, read_json_file(p)});
+  return out;
+}
+
 std::vector<PhaseMeasurement> phases_from_report(const json& j, const std::string& where) {
   if (!j.is_object() || j.value("kind", "") != "specsim-replay")
     throw InputError("not a specsim replay report (expected \"kind\": \"specsim-replay\")", where);

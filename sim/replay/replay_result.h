@@ -70,6 +70,13 @@ std::string replay_text(const nlohmann::json& report);
 /// measured allreduce_us/allgather_us included); InputError naming `where` and the field.
 std::vector<PhaseMeasurement> phases_from_report(const nlohmann::json& report, const std::string& where);
 
+/// A replay report read from disk once, for every fit that needs it.
+struct ReplayReport {
+  std::string path;
+  nlohmann::json json;
+};
+std::vector<ReplayReport> read_replay_reports(const std::vector<std::string>& paths);
+
 /// A phase plan rebuilt from measured ops (blocks in order, with their repeats) for re-prediction.
 PhasePlan plan_of(const PhaseMeasurement& m);
 
