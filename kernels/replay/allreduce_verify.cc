@@ -54,6 +54,23 @@ struct DevMem {
   DevMem& operator=(const DevMem&) = delete;
 };
 
+/// Every rank's input uploaded and its output poisoned: rank k's buffers on device `device(k)`.
+struct Staged {
+  std::vector<std::unique_ptr<DevMem>> in, out;
+};
+template <class DeviceOf>
+Staged stage(const ref::Problem& p, int tp, std::size_t bytes, DeviceOf device) {
+  Staged s;
+  for (int k = 0; k < tp; ++k) {
+    s.in.push_back(std::make_unique<DevMem>(device(k), bytes));
+    s.out.push_back(std::make_unique<DevMem>(device(k), bytes));
+    VCUDA(cudaMemcpy(s.in.back()->p, p.in[static_cast<std::size_t>(k)].data(), bytes, cudaMemcpyHostToDevice));
+    VCUDA(cudaMemset(s.out.back()->p, ref::kPoison, bytes));
+    VCUDA(cudaDeviceSynchronize());  // the launches run on streams that ignore the legacy one
+  }
+  return s;
+}
+
 std::uint64_t seed_of(const AllReduceCase& c) { return c.bytes * 131 + static_cast<std::uint64_t>(c.phase) + 7; }
 
 VerifyResult base_result(const std::string& backend, const AllReduceCase& c, int tp) {
@@ -120,18 +137,13 @@ void verify_custom(const AllReduceChoice& b, const std::vector<AllReduceCase>& c
     try {
       const std::size_t count = c.bytes / 2;
       const ref::Problem p = ref::make_problem(car::DType::BF16, tp, count, seed_of(c));
-      std::vector<std::unique_ptr<DevMem>> ins, outs;
+      const Staged bufs = stage(p, tp, c.bytes, [](int) { return 0; });  // virtual ranks: all on GPU 0
       std::vector<const void*> in_ptrs;
       std::vector<void*> out_ptrs;
-      for (int k = 0; k < tp; ++k) {
-        ins.push_back(std::make_unique<DevMem>(0, c.bytes));
-        outs.push_back(std::make_unique<DevMem>(0, c.bytes));
-        VCUDA(cudaMemcpy(ins.back()->p, p.in[static_cast<std::size_t>(k)].data(), c.bytes, cudaMemcpyHostToDevice));
-        VCUDA(cudaMemset(outs.back()->p, ref::kPoison, c.bytes));
-        in_ptrs.push_back(ins.back()->p);
-        out_ptrs.push_back(outs.back()->p);
+      for (std::size_t k = 0; k < bufs.in.size(); ++k) {
+        in_ptrs.push_back(bufs.in[k]->p);
+        out_ptrs.push_back(bufs.out[k]->p);
       }
-      VCUDA(cudaDeviceSynchronize());
       if (!skip) comm->allreduce_virtual(in_ptrs, out_ptrs, count, car::DType::BF16, *variant, stream);
       comm->synchronize(stream);
       std::vector<unsigned char> got(c.bytes);
@@ -178,25 +190,18 @@ void verify_nccl(const std::vector<AllReduceCase>& cases, int tp, bool skip, std
     try {
       const std::size_t count = c.bytes / 2;
       const ref::Problem p = ref::make_problem(car::DType::BF16, tp, count, seed_of(c));
-      std::vector<std::unique_ptr<DevMem>> ins, outs;
-      for (int k = 0; k < tp; ++k) {
-        ins.push_back(std::make_unique<DevMem>(k, c.bytes));
-        outs.push_back(std::make_unique<DevMem>(k, c.bytes));
-        VCUDA(cudaMemcpy(ins.back()->p, p.in[static_cast<std::size_t>(k)].data(), c.bytes, cudaMemcpyHostToDevice));
-        VCUDA(cudaMemset(outs.back()->p, ref::kPoison, c.bytes));
-        VCUDA(cudaDeviceSynchronize());
-      }
+      const Staged bufs = stage(p, tp, c.bytes, [](int k) { return k; });  // rank k on GPU k
       if (!skip) {
         VNCCL(ncclGroupStart());
         for (std::size_t k = 0; k < static_cast<std::size_t>(tp); ++k)
-          VNCCL(ncclAllReduce(ins[k]->p, outs[k]->p, count, ncclBfloat16, ncclSum, comms[k], streams[k]));
+          VNCCL(ncclAllReduce(bufs.in[k]->p, bufs.out[k]->p, count, ncclBfloat16, ncclSum, comms[k], streams[k]));
         VNCCL(ncclGroupEnd());
       }
       std::vector<unsigned char> got(c.bytes);
       for (int k = 0; k < tp; ++k) {
         VCUDA(cudaSetDevice(k));
         VCUDA(cudaStreamSynchronize(streams[static_cast<std::size_t>(k)]));
-        VCUDA(cudaMemcpy(got.data(), outs[static_cast<std::size_t>(k)]->p, c.bytes, cudaMemcpyDeviceToHost));
+        VCUDA(cudaMemcpy(got.data(), bufs.out[static_cast<std::size_t>(k)]->p, c.bytes, cudaMemcpyDeviceToHost));
         r.wrong += count_wrong_rounded(p, got);
       }
       r.elements = count * static_cast<std::size_t>(tp);

@@ -55,8 +55,12 @@ CustomEstimate custom_allreduce(double bytes, int world, const Hardware& hw, con
                          " bytes exceed its 8 MiB buffer; lower --batch-size or use nccl",
                      "--allreduce");
   if (requested == "auto") {  // what the kernel's own selector runs
-    const auto pick = car_policy::select(static_cast<std::size_t>(bytes), world, hw.topo.link == LinkKind::PCIe);
-    const auto v = static_cast<CustomVariant>(static_cast<int>(pick));
+    CustomVariant v = CustomVariant::TwoShot;
+    switch (car_policy::select(static_cast<std::size_t>(bytes), world, hw.topo.link == LinkKind::PCIe)) {
+      case car_policy::Pick::OneShotPull: v = CustomVariant::OneShotPull; break;
+      case car_policy::Pick::OneShotPush: v = CustomVariant::OneShotPush; break;
+      case car_policy::Pick::TwoShot: v = CustomVariant::TwoShot; break;
+    }
     return {variant_us(v, bytes, world, hw), v};
   }
   for (int i = 0; i < 3; ++i) {
