@@ -10,7 +10,7 @@
 #include "cost/custom_ar_model.h"
 #include "cost/nccl_model.h"
 #include "engine/phase_timer.h"
-#include "replay/replay_result.h"
+#include "measured/replay_result.h"
 #include "test_util.h"
 #include "util/error.h"
 #include "util/json_io.h"
@@ -126,7 +126,7 @@ TEST_CASE("custom fit on the H200 reports: barrier refitted, bandwidth held, the
   std::string notes;
   for (const auto& n : f.notes) notes += n + "\n";
   CHECK(notes.find("too little to fit a bandwidth") != std::string::npos);
-  // `auto` follows the kernel's selector (kernels/policy): world 2 on NVLink pulls, as the replay ran.
+  // `auto` follows the kernel's selector (sim/cost/custom_ar_policy.h): world 2 on NVLink pulls, as the replay ran.
   CHECK(notes.find("the kernel ran") == std::string::npos);
   for (const auto& p : pts) CHECK(custom_allreduce(p.bytes, p.world, base, "auto").variant == CustomVariant::OneShotPull);
 }

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "sweep/check.h"
+#include "check/check.h"
 #include "test_util.h"
 #include "util/error.h"
 

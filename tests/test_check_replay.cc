@@ -6,9 +6,10 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "engine/resolve.h"
-#include "replay/replay_result.h"
-#include "sweep/check_replay.h"
+#include "engine/scenario.h"
+#include "spec/resolve.h"
+#include "measured/replay_result.h"
+#include "check/check_replay.h"
 #include "test_util.h"
 #include "util/error.h"
 

@@ -1,7 +1,8 @@
 // The scenario engine: the built-in scenario's anchoring, tok/s and break-even algebra.
 #include <catch2/catch.hpp>
 
-#include "engine/resolve.h"
+#include "engine/scenario.h"
+#include "spec/resolve.h"
 #include "report/report.h"
 #include "util/error.h"
 

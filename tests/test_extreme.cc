@@ -3,7 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "engine/resolve.h"
+#include "engine/scenario.h"
+#include "spec/resolve.h"
 #include "test_util.h"
 #include "util/error.h"
 

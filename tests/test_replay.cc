@@ -9,8 +9,9 @@
 #include <sstream>
 
 #include "calibrate/replay_fit.h"
-#include "engine/resolve.h"
-#include "replay/replay_result.h"
+#include "engine/scenario.h"
+#include "spec/resolve.h"
+#include "measured/replay_result.h"
 #include "test_util.h"
 #include "util/error.h"
 #include "util/json_io.h"

@@ -5,8 +5,9 @@
 
 #include <filesystem>
 
-#include "engine/resolve.h"
-#include "replay/replay_result.h"
+#include "engine/scenario.h"
+#include "spec/resolve.h"
+#include "measured/replay_result.h"
 #include "test_util.h"
 #include "util/error.h"
 

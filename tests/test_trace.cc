@@ -9,7 +9,8 @@
 #include <sstream>
 
 #include "engine/accept.h"
-#include "engine/resolve.h"
+#include "engine/scenario.h"
+#include "spec/resolve.h"
 #include "test_util.h"
 #include "trace/accept_sampler.h"
 #include "trace/multi_cycle.h"

@@ -4,7 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
-#include "engine/resolve.h"
+#include "engine/scenario.h"
+#include "spec/resolve.h"
 
 namespace specsim::cli {
 

@@ -8,9 +8,9 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "report/report.h"
-#include "replay/replay_result.h"
-#include "sweep/check.h"
-#include "sweep/check_replay.h"
+#include "measured/replay_result.h"
+#include "check/check.h"
+#include "check/check_replay.h"
 #include "util/error.h"
 #include "util/json_io.h"
 #ifdef SPECSIM_WITH_REPLAY

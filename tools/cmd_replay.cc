@@ -15,7 +15,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "replay/replay_result.h"
+#include "measured/replay_result.h"
 #include "trace/replay_trace.h"
 #include "util/error.h"
 #include "util/json_io.h"

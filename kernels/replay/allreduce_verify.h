@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "spec/run_spec.h"
-#include "sweep/check_replay.h"
+#include "check/check_replay.h"
 
 namespace specsim::replay {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "plan/cycle_plan.h"
-#include "replay/replay_result.h"
+#include "measured/replay_result.h"
 
 namespace specsim::replay {
 

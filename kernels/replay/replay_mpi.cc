@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "replay/replay_result.h"
+#include "measured/replay_result.h"
 #include "replay_rank.h"
 
 #ifdef SPECSIM_CAR_MPI

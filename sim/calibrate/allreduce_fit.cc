@@ -17,7 +17,7 @@
 #include "cost/nccl_model.h"
 #include "engine/op_cost.h"
 #include "plan/op_builders.h"
-#include "replay/replay_result.h"
+#include "measured/replay_result.h"
 #include "util/error.h"
 #include "util/json_io.h"
 

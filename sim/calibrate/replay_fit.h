@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "replay/replay_result.h"
+#include "measured/replay_result.h"
 #include "spec/hardware.h"
 
 namespace specsim {

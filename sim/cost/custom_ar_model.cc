@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "car_policy.h"
+#include "cost/custom_ar_policy.h"
 #include "util/error.h"
 
 namespace specsim {

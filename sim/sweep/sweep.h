@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/resolve.h"
+#include "engine/scenario.h"
+#include "spec/resolve.h"
 #include "sweep/grid.h"
 
 namespace specsim::sweep {

@@ -1,4 +1,4 @@
-#include "engine/resolve.h"
+#include "spec/resolve.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "sweep/check.h"
+#include "check/check.h"
 
 #include <fmt/format.h>
 

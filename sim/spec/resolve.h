@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/scenario.h"
+#include "spec/scenario.h"
 
 namespace specsim {
 

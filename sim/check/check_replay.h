@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "plan/cycle_plan.h"
-#include "sweep/check.h"
+#include "check/check.h"
 
 namespace specsim::sweep {
 

@@ -1,4 +1,4 @@
-#include "replay/replay_result.h"
+#include "measured/replay_result.h"
 
 #include <cmath>
 #include <ctime>

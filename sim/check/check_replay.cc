@@ -1,4 +1,4 @@
-#include "sweep/check_replay.h"
+#include "check/check_replay.h"
 
 #include <fmt/format.h>
 
