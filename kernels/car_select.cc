@@ -28,15 +28,7 @@ std::string hex(std::uintptr_t p) {
 
 }  // namespace
 
-std::string_view to_string(Variant v) {
-  switch (v) {
-    case Variant::Auto: return "auto";
-    case Variant::OneShotPull: return "one-shot-pull";
-    case Variant::OneShotPush: return "one-shot-push";
-    case Variant::TwoShot: return "two-shot";
-  }
-  return "invalid-variant";
-}
+std::string_view to_string(Variant v) { return car_policy::variant_name(v); }
 
 std::string_view to_string(DType d) {
   switch (d) {
@@ -55,11 +47,7 @@ std::string_view to_string(Link l) {
   return "invalid-link";
 }
 
-std::optional<Variant> parse_variant(std::string_view name) {
-  for (Variant v : {Variant::Auto, Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot})
-    if (name == to_string(v)) return v;
-  return std::nullopt;
-}
+std::optional<Variant> parse_variant(std::string_view name) { return car_policy::parse_variant(name); }
 
 std::optional<DType> parse_dtype(std::string_view name) {
   if (name == "bf16" || name == "bfloat16") return DType::BF16;
@@ -77,12 +65,7 @@ std::optional<Link> parse_link(std::string_view name) {
 std::size_t dtype_bytes(DType d) { return d == DType::FP32 ? 4 : 2; }
 
 Variant select_variant(std::size_t bytes, int world, Link link) {
-  switch (car_policy::select(bytes, world, link == Link::PCIe)) {  // shared with the engine
-    case car_policy::Pick::OneShotPull: return Variant::OneShotPull;
-    case car_policy::Pick::OneShotPush: return Variant::OneShotPush;
-    case car_policy::Pick::TwoShot: return Variant::TwoShot;
-  }
-  return Variant::TwoShot;
+  return car_policy::select(bytes, world, link == Link::PCIe);  // shared with the engine
 }
 
 std::optional<std::string> refuse_reason(const CallDesc& c) {

@@ -4,21 +4,22 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cost/custom_ar_policy.h"
+
 namespace specsim::car {
 
-/// Largest world size the kernels handle (flag arrays and pointer tables are sized by it).
-inline constexpr int kMaxRanks = 8;
-/// Smallest world size: a world of one has nothing to reduce.
-inline constexpr int kMinRanks = 2;
+/// World-size limits and the default buffer: the policy's, shared with the engine.
+inline constexpr int kMaxRanks = car_policy::kMaxRanks;
+inline constexpr int kMinRanks = car_policy::kMinRanks;
 /// Required alignment of input and output pointers (the aligned body uses 16-byte vectors).
 inline constexpr std::size_t kAlignBytes = 16;
-/// Default per-rank buffer: the largest tensor a communicator accepts (issue #3: up to 8 MiB).
-inline constexpr std::size_t kDefaultMaxBytes = std::size_t{8} << 20;
+/// Default per-rank buffer: the largest tensor a communicator accepts.
+inline constexpr std::size_t kDefaultMaxBytes = car_policy::kMaxBytes;
 /// Default bound on every spin-wait; a peer later than this is reported as absent.
 inline constexpr std::uint64_t kDefaultTimeoutNs = 2'000'000'000;
 
-/// Which kernel runs. Auto asks select_variant().
-enum class Variant { Auto, OneShotPull, OneShotPush, TwoShot };
+/// Which kernel runs (the policy's enum, shared with the engine). Auto asks select_variant().
+using Variant = car_policy::Variant;
 /// Element type; accumulation is always fp32.
 enum class DType { BF16, FP16, FP32 };
 /// How the ranks' memories are connected (selects thresholds, never correctness).

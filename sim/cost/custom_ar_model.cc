@@ -2,15 +2,9 @@
 
 #include <algorithm>
 
-#include "cost/custom_ar_policy.h"
 #include "util/error.h"
 
 namespace specsim {
-
-std::string_view custom_variant_name(CustomVariant v) {
-  constexpr std::string_view names[] = {"one-shot-pull", "one-shot-push", "two-shot"};
-  return names[static_cast<int>(v)];
-}
 
 std::string custom_unsupported_reason(const Hardware& hw, int world) {
   if (world < kCustomMinWorld || world > kCustomMaxWorld)
@@ -40,6 +34,7 @@ double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
     case CustomVariant::TwoShot:  // reduce-scatter (pull 1/n from each peer), barrier, all-gather
       return 3 * t.barrier_us + 2 * (t.peer_read_latency_us + contention) + 2 * peers * (bytes / n) / read_bw +
              reduce_us / n;
+    case CustomVariant::Auto: break;  // resolved by the caller
   }
   return 0;
 }
@@ -54,19 +49,12 @@ CustomEstimate custom_allreduce(double bytes, int world, const Hardware& hw, con
     throw InputError("custom all-reduce refused: " + std::to_string(static_cast<long long>(bytes)) +
                          " bytes exceed its 8 MiB buffer; lower --batch-size or use nccl",
                      "--allreduce");
-  if (requested == "auto") {  // what the kernel's own selector runs
-    CustomVariant v = CustomVariant::TwoShot;
-    switch (car_policy::select(static_cast<std::size_t>(bytes), world, hw.topo.link == LinkKind::PCIe)) {
-      case car_policy::Pick::OneShotPull: v = CustomVariant::OneShotPull; break;
-      case car_policy::Pick::OneShotPush: v = CustomVariant::OneShotPush; break;
-      case car_policy::Pick::TwoShot: v = CustomVariant::TwoShot; break;
-    }
-    return {variant_us(v, bytes, world, hw), v};
+  const auto v = car_policy::parse_variant(requested);
+  if (v == car_policy::Variant::Auto) {  // what the kernel's own selector runs
+    const auto picked = car_policy::select(static_cast<std::size_t>(bytes), world, hw.topo.link == LinkKind::PCIe);
+    return {variant_us(picked, bytes, world, hw), picked};
   }
-  for (int i = 0; i < 3; ++i) {
-    const auto v = static_cast<CustomVariant>(i);
-    if (requested == custom_variant_name(v)) return {variant_us(v, bytes, world, hw), v};
-  }
+  if (v) return {variant_us(*v, bytes, world, hw), *v};
   throw InputError("unknown custom all-reduce variant '" + requested + "': use auto, one-shot-pull, one-shot-push or two-shot",
                    "--allreduce");
 }

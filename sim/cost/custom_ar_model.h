@@ -4,17 +4,17 @@
 // GPU's peer bandwidth + the local reduction.
 #include <string>
 
+#include "cost/custom_ar_policy.h"
 #include "spec/hardware.h"
 
 namespace specsim {
 
-enum class CustomVariant { OneShotPull = 0, OneShotPush = 1, TwoShot = 2 };
-std::string_view custom_variant_name(CustomVariant v);
-
-/// The kernel's limits (kernels/custom_allreduce.h): world sizes and buffer size.
-constexpr int kCustomMinWorld = 2;
-constexpr int kCustomMaxWorld = 8;
-constexpr double kCustomMaxBytes = 8.0 * 1024 * 1024;
+/// The kernel's variants and limits, stated once in cost/custom_ar_policy.h.
+using CustomVariant = car_policy::Variant;
+constexpr std::string_view custom_variant_name(CustomVariant v) { return car_policy::variant_name(v); }
+constexpr int kCustomMinWorld = car_policy::kMinRanks;
+constexpr int kCustomMaxWorld = car_policy::kMaxRanks;
+constexpr double kCustomMaxBytes = static_cast<double>(car_policy::kMaxBytes);
 
 struct CustomEstimate {
   double us = 0;

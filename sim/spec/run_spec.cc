@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "cost/custom_ar_policy.h"
 #include "util/error.h"
 
 namespace specsim {
@@ -58,7 +59,7 @@ AllReduceChoice parse_allreduce(std::string_view s, const std::string& where) {
   if (s.rfind("custom:", 0) == 0) {
     c.kind = AllReduceChoice::Kind::Custom;
     c.variant = std::string(s.substr(7));
-    if (c.variant != "auto" && c.variant != "one-shot-pull" && c.variant != "one-shot-push" && c.variant != "two-shot")
+    if (!car_policy::parse_variant(c.variant))
       throw InputError("unknown custom all-reduce variant '" + c.variant +
                            "': use auto, one-shot-pull, one-shot-push or two-shot",
                        where);
