@@ -51,20 +51,27 @@ std::string describe_error(unsigned long long w, std::uint64_t timeout_ns) {
   const int rank = static_cast<int>((w >> 56) & 15), missing = static_cast<int>((w >> 52) & 15);
   const int bar = static_cast<int>((w >> 48) & 15), block = static_cast<int>((w >> 40) & 255);
   const auto epoch = static_cast<unsigned>(w & 0xffffffffu);
+  char where[64];
+  if (bar == detail::kLlWait)
+    std::snprintf(where, sizeof where, "for its data (flag-free call %u, block %d)", epoch, block);
+  else
+    std::snprintf(where, sizeof where, "at barrier %d (epoch %u, block %d)", bar, epoch, block);
   char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "rank %d waited %.3f s at barrier %d (epoch %u, block %d) and rank %d never "
-                "arrived",
-                rank, static_cast<double>(timeout_ns) * 1e-9, bar, epoch, block, missing);
+  std::snprintf(buf, sizeof buf, "rank %d waited %.3f s %s and rank %d never arrived", rank,
+                static_cast<double>(timeout_ns) * 1e-9, where, missing);
   return buf;
 }
 
-char* alloc_region(int device, std::size_t bytes) {
+/// A rank's shared region: zeroed flags and control words, the flag-free slots empty.
+char* alloc_region(int device, int world, std::size_t max_bytes) {
   DeviceGuard g(device);
+  const std::size_t bytes = region_bytes(world, max_bytes);
+  const std::size_t ll = detail::ll_area_bytes(world, max_bytes);
   void* p = nullptr;
   CAR_CUDA(cudaMalloc(&p, bytes));
-  CAR_CUDA(cudaMemset(p, 0, bytes));
-  CAR_CUDA(cudaDeviceSynchronize());  // zeroed flags before any peer can see the region
+  CAR_CUDA(cudaMemset(p, 0, bytes - ll));
+  CAR_CUDA(cudaMemset(static_cast<char*>(p) + (bytes - ll), detail::kLlEmptyByte, ll));
+  CAR_CUDA(cudaDeviceSynchronize());  // initialized before any peer can see the region
   return static_cast<char*>(p);
 }
 
@@ -105,9 +112,15 @@ struct Communicator::Impl {
     block_cap = std::clamp(resident / ranks_here, 1, virt ? detail::kMaxBlocks : kPerGpuMaxBlocks);
   }
 
-  int blocks_for(std::size_t bytes) const {
+  /// Threads per block of `v`'s kernel.
+  int threads_for(Variant v) const { return car_policy::is_flag_free(v) ? opt.ll_threads : detail::kThreads; }
+
+  /// Blocks per rank: one 16-byte vector per thread, up to the co-residency cap (computed for
+  /// kThreads-thread blocks, so smaller flag-free blocks fit too).
+  int blocks_for(std::size_t bytes, Variant v) const {
     const std::size_t vectors = (bytes + 15) / 16;
-    const std::size_t want = (vectors + detail::kThreads - 1) / detail::kThreads;
+    const auto threads = static_cast<std::size_t>(threads_for(v));
+    const std::size_t want = (vectors + threads - 1) / threads;
     return static_cast<int>(std::clamp<std::size_t>(want, 1, static_cast<std::size_t>(block_cap)));
   }
 
@@ -150,10 +163,12 @@ struct Communicator::Impl {
     const Variant v = variant == Variant::Auto ? select_variant(bytes, world, link) : variant;
     a.count = count;
     a.slot = slot;
+    a.ll_slot = detail::ll_slot_bytes(opt.max_bytes);
     a.timeout_ns = opt.timeout_ns;
     a.world = world;
     a.ranks = ranks_here;
-    a.blocks = blocks_for(bytes);
+    a.blocks = blocks_for(bytes, v);
+    a.threads = threads_for(v);
     DeviceGuard g(device);
     CAR_CUDA(detail::launch(a, v, dtype, stream));
   }
@@ -192,6 +207,9 @@ void check_options(const Options& opt) {
     throw std::runtime_error("custom all-reduce: Options::max_bytes must be in 1 .. 2 GiB");
   if (opt.timeout_ns == 0)
     throw std::runtime_error("custom all-reduce: Options::timeout_ns must be positive");
+  if (opt.ll_threads < 32 || opt.ll_threads > detail::kLlMaxThreads || opt.ll_threads % 32 != 0)
+    throw std::runtime_error("custom all-reduce: Options::ll_threads must be a multiple of 32 in 32.." +
+                             std::to_string(detail::kLlMaxThreads));
 }
 
 }  // namespace
@@ -212,7 +230,7 @@ std::unique_ptr<Communicator> Communicator::create_virtual(int world, int device
   im->ranks_here = world;
   im->init_common();
   for (int r = 0; r < world; ++r) {
-    im->owned.push_back(alloc_region(device, region_bytes(world, opt.max_bytes)));
+    im->owned.push_back(alloc_region(device, world, opt.max_bytes));
     im->bases[r] = im->owned.back();
   }
   return std::unique_ptr<Communicator>(new Communicator(std::move(im)));
@@ -250,7 +268,7 @@ std::vector<std::unique_ptr<Communicator>> Communicator::create_single_process(
     }
   }
   std::vector<char*> regions;
-  for (int r = 0; r < world; ++r) regions.push_back(alloc_region(devices[r], region_bytes(world, opt.max_bytes)));
+  for (int r = 0; r < world; ++r) regions.push_back(alloc_region(devices[r], world, opt.max_bytes));
   // Heuristic: native peer atomics are offered over NVLink and (almost) never over PCIe.
   const Link link = opt.link.value_or(all_native_atomics ? Link::NVLink : Link::PCIe);
   std::vector<std::unique_ptr<Communicator>> out;
@@ -316,7 +334,7 @@ std::unique_ptr<Communicator::Impl> multi_process_impl(int rank, int world, int 
   im->device = device;
   im->opt = opt;
   im->init_common();
-  char* mine = alloc_region(device, region_bytes(world, opt.max_bytes));
+  char* mine = alloc_region(device, world, opt.max_bytes);
   im->owned.push_back(mine);
   im->bases[rank] = mine;
 
@@ -409,6 +427,8 @@ int Communicator::device() const { return impl_->device; }
 bool Communicator::is_virtual() const { return impl_->virt; }
 Link Communicator::link() const { return impl_->link; }
 std::size_t Communicator::max_bytes() const { return impl_->opt.max_bytes; }
-int Communicator::blocks_for(std::size_t bytes) const { return impl_->blocks_for(bytes); }
+int Communicator::blocks_for(std::size_t bytes, Variant v) const {
+  return impl_->blocks_for(bytes, resolve(v, bytes));
+}
 
 }  // namespace specsim::car

@@ -1,7 +1,9 @@
-// Custom all-reduce kernels: one-shot pull, one-shot push, two-shot; bf16, fp16, fp32.
+// Custom all-reduce kernels: one-shot pull, one-shot push, two-shot, and the flag-free one-shots
+// (one-shot-ll, one-shot-ll-pull); bf16, fp16, fp32.
 //
 // Read top-down: type helpers -> release/acquire flag helpers -> bounded barrier -> the three
-// kernels -> the launcher. Layout of the shared regions: car_layout.h.
+// barrier kernels -> the flag-free kernel -> the launcher. Layout of the shared regions:
+// car_layout.h.
 //
 // Ordering. Each block b of rank r synchronizes only with block b of every peer: a barrier
 // is "block b of every rank has finished the writes before it". A block writes its share of
@@ -25,7 +27,8 @@
 //
 // Determinism. Every output element is the fp32 sum in rank order 0, 1, ..., world-1, rounded
 // once to the element type, whichever rank computes it: all ranks and all variants agree
-// bitwise.
+// bitwise. A NaN sum is written as the canonical NaN of the type (0x7fff, 0x7fffffff), whatever
+// the input NaNs' bits, so NaN inputs agree bitwise too.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -57,6 +60,22 @@ __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
 template <>
 __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
 
+/// The canonical NaN of each type.
+template <typename T>
+__device__ __forceinline__ T canonical_nan();
+template <>
+__device__ __forceinline__ float canonical_nan<float>() { return __int_as_float(0x7fffffff); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 canonical_nan<__nv_bfloat16>() { return __ushort_as_bfloat16(0x7fff); }
+template <>
+__device__ __forceinline__ __half canonical_nan<__half>() { return __ushort_as_half(0x7fff); }
+
+/// The sum rounded to T; a NaN sum becomes T's canonical NaN, whatever the input NaNs were.
+template <typename T>
+__device__ __forceinline__ T to_output(float acc) {
+  return acc != acc ? canonical_nan<T>() : from_float<T>(acc);
+}
+
 /// Elements per 16-byte vector.
 template <typename T>
 inline constexpr int kPack = 16 / sizeof(T);
@@ -79,7 +98,7 @@ __device__ __forceinline__ uint4 reduce_pack(const uint4 (&v)[kMaxRanks], int wo
   uint4 r;
   T* o = reinterpret_cast<T*>(&r);
 #pragma unroll
-  for (int k = 0; k < kPack<T>; ++k) o[k] = from_float<T>(acc[k]);
+  for (int k = 0; k < kPack<T>; ++k) o[k] = to_output<T>(acc[k]);
   return r;
 }
 
@@ -91,7 +110,7 @@ __device__ __forceinline__ T reduce_scalar(Src src, std::size_t i, int world) {
 #pragma unroll
   for (int q = 1; q < kMaxRanks; ++q)
     if (q < world) acc += to_float(reinterpret_cast<const T*>(src(q))[i]);
-  return from_float<T>(acc);
+  return to_output<T>(acc);
 }
 
 /// Reduces vectors [first, n) (+ `shift`) of every rank's area `src(q)` into dst, in rank
@@ -341,9 +360,241 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) two_shot_kernel(con
   finish(a, me, epoch);
 }
 
+// ---------------------------------------------------------------- flag-free one-shot
+// one-shot-ll (push): every rank writes its input into slot [parity][me] of every peer's
+// flag-free area, then waits in its own area until slot [parity][q] of every peer q is filled,
+// reduces, and empties the slots it read. one-shot-ll-pull: every rank writes its input into
+// slot [parity][q] of its own area, one copy per reader q, and each reader polls, reduces and
+// empties its copy in the owner's area. No barrier before or after a call.
+//
+// Readiness travels with the data. An empty slot holds the reserved value in every element
+// (all bits set: a NaN that no arithmetic produces); a sender replaces that value in its input
+// by the canonical NaN (the output is the canonical NaN either way, see to_output), so a filled
+// element can never look empty. Stores and polls are relaxed at system scope (st/ld.relaxed.sys,
+// 16-byte vectors of 32-bit words): system scope so that a store from another GPU, over NVLink or
+// PCIe, is seen by the polling loads and a poll is never served from a stale L1 line; each 32-bit
+// word is single-copy atomic and the reader checks every element, so a vector seen half-written
+// reads as not yet filled. No fence is needed: the payload is the flag.
+//
+// Rotation. Slots alternate by the parity of the call count. A rank finishes call e only after
+// every peer wrote its data of call e, that is after every peer finished call e-1 (stream order:
+// a kernel starts after the previous one completes), including the emptying of the slots it read
+// in call e-1. So when a rank writes parity p again (call e+1 after e-1), the reader of that slot
+// has emptied it, and no sender can overwrite data a slower rank has not consumed.
+//
+// Call count. Block b of a rank reads ll_calls[b] at its start and stores the new count into
+// ll_calls[j] for every j = b (mod blocks) at its end, so every entry is current whatever the
+// next call's block count; kernel boundaries order these stores before the next call's loads.
+// Ranks count the same calls, so they agree on the parity.
+
+/// 16 bytes as four 32-bit words, relaxed, system scope (see above).
+__device__ __forceinline__ uint4 load_relaxed_sys(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.relaxed.sys.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ void store_relaxed_sys(uint4* p, uint4 v) {
+  asm volatile("st.relaxed.sys.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
+               "r"(v.w)
+               : "memory");
+}
+
+/// The reserved (empty) value in every element.
+__device__ __forceinline__ uint4 empty_vec() { return make_uint4(~0u, ~0u, ~0u, ~0u); }
+
+/// True when no element of `v` holds the reserved value.
+template <typename T>
+__device__ __forceinline__ bool filled(uint4 v) {
+  if constexpr (sizeof(T) == 4) {
+    return v.x != 0xffffffffu && v.y != 0xffffffffu && v.z != 0xffffffffu && v.w != 0xffffffffu;
+  } else {  // __vcmpeq2: 0xffff in each 16-bit half that equals
+    return (__vcmpeq2(v.x, 0xffffffffu) | __vcmpeq2(v.y, 0xffffffffu) | __vcmpeq2(v.z, 0xffffffffu) |
+            __vcmpeq2(v.w, 0xffffffffu)) == 0;
+  }
+}
+
+/// Replaces the reserved value by the canonical NaN (sign bit cleared): still a NaN, so the sum
+/// is unchanged (to_output).
+template <typename T>
+__device__ __forceinline__ std::uint32_t unreserve_word(std::uint32_t w) {
+  if constexpr (sizeof(T) == 4) return w == 0xffffffffu ? 0x7fffffffu : w;
+  else return w & ~(__vcmpeq2(w, 0xffffffffu) & 0x80008000u);
+}
+template <typename T>
+__device__ __forceinline__ uint4 unreserve(uint4 v) {
+  return {unreserve_word<T>(v.x), unreserve_word<T>(v.y), unreserve_word<T>(v.z), unreserve_word<T>(v.w)};
+}
+
+/// Vector i of the input; the last, partial vector is padded with zeros (never the reserved value).
+template <typename T>
+__device__ __forceinline__ uint4 load_input(const void* in, std::size_t i, std::size_t count) {
+  const std::size_t e0 = i * kPack<T>;
+  if (e0 + kPack<T> <= count) return static_cast<const uint4*>(in)[i];
+  uint4 v = {0, 0, 0, 0};
+  T* e = reinterpret_cast<T*>(&v);
+#pragma unroll
+  for (int k = 0; k < kPack<T>; ++k)
+    if (e0 + k < count) e[k] = static_cast<const T*>(in)[e0 + k];
+  return v;
+}
+
+/// Writes vector i of the output (only the elements below `count`).
+template <typename T>
+__device__ __forceinline__ void store_output(void* out, std::size_t i, std::size_t count, uint4 v) {
+  const std::size_t e0 = i * kPack<T>;
+  if (e0 + kPack<T> <= count) {
+    static_cast<uint4*>(out)[i] = v;
+    return;
+  }
+  const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+  for (int k = 0; k < kPack<T>; ++k)
+    if (e0 + k < count) static_cast<T*>(out)[e0 + k] = e[k];
+}
+
+/// 32-bit word j of a vector (j a compile-time constant after unrolling).
+__device__ __forceinline__ std::uint32_t word(const uint4& v, int j) {
+  return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
+}
+/// Element h (0 low, 1 high) of a 32-bit word as float, by bit operations (taking the address of
+/// a register vector's halves would move it to local memory).
+template <typename T>
+__device__ __forceinline__ float lane(std::uint32_t w, int h);
+template <>
+__device__ __forceinline__ float lane<float>(std::uint32_t w, int) { return __uint_as_float(w); }
+template <>
+__device__ __forceinline__ float lane<__nv_bfloat16>(std::uint32_t w, int h) {
+  return __uint_as_float(h ? (w & 0xffff0000u) : (w << 16));
+}
+template <>
+__device__ __forceinline__ float lane<__half>(std::uint32_t w, int h) {
+  return __half2float(__ushort_as_half(static_cast<unsigned short>(h ? w >> 16 : w & 0xffffu)));
+}
+template <typename T>
+__device__ __forceinline__ std::uint32_t bits_of(T x);
+template <>
+__device__ __forceinline__ std::uint32_t bits_of<float>(float x) { return __float_as_uint(x); }
+template <>
+__device__ __forceinline__ std::uint32_t bits_of<__nv_bfloat16>(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+template <>
+__device__ __forceinline__ std::uint32_t bits_of<__half>(__half x) { return __half_as_ushort(x); }
+
+/// reduce_pack on register vectors: the same sums in the same order, by bit operations; rank
+/// `self`'s vector is `own` (selected per use: an assignment v[self] = own would index the array
+/// at run time and move it to local memory).
+template <typename T>
+__device__ __forceinline__ uint4 reduce_regs(const uint4 (&v)[kMaxRanks], const uint4& own, int self, int world) {
+  constexpr int kPerWord = 4 / static_cast<int>(sizeof(T));
+  std::uint32_t out[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    out[j] = 0;
+#pragma unroll
+    for (int h = 0; h < kPerWord; ++h) {
+      const std::uint32_t mine = word(own, j);
+      float acc = lane<T>(self == 0 ? mine : word(v[0], j), h);
+#pragma unroll
+      for (int q = 1; q < kMaxRanks; ++q)
+        if (q < world) acc += lane<T>(self == q ? mine : word(v[q], j), h);
+      out[j] |= bits_of<T>(to_output<T>(acc)) << (16 * h);
+    }
+  }
+  return make_uint4(out[0], out[1], out[2], out[3]);
+}
+
+/// Flag-free one-shot; kPull selects one-shot-ll-pull. See the top of this section.
+/// At most kLlMaxThreads threads a block, so that the 8 peer vectors in flight stay in registers
+/// (128 a thread); kMinBlocksPerSm blocks per SM, as the barrier kernels, keep the co-residency cap.
+template <typename T, bool kPull>
+__global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) flag_free_kernel(const __grid_constant__ LaunchArgs a) {
+  const RankPtrs& me = a.r[blockIdx.y];
+  if (me.absent) return;
+  __shared__ std::uint32_t s_done;  // calls this rank completed
+  __shared__ int s_failed;          // a thread of this block gave up waiting
+  const std::size_t nvec = (a.count + kPack<T> - 1) / kPack<T>;
+  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  // the first vector's load is issued before the call count's, so the two latencies overlap
+  // (at the verify's sizes every thread has one vector)
+  const uint4 first_in = first < nvec ? unreserve<T>(load_input<T>(me.in, first, a.count)) : uint4{};
+  auto* calls = reinterpret_cast<volatile std::uint32_t*>(me.base[me.rank] + kLlCallsOff);
+  if (threadIdx.x == 0) {
+    s_done = calls[blockIdx.x];
+    s_failed = 0;
+  }
+  __syncthreads();
+  const std::uint32_t call = s_done + 1;
+  const int par = static_cast<int>(call & 1);
+  // slot written by this rank for reader q; slot this rank reads from sender q
+  const auto out_slot = [&](int q) {
+    return reinterpret_cast<uint4*>(kPull ? me.base[me.rank] + ll_off(a.slot, a.ll_slot, a.world, par, q)
+                                          : me.base[q] + ll_off(a.slot, a.ll_slot, a.world, par, me.rank));
+  };
+  const auto in_slot = [&](int q) {
+    return reinterpret_cast<uint4*>(kPull ? me.base[q] + ll_off(a.slot, a.ll_slot, a.world, par, me.rank)
+                                          : me.base[me.rank] + ll_off(a.slot, a.ll_slot, a.world, par, q));
+  };
+  const auto input = [&](std::size_t i) { return i == first ? first_in : unreserve<T>(load_input<T>(me.in, i, a.count)); };
+
+  // send: posted stores, no waiting
+  for (std::size_t i = first; i < nvec; i += stride) {
+    const uint4 v = input(i);
+#pragma unroll
+    for (int q = 0; q < kMaxRanks; ++q)
+      if (q < a.world && q != me.rank) store_relaxed_sys(out_slot(q) + i, v);
+  }
+
+  // receive: poll every peer's vector until filled (bounded), reduce in rank order, empty the slots
+  for (std::size_t i = first; i < nvec; i += stride) {
+    const uint4 own = input(i);  // issued before the polls, so its latency hides behind them
+    uint4 v[kMaxRanks];
+    unsigned pending = 0;
+#pragma unroll
+    for (int q = 0; q < kMaxRanks; ++q)
+      if (q < a.world && q != me.rank) pending |= 1u << q;
+    std::uint64_t start = 0;
+    while (true) {
+#pragma unroll
+      for (int q = 0; q < kMaxRanks; ++q) {
+        if (pending & (1u << q)) {
+          v[q] = load_relaxed_sys(in_slot(q) + i);
+          if (filled<T>(v[q])) pending &= ~(1u << q);
+        }
+      }
+      if (pending == 0 || *static_cast<volatile int*>(&s_failed)) break;
+      const std::uint64_t now = global_timer_ns();
+      if (start == 0) {
+        start = now;
+      } else if (now - start > a.timeout_ns) {
+        volatile unsigned long long* err = me.err;
+        if (*err == 0) {
+          *err = encode_error(me.rank, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blockIdx.x), call);
+          __threadfence_system();
+        }
+        *static_cast<volatile int*>(&s_failed) = 1;
+        break;
+      }
+    }
+    if (pending != 0) break;  // gave up: the error word says why; the output is not written
+#pragma unroll
+    for (int q = 0; q < kMaxRanks; ++q)
+      if (q < a.world && q != me.rank) store_relaxed_sys(in_slot(q) + i, empty_vec());
+    store_output<T>(me.out, i, a.count, reduce_regs<T>(v, own, me.rank, a.world));
+  }
+  if (threadIdx.x == 0)
+    for (unsigned j = blockIdx.x; j < static_cast<unsigned>(kMaxBlocks); j += gridDim.x) calls[j] = call;
+}
+
 template <typename T>
 cudaError_t launch_typed(const LaunchArgs& a, Variant v, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(a.blocks), static_cast<unsigned>(a.ranks));
+  const bool ff = car_policy::is_flag_free(v);
+  // the barrier kernels assume kThreads threads; the flag-free one takes 32..kLlMaxThreads
+  if (ff ? (a.threads < 32 || a.threads > kLlMaxThreads || a.threads % 32 != 0) : a.threads != kThreads)
+    return cudaErrorInvalidConfiguration;
   switch (v) {
     case Variant::OneShotPull:
       pull_kernel<T><<<grid, kThreads, 0, stream>>>(a);
@@ -353,6 +604,12 @@ cudaError_t launch_typed(const LaunchArgs& a, Variant v, cudaStream_t stream) {
       break;
     case Variant::TwoShot:
       two_shot_kernel<T><<<grid, kThreads, 0, stream>>>(a);
+      break;
+    case Variant::OneShotLL:
+      flag_free_kernel<T, false><<<grid, a.threads, 0, stream>>>(a);
+      break;
+    case Variant::OneShotLLPull:
+      flag_free_kernel<T, true><<<grid, a.threads, 0, stream>>>(a);
       break;
     default:  // Auto must be resolved by the caller: refuse, never skip
       return cudaErrorInvalidValue;
@@ -368,6 +625,10 @@ int occupancy_typed() {
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, push_kernel<T>, kThreads, 0);
   best = std::min(best, n);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, two_shot_kernel<T>, kThreads, 0);
+  best = std::min(best, n);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, flag_free_kernel<T, false>, kLlMaxThreads, 0);
+  best = std::min(best, n);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, flag_free_kernel<T, true>, kLlMaxThreads, 0);
   return std::min(best, n);
 }
 

@@ -18,6 +18,8 @@ namespace specsim::car::detail {
 
 /// Threads per block of every kernel.
 inline constexpr int kThreads = 512;
+/// Most threads per block of the flag-free kernels (Options::ll_threads is at most this).
+inline constexpr int kLlMaxThreads = 256;
 /// Most blocks per rank (flag arrays are sized by it).
 inline constexpr int kMaxBlocks = 64;
 /// Barriers per call: 0 = inputs staged/pushed, 1 = reduce-scatter done (two-shot only).
@@ -28,25 +30,50 @@ inline constexpr int kBarriers = 2;
 //                epoch of the call into flags[b][barrier][p] of every rank (release, sys scope)
 //   [kCtrlOff]   uint32 epoch (calls completed by this rank), uint32 done (blocks finished in
 //                the running call): touched only by the owner
-//   [kDataOff]   in slots (2 parities x M), tmp (M, two-shot), recv (2 parities x world x M)
-// M = max_bytes rounded up to 256. Everything starts zeroed.
+//   [kLlCallsOff] uint32 ll_calls[kMaxBlocks]: flag-free calls completed, as block b of this
+//                rank knows it (every block holds the same count between calls): owner only
+//   [kDataOff]   in slots (2 parities x M), tmp (M, two-shot), recv (2 parities x world x M),
+//                ll (2 parities x world x L, flag-free variants; starts filled with kLlEmptyByte)
+// M = max_bytes rounded up to 256, L = min(max_bytes, kLlMaxBytes) rounded up to 256. Everything
+// else starts zeroed.
 inline constexpr std::size_t kFlagsOff = 0;
 inline constexpr std::size_t kFlagsBytes =
     sizeof(std::uint32_t) * kMaxBlocks * kBarriers * kMaxRanks;
 inline constexpr std::size_t kCtrlOff = kFlagsBytes;
+inline constexpr std::size_t kLlCallsOff = kCtrlOff + 64;
 inline constexpr std::size_t kDataOff = 64 * 1024;
-static_assert(kCtrlOff + 2 * sizeof(std::uint32_t) <= kDataOff, "control words overlap data");
+static_assert(kCtrlOff + 2 * sizeof(std::uint32_t) <= kLlCallsOff, "control words overlap");
+static_assert(kLlCallsOff + kMaxBlocks * sizeof(std::uint32_t) <= kDataOff, "control words overlap data");
 static_assert(kDataOff % 256 == 0, "data must start 256-byte aligned");
+
+/// Byte of an empty flag-free receive slot: every element of every dtype reads as the reserved
+/// value (bf16/fp16 0xffff, fp32 0xffffffff: NaNs that no arithmetic produces). Senders replace
+/// that value in their inputs by the canonical NaN, which reduces to the same output.
+inline constexpr int kLlEmptyByte = 0xff;
+/// Error-word "barrier" of a flag-free variant that waited for a peer's data.
+inline constexpr int kLlWait = 2;
 
 /// Slot stride: max_bytes rounded up to 256 bytes.
 CAR_HD constexpr std::size_t slot_bytes(std::size_t max_bytes) { return (max_bytes + 255) / 256 * 256; }
+/// Flag-free slot stride: min(max_bytes, kLlMaxBytes) rounded up to 256 bytes.
+CAR_HD constexpr std::size_t ll_slot_bytes(std::size_t max_bytes) {
+  return slot_bytes(max_bytes < car_policy::kLlMaxBytes ? max_bytes : car_policy::kLlMaxBytes);
+}
 CAR_HD constexpr std::size_t in_off(std::size_t m, int parity) { return kDataOff + m * parity; }
 CAR_HD constexpr std::size_t tmp_off(std::size_t m) { return kDataOff + 2 * m; }
 CAR_HD constexpr std::size_t recv_off(std::size_t m, int world, int parity, int src) {
   return kDataOff + 3 * m + m * (static_cast<std::size_t>(parity) * world + src);
 }
+/// Flag-free slot [parity][idx] (idx: the sender for one-shot-ll, the reader for -pull).
+CAR_HD constexpr std::size_t ll_off(std::size_t m, std::size_t l, int world, int parity, int idx) {
+  return recv_off(m, world, 2, 0) + l * (static_cast<std::size_t>(parity) * world + idx);
+}
 CAR_HD constexpr std::size_t region_size(int world, std::size_t max_bytes) {
-  return recv_off(slot_bytes(max_bytes), world, 2, 0);
+  return ll_off(slot_bytes(max_bytes), ll_slot_bytes(max_bytes), world, 2, 0);
+}
+/// Bytes of the flag-free area (it ends the region).
+CAR_HD constexpr std::size_t ll_area_bytes(int world, std::size_t max_bytes) {
+  return 2 * static_cast<std::size_t>(world) * ll_slot_bytes(max_bytes);
 }
 
 /// What one rank's blocks need: every rank's region as mapped here, its error word.
@@ -64,14 +91,16 @@ struct LaunchArgs {
   RankPtrs r[kMaxRanks];
   std::size_t count;        ///< elements per rank
   std::size_t slot;         ///< slot stride M in bytes
+  std::size_t ll_slot;      ///< flag-free slot stride L in bytes
   std::uint64_t timeout_ns; ///< bound of every spin
   int world;                ///< world size
   int ranks;                ///< ranks driven by this launch (gridDim.y)
   int blocks;               ///< blocks per rank (gridDim.x)
+  int threads;              ///< threads per block (kThreads, or Options::ll_threads for flag-free)
 };
 static_assert(sizeof(LaunchArgs) < 4000, "kernel parameters must stay under 4 KB");
 
-// Error word: bit 63 valid | 56..59 waiting rank | 52..55 missing rank | 48..51 barrier |
+// Error word: bit 63 valid | 56..59 waiting rank | 52..55 missing rank | 48..51 barrier (or kLlWait) |
 // 40..47 block | 0..31 epoch. Written once by the first block that times out.
 inline constexpr unsigned long long kErrValid = 1ull << 63;
 CAR_HD constexpr unsigned long long encode_error(int rank, int missing, int barrier, int block,

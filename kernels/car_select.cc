@@ -16,8 +16,10 @@ namespace {
 
 bool valid(DType d) { return d == DType::BF16 || d == DType::FP16 || d == DType::FP32; }
 bool valid(Variant v) {
-  return v == Variant::Auto || v == Variant::OneShotPull || v == Variant::OneShotPush ||
-         v == Variant::TwoShot;
+  if (v == Variant::Auto) return true;
+  for (Variant c : car_policy::kConcreteVariants)
+    if (v == c) return true;
+  return false;
 }
 
 std::string hex(std::uintptr_t p) {
@@ -82,6 +84,10 @@ std::optional<std::string> refuse_reason(const CallDesc& c) {
   if (bytes > c.max_bytes)
     return "message of " + std::to_string(bytes) + " bytes exceeds the communicator's buffer of " +
            std::to_string(c.max_bytes) + " bytes (Options::max_bytes)";
+  if (car_policy::is_flag_free(c.variant) && bytes > car_policy::kLlMaxBytes)
+    return "message of " + std::to_string(bytes) + " bytes exceeds the " + std::to_string(car_policy::kLlMaxBytes) +
+           " bytes " + std::string(to_string(c.variant)) + " carries (its receive slots are sized for small "
+           "messages); use auto or another variant";
   if (c.in == 0 || c.out == 0) return "null input or output pointer";
   if (c.in % kAlignBytes != 0)
     return "input pointer " + hex(c.in) + " is not 16-byte aligned (16-byte vector loads)";
@@ -102,6 +108,10 @@ double moved_bytes_per_rank(Variant v, std::size_t bytes, int world) {
     case Variant::OneShotPull: return (w + 3) * b;         // stage r+w, read world, write out
     case Variant::OneShotPush: return (2 * w + 2) * b;     // read in, write world, read world, write out
     case Variant::TwoShot: return 5 * b + b / w;           // stage 2b, RS b + b/w, AG 2b
+    // read in, write world-1 slots, read them, empty them, read in again, write out: 3 w b
+    // (pull moves the same bytes; its slots sit at the writer)
+    case Variant::OneShotLL:
+    case Variant::OneShotLLPull: return 3 * w * b;
     case Variant::Auto: break;
   }
   return 0;

@@ -1,6 +1,7 @@
 #pragma once
 // Custom all-reduce for small tensors (issue #3): one-shot pull, one-shot push and two-shot
-// kernels for world sizes 2..8 over NVLink or PCIe peer-to-peer, in three buffer modes
+// kernels, and flag-free one-shots (one-shot-ll, one-shot-ll-pull: no barrier, readiness travels
+// with the data), for world sizes 2..8 over NVLink or PCIe peer-to-peer, in three buffer modes
 // (virtual ranks on one GPU, one thread per GPU, one process per GPU through CUDA IPC).
 //
 // Contract: every call either reduces correctly on every rank or throws std::runtime_error
@@ -22,7 +23,7 @@
 
 namespace specsim::car {
 
-/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`.
+/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`, `one-shot-ll`, `one-shot-ll-pull`.
 std::string_view to_string(Variant v);
 /// `bf16`, `fp16`, `fp32`.
 std::string_view to_string(DType d);
@@ -54,7 +55,8 @@ struct CallDesc {
 
 /// Refusal logic: an empty optional when the call is supported, else the reason. Checks world
 /// size, count, size against the buffer, pointer alignment, partial in/out overlap, the dtype
-/// and variant values. Called by allreduce() before anything is launched.
+/// and variant values, and messages over kLlMaxBytes for the flag-free variants. Called by
+/// allreduce() before anything is launched.
 std::optional<std::string> refuse_reason(const CallDesc& call);
 
 /// Bytes of device memory one rank's shared region takes for `world` ranks and `max_bytes`.
@@ -74,6 +76,7 @@ struct Options {
   std::size_t max_bytes = kDefaultMaxBytes;   ///< largest accepted message per rank
   std::uint64_t timeout_ns = kDefaultTimeoutNs; ///< bound on every spin-wait in the kernels
   std::optional<Link> link;                   ///< topology for Auto; detected when empty
+  int ll_threads = 256;                       ///< threads per block of the flag-free kernels (32..256)
   /// Test hook (virtual mode only): the blocks of this rank return at once without arriving,
   /// so its peers must time out. -1: off.
   int debug_absent_rank = -1;
@@ -135,8 +138,8 @@ class Communicator {
   bool is_virtual() const;     ///< virtual-rank mode
   Link link() const;           ///< topology used by Auto
   std::size_t max_bytes() const; ///< largest accepted message per rank
-  /// Blocks per rank the kernel uses for a message of `bytes` (for benchmarks).
-  int blocks_for(std::size_t bytes) const;
+  /// Blocks per rank the kernel of `v` (Auto resolved) uses for a message of `bytes`.
+  int blocks_for(std::size_t bytes, Variant v = Variant::Auto) const;
 
   struct Impl;
 

@@ -5,15 +5,19 @@
 // for "custom" is a prediction for the kernel that would run.
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace specsim::car_policy {
 
-/// Which kernel runs. Auto asks select().
-enum class Variant { Auto, OneShotPull, OneShotPush, TwoShot };
+/// Which kernel runs. Auto asks select(). OneShotLL and OneShotLLPull are flag-free one-shots:
+/// readiness travels with the data (a reserved bit pattern marks a receive slot as empty), so a
+/// call needs no barrier before or after it.
+enum class Variant { Auto, OneShotPull, OneShotPush, TwoShot, OneShotLL, OneShotLLPull };
 
 /// Every concrete variant, in enum order (for loops over "all variants").
-inline constexpr Variant kConcreteVariants[] = {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot};
+inline constexpr Variant kConcreteVariants[] = {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot,
+                                                Variant::OneShotLL, Variant::OneShotLLPull};
 
 /// Smallest world size: a world of one has nothing to reduce.
 inline constexpr int kMinRanks = 2;
@@ -21,21 +25,37 @@ inline constexpr int kMinRanks = 2;
 inline constexpr int kMaxRanks = 8;
 /// Largest message per rank a communicator accepts by default (its staging buffer).
 inline constexpr std::size_t kMaxBytes = std::size_t{8} << 20;
+/// Largest message per rank the flag-free variants carry: their receive slots (2 parities x world
+/// per rank) are sized by it, not by kMaxBytes, and they are meant for small messages.
+inline constexpr std::size_t kLlMaxBytes = std::size_t{1} << 20;
 
-/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`.
+/// True for the flag-free variants (one-shot-ll, one-shot-ll-pull).
+constexpr bool is_flag_free(Variant v) { return v == Variant::OneShotLL || v == Variant::OneShotLLPull; }
+
+/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`, `one-shot-ll`, `one-shot-ll-pull`.
 constexpr std::string_view variant_name(Variant v) {
   switch (v) {
     case Variant::Auto: return "auto";
     case Variant::OneShotPull: return "one-shot-pull";
     case Variant::OneShotPush: return "one-shot-push";
     case Variant::TwoShot: return "two-shot";
+    case Variant::OneShotLL: return "one-shot-ll";
+    case Variant::OneShotLLPull: return "one-shot-ll-pull";
   }
   return "invalid-variant";
 }
 
+/// Every accepted name, for error messages: "auto, one-shot-pull, ..., one-shot-ll-pull".
+inline std::string variant_names() {
+  std::string s(variant_name(Variant::Auto));
+  for (Variant v : kConcreteVariants) s += ", " + std::string(variant_name(v));
+  return s;
+}
+
 /// Parses the names above; nullopt for anything else.
 inline std::optional<Variant> parse_variant(std::string_view name) {
-  for (Variant v : {Variant::Auto, Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot})
+  if (name == variant_name(Variant::Auto)) return Variant::Auto;
+  for (Variant v : kConcreteVariants)
     if (name == variant_name(v)) return v;
   return std::nullopt;
 }
@@ -56,8 +76,19 @@ inline constexpr std::size_t kPciePushMaxBytes2 = 512 * 1024;
 inline constexpr std::size_t kPciePushMaxBytes4 = 128 * 1024;
 inline constexpr std::size_t kPciePushMaxBytes8 = 64 * 1024;
 
+// Flag-free one-shot (one-shot-ll): no barrier, so below these sizes it beats every barrier
+// variant on either link (it moves the bytes one-shot push moves, minus the barrier; the engine's
+// model in sim/cost/custom_ar_model.cc puts its crossover with two-shot near 512 KB at 8 ranks on
+// NVLink and 256-512 KB at 8 ranks on PCIe). Measured on 2 H200s (NVLink): faster than one-shot
+// pull at every size up to kLlMaxBytes (kernels/README.md).
+inline constexpr std::size_t kLlMaxBytes4 = kLlMaxBytes;
+inline constexpr std::size_t kLlMaxBytes8 = 512 * 1024;
+inline constexpr std::size_t kPcieLlMaxBytes8 = 256 * 1024;
+
 /// The variant `auto` runs for a message of `bytes` per rank on `world` ranks (never Auto).
 inline Variant select(std::size_t bytes, int world, bool pcie) {
+  const std::size_t ll_max = world <= 4 ? kLlMaxBytes4 : pcie ? kPcieLlMaxBytes8 : kLlMaxBytes8;
+  if (bytes <= ll_max) return Variant::OneShotLL;
   if (pcie) {
     const std::size_t push_max = world <= 2 ? kPciePushMaxBytes2 : world <= 4 ? kPciePushMaxBytes4 : kPciePushMaxBytes8;
     return bytes <= push_max ? Variant::OneShotPush : Variant::TwoShot;
