@@ -54,7 +54,9 @@ double phase_allreduce_us(const PhaseMeasurement& ph, const AllReducePoint& p, c
     for (auto& op : b.ops)
       if (op.kind == OpKind::AllReduce) op.comm_bytes = p.bytes;
   const RunSpec run;
-  const CostContext ctx{&hw, &run, p.backend, Anchors{}, p.world};
+  AllReduceChoice backend = p.backend;
+  if (backend.kind == AllReduceChoice::Kind::Custom) backend.variant = variant_that_ran(p);  // the measured kernel
+  const CostContext ctx{&hw, &run, backend, Anchors{}, p.world};
   return time_phase(plan, ctx).allreduce_us;
 }
 
@@ -126,9 +128,10 @@ TEST_CASE("custom fit on the H200 reports: barrier refitted, bandwidth held, the
   std::string notes;
   for (const auto& n : f.notes) notes += n + "\n";
   CHECK(notes.find("too little to fit a bandwidth") != std::string::npos);
-  // `auto` follows the kernel's selector (sim/cost/custom_ar_policy.h): world 2 on NVLink pulls, as the replay ran.
-  CHECK(notes.find("the kernel ran") == std::string::npos);
-  for (const auto& p : pts) CHECK(custom_allreduce(p.bytes, p.world, base, "auto").variant == CustomVariant::OneShotPull);
+  // The reports ran one-shot pull (their `auto` then); `auto` now picks the flag-free one-shot
+  // (sim/cost/custom_ar_policy.h): the fit describes the kernel that ran, and says so.
+  CHECK(notes.find("the kernel ran one-shot-pull but the engine's custom now picks one-shot-ll") != std::string::npos);
+  for (const auto& p : pts) CHECK(custom_allreduce(p.bytes, p.world, base, "auto").variant == CustomVariant::OneShotLL);
 }
 
 TEST_CASE("synthetic points: the fits recover the latency, bandwidth and graph cost they were made with") {
@@ -146,7 +149,7 @@ TEST_CASE("synthetic points: the fits recover the latency, bandwidth and graph c
   SECTION("custom, large enough messages for a bandwidth") {
     Hardware truth = base;
     truth.topo.barrier_us = 2.5, truth.topo.peer_read_bw_gbps = 300;
-    const auto pts = synthetic(truth, "custom", 6.0, {262144, 1048576, 4194304});
+    const auto pts = synthetic(truth, "custom:one-shot-pull", 6.0, {262144, 1048576, 4194304});
     const AllReduceFit f = fit_custom_allreduce(pts, base);
     CHECK(f.graph_us == Approx(6.0).epsilon(1e-6));
     CHECK(f.topo.barrier_us == Approx(2.5).epsilon(1e-6));
@@ -157,7 +160,7 @@ TEST_CASE("synthetic points: the fits recover the latency, bandwidth and graph c
   SECTION("custom, a bandwidth above the link is held at the link") {
     Hardware truth = base;
     truth.topo.peer_read_bw_gbps = 440;
-    auto pts = synthetic(truth, "custom", 6.0, {1048576, 4194304});
+    auto pts = synthetic(truth, "custom:one-shot-pull", 6.0, {1048576, 4194304});
     for (auto& p : pts) p.measured_us *= 0.97;  // faster than any bandwidth under the link explains
     const AllReduceFit f = fit_custom_allreduce(pts, base);
     CHECK(f.topo.peer_read_bw_gbps == Approx(base.link_bw_gbps()));

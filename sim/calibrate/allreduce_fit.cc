@@ -257,7 +257,7 @@ struct CustomRow {
 };
 double us_per_byte(double gbps) { return 1.0 / (gbps * 1e3); }
 CustomRow custom_row(const AllReducePoint& p, const Hardware& hw) {
-  const CustomEstimate e = custom_allreduce(p.bytes, p.world, hw, p.backend.variant);
+  const CustomEstimate e = custom_allreduce(p.bytes, p.world, hw, variant_that_ran(p));
   const std::string v(custom_variant_name(e.variant));
   auto at = [&](const Hardware& h) { return custom_allreduce(p.bytes, p.world, h, v).us; };
   CustomRow r;
@@ -379,9 +379,20 @@ std::vector<AllReducePoint> allreduce_points(const std::vector<ReplayReport>& re
   return out;
 }
 
+std::string variant_that_ran(const AllReducePoint& p) {
+  const auto c = p.ran.find(", ");
+  if (c != std::string::npos) {
+    const std::string v = p.ran.substr(c + 2);
+    if (const auto pv = car_policy::parse_variant(v); pv && *pv != CustomVariant::Auto) return v;
+  }
+  return p.backend.variant;
+}
+
 double predict_allreduce_us(const AllReducePoint& p, const Hardware& hw) {
   const RunSpec run;
-  const CostContext ctx{&hw, &run, p.backend, Anchors{}, p.world};
+  AllReduceChoice backend = p.backend;
+  if (backend.kind == AllReduceChoice::Kind::Custom) backend.variant = variant_that_ran(p);  // what was measured
+  const CostContext ctx{&hw, &run, backend, Anchors{}, p.world};
   return p.calls * allreduce_us(p.bytes, ctx, /*graph=*/true);
 }
 
@@ -518,17 +529,16 @@ AllReduceFit fit_custom_allreduce(const std::vector<AllReducePoint>& pts, const 
   }
   note_held(ps, f.notes);
   f.graph_us = ps[0].value;
-  // Which variant the engine now picks, beside what the replay ran.
+  // Which variant the engine now picks, beside what the replay ran (and the fit describes).
   std::set<std::string> picked, ran;
   for (const auto& p : pts) {
     picked.insert(std::string(custom_variant_name(custom_allreduce(p.bytes, p.world, hw, p.backend.variant).variant)));
-    const auto c = p.ran.find(", ");
-    if (c != std::string::npos) ran.insert(p.ran.substr(c + 2));
+    if (const std::string v = variant_that_ran(p); v != "auto") ran.insert(v);
   }
   if (!ran.empty() && ran != picked)
     f.notes.push_back(
-        fmt::format("the kernel ran {} but the engine's {} picks {}: the fitted values describe the "
-                    "engine's pick",
+        fmt::format("the kernel ran {} but the engine's {} now picks {}: the fitted values describe the "
+                    "kernel that ran",
                     fmt::join(ran, ", "), pts.front().backend.label(), fmt::join(picked, ", ")));
   // Written: what the points constrained (a bandwidth held at the link counts); the rest keeps the base value.
   auto moved = [&](const Param& p) { return p.free || p.why == at_link; };

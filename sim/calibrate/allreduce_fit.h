@@ -64,10 +64,16 @@ struct AllReduceFit {
 AllReduceFit fit_nccl_allreduce(const std::vector<AllReducePoint>& points, const Hardware& base,
                                 const std::string& source);
 
-/// Custom: barrier_us and the peer bandwidth of the variant the engine picks (sizes permitting).
+/// Custom: barrier_us and the peer bandwidth of the variant that ran (sizes permitting).
 AllReduceFit fit_custom_allreduce(const std::vector<AllReducePoint>& points, const Hardware& base);
 
-/// The engine's time of a point's all-reduces on `hw`: calls x one call (graph replay, no anchors).
+/// The custom variant a point's replay note says ran ("custom all-reduce, one-shot-pull"), else
+/// the one the report asked for: a measured time describes the kernel that ran, whatever `auto`
+/// picks today.
+std::string variant_that_ran(const AllReducePoint& p);
+
+/// The engine's time of a point's all-reduces on `hw` (a custom point: the variant that ran):
+/// calls x one call (graph replay, no anchors).
 double predict_allreduce_us(const AllReducePoint& p, const Hardware& hw);
 
 /// 100 * (predicted - measured) / measured, where measured is the point's graph time less the

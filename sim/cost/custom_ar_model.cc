@@ -20,7 +20,10 @@ double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
   const auto& t = hw.topo;
   const double peers = n - 1;
   const double contention = t.peer_contention_us_per_peer * (peers - 1);  // loaded latency grows with peers
-  const double reduce_us = n * bytes / (hw.gpu.mem_bw_gbps * 1e3 * hw.gpu.elementwise_memory_efficiency);
+  const double local_bw = hw.gpu.mem_bw_gbps * 1e3 * hw.gpu.elementwise_memory_efficiency;  // bytes per us
+  const double reduce_us = n * bytes / local_bw;
+  // flag-free: read the peers' slots, empty them, read the input, write the output
+  const double ll_local_us = (2 * peers + 2) * bytes / local_bw;
   const double read_bw = std::min(t.peer_read_bw_gbps, hw.link_bw_gbps()) * 1e3;   // bytes per us
   const double write_bw = std::min(t.peer_write_bw_gbps, hw.link_bw_gbps()) * 1e3;
   switch (v) {
@@ -34,6 +37,13 @@ double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
     case CustomVariant::TwoShot:  // reduce-scatter (pull 1/n from each peer), barrier, all-gather
       return 3 * t.barrier_us + 2 * (t.peer_read_latency_us + contention) + 2 * peers * (bytes / n) / read_bw +
              reduce_us / n;
+    case CustomVariant::OneShotLL:
+      // Flag-free push: the data is its own flag, so no barrier: one posted-write latency, the
+      // bytes into every peer, then the local reduce, which also empties the slots it read.
+      return t.peer_write_latency_us + peers * bytes / write_bw + ll_local_us;
+    case CustomVariant::OneShotLLPull:
+      // Flag-free pull: every rank polls its copy in each peer's memory: one loaded read latency.
+      return t.peer_read_latency_us + contention + peers * bytes / read_bw + ll_local_us;
     case CustomVariant::Auto: break;  // resolved by the caller
   }
   return 0;
@@ -55,7 +65,7 @@ CustomEstimate custom_allreduce(double bytes, int world, const Hardware& hw, con
     return {variant_us(picked, bytes, world, hw), picked};
   }
   if (v) return {variant_us(*v, bytes, world, hw), *v};
-  throw InputError("unknown custom all-reduce variant '" + requested + "': use auto, one-shot-pull, one-shot-push or two-shot",
+  throw InputError("unknown custom all-reduce variant '" + requested + "': use " + car_policy::variant_names(),
                    "--allreduce");
 }
 

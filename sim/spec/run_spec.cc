@@ -60,8 +60,7 @@ AllReduceChoice parse_allreduce(std::string_view s, const std::string& where) {
     c.kind = AllReduceChoice::Kind::Custom;
     c.variant = std::string(s.substr(7));
     if (!car_policy::parse_variant(c.variant))
-      throw InputError("unknown custom all-reduce variant '" + c.variant +
-                           "': use auto, one-shot-pull, one-shot-push or two-shot",
+      throw InputError("unknown custom all-reduce variant '" + c.variant + "': use " + car_policy::variant_names(),
                        where);
     return c;
   }

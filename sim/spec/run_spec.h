@@ -21,7 +21,7 @@ PhaseKind parse_phase(std::string_view s, const std::string& where);
 struct AllReduceChoice {
   enum class Kind { Nccl, Custom, Fixed } kind = Kind::Nccl;
   double fixed_us = 0;              ///< Fixed: latency of every all-reduce
-  std::string variant = "auto";     ///< Custom: auto, one-shot-pull, one-shot-push, two-shot
+  std::string variant = "auto";     ///< Custom: auto or a name from car_policy::variant_names()
   std::string label() const;        ///< "nccl", "custom", "fixed:40"
   std::string kind_name() const;    ///< "nccl", "custom", "fixed" (the JSON contract's value)
 };
