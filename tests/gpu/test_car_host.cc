@@ -34,8 +34,12 @@ void refused(Checker& ck, const CallDesc& c, const std::string& needle, const st
 int main() {
   Checker ck;
   // names round-trip
-  for (Variant v : {Variant::Auto, Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot})
+  for (Variant v : {Variant::Auto, Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot,
+                    Variant::OneShotLL, Variant::OneShotLLPull})
     ck.expect(car::parse_variant(car::to_string(v)) == v, "variant name " + std::string(name(v)));
+  ck.expect(car::to_string(Variant::OneShotLL) == "one-shot-ll" &&
+                car::to_string(Variant::OneShotLLPull) == "one-shot-ll-pull",
+            "flag-free names");
   for (DType d : {DType::BF16, DType::FP16, DType::FP32})
     ck.expect(car::parse_dtype(car::to_string(d)) == d, "dtype name " + std::string(name(d)));
   ck.expect(!car::parse_variant("one-shot").has_value(), "unknown variant name parsed");
@@ -43,17 +47,26 @@ int main() {
             "link names");
   ck.expect(car::parse_dtype("float") == DType::FP32, "nccl-tests dtype name float");
 
-  // selector: never Auto; NVLink one-shot for small, two-shot for large; PCIe pushes small
+  // selector: never Auto, never a flag-free variant above its cap; flag-free for small messages on
+  // both links; then NVLink one-shot pull / two-shot, PCIe push / two-shot
   for (int w = 2; w <= 8; ++w)
     for (std::size_t b = 16; b <= (std::size_t{8} << 20); b *= 2)
-      for (Link l : {Link::NVLink, Link::PCIe})
-        ck.expect(car::select_variant(b, w, l) != Variant::Auto, "selector returned Auto");
-  ck.expect(car::select_variant(43008, 8, Link::NVLink) == Variant::OneShotPull, "nvl 42K w8");
+      for (Link l : {Link::NVLink, Link::PCIe}) {
+        const Variant v = car::select_variant(b, w, l);
+        ck.expect(v != Variant::Auto, "selector returned Auto");
+        ck.expect(!specsim::car_policy::is_flag_free(v) || b <= specsim::car_policy::kLlMaxBytes,
+                  "selector picked a flag-free variant above its cap");
+      }
+  for (Link l : {Link::NVLink, Link::PCIe})
+    for (int w : {2, 4, 8})
+      for (std::size_t b : {std::size_t{16}, std::size_t{14336}, std::size_t{43008}, std::size_t{114688}})
+        ck.expect(car::select_variant(b, w, l) == Variant::OneShotLL,
+                  "small message not flag-free: " + std::to_string(b) + " B w" + std::to_string(w));
+  ck.expect(car::select_variant(1 << 20, 2, Link::NVLink) == Variant::OneShotLL, "nvl 1M w2");
   ck.expect(car::select_variant(8 << 20, 8, Link::NVLink) == Variant::TwoShot, "nvl 8M w8");
   ck.expect(car::select_variant(8 << 20, 2, Link::NVLink) == Variant::OneShotPull, "nvl 8M w2");
-  ck.expect(car::select_variant(300 << 10, 4, Link::NVLink) == Variant::OneShotPull, "nvl 300K w4");
-  ck.expect(car::select_variant(300 << 10, 8, Link::NVLink) == Variant::TwoShot, "nvl 300K w8");
-  ck.expect(car::select_variant(43008, 8, Link::PCIe) == Variant::OneShotPush, "pcie 42K w8");
+  ck.expect(car::select_variant(2 << 20, 4, Link::NVLink) == Variant::TwoShot, "nvl 2M w4");
+  ck.expect(car::select_variant(1 << 20, 8, Link::NVLink) == Variant::TwoShot, "nvl 1M w8");
   ck.expect(car::select_variant(1 << 20, 8, Link::PCIe) == Variant::TwoShot, "pcie 1M w8");
 
   // refusal logic
@@ -101,12 +114,25 @@ int main() {
   c = ok_call();
   c.dtype = static_cast<DType>(7);
   refused(ck, c, "unknown dtype", "bad dtype value");
+  // flag-free variants: up to kLlMaxBytes, refused (not truncated) above
+  for (Variant v : {Variant::OneShotLL, Variant::OneShotLLPull}) {
+    c = ok_call();
+    c.variant = v;
+    c.count = specsim::car_policy::kLlMaxBytes / 2;
+    c.out = c.in + 2 * specsim::car_policy::kLlMaxBytes;  // no overlap
+    ck.expect(!car::refuse_reason(c).has_value(), std::string(name(v)) + " at its cap refused");
+    c.count += 1;
+    refused(ck, c, "carries", std::string(name(v)) + " one element over its cap");
+  }
 
   // byte counts
   ck.expect(car::moved_bytes_per_rank(Variant::OneShotPull, 1000, 8) == 11000, "pull bytes");
   ck.expect(car::moved_bytes_per_rank(Variant::OneShotPush, 1000, 8) == 18000, "push bytes");
   ck.expect(car::moved_bytes_per_rank(Variant::TwoShot, 1000, 8) == 5125, "two-shot bytes");
-  ck.expect(car::region_bytes(8, 8 << 20) > 19u * (8u << 20), "region holds 19 slots");
+  ck.expect(car::moved_bytes_per_rank(Variant::OneShotLL, 1000, 8) == 24000, "flag-free bytes");
+  ck.expect(car::region_bytes(8, 8 << 20) >= 19u * (8u << 20) + 16u * (1u << 20) + 65536,
+            "region holds 19 slots and 16 flag-free slots");
+  ck.expect(car::region_bytes(2, 4096) == 65536 + 7 * 4096 + 4 * 4096, "small region: flag-free slots of max_bytes");
 
   // host conversions used by the reference
   ck.expect(float_to_bf16(1.0f) == 0x3f80 && float_to_half(1.0f) == 0x3c00, "1.0 conversions");

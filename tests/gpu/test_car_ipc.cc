@@ -1,8 +1,10 @@
 // Custom all-reduce, N processes (fork/exec of this binary) sharing buffers through CUDA IPC
 // and a Unix-socket rendezvous. On one GPU the processes time-share it, so the kernels' spins
 // run with a long bound; every child checks its own output against the CPU reference (all
-// children build the same problems from the same seeds). Also: a rank that joins but never
-// calls must be reported by the others within a bounded time.
+// children build the same problems from the same seeds), for every variant, inputs with special
+// bit patterns included, eager and replayed from a graph (the flag-free variants 20 times, so
+// their slots rotate). Also: a rank that joins but never calls must be reported by the others
+// within a bounded time (a barrier variant and a flag-free one).
 // Flags: --quick (worlds 2 and 4 only). Internal: --child RANK WORLD DIR MODE.
 #include <signal.h>
 #include <sys/wait.h>
@@ -79,13 +81,16 @@ int child_sweep(int rank, int world, const std::string& dir) {
     for (std::size_t count : {std::size_t{16} / eb, std::size_t{9}, std::size_t{1001},
                               std::size_t{43008} / eb, std::size_t{65537}}) {
       const Problem p = make_problem(dt, world, count, seed++);
-      for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot})
+      for (Variant v : specsim::car_policy::kConcreteVariants)
         if (!run_one(p, v, false)) return ck.finish("gpu_car_ipc child (stopped)") + 1;
     }
+    const Problem sp = make_special_problem(dt, world, 1001, seed++);
+    for (Variant v : specsim::car_policy::kConcreteVariants)
+      if (!run_one(sp, v, false)) return ck.finish("gpu_car_ipc child (stopped)") + 1;
   }
   // the same call replayed from a graph, fresh inputs each time
-  for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot})
-    for (int k = 0; k < 3; ++k)
+  for (Variant v : specsim::car_policy::kConcreteVariants)
+    for (int k = 0; k < (specsim::car_policy::is_flag_free(v) ? 20 : 3); ++k)
       if (!run_one(make_problem(DType::BF16, world, 21504, seed++), v, true))
         return ck.finish("gpu_car_ipc child (stopped)") + 1;
   CT_CUDA(cudaFree(in));
@@ -94,7 +99,7 @@ int child_sweep(int rank, int world, const std::string& dir) {
 }
 
 /// The last rank joins, then leaves without calling; the others must get the timeout error.
-int child_absent(int rank, int world, const std::string& dir) {
+int child_absent(int rank, int world, const std::string& dir, Variant v) {
   Options opt;
   opt.timeout_ns = 500'000'000;
   opt.max_bytes = 1 << 16;
@@ -109,7 +114,7 @@ int child_absent(int rank, int world, const std::string& dir) {
   const auto t0 = std::chrono::steady_clock::now();
   std::string msg;
   try {
-    comm->allreduce(buf, buf, 4096, DType::BF16, Variant::OneShotPush, nullptr);
+    comm->allreduce(buf, buf, 4096, DType::BF16, v, nullptr);
     comm->synchronize(nullptr);
   } catch (const std::runtime_error& e) {
     msg = e.what();
@@ -182,7 +187,9 @@ int main(int argc, char** argv) {
     const int rank = std::stoi(argv[2]), world = std::stoi(argv[3]);
     const std::string dir = argv[4], mode = argv[5];
     try {
-      return mode == "absent" ? child_absent(rank, world, dir) : child_sweep(rank, world, dir);
+      if (mode == "absent") return child_absent(rank, world, dir, Variant::OneShotPush);
+      if (mode == "absent-ll") return child_absent(rank, world, dir, Variant::OneShotLL);
+      return child_sweep(rank, world, dir);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "FAIL: child %d/%d: %s\n", rank, world, e.what());
       return 1;
@@ -204,5 +211,6 @@ int main(int argc, char** argv) {
     ck.expect(ok, "ipc sweep world " + std::to_string(world));
   }
   ck.expect(run_group("/proc/self/exe", 4, "absent"), "ipc absent peer world 4");
+  ck.expect(run_group("/proc/self/exe", 4, "absent-ll"), "ipc absent peer world 4, one-shot-ll");
   return ck.finish("gpu_car_ipc");
 }

@@ -1,10 +1,15 @@
 // Custom all-reduce, N virtual ranks on one GPU (the kernels cannot tell them from GPUs):
-// the full correctness sweep (variant x dtype x world 2..8 x 16 B..8 MiB, odd sizes), in-place
-// calls, graph capture with 1000 replays on fresh inputs, refusals that launch nothing, and a
-// peer that never arrives. Flags: --quick (short list, for compute-sanitizer),
-// --timeout-ms N (kernel spin bound), --replays N.
+// the full correctness sweep (variant x dtype x world 2..8 x 16 B..8 MiB, odd sizes; the
+// flag-free variants up to their cap, refused above), inputs full of special bit patterns (the
+// flag-free variants' reserved value, NaNs, infinities, signed zeros, subnormals), in-place
+// calls, graph capture with 1000 replays on fresh inputs, one graph of many calls of mixed
+// variants and sizes replayed many times (the flag-free slots rotate across calls and block
+// counts), refusals that launch nothing, and a peer that never arrives. Flags: --quick (short
+// list, for compute-sanitizer), --timeout-ms N (kernel spin bound), --replays N.
 #include <chrono>
 #include <cstring>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -70,10 +75,22 @@ std::string label(int world, DType dt, std::size_t count, Variant v) {
          std::to_string(count);
 }
 
+/// Every concrete variant and Auto.
+std::vector<Variant> all_variants() {
+  std::vector<Variant> v(std::begin(specsim::car_policy::kConcreteVariants),
+                         std::end(specsim::car_policy::kConcreteVariants));
+  v.push_back(Variant::Auto);
+  return v;
+}
+
+/// True when `v` refuses a message of `bytes` (the flag-free variants above their cap).
+bool over_cap(Variant v, std::size_t bytes) {
+  return specsim::car_policy::is_flag_free(v) && bytes > specsim::car_policy::kLlMaxBytes;
+}
+
 void sweep(Checker& ck, const Settings& s) {
   const std::vector<int> worlds = s.quick ? std::vector<int>{2, 3, 8} : std::vector<int>{2, 3, 4, 5, 6, 7, 8};
-  const Variant variants[] = {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot,
-                              Variant::Auto};
+  const std::vector<Variant> variants = all_variants();
   Options opt;
   opt.timeout_ns = s.timeout_ns;
   std::uint64_t seed = 1;
@@ -87,6 +104,15 @@ void sweep(Checker& ck, const Settings& s) {
         for (Variant v : variants) {
           upload(p, buf.in, buf.out);
           const std::string what = label(world, dt, count, v);
+          if (over_cap(v, p.bytes())) {
+            try {
+              comm->allreduce_virtual(buf.in, buf.out, count, dt, v, nullptr);
+              ck.expect(false, what + ": accepted above the flag-free cap");
+            } catch (const std::runtime_error& e) {
+              ck.expect(std::string(e.what()).find("carries") != std::string::npos, what + ": " + e.what());
+            }
+            continue;
+          }
           try {
             comm->allreduce_virtual(buf.in, buf.out, count, dt, v, nullptr);
             comm->synchronize(nullptr);
@@ -99,15 +125,30 @@ void sweep(Checker& ck, const Settings& s) {
         }
       }
     }
+    // inputs full of special bit patterns (the flag-free reserved value among them): every
+    // variant, bitwise against the reference
+    long specials = 0;
+    for (DType dt : {DType::BF16, DType::FP16, DType::FP32}) {
+      for (std::size_t count : {std::size_t{3}, std::size_t{1001}, std::size_t{21504}}) {
+        const Problem p = make_special_problem(dt, world, count, seed++);
+        for (Variant v : variants) {
+          upload(p, buf.in, buf.out);
+          comm->allreduce_virtual(buf.in, buf.out, count, dt, v, nullptr);
+          comm->synchronize(nullptr);
+          verify(ck, p, buf.out, "special values " + label(world, dt, count, v));
+          ++specials;
+        }
+      }
+    }
     // in place: out == in
-    for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot}) {
+    for (Variant v : specsim::car_policy::kConcreteVariants) {
       const Problem p = make_problem(DType::BF16, world, 5003, seed++);
       upload(p, buf.in, buf.out);
       comm->allreduce_virtual(buf.in, buf.in, p.count, p.dtype, v, nullptr);
       comm->synchronize(nullptr);
       verify(ck, p, buf.in, "in-place " + label(world, p.dtype, p.count, v));
     }
-    std::printf("world %d: %ld cases + 3 in-place checked\n", world, cases);
+    std::printf("world %d: %ld cases, %ld with special values, 5 in place checked\n", world, cases, specials);
   }
 }
 
@@ -130,7 +171,7 @@ void graphs(Checker& ck, const Settings& s) {
   const G cases[] = {{DType::BF16, 21504, full}, {DType::BF16, 10001, some},
                      {DType::FP16, 28672, some}, {DType::FP32, 4099, some}};
   std::uint64_t seed = 900000;
-  for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot}) {
+  for (Variant v : specsim::car_policy::kConcreteVariants) {
     for (const G& g : cases) {
       cudaGraph_t graph;
       cudaGraphExec_t exec;
@@ -158,6 +199,61 @@ void graphs(Checker& ck, const Settings& s) {
       CT_CUDA(cudaGraphDestroy(graph));
     }
   }
+  CT_CUDA(cudaStreamDestroy(st));
+}
+
+/// One graph of many back-to-back calls (variants and sizes mixed, so the flag-free calls meet
+/// other variants, both parities and changing block counts), replayed `reps` times with fresh
+/// inputs; every call's output checked after every replay.
+void chain(Checker& ck, const Settings& s) {
+  const int world = 8;
+  Options opt;
+  opt.timeout_ns = s.timeout_ns;
+  opt.max_bytes = 1 << 20;
+  auto comm = Communicator::create_virtual(world, 0, opt);
+  struct Call {
+    Variant v;
+    DType dt;
+    std::size_t count;
+  };
+  const Call calls[] = {{Variant::OneShotLL, DType::BF16, 21504},    {Variant::OneShotLL, DType::BF16, 7168},
+                        {Variant::OneShotLLPull, DType::FP16, 1001}, {Variant::OneShotPull, DType::BF16, 21504},
+                        {Variant::OneShotLL, DType::FP32, 131072},   {Variant::TwoShot, DType::BF16, 57344},
+                        {Variant::OneShotLL, DType::BF16, 5},        {Variant::OneShotPush, DType::FP32, 999},
+                        {Variant::OneShotLLPull, DType::BF16, 21504}, {Variant::OneShotLL, DType::FP16, 524288}};
+  const int n = static_cast<int>(std::size(calls));
+  std::vector<std::unique_ptr<Buffers>> bufs;
+  for (const Call& c : calls) bufs.push_back(std::make_unique<Buffers>(world, c.count * dtype_bytes(c.dt)));
+  cudaStream_t st;
+  CT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CT_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+  for (int k = 0; k < n; ++k) comm->allreduce_virtual(bufs[k]->in, bufs[k]->out, calls[k].count, calls[k].dt, calls[k].v, st);
+  CT_CUDA(cudaStreamEndCapture(st, &graph));
+  CT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  const int reps = std::max(2, s.replays / 10);
+  long bad = 0;
+  std::uint64_t seed = 700000;
+  for (int r = 0; r < reps; ++r) {
+    std::vector<Problem> ps;
+    for (int k = 0; k < n; ++k) {
+      ps.push_back(r % 3 == 2 ? make_special_problem(calls[k].dt, world, calls[k].count, seed++)
+                              : make_problem(calls[k].dt, world, calls[k].count, seed++));
+      upload(ps.back(), bufs[k]->in, bufs[k]->out);
+    }
+    CT_CUDA(cudaGraphLaunch(exec, st));
+    comm->synchronize(st);
+    for (int k = 0; k < n; ++k) {
+      Checker local;
+      if (!verify(local, ps[k], bufs[k]->out, "chain replay " + std::to_string(r) + " call " + std::to_string(k)))
+        ++bad;
+    }
+  }
+  ck.expect(bad == 0, "chain graph: " + std::to_string(bad) + " of " + std::to_string(reps * n) + " calls wrong");
+  std::printf("chain graph: %d calls x %d replays, %ld wrong\n", n, reps, bad);
+  CT_CUDA(cudaGraphExecDestroy(exec));
+  CT_CUDA(cudaGraphDestroy(graph));
   CT_CUDA(cudaStreamDestroy(st));
 }
 
@@ -209,6 +305,10 @@ void refusals(Checker& ck, const Settings& s) {
   expect_throw(ck, "count 0", "count is 0", [&] {
     comm->allreduce_virtual(buf.in, buf.out, 0, DType::BF16, Variant::Auto, nullptr);
   });
+  expect_throw(ck, "flag-free over its cap", "carries", [&] {
+    comm->allreduce_virtual(buf.in, buf.out, (specsim::car_policy::kLlMaxBytes / 2) + 8, DType::BF16,
+                            Variant::OneShotLL, nullptr);
+  });
   expect_throw(ck, "bad variant", "unknown variant", [&] {
     comm->allreduce_virtual(buf.in, buf.out, 64, DType::BF16, static_cast<Variant>(17), nullptr);
   });
@@ -227,33 +327,37 @@ void refusals(Checker& ck, const Settings& s) {
 }
 
 /// World 4 with rank 3 absent: the others must report it within a bounded time, and the
-/// communicator must refuse further calls.
+/// communicator must refuse further calls. For a barrier variant and the flag-free ones.
 void absent_peer(Checker& ck) {
-  Options opt;
-  opt.timeout_ns = 200'000'000;
-  opt.debug_absent_rank = 3;
-  const int world = 4;
-  auto comm = Communicator::create_virtual(world, 0, opt);
-  Buffers buf(world, 1 << 16);
-  const Problem p = make_problem(DType::BF16, world, 4096, 4242);
-  upload(p, buf.in, buf.out);
-  const auto t0 = std::chrono::steady_clock::now();
-  std::string msg;
-  try {
-    comm->allreduce_virtual(buf.in, buf.out, p.count, p.dtype, Variant::OneShotPull, nullptr);
-    comm->synchronize(nullptr);
-  } catch (const std::runtime_error& e) {
-    msg = e.what();
+  for (Variant v : {Variant::OneShotPull, Variant::OneShotLL, Variant::OneShotLLPull}) {
+    Options opt;
+    opt.timeout_ns = 200'000'000;
+    opt.debug_absent_rank = 3;
+    const int world = 4;
+    auto comm = Communicator::create_virtual(world, 0, opt);
+    Buffers buf(world, 1 << 16);
+    const Problem p = make_problem(DType::BF16, world, 4096, 4242);
+    upload(p, buf.in, buf.out);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string msg;
+    try {
+      comm->allreduce_virtual(buf.in, buf.out, p.count, p.dtype, v, nullptr);
+      comm->synchronize(nullptr);
+    } catch (const std::runtime_error& e) {
+      msg = e.what();
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::string what = std::string("absent peer (") + name(v) + ")";
+    std::printf("%s: %.3f s: %s\n", what.c_str(), s, msg.c_str());
+    ck.expect(msg.find("rank 3 never arrived") != std::string::npos,
+              what + ": expected 'rank 3 never arrived', got '" + msg + "'");
+    const char* where = specsim::car_policy::is_flag_free(v) ? "for its data" : "barrier 0";
+    ck.expect(msg.find(where) != std::string::npos, what + ": '" + where + "' not named");
+    ck.expect(s < 10.0, what + ": took " + std::to_string(s) + " s");
+    expect_throw(ck, what + ": call after failure", "unusable", [&] {
+      comm->allreduce_virtual(buf.in, buf.out, p.count, p.dtype, v, nullptr);
+    });
   }
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("absent peer: %.3f s: %s\n", s, msg.c_str());
-  ck.expect(msg.find("rank 3 never arrived") != std::string::npos,
-            "absent peer: expected 'rank 3 never arrived', got '" + msg + "'");
-  ck.expect(msg.find("barrier 0") != std::string::npos, "absent peer: barrier not named");
-  ck.expect(s < 10.0, "absent peer: took " + std::to_string(s) + " s");
-  expect_throw(ck, "call after failure", "unusable", [&] {
-    comm->allreduce_virtual(buf.in, buf.out, p.count, p.dtype, Variant::OneShotPull, nullptr);
-  });
 }
 
 }  // namespace
@@ -280,6 +384,7 @@ int main(int argc, char** argv) {
     refusals(ck, s);
     sweep(ck, s);
     graphs(ck, s);
+    chain(ck, s);
     absent_peer(ck);
   } catch (const std::exception& e) {
     ck.expect(false, std::string("unexpected exception: ") + e.what());
