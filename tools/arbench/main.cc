@@ -17,6 +17,7 @@
 
 #include "car_reference.h"
 #include "custom_allreduce.h"
+#include "floors.h"
 
 namespace car = specsim::car;
 using car::DType;
@@ -32,6 +33,9 @@ void nccl(ncclResult_t r, const char* what) {
 }
 #define CK(call) cuda((call), #call)
 #define NK(call) nccl((call), #call)
+
+/// The custom variants' names, for help and errors.
+std::string car_names() { return specsim::car_policy::variant_names(); }
 
 /// nccl-tests size syntax: a number with an optional K, M or G (powers of 1024).
 std::size_t parse_size(const std::string& s) {
@@ -189,9 +193,12 @@ struct Args {
   double f = 2;
   std::string step;
   int g = 1, n = 20, w = 5, virtual_ranks = 8;
-  std::string dtype = "bf16", variants = "one-shot-pull,one-shot-push,two-shot,auto,nccl",
+  std::string dtype = "bf16",
+              variants = "one-shot-ll,one-shot-ll-pull,one-shot-pull,one-shot-push,two-shot,auto,nccl",
               mode = "both";
   double timeout_ms = 2000;
+  int ll_threads = 256;
+  int floors = 1;
 };
 
 int real_main(int argc, char** argv) {
@@ -207,9 +214,11 @@ int real_main(int argc, char** argv) {
   app.add_option("-w,--warmup_iters", a.w, "warm-up iterations");
   app.add_option("-d,--datatype", a.dtype, "bf16, fp16 or fp32 (nccl-tests names too)");
   app.add_option("--virtual-ranks", a.virtual_ranks, "ranks on one GPU when -g is 1");
-  app.add_option("--variant", a.variants, "comma list of one-shot-pull, one-shot-push, two-shot, auto, nccl");
+  app.add_option("--variant", a.variants, "comma list of " + car_names() + ", nccl");
   app.add_option("--mode", a.mode, "eager, graph or both");
   app.add_option("--timeout-ms", a.timeout_ms, "bound on every spin in the custom kernels");
+  app.add_option("--ll-threads", a.ll_threads, "threads per block of the flag-free kernels (32..256)");
+  app.add_option("--floors", a.floors, "1: measure an empty graph node and, with -g >= 2, a GPU0->GPU1 flag first");
   CLI11_PARSE(app, argc, argv);
 
   int ndev = 0;
@@ -269,6 +278,7 @@ int real_main(int argc, char** argv) {
   car::Options opt;
   opt.max_bytes = std::max<std::size_t>(max_size, 16);
   opt.timeout_ns = static_cast<std::uint64_t>(a.timeout_ms * 1e6);
+  opt.ll_threads = a.ll_threads;
   R.virt = a.g == 1;
   R.world = R.virt ? a.virtual_ranks : a.g;
   cudaDeviceProp prop{};
@@ -311,6 +321,15 @@ int real_main(int argc, char** argv) {
              R.virt ? "virtual ranks on GPU 0" : "GPUs", prop.name, car::to_string(*dt), a.n, a.w,
              car::to_string(link), nccl_version);
   fmt::print("# copy bandwidth (cudaMemcpy D2D 512 MiB, bytes read + written): {:.1f} GB/s\n", copy_gbps);
+  if (a.floors) {
+    fmt::print("# floor: empty kernel node in a CUDA graph (200 nodes, median of 5 replays): {:.2f} us\n",
+               specsim::arbench::empty_graph_node_us(0, 200));
+    if (!R.virt)
+      fmt::print("# floor: flag stored by GPU 0 into GPU 1 and seen by a polling kernel there (st/ld.relaxed.sys, "
+                 "10000 ping-pongs): {:.2f} us one way\n",
+                 specsim::arbench::flag_one_way_us(0, 1, 10000, 5.0));
+  }
+  fmt::print("# flag-free kernels: {} threads a block\n", a.ll_threads);
   if (want_nccl && R.virt)
     fmt::print("# nccl: skipped: NCCL refuses two ranks on one GPU ('Duplicate GPU detected'); "
                "run with -g N on N >= 2 GPUs\n");
@@ -341,6 +360,14 @@ int real_main(int argc, char** argv) {
       Summary sm{vname, graph ? "graph" : "eager", {}};
       std::vector<std::string> notes;
       for (const auto& p : problems) {
+        if (v && specsim::car_policy::is_flag_free(*v) && p.bytes() > specsim::car_policy::kLlMaxBytes) {
+          fmt::print("{:>12} {:>13} {:>9} {:>7} {:>7} {:>8} {:>7} {:>7} {:>7}\n", p.bytes(), p.count,
+                     car::to_string(p.dtype), "sum", -1, "-", "-", "-", "-");
+          notes.push_back(fmt::format("# {} B: not run: {} carries at most {} B", p.bytes(), vname,
+                                      specsim::car_policy::kLlMaxBytes));
+          sm.us.push_back(0);
+          continue;
+        }
         const Row row = measure(R, v, p, a.n, a.w, graph);
         total_wrong += row.wrong;
         const double algbw = static_cast<double>(p.bytes()) / (row.time_us * 1e-6) / 1e9;
@@ -367,8 +394,20 @@ int real_main(int argc, char** argv) {
   fmt::print("\n");
   for (const auto& s : summary) {
     fmt::print("# {:>16} {:>6}", s.name, s.mode);
-    for (double t : s.us) fmt::print(" {:>10.2f}", t);
+    for (double t : s.us) fmt::print(" {:>10}", t > 0 ? fmt::format("{:.2f}", t) : std::string("-"));
     fmt::print("\n");
+  }
+  // NCCL's time over each variant's, same mode and size (how many times faster than NCCL)
+  for (const auto& n : summary) {
+    if (n.name != "nccl") continue;
+    fmt::print("# speed-up over nccl ({}):\n", n.mode);
+    for (const auto& s : summary) {
+      if (s.name == "nccl" || s.mode != n.mode) continue;
+      fmt::print("# {:>16} {:>6}", s.name, s.mode);
+      for (std::size_t k = 0; k < s.us.size(); ++k)
+        fmt::print(" {:>10}", s.us[k] > 0 ? fmt::format("{:.2f}x", n.us[k] / s.us[k]) : std::string("-"));
+      fmt::print("\n");
+    }
   }
   fmt::print("# Out of bounds values : {} {}\n", total_wrong, total_wrong == 0 ? "OK" : "FAILED");
 

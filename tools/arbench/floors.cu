@@ -1,0 +1,125 @@
+// Floors of a small all-reduce (floors.h): an empty graph node and a GPU->GPU flag.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "floors.h"
+
+namespace specsim::arbench {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+#define FL_CUDA(call) check((call), #call)
+
+__global__ void empty_kernel() {}
+
+__device__ __forceinline__ std::uint64_t now_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ std::uint32_t load_flag(const std::uint32_t* p) {
+  std::uint32_t v;
+  asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void store_flag(std::uint32_t* p, std::uint32_t v) {
+  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/// One thread: the starter stores i into the peer's flag and waits for i in its own; the other
+/// side waits for i and answers. out[0] = elapsed ns (starter), out[1] = 1 on timeout.
+__global__ void ping_pong(const std::uint32_t* mine, std::uint32_t* peer, int round_trips, int starter,
+                          std::uint64_t timeout_ns, std::uint64_t* out) {
+  const std::uint64_t t0 = now_ns();
+  for (int i = 1; i <= round_trips; ++i) {
+    const auto want = static_cast<std::uint32_t>(i);
+    if (starter) store_flag(peer, want);
+    while (load_flag(mine) != want) {
+      if (now_ns() - t0 > timeout_ns) {
+        out[1] = 1;
+        return;
+      }
+    }
+    if (!starter) store_flag(peer, want);
+  }
+  out[0] = now_ns() - t0;
+}
+
+}  // namespace
+
+double empty_graph_node_us(int device, int nodes) {
+  FL_CUDA(cudaSetDevice(device));
+  cudaStream_t st;
+  FL_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cudaGraph_t g;
+  cudaGraphExec_t x;
+  FL_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+  for (int k = 0; k < nodes; ++k) empty_kernel<<<1, 32, 0, st>>>();
+  FL_CUDA(cudaStreamEndCapture(st, &g));
+  FL_CUDA(cudaGraphInstantiate(&x, g, 0));
+  cudaEvent_t e0, e1;
+  FL_CUDA(cudaEventCreate(&e0));
+  FL_CUDA(cudaEventCreate(&e1));
+  FL_CUDA(cudaGraphLaunch(x, st));  // warm-up
+  std::vector<float> ms;
+  for (int r = 0; r < 5; ++r) {
+    FL_CUDA(cudaEventRecord(e0, st));
+    FL_CUDA(cudaGraphLaunch(x, st));
+    FL_CUDA(cudaEventRecord(e1, st));
+    FL_CUDA(cudaEventSynchronize(e1));
+    float t = 0;
+    FL_CUDA(cudaEventElapsedTime(&t, e0, e1));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  FL_CUDA(cudaEventDestroy(e0));
+  FL_CUDA(cudaEventDestroy(e1));
+  FL_CUDA(cudaGraphExecDestroy(x));
+  FL_CUDA(cudaGraphDestroy(g));
+  FL_CUDA(cudaStreamDestroy(st));
+  return ms[2] * 1e3 / nodes;
+}
+
+double flag_one_way_us(int dev_a, int dev_b, int round_trips, double timeout_s) {
+  const int dev[2] = {dev_a, dev_b};
+  std::uint32_t* flag[2] = {nullptr, nullptr};
+  std::uint64_t* out[2] = {nullptr, nullptr};
+  cudaStream_t st[2];
+  for (int s = 0; s < 2; ++s) {
+    FL_CUDA(cudaSetDevice(dev[s]));
+    FL_CUDA(cudaMalloc(&flag[s], 256));
+    FL_CUDA(cudaMemset(flag[s], 0, 256));
+    FL_CUDA(cudaMalloc(&out[s], 2 * sizeof(std::uint64_t)));
+    FL_CUDA(cudaMemset(out[s], 0, 2 * sizeof(std::uint64_t)));
+    FL_CUDA(cudaStreamCreateWithFlags(&st[s], cudaStreamNonBlocking));
+    FL_CUDA(cudaDeviceSynchronize());
+  }
+  const auto timeout_ns = static_cast<std::uint64_t>(timeout_s * 1e9);
+  for (int s = 1; s >= 0; --s) {  // the answering side first, so it is polling when the starter begins
+    FL_CUDA(cudaSetDevice(dev[s]));
+    ping_pong<<<1, 1, 0, st[s]>>>(flag[s], flag[1 - s], round_trips, s == 0, timeout_ns, out[s]);
+    FL_CUDA(cudaGetLastError());
+  }
+  std::uint64_t res[2][2];
+  for (int s = 0; s < 2; ++s) {
+    FL_CUDA(cudaSetDevice(dev[s]));
+    FL_CUDA(cudaStreamSynchronize(st[s]));
+    FL_CUDA(cudaMemcpy(res[s], out[s], sizeof res[s], cudaMemcpyDeviceToHost));
+    FL_CUDA(cudaFree(flag[s]));
+    FL_CUDA(cudaFree(out[s]));
+    FL_CUDA(cudaStreamDestroy(st[s]));
+  }
+  if (res[0][1] || res[1][1])
+    throw std::runtime_error("flag ping-pong between GPU " + std::to_string(dev_a) + " and GPU " +
+                             std::to_string(dev_b) + " timed out (no peer-to-peer path?)");
+  return static_cast<double>(res[0][0]) * 1e-3 / (2.0 * round_trips);
+}
+
+}  // namespace specsim::arbench

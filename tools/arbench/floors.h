@@ -1,0 +1,17 @@
+#pragma once
+// The physical floors under a small all-reduce, measured in the same run as the benchmark: what
+// an empty kernel costs inside a CUDA graph, and how long a flag stored by one GPU into another's
+// memory takes to be seen by a kernel polling it there.
+
+namespace specsim::arbench {
+
+/// Microseconds per node of a CUDA graph of `nodes` empty kernels on `device` (median of 5 replays).
+double empty_graph_node_us(int device, int nodes);
+
+/// One-way latency in microseconds of a flag stored (st.relaxed.sys) by a kernel on `dev_a` into
+/// `dev_b`'s memory and seen by a kernel polling it there (ld.relaxed.sys): half the round trip
+/// of `round_trips` ping-pongs, timed on the GPU by %globaltimer. Peer access must be enabled both
+/// ways. Throws std::runtime_error when a side waits longer than `timeout_s`.
+double flag_one_way_us(int dev_a, int dev_b, int round_trips, double timeout_s);
+
+}  // namespace specsim::arbench
