@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -63,6 +64,17 @@ std::string describe_error(unsigned long long w, std::uint64_t timeout_ns) {
 }
 
 /// A rank's shared region: zeroed flags and control words, the flag-free slots empty.
+/// The flag-free kernels' polling load: SPECSIM_CAR_LL_POLL = sys (default), volatile or gpu
+/// (a diagnostic: kernels/README.md has the measured difference).
+int ll_poll_from_env() {
+  const char* v = std::getenv("SPECSIM_CAR_LL_POLL");
+  if (!v || !*v || std::strcmp(v, "sys") == 0) return detail::kLlPollSys;
+  if (std::strcmp(v, "volatile") == 0) return detail::kLlPollVolatile;
+  if (std::strcmp(v, "gpu") == 0) return detail::kLlPollGpu;
+  throw std::runtime_error(std::string("custom all-reduce: SPECSIM_CAR_LL_POLL='") + v +
+                           "': use sys, volatile or gpu");
+}
+
 char* alloc_region(int device, int world, std::size_t max_bytes) {
   DeviceGuard g(device);
   const std::size_t bytes = region_bytes(world, max_bytes);
@@ -92,10 +104,15 @@ struct Communicator::Impl {
   unsigned long long* err_dev = nullptr;   ///< the same words as the device sees them
   int ranks_here = 1;                   ///< ranks one launch drives (world in virtual mode)
   int block_cap = kPerGpuMaxBlocks;     ///< blocks per rank
+  /// Blocks per rank of the flag-free kernels: up to kMaxBlocks, so that messages up to
+  /// kMaxBlocks x ll_threads vectors take one vector per thread (a thread's vectors wait in turn).
+  int ll_block_cap = kPerGpuMaxBlocks;
   std::string failure;                  ///< first kernel error seen: the communicator is dead
+  int ll_poll = detail::kLlPollSys;     ///< flag-free polling load (SPECSIM_CAR_LL_POLL)
 
   void init_common() {
     slot = detail::slot_bytes(opt.max_bytes);
+    ll_poll = ll_poll_from_env();
     DeviceGuard g(device);
     void* h = nullptr;
     CAR_CUDA(cudaHostAlloc(&h, sizeof(unsigned long long) * kMaxRanks, cudaHostAllocMapped));
@@ -110,6 +127,7 @@ struct Communicator::Impl {
     // could wait for one that is not scheduled: cap blocks per rank by what fits
     const int resident = sms * detail::max_blocks_per_sm();
     block_cap = std::clamp(resident / ranks_here, 1, virt ? detail::kMaxBlocks : kPerGpuMaxBlocks);
+    ll_block_cap = std::clamp(resident / ranks_here, 1, detail::kMaxBlocks);
   }
 
   /// Threads per block of `v`'s kernel.
@@ -121,7 +139,8 @@ struct Communicator::Impl {
     const std::size_t vectors = (bytes + 15) / 16;
     const auto threads = static_cast<std::size_t>(threads_for(v));
     const std::size_t want = (vectors + threads - 1) / threads;
-    return static_cast<int>(std::clamp<std::size_t>(want, 1, static_cast<std::size_t>(block_cap)));
+    const int cap = car_policy::is_flag_free(v) ? ll_block_cap : block_cap;
+    return static_cast<int>(std::clamp<std::size_t>(want, 1, static_cast<std::size_t>(cap)));
   }
 
   /// Reads the error words; records and throws the first failure.
@@ -169,6 +188,7 @@ struct Communicator::Impl {
     a.ranks = ranks_here;
     a.blocks = blocks_for(bytes, v);
     a.threads = threads_for(v);
+    a.ll_poll = ll_poll;
     DeviceGuard g(device);
     CAR_CUDA(detail::launch(a, v, dtype, stream));
   }

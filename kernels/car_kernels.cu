@@ -370,11 +370,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) two_shot_kernel(con
 // Readiness travels with the data. An empty slot holds the reserved value in every element
 // (all bits set: a NaN that no arithmetic produces); a sender replaces that value in its input
 // by the canonical NaN (the output is the canonical NaN either way, see to_output), so a filled
-// element can never look empty. Stores and polls are relaxed at system scope (st/ld.relaxed.sys,
-// 16-byte vectors of 32-bit words): system scope so that a store from another GPU, over NVLink or
-// PCIe, is seen by the polling loads and a poll is never served from a stale L1 line; each 32-bit
-// word is single-copy atomic and the reader checks every element, so a vector seen half-written
-// reads as not yet filled. No fence is needed: the payload is the flag.
+// element can never look empty. Sends are st.relaxed.sys (16-byte vectors of 32-bit words):
+// system scope, so that a store into another GPU's memory, over NVLink or PCIe, is made visible
+// there and not held at this GPU. Polls are strong loads of 16-byte vectors of 32-bit words
+// (LaunchArgs::ll_poll: ld.relaxed.sys by default; ld.volatile or ld.relaxed.gpu on request):
+// strong, so a poll is never served from a stale L1 line and sees a peer's store once it reached
+// the polled memory's L2. Each 32-bit word is single-copy atomic and the reader checks every
+// element, so a vector seen half-written reads as not yet filled. No fence is needed: the payload
+// is the flag. Emptying stores, outputs and the call count are plain stores: they need only be
+// performed before this kernel completes (kernel completion orders them before the next call).
 //
 // Rotation. Slots alternate by the parity of the call count. A rank finishes call e only after
 // every peer wrote its data of call e, that is after every peer finished call e-1 (stream order:
@@ -387,13 +391,24 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) two_shot_kernel(con
 // next call's block count; kernel boundaries order these stores before the next call's loads.
 // Ranks count the same calls, so they agree on the parity.
 
-/// 16 bytes as four 32-bit words, relaxed, system scope (see above).
-__device__ __forceinline__ uint4 load_relaxed_sys(const uint4* p) {
+/// 16 bytes as four 32-bit words, strong (see above): relaxed.sys, volatile or relaxed.gpu.
+__device__ __forceinline__ uint4 load_poll(const uint4* p, int mode) {
   uint4 v;
-  asm volatile("ld.relaxed.sys.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
-               : "memory");
+  if (mode == kLlPollVolatile)
+    asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p)
+                 : "memory");
+  else if (mode == kLlPollGpu)
+    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p)
+                 : "memory");
+  else
+    asm volatile("ld.relaxed.sys.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p)
+                 : "memory");
   return v;
 }
 __device__ __forceinline__ void store_relaxed_sys(uint4* p, uint4 v) {
@@ -517,17 +532,18 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) flag_free_kern
   const std::size_t nvec = (a.count + kPack<T> - 1) / kPack<T>;
   const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  // the first vector's load is issued before the call count's, so the two latencies overlap
-  // (at the verify's sizes every thread has one vector)
-  const uint4 first_in = first < nvec ? unreserve<T>(load_input<T>(me.in, first, a.count)) : uint4{};
-  auto* calls = reinterpret_cast<volatile std::uint32_t*>(me.base[me.rank] + kLlCallsOff);
+  // Every load of the prologue is issued before any result is used (warps issue in order: a use
+  // stalls every later instruction), so the input's and the call count's latencies overlap.
+  const uint4 first_raw = first < nvec ? load_input<T>(me.in, first, a.count) : uint4{};
+  std::uint32_t* calls = reinterpret_cast<std::uint32_t*>(me.base[me.rank] + kLlCallsOff);
   if (threadIdx.x == 0) {
-    s_done = calls[blockIdx.x];
+    s_done = calls[blockIdx.x];  // written by this rank's previous call (kernel order)
     s_failed = 0;
   }
   __syncthreads();
   const std::uint32_t call = s_done + 1;
   const int par = static_cast<int>(call & 1);
+  const uint4 first_in = unreserve<T>(first_raw);
   // slot written by this rank for reader q; slot this rank reads from sender q
   const auto out_slot = [&](int q) {
     return reinterpret_cast<uint4*>(kPull ? me.base[me.rank] + ll_off(a.slot, a.ll_slot, a.world, par, q)
@@ -557,13 +573,13 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) flag_free_kern
       if (q < a.world && q != me.rank) pending |= 1u << q;
     std::uint64_t start = 0;
     while (true) {
+      // all pending peers' loads in flight at once, then the checks
 #pragma unroll
-      for (int q = 0; q < kMaxRanks; ++q) {
-        if (pending & (1u << q)) {
-          v[q] = load_relaxed_sys(in_slot(q) + i);
-          if (filled<T>(v[q])) pending &= ~(1u << q);
-        }
-      }
+      for (int q = 0; q < kMaxRanks; ++q)
+        if (pending & (1u << q)) v[q] = load_poll(in_slot(q) + i, a.ll_poll);
+#pragma unroll
+      for (int q = 0; q < kMaxRanks; ++q)
+        if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
       if (pending == 0 || *static_cast<volatile int*>(&s_failed)) break;
       const std::uint64_t now = global_timer_ns();
       if (start == 0) {
@@ -581,7 +597,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) flag_free_kern
     if (pending != 0) break;  // gave up: the error word says why; the output is not written
 #pragma unroll
     for (int q = 0; q < kMaxRanks; ++q)
-      if (q < a.world && q != me.rank) store_relaxed_sys(in_slot(q) + i, empty_vec());
+      if (q < a.world && q != me.rank) in_slot(q)[i] = empty_vec();
     store_output<T>(me.out, i, a.count, reduce_regs<T>(v, own, me.rank, a.world));
   }
   if (threadIdx.x == 0)

@@ -24,10 +24,36 @@ __device__ __forceinline__ std::uint64_t now_ns() {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
-__device__ __forceinline__ std::uint32_t load_flag(const std::uint32_t* p) {
+/// One 32-bit load of the given kind (LoadKind).
+__device__ __forceinline__ std::uint32_t load_kind(const std::uint32_t* p, int kind) {
   std::uint32_t v;
-  asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  switch (kind) {
+    case kLoadL2:
+      asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+      break;
+    case kLoadRelaxedGpu:
+      asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+      break;
+    case kLoadVolatile:
+      asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+      break;
+    case kLoadAcquireSys:
+      asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+      break;
+    default:
+      asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  }
   return v;
+}
+__device__ __forceinline__ std::uint32_t load_flag(const std::uint32_t* p, int kind) { return load_kind(p, kind); }
+
+/// `n` dependent loads of one word (its value is 0, so the chain stays on one address).
+__global__ void load_chain(const std::uint32_t* p, int n, int kind, std::uint64_t* out) {
+  std::uint32_t idx = 0;
+  const std::uint64_t t0 = now_ns();
+  for (int i = 0; i < n; ++i) idx = load_kind(p + idx, kind);
+  out[0] = now_ns() - t0;
+  out[1] = idx;
 }
 __device__ __forceinline__ void store_flag(std::uint32_t* p, std::uint32_t v) {
   asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
@@ -35,13 +61,13 @@ __device__ __forceinline__ void store_flag(std::uint32_t* p, std::uint32_t v) {
 
 /// One thread: the starter stores i into the peer's flag and waits for i in its own; the other
 /// side waits for i and answers. out[0] = elapsed ns (starter), out[1] = 1 on timeout.
-__global__ void ping_pong(const std::uint32_t* mine, std::uint32_t* peer, int round_trips, int starter,
+__global__ void ping_pong(const std::uint32_t* mine, std::uint32_t* peer, int round_trips, int starter, int kind,
                           std::uint64_t timeout_ns, std::uint64_t* out) {
   const std::uint64_t t0 = now_ns();
   for (int i = 1; i <= round_trips; ++i) {
     const auto want = static_cast<std::uint32_t>(i);
     if (starter) store_flag(peer, want);
-    while (load_flag(mine) != want) {
+    while (load_flag(mine, kind) != want) {
       if (now_ns() - t0 > timeout_ns) {
         out[1] = 1;
         return;
@@ -87,7 +113,29 @@ double empty_graph_node_us(int device, int nodes) {
   return ms[2] * 1e3 / nodes;
 }
 
-double flag_one_way_us(int dev_a, int dev_b, int round_trips, double timeout_s) {
+double load_latency_ns(int device, int owner, int kind, int n) {
+  FL_CUDA(cudaSetDevice(owner));
+  std::uint32_t* buf = nullptr;
+  FL_CUDA(cudaMalloc(&buf, 256));
+  FL_CUDA(cudaMemset(buf, 0, 256));
+  FL_CUDA(cudaDeviceSynchronize());
+  FL_CUDA(cudaSetDevice(device));
+  std::uint64_t* out = nullptr;
+  FL_CUDA(cudaMalloc(&out, 2 * sizeof(std::uint64_t)));
+  std::uint64_t res[2] = {0, 0};
+  for (int rep = 0; rep < 2; ++rep) {  // the first warms the caches and the code
+    load_chain<<<1, 1>>>(buf, n, kind, out);
+    FL_CUDA(cudaGetLastError());
+    FL_CUDA(cudaDeviceSynchronize());
+  }
+  FL_CUDA(cudaMemcpy(res, out, sizeof res, cudaMemcpyDeviceToHost));
+  FL_CUDA(cudaFree(out));
+  FL_CUDA(cudaSetDevice(owner));
+  FL_CUDA(cudaFree(buf));
+  return static_cast<double>(res[0]) / n;
+}
+
+double flag_one_way_us(int dev_a, int dev_b, int round_trips, double timeout_s, int kind) {
   const int dev[2] = {dev_a, dev_b};
   std::uint32_t* flag[2] = {nullptr, nullptr};
   std::uint64_t* out[2] = {nullptr, nullptr};
@@ -104,7 +152,7 @@ double flag_one_way_us(int dev_a, int dev_b, int round_trips, double timeout_s) 
   const auto timeout_ns = static_cast<std::uint64_t>(timeout_s * 1e9);
   for (int s = 1; s >= 0; --s) {  // the answering side first, so it is polling when the starter begins
     FL_CUDA(cudaSetDevice(dev[s]));
-    ping_pong<<<1, 1, 0, st[s]>>>(flag[s], flag[1 - s], round_trips, s == 0, timeout_ns, out[s]);
+    ping_pong<<<1, 1, 0, st[s]>>>(flag[s], flag[1 - s], round_trips, s == 0, kind, timeout_ns, out[s]);
     FL_CUDA(cudaGetLastError());
   }
   std::uint64_t res[2][2];

@@ -8,10 +8,20 @@ namespace specsim::arbench {
 /// Microseconds per node of a CUDA graph of `nodes` empty kernels on `device` (median of 5 replays).
 double empty_graph_node_us(int device, int nodes);
 
+/// Kinds of load the floors compare: ld.global.cg (L2), ld.relaxed.gpu, ld.relaxed.sys,
+/// ld.volatile, ld.acquire.sys.
+enum LoadKind { kLoadL2, kLoadRelaxedGpu, kLoadRelaxedSys, kLoadVolatile, kLoadAcquireSys, kLoadKinds };
+inline constexpr const char* kLoadNames[kLoadKinds] = {"ld.cg", "relaxed.gpu", "relaxed.sys", "volatile",
+                                                       "acquire.sys"};
+
+/// Nanoseconds per load of a chain of `n` dependent 32-bit loads of `kind`, by one thread on
+/// `device`, of memory owned by `owner` (the same device, or a peer with peer access enabled).
+double load_latency_ns(int device, int owner, int kind, int n);
+
 /// One-way latency in microseconds of a flag stored (st.relaxed.sys) by a kernel on `dev_a` into
-/// `dev_b`'s memory and seen by a kernel polling it there (ld.relaxed.sys): half the round trip
-/// of `round_trips` ping-pongs, timed on the GPU by %globaltimer. Peer access must be enabled both
-/// ways. Throws std::runtime_error when a side waits longer than `timeout_s`.
-double flag_one_way_us(int dev_a, int dev_b, int round_trips, double timeout_s);
+/// `dev_b`'s memory and seen by a kernel polling it there with loads of `kind`: half the round
+/// trip of `round_trips` ping-pongs, timed on the GPU by %globaltimer. Peer access must be enabled
+/// both ways. Throws std::runtime_error when a side waits longer than `timeout_s`.
+double flag_one_way_us(int dev_a, int dev_b, int round_trips, double timeout_s, int kind = kLoadRelaxedSys);
 
 }  // namespace specsim::arbench

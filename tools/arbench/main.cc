@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -324,12 +325,23 @@ int real_main(int argc, char** argv) {
   if (a.floors) {
     fmt::print("# floor: empty kernel node in a CUDA graph (200 nodes, median of 5 replays): {:.2f} us\n",
                specsim::arbench::empty_graph_node_us(0, 200));
-    if (!R.virt)
-      fmt::print("# floor: flag stored by GPU 0 into GPU 1 and seen by a polling kernel there (st/ld.relaxed.sys, "
-                 "10000 ping-pongs): {:.2f} us one way\n",
-                 specsim::arbench::flag_one_way_us(0, 1, 10000, 5.0));
+    namespace ab = specsim::arbench;
+    fmt::print("# floor: one dependent 4-byte load, ns (GPU 0's memory):");
+    for (int k = 0; k < ab::kLoadKinds; ++k) fmt::print(" {} {:.0f}", ab::kLoadNames[k], ab::load_latency_ns(0, 0, k, 2000));
+    fmt::print("\n");
+    if (!R.virt) {
+      fmt::print("# floor: one dependent 4-byte load, ns (GPU 1's memory, from GPU 0):");
+      for (int k = 0; k < ab::kLoadKinds; ++k) fmt::print(" {} {:.0f}", ab::kLoadNames[k], ab::load_latency_ns(0, 1, k, 500));
+      fmt::print("\n");
+      for (int k : {ab::kLoadRelaxedSys, ab::kLoadVolatile, ab::kLoadRelaxedGpu})
+        fmt::print("# floor: flag stored by GPU 0 into GPU 1 (st.relaxed.sys) and seen by a kernel polling it there "
+                   "({}, 10000 ping-pongs): {:.2f} us one way\n",
+                   ab::kLoadNames[k], ab::flag_one_way_us(0, 1, 10000, 5.0, k));
+    }
   }
-  fmt::print("# flag-free kernels: {} threads a block\n", a.ll_threads);
+  const char* poll = std::getenv("SPECSIM_CAR_LL_POLL");
+  fmt::print("# flag-free kernels: {} threads a block, polling load {} (SPECSIM_CAR_LL_POLL)\n", a.ll_threads,
+             poll && *poll ? poll : "sys");
   if (want_nccl && R.virt)
     fmt::print("# nccl: skipped: NCCL refuses two ranks on one GPU ('Duplicate GPU detected'); "
                "run with -g N on N >= 2 GPUs\n");
