@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -64,17 +63,6 @@ std::string describe_error(unsigned long long w, std::uint64_t timeout_ns) {
 }
 
 /// A rank's shared region: zeroed flags and control words, the flag-free slots empty.
-/// The flag-free kernels' polling load: SPECSIM_CAR_LL_POLL = sys (default), volatile or gpu
-/// (a diagnostic: kernels/README.md has the measured difference).
-int ll_poll_from_env() {
-  const char* v = std::getenv("SPECSIM_CAR_LL_POLL");
-  if (!v || !*v || std::strcmp(v, "sys") == 0) return detail::kLlPollSys;
-  if (std::strcmp(v, "volatile") == 0) return detail::kLlPollVolatile;
-  if (std::strcmp(v, "gpu") == 0) return detail::kLlPollGpu;
-  throw std::runtime_error(std::string("custom all-reduce: SPECSIM_CAR_LL_POLL='") + v +
-                           "': use sys, volatile or gpu");
-}
-
 char* alloc_region(int device, int world, std::size_t max_bytes) {
   DeviceGuard g(device);
   const std::size_t bytes = region_bytes(world, max_bytes);
@@ -108,11 +96,9 @@ struct Communicator::Impl {
   /// kMaxBlocks x ll_threads vectors take one vector per thread (a thread's vectors wait in turn).
   int ll_block_cap = kPerGpuMaxBlocks;
   std::string failure;                  ///< first kernel error seen: the communicator is dead
-  int ll_poll = detail::kLlPollSys;     ///< flag-free polling load (SPECSIM_CAR_LL_POLL)
 
   void init_common() {
     slot = detail::slot_bytes(opt.max_bytes);
-    ll_poll = ll_poll_from_env();
     DeviceGuard g(device);
     void* h = nullptr;
     CAR_CUDA(cudaHostAlloc(&h, sizeof(unsigned long long) * kMaxRanks, cudaHostAllocMapped));
@@ -130,14 +116,21 @@ struct Communicator::Impl {
     ll_block_cap = std::clamp(resident / ranks_here, 1, detail::kMaxBlocks);
   }
 
-  /// Threads per block of `v`'s kernel.
-  int threads_for(Variant v) const { return car_policy::is_flag_free(v) ? opt.ll_threads : detail::kThreads; }
+  /// Threads per block of `v`'s kernel for a message of `bytes`. Flag-free, Options::ll_threads 0
+  /// (auto): 128 while every thread gets one vector within the block cap (measured faster than 256
+  /// at 14-114 KB on 2 H200s, kernels/README.md), else 256 (fewer vectors a thread, which wait in turn).
+  int threads_for(Variant v, std::size_t bytes) const {
+    if (!car_policy::is_flag_free(v)) return detail::kThreads;
+    if (opt.ll_threads != 0) return opt.ll_threads;
+    const std::size_t vectors = (bytes + 15) / 16;
+    return vectors <= static_cast<std::size_t>(ll_block_cap) * 128 ? 128 : detail::kLlMaxThreads;
+  }
 
   /// Blocks per rank: one 16-byte vector per thread, up to the co-residency cap (computed for
   /// kThreads-thread blocks, so smaller flag-free blocks fit too).
   int blocks_for(std::size_t bytes, Variant v) const {
     const std::size_t vectors = (bytes + 15) / 16;
-    const auto threads = static_cast<std::size_t>(threads_for(v));
+    const auto threads = static_cast<std::size_t>(threads_for(v, bytes));
     const std::size_t want = (vectors + threads - 1) / threads;
     const int cap = car_policy::is_flag_free(v) ? ll_block_cap : block_cap;
     return static_cast<int>(std::clamp<std::size_t>(want, 1, static_cast<std::size_t>(cap)));
@@ -187,8 +180,7 @@ struct Communicator::Impl {
     a.world = world;
     a.ranks = ranks_here;
     a.blocks = blocks_for(bytes, v);
-    a.threads = threads_for(v);
-    a.ll_poll = ll_poll;
+    a.threads = threads_for(v, bytes);
     DeviceGuard g(device);
     CAR_CUDA(detail::launch(a, v, dtype, stream));
   }
@@ -227,8 +219,9 @@ void check_options(const Options& opt) {
     throw std::runtime_error("custom all-reduce: Options::max_bytes must be in 1 .. 2 GiB");
   if (opt.timeout_ns == 0)
     throw std::runtime_error("custom all-reduce: Options::timeout_ns must be positive");
-  if (opt.ll_threads < 32 || opt.ll_threads > detail::kLlMaxThreads || opt.ll_threads % 32 != 0)
-    throw std::runtime_error("custom all-reduce: Options::ll_threads must be a multiple of 32 in 32.." +
+  if (opt.ll_threads != 0 &&
+      (opt.ll_threads < 32 || opt.ll_threads > detail::kLlMaxThreads || opt.ll_threads % 32 != 0))
+    throw std::runtime_error("custom all-reduce: Options::ll_threads must be 0 (auto) or a multiple of 32 in 32.." +
                              std::to_string(detail::kLlMaxThreads));
 }
 

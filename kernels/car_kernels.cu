@@ -175,6 +175,25 @@ __device__ __forceinline__ std::uint64_t global_timer_ns() {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
+/// Bound of a spin. The loop polls; only every kTimerEvery failed polls does it read %globaltimer
+/// (an off-SM read), so the polling loop holds nothing but the loads and their checks. The bound
+/// is timeout_ns plus at most 2 x kTimerEvery polls.
+constexpr unsigned kTimerEvery = 256;
+struct SpinBound {
+  std::uint64_t start = 0;
+  unsigned spins = 0;
+  /// Counts one failed poll; true once the spin has outlasted `timeout_ns`.
+  __device__ __forceinline__ bool expired(std::uint64_t timeout_ns) {
+    if (++spins % kTimerEvery != 0) return false;
+    const std::uint64_t now = global_timer_ns();
+    if (start == 0) {
+      start = now;
+      return false;
+    }
+    return now - start > timeout_ns;
+  }
+};
+
 __device__ __forceinline__ std::uint32_t* flag_slot(char* base, int block, int barrier,
                                                     int src) {
   return reinterpret_cast<std::uint32_t*>(base + kFlagsOff) +
@@ -195,12 +214,9 @@ __device__ bool barrier(const LaunchArgs& a, const RankPtrs& me, int bar, std::u
   if (t < a.world) {
     store_release_sys(flag_slot(me.base[t], blockIdx.x, bar, me.rank), epoch);
     const std::uint32_t* mine = flag_slot(me.base[me.rank], blockIdx.x, bar, t);
-    std::uint64_t start = 0;
+    SpinBound bound;
     while (static_cast<std::int32_t>(load_acquire_sys(mine) - epoch) < 0) {
-      const std::uint64_t now = global_timer_ns();
-      if (start == 0) {
-        start = now;
-      } else if (now - start > a.timeout_ns) {
+      if (bound.expired(a.timeout_ns)) {
         late = true;
         volatile unsigned long long* err = me.err;
         if (*err == 0) {
@@ -370,12 +386,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) two_shot_kernel(con
 // Readiness travels with the data. An empty slot holds the reserved value in every element
 // (all bits set: a NaN that no arithmetic produces); a sender replaces that value in its input
 // by the canonical NaN (the output is the canonical NaN either way, see to_output), so a filled
-// element can never look empty. Sends are st.relaxed.sys (16-byte vectors of 32-bit words):
-// system scope, so that a store into another GPU's memory, over NVLink or PCIe, is made visible
-// there and not held at this GPU. Polls are strong loads of 16-byte vectors of 32-bit words
-// (LaunchArgs::ll_poll: ld.relaxed.sys by default; ld.volatile or ld.relaxed.gpu on request):
-// strong, so a poll is never served from a stale L1 line and sees a peer's store once it reached
-// the polled memory's L2. Each 32-bit word is single-copy atomic and the reader checks every
+// element can never look empty. Sends are st.relaxed.sys and polls ld.relaxed.sys (16-byte
+// vectors of 32-bit words): system scope, so that a store into another GPU's memory, over NVLink
+// or PCIe, is made visible there and not held at this GPU, and a poll is never served from a
+// stale L1 line (on 2 H200s, ld.volatile and ld.relaxed.gpu polls timed the same: kernels/
+// README.md). Each 32-bit word is single-copy atomic and the reader checks every
 // element, so a vector seen half-written reads as not yet filled. No fence is needed: the payload
 // is the flag. Emptying stores, outputs and the call count are plain stores: they need only be
 // performed before this kernel completes (kernel completion orders them before the next call).
@@ -391,24 +406,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) two_shot_kernel(con
 // next call's block count; kernel boundaries order these stores before the next call's loads.
 // Ranks count the same calls, so they agree on the parity.
 
-/// 16 bytes as four 32-bit words, strong (see above): relaxed.sys, volatile or relaxed.gpu.
-__device__ __forceinline__ uint4 load_poll(const uint4* p, int mode) {
+/// 16 bytes as four 32-bit words, relaxed, system scope (see above).
+__device__ __forceinline__ uint4 load_relaxed_sys(const uint4* p) {
   uint4 v;
-  if (mode == kLlPollVolatile)
-    asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p)
-                 : "memory");
-  else if (mode == kLlPollGpu)
-    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p)
-                 : "memory");
-  else
-    asm volatile("ld.relaxed.sys.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p)
-                 : "memory");
+  asm volatile("ld.relaxed.sys.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
   return v;
 }
 __device__ __forceinline__ void store_relaxed_sys(uint4* p, uint4 v) {
@@ -571,20 +575,17 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) flag_free_kern
 #pragma unroll
     for (int q = 0; q < kMaxRanks; ++q)
       if (q < a.world && q != me.rank) pending |= 1u << q;
-    std::uint64_t start = 0;
+    SpinBound bound;
     while (true) {
       // all pending peers' loads in flight at once, then the checks
 #pragma unroll
       for (int q = 0; q < kMaxRanks; ++q)
-        if (pending & (1u << q)) v[q] = load_poll(in_slot(q) + i, a.ll_poll);
+        if (pending & (1u << q)) v[q] = load_relaxed_sys(in_slot(q) + i);
 #pragma unroll
       for (int q = 0; q < kMaxRanks; ++q)
         if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
       if (pending == 0 || *static_cast<volatile int*>(&s_failed)) break;
-      const std::uint64_t now = global_timer_ns();
-      if (start == 0) {
-        start = now;
-      } else if (now - start > a.timeout_ns) {
+      if (bound.expired(a.timeout_ns)) {
         volatile unsigned long long* err = me.err;
         if (*err == 0) {
           *err = encode_error(me.rank, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blockIdx.x), call);

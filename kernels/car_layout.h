@@ -52,8 +52,6 @@ static_assert(kDataOff % 256 == 0, "data must start 256-byte aligned");
 inline constexpr int kLlEmptyByte = 0xff;
 /// Error-word "barrier" of a flag-free variant that waited for a peer's data.
 inline constexpr int kLlWait = 2;
-/// How the flag-free kernels poll (LaunchArgs::ll_poll): ld.relaxed.sys, ld.volatile, ld.relaxed.gpu.
-inline constexpr int kLlPollSys = 0, kLlPollVolatile = 1, kLlPollGpu = 2;
 
 /// Slot stride: max_bytes rounded up to 256 bytes.
 CAR_HD constexpr std::size_t slot_bytes(std::size_t max_bytes) { return (max_bytes + 255) / 256 * 256; }
@@ -99,7 +97,6 @@ struct LaunchArgs {
   int ranks;                ///< ranks driven by this launch (gridDim.y)
   int blocks;               ///< blocks per rank (gridDim.x)
   int threads;              ///< threads per block (kThreads, or Options::ll_threads for flag-free)
-  int ll_poll;              ///< kLlPoll*: the flag-free kernels' polling load
 };
 static_assert(sizeof(LaunchArgs) < 4000, "kernel parameters must stay under 4 KB");
 

@@ -76,7 +76,7 @@ struct Options {
   std::size_t max_bytes = kDefaultMaxBytes;   ///< largest accepted message per rank
   std::uint64_t timeout_ns = kDefaultTimeoutNs; ///< bound on every spin-wait in the kernels
   std::optional<Link> link;                   ///< topology for Auto; detected when empty
-  int ll_threads = 256;                       ///< threads per block of the flag-free kernels (32..256)
+  int ll_threads = 0;                         ///< threads a block of the flag-free kernels: 0 auto, or 32..256
   /// Test hook (virtual mode only): the blocks of this rank return at once without arriving,
   /// so its peers must time out. -1: off.
   int debug_absent_rank = -1;

@@ -30,29 +30,13 @@ grep -E "world|SKIP|checks|tests passed|Failed|FAIL" "$OUT/ctest-multigpu.log" |
 [ $RC -eq 0 ] || exit 1
 ALL=one-shot-ll,one-shot-ll-pull,one-shot-pull,one-shot-push,two-shot,auto,nccl
 if has bench; then
-# the flag-free kernels' polling load (SPECSIM_CAR_LL_POLL): each kind on the verify's sizes; the
-# fastest at 42 KB on the real GPUs is used for everything below (unless already set)
-for poll in sys volatile gpu; do
-  SPECSIM_CAR_LL_POLL=$poll $B/specsim-arbench -g "$G" --sizes 14336,43008,114688 -n 200 -w 20 -d bf16 \
-    --mode graph --floors 0 --variant one-shot-ll,one-shot-ll-pull 2>&1 | grep -E "one-shot-ll(-pull)? +graph|wrong|error" \
-    | sed "s/^/g$G poll $poll: /"
-  SPECSIM_CAR_LL_POLL=$poll $B/specsim-arbench --virtual-ranks 8 --sizes 14336,43008,114688 -n 200 -w 20 -d bf16 \
-    --mode graph --floors 0 --variant one-shot-ll 2>&1 | grep -E "one-shot-ll +graph|wrong|error" | sed "s/^/v8 poll $poll: /"
-done > "$OUT/arbench-ll-poll.log"
-cat "$OUT/arbench-ll-poll.log"
-if [ -z "${SPECSIM_CAR_LL_POLL:-}" ]; then
-  SPECSIM_CAR_LL_POLL=$(grep -E "^g$G poll [a-z]+: # +one-shot-ll +graph" "$OUT/arbench-ll-poll.log" \
-    | awk '{print $8+0, $3}' | sed 's/://' | sort -n | head -1 | awk '{print $2}')
-fi
-export SPECSIM_CAR_LL_POLL
-echo "SPECSIM_CAR_LL_POLL=$SPECSIM_CAR_LL_POLL" | tee -a "$OUT/arbench-ll-poll.log"
 $B/specsim-arbench -g "$G" --sizes 14336,43008,57344,114688 -n 200 -w 20 -d bf16 --mode both --variant $ALL \
   > "$OUT/arbench-g$G-verify-sizes.log" 2>&1
 echo "arbench (verify sizes) rc=$?"
 $B/specsim-arbench -g "$G" -b 1K -e 8M -f 2 -n 100 -w 20 -d bf16 --mode both --variant $ALL \
   > "$OUT/arbench-g$G.log" 2>&1
 echo "arbench (1K..8M) rc=$?"
-for t in 64 128 256; do
+for t in 64 128 256 0; do
   $B/specsim-arbench -g "$G" --sizes 14336,43008,114688 -n 200 -w 20 -d bf16 --mode graph --floors 0 \
     --variant one-shot-ll --ll-threads $t 2>&1 | grep -E "one-shot-ll +graph" | sed "s/^/ll-threads $t: /"
 done > "$OUT/arbench-g$G-ll-threads.log"

@@ -274,7 +274,7 @@ void refusals(Checker& ck, const Settings& s) {
   const int world = 4;
   Options opt;
   opt.timeout_ns = s.timeout_ns;
-  opt.max_bytes = 1 << 20;
+  opt.max_bytes = 2 << 20;  // above the flag-free cap, so that its own refusal shows
   auto comm = Communicator::create_virtual(world, 0, opt);
   Buffers buf(world, opt.max_bytes + 64);
   for (void* p : buf.out) CT_CUDA(cudaMemset(p, kPoison, opt.max_bytes + 64));

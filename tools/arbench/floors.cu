@@ -78,7 +78,35 @@ __global__ void ping_pong(const std::uint32_t* mine, std::uint32_t* peer, int ro
   out[0] = now_ns() - t0;
 }
 
+/// `n` reads of %globaltimer, each depending on the last (so they cannot overlap).
+__global__ void timer_chain(int n, std::uint64_t* out) {
+  std::uint64_t acc = 0;
+  const long long c0 = clock64();
+  for (int i = 0; i < n; ++i) {
+    std::uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : "l"(acc) : "memory");
+    acc += t & 1;
+  }
+  out[0] = static_cast<std::uint64_t>(clock64() - c0);
+  out[1] = acc;
+}
+
 }  // namespace
+
+double timer_read_cycles(int device, int n) {
+  FL_CUDA(cudaSetDevice(device));
+  std::uint64_t* out = nullptr;
+  FL_CUDA(cudaMalloc(&out, 2 * sizeof(std::uint64_t)));
+  std::uint64_t res[2] = {0, 0};
+  for (int rep = 0; rep < 2; ++rep) {
+    timer_chain<<<1, 1>>>(n, out);
+    FL_CUDA(cudaGetLastError());
+    FL_CUDA(cudaDeviceSynchronize());
+  }
+  FL_CUDA(cudaMemcpy(res, out, sizeof res, cudaMemcpyDeviceToHost));
+  FL_CUDA(cudaFree(out));
+  return static_cast<double>(res[0]) / n;
+}
 
 double empty_graph_node_us(int device, int nodes) {
   FL_CUDA(cudaSetDevice(device));

@@ -8,6 +8,9 @@ namespace specsim::arbench {
 /// Microseconds per node of a CUDA graph of `nodes` empty kernels on `device` (median of 5 replays).
 double empty_graph_node_us(int device, int nodes);
 
+/// SM clock cycles per read of %globaltimer (a chain of `n` dependent reads by one thread).
+double timer_read_cycles(int device, int n);
+
 /// Kinds of load the floors compare: ld.global.cg (L2), ld.relaxed.gpu, ld.relaxed.sys,
 /// ld.volatile, ld.acquire.sys.
 enum LoadKind { kLoadL2, kLoadRelaxedGpu, kLoadRelaxedSys, kLoadVolatile, kLoadAcquireSys, kLoadKinds };

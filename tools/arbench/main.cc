@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -198,7 +197,7 @@ struct Args {
               variants = "one-shot-ll,one-shot-ll-pull,one-shot-pull,one-shot-push,two-shot,auto,nccl",
               mode = "both";
   double timeout_ms = 2000;
-  int ll_threads = 256;
+  int ll_threads = 0;
   int floors = 1;
 };
 
@@ -218,7 +217,7 @@ int real_main(int argc, char** argv) {
   app.add_option("--variant", a.variants, "comma list of " + car_names() + ", nccl");
   app.add_option("--mode", a.mode, "eager, graph or both");
   app.add_option("--timeout-ms", a.timeout_ms, "bound on every spin in the custom kernels");
-  app.add_option("--ll-threads", a.ll_threads, "threads per block of the flag-free kernels (32..256)");
+  app.add_option("--ll-threads", a.ll_threads, "threads per block of the flag-free kernels: 0 auto, or 32..256");
   app.add_option("--floors", a.floors, "1: measure an empty graph node and, with -g >= 2, a GPU0->GPU1 flag first");
   CLI11_PARSE(app, argc, argv);
 
@@ -326,6 +325,7 @@ int real_main(int argc, char** argv) {
     fmt::print("# floor: empty kernel node in a CUDA graph (200 nodes, median of 5 replays): {:.2f} us\n",
                specsim::arbench::empty_graph_node_us(0, 200));
     namespace ab = specsim::arbench;
+    fmt::print("# floor: one read of %globaltimer: {:.0f} SM cycles\n", ab::timer_read_cycles(0, 2000));
     fmt::print("# floor: one dependent 4-byte load, ns (GPU 0's memory):");
     for (int k = 0; k < ab::kLoadKinds; ++k) fmt::print(" {} {:.0f}", ab::kLoadNames[k], ab::load_latency_ns(0, 0, k, 2000));
     fmt::print("\n");
@@ -339,9 +339,8 @@ int real_main(int argc, char** argv) {
                    ab::kLoadNames[k], ab::flag_one_way_us(0, 1, 10000, 5.0, k));
     }
   }
-  const char* poll = std::getenv("SPECSIM_CAR_LL_POLL");
-  fmt::print("# flag-free kernels: {} threads a block, polling load {} (SPECSIM_CAR_LL_POLL)\n", a.ll_threads,
-             poll && *poll ? poll : "sys");
+  fmt::print("# flag-free kernels: {} threads a block\n",
+             a.ll_threads ? std::to_string(a.ll_threads) : std::string("auto (128; 256 above 64 x 128 vectors)"));
   if (want_nccl && R.virt)
     fmt::print("# nccl: skipped: NCCL refuses two ranks on one GPU ('Duplicate GPU detected'); "
                "run with -g N on N >= 2 GPUs\n");
