@@ -389,8 +389,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) two_shot_kernel(con
 // element can never look empty. Sends are st.relaxed.sys and polls ld.relaxed.sys (16-byte
 // vectors of 32-bit words): system scope, so that a store into another GPU's memory, over NVLink
 // or PCIe, is made visible there and not held at this GPU, and a poll is never served from a
-// stale L1 line (on 2 H200s, ld.volatile and ld.relaxed.gpu polls timed the same: kernels/
-// README.md). Each 32-bit word is single-copy atomic and the reader checks every
+// stale L1 line (on an H200 a relaxed.sys load costs what a relaxed.gpu or an L2 load costs:
+// specsim-arbench's floors). Each 32-bit word is single-copy atomic and the reader checks every
 // element, so a vector seen half-written reads as not yet filled. No fence is needed: the payload
 // is the flag. Emptying stores, outputs and the call count are plain stores: they need only be
 // performed before this kernel completes (kernel completion orders them before the next call).

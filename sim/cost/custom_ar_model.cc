@@ -38,12 +38,14 @@ double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
       return 3 * t.barrier_us + 2 * (t.peer_read_latency_us + contention) + 2 * peers * (bytes / n) / read_bw +
              reduce_us / n;
     case CustomVariant::OneShotLL:
-      // Flag-free push: the data is its own flag, so no barrier: one posted-write latency, the
-      // bytes into every peer, then the local reduce, which also empties the slots it read.
-      return t.peer_write_latency_us + peers * bytes / write_bw + ll_local_us;
+      // Flag-free push: the data is its own flag, so the call costs one barrier's write to every
+      // peer and spin on its own memory, with the payload riding in that write: one barrier, the
+      // bytes into every peer, then the local reduce, which also empties the slots it read. One
+      // barrier and one write latency less than one-shot push, whose flag follows its data.
+      return t.barrier_us + peers * bytes / write_bw + ll_local_us;
     case CustomVariant::OneShotLLPull:
-      // Flag-free pull: every rank polls its copy in each peer's memory: one loaded read latency.
-      return t.peer_read_latency_us + contention + peers * bytes / read_bw + ll_local_us;
+      // Flag-free pull: the same barrier-like wait, on a loaded remote read of each peer's copy.
+      return t.barrier_us + t.peer_read_latency_us + contention + peers * bytes / read_bw + ll_local_us;
     case CustomVariant::Auto: break;  // resolved by the caller
   }
   return 0;
