@@ -54,8 +54,8 @@ TEST_CASE("custom all-reduce: one-shot push by hand, and refusals") {
                       7 * bytes / (std::min(t.peer_write_bw_gbps, hw.gpu.pcie_bw_gbps) * 1e3) +
                       8 * bytes / (hw.gpu.mem_bw_gbps * 1e3 * hw.gpu.elementwise_memory_efficiency);
   CHECK(custom_allreduce(bytes, 8, hw, "one-shot-push").us == Approx(hand));
-  // FlashInfer's pcie_ipc (staged pushes and a barrier) on such a box: 5.3 us at 12 KiB (FACTS.md
-  // section 4); the profile's barrier is fitted to it through one-shot push.
+  // FlashInfer's pcie_ipc (staged pushes and a barrier) on such a box: 5.3 us at 12 KiB (the source of
+  // pcie-numa.json's barrier_us); the profile's barrier is fitted to it through one-shot push.
   CHECK(custom_allreduce(bytes, 8, hw, "one-shot-push").us == Approx(5.3).margin(1.5));
   const auto best = custom_allreduce(bytes, 8, hw, "auto");
   for (const char* v : {"one-shot-pull", "one-shot-push", "two-shot", "one-shot-ll", "one-shot-ll-pull"})
