@@ -58,8 +58,9 @@ AllReduceChoice replay_backend(const RunArgs& args) {
   if (args.allreduce.size() > 1)
     throw InputError("a multi-GPU replay runs one all-reduce backend; give it once", "--allreduce");
   if (!args.allreduce.empty()) backend = parse_allreduce(args.allreduce.front());
-  if (backend.kind == AllReduceChoice::Kind::Fixed)
-    throw InputError("a replay runs a real all-reduce: nccl or custom[:VARIANT], not fixed", "--allreduce");
+  if (backend.kind != AllReduceChoice::Kind::Nccl && backend.kind != AllReduceChoice::Kind::Custom)
+    throw InputError("a replay runs a real all-reduce: nccl or custom[:VARIANT], not " + backend.kind_name(),
+                     "--allreduce");
   return backend;
 }
 

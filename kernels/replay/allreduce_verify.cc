@@ -238,6 +238,9 @@ std::vector<VerifyResult> verify_allreduces(const std::vector<AllReduceCase>& ca
       case AllReduceChoice::Kind::Fixed:
         out.push_back({b.label(), "", 0, tp, false, 0, 0, "nothing to verify: a fixed latency, no kernel"});
         break;
+      case AllReduceChoice::Kind::Registered:
+        out.push_back({b.label(), "", 0, tp, false, 0, 0, "not verified: a cost model with no GPU kernel here"});
+        break;
     }
   }
   return out;

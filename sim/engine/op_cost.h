@@ -1,6 +1,7 @@
 #pragma once
 // The one place an Op becomes time: GPU microseconds and the host's launch cost, for a chosen
 // all-reduce backend and the anchors derived from measurements.
+#include "cost/allreduce_model.h"
 #include "plan/cycle_plan.h"
 #include "plan/op.h"
 #include "spec/hardware.h"
@@ -39,6 +40,9 @@ double switch_gap_us(const OpBlock& block, std::size_t i, const GpuProfile& gpu)
 
 /// Cost of one op in a phase that runs from a graph (`graph`) or eagerly.
 OpCost op_cost(const Op& op, const CostContext& ctx, bool graph);
+
+/// The question put to the backend's model for one all-reduce of `bytes` in this context.
+AllReduceQuery allreduce_query(double bytes, const CostContext& ctx, bool graph);
 
 /// The all-reduce time alone (the backend's model plus NCCL anchors), microseconds.
 double allreduce_us(double bytes, const CostContext& ctx, bool graph);

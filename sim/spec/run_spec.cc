@@ -34,6 +34,7 @@ std::string AllReduceChoice::kind_name() const {
     case Kind::Nccl: return "nccl";
     case Kind::Custom: return "custom";
     case Kind::Fixed: return "fixed";
+    case Kind::Registered: return name;
   }
   return "nccl";
 }
@@ -46,6 +47,7 @@ std::string AllReduceChoice::label() const {
     return "fixed:" + s;
   }
   if (kind == Kind::Custom && variant != "auto") return "custom:" + variant;
+  if (kind == Kind::Registered && !arg.empty()) return name + ":" + arg;
   return kind_name();
 }
 
@@ -78,7 +80,17 @@ AllReduceChoice parse_allreduce(std::string_view s, const std::string& where) {
       throw InputError("fixed:US needs a latency in microseconds in (0, 1e7], got '" + num + "'", where);
     return c;
   }
-  throw InputError("unknown all-reduce '" + std::string(s) + "': use nccl, custom[:VARIANT] or fixed:US", where);
+  // A backend registered by name (a plugin or a test's): looked up, and refused if unknown, when
+  // it is costed. Names are lower-case words, so typos of the built-ins still fail here.
+  const std::string_view name = s.substr(0, s.find(':'));
+  const bool word = !name.empty() && name[0] >= 'a' && name[0] <= 'z' &&
+                    name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") == std::string_view::npos;
+  if (!word || name == "fixed" || name == "nccl")
+    throw InputError("unknown all-reduce '" + std::string(s) + "': use nccl, custom[:VARIANT] or fixed:US", where);
+  c.kind = AllReduceChoice::Kind::Registered;
+  c.name = std::string(name);
+  if (name.size() < s.size()) c.arg = std::string(s.substr(name.size() + 1));
+  return c;
 }
 
 namespace {

@@ -9,7 +9,7 @@
 #include <optional>
 #include <thread>
 
-#include "cost/custom_ar_model.h"
+#include "cost/allreduce_model.h"
 #include "engine/accept.h"
 #include "util/error.h"
 
@@ -123,17 +123,10 @@ void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backen
     accept = chain_accept_len(rate, run.num_steps);
   }
   const AllReduceChoice& backend = backends[ix[kAllReduce]];
-  if (backend.kind == AllReduceChoice::Kind::Custom && run.tp_size > 1) {
-    const std::string why = custom_unsupported_reason(g.s.hw, run.tp_size);
-    if (!why.empty()) return w.skip("custom all-reduce refused: " + why + " (--allreduce)", i);
-  }
   const CostContext ctx{&g.s.hw, &run, backend, g.r.anchors, run.tp_size};
-  CycleResult c;
-  try {
-    c = evaluate_cycle(g.r.plan, ctx, accept);
-  } catch (const InputError& e) {
-    return w.skip(e.line(), i);
-  }
+  if (const std::string why = refusal(g.r.plan, ctx); !why.empty())
+    return w.skip(allreduce_refused(backend, why).line(), i);
+  const CycleResult c = evaluate_cycle(g.r.plan, ctx, accept);
   out.ok = true;
   out.tp = run.tp_size, out.batch = run.batch_size, out.graph_bs = run.cuda_graph_max_bs;
   out.steps = run.num_steps, out.topk = run.topk, out.draft_tokens = run.num_draft_tokens;
@@ -174,6 +167,7 @@ SweepResult run_sweep(const SweepInput& in) {
   // No --allreduce: the scenario's default backends (what `specsim run` shows side by side).
   out.backends = !grid.allreduce.empty() ? grid.allreduce : out.base.run.allreduce;
   if (out.backends.empty()) out.backends = {parse_allreduce("nccl"), parse_allreduce("custom")};
+  for (const auto& b : out.backends) allreduce_model(b);  // an unknown backend fails before any point
   Grid eff = grid;  // the all-reduce axis always has values from here on
   eff.allreduce = out.backends;
   const size_t total = eff.size();
