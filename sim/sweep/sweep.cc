@@ -72,16 +72,11 @@ void prepare_group(const SweepInput& in, const std::vector<Resolved>& resolved, 
   if (!grid.batch.empty()) run.batch_size = static_cast<int>(grid.batch[ix[kBatch]]);
   if (!grid.context.empty()) run.context_len = grid.context[ix[kContext]];
   if (!grid.graph_bs.empty()) run.cuda_graph_max_bs = static_cast<int>(grid.graph_bs[ix[kGraphBs]]);
-  // The draft shape exactly as resolve.cc's apply_draft_shape: the scenario was resolved without
-  // these flags, so `run` holds the base shape; with topk 1, steps and draft tokens follow each other.
-  const bool has_topk = !grid.topk.empty(), has_steps = !grid.steps.empty(), has_n = !grid.draft_tokens.empty();
-  if (has_topk) run.topk = static_cast<int>(grid.topk[ix[kTopk]]);
-  if (has_steps) run.num_steps = static_cast<int>(grid.steps[ix[kSteps]]);
-  if (has_n) run.num_draft_tokens = static_cast<int>(grid.draft_tokens[ix[kDraftTokens]]);
-  if (run.topk == 1) {
-    if (has_steps && !has_n) run.num_draft_tokens = run.num_steps + 1;
-    if (has_n && !has_steps) run.num_steps = run.num_draft_tokens - 1;
-  }
+  // The scenario was resolved without the swept draft-shape flags: apply them as a run does.
+  auto value = [&](const std::vector<long long>& axis, int a) {
+    return axis.empty() ? std::nullopt : std::optional<int>(static_cast<int>(axis[ix[a]]));
+  };
+  apply_draft_shape(run, value(grid.topk, kTopk), value(grid.steps, kSteps), value(grid.draft_tokens, kDraftTokens));
   // Swept acceptance is applied per point; the group only needs a valid placeholder.
   if (!grid.accept_len.empty() || !grid.accept_rate.empty()) {
     run.accept_len = 1.0;
