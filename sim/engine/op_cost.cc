@@ -26,10 +26,6 @@ bool follows_other_class(const OpBlock& block, std::size_t i) {
   return n >= 2 && op_class(block.ops[i].kind) != op_class(block.ops[(i + n - 1) % n].kind);
 }
 
-double switch_gap_us(const OpBlock& block, std::size_t i, const GpuProfile& gpu) {
-  return follows_other_class(block, i) ? gpu.kernel_switch_us : 0.0;
-}
-
 OpCost op_cost(const Op& op, const CostContext& ctx, bool graph) {
   const auto& gpu = ctx.hw->gpu;
   OpCost c;

@@ -35,9 +35,6 @@ struct OpCost {
 /// last op precedes its first); a one-op block never switches.
 bool follows_other_class(const OpBlock& block, std::size_t i);
 
-/// The GPU gap before op `i` of `block`: kernel_switch_us where it follows another class, else 0.
-double switch_gap_us(const OpBlock& block, std::size_t i, const GpuProfile& gpu);
-
 /// Cost of one op in a phase that runs from a graph (`graph`) or eagerly.
 OpCost op_cost(const Op& op, const CostContext& ctx, bool graph);
 
