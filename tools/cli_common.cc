@@ -55,6 +55,9 @@ int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
   } catch (const InputError& e) {
     std::cerr << "error: " << e.line() << "\n";
     return kExitBadInput;
+  } catch (const EnvironmentError& e) {
+    std::cerr << "error: " << e.line() << "\n";
+    return kExitEnvironment;
   } catch (const nlohmann::json::exception& e) {
     // A JSON input of the right syntax but the wrong shape that a reader did not check field by
     // field: still bad input, not a crash.
