@@ -12,7 +12,7 @@ inline constexpr int kMaxRanks = 8;
 inline constexpr int kMinRanks = 2;
 /// Required alignment of input and output pointers (the aligned body uses 16-byte vectors).
 inline constexpr std::size_t kAlignBytes = 16;
-/// Default per-rank buffer: the largest tensor a communicator accepts (issue #3: up to 8 MiB).
+/// Default per-rank buffer: the largest tensor a communicator accepts (8 MiB).
 inline constexpr std::size_t kDefaultMaxBytes = std::size_t{8} << 20;
 /// Default bound on every spin-wait; a peer later than this is reported as absent.
 inline constexpr std::uint64_t kDefaultTimeoutNs = 2'000'000'000;
