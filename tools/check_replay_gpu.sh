@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `specsim check --replay` on a GPU machine (issue #6): builds specsim and the GPU test, runs the
+# `specsim check --replay` on a GPU machine: builds specsim and the GPU test, runs the
 # test (baseline, clean check, SPECSIM_CAR_FAULT=skip, doctored baseline), then the demo commands
 # of docs/README-check-replay.md. Logs go to $OUT (default ./check-replay-out).
 # Needs CLI11 and Catch2 headers: system ones, or copied to .deps/include.

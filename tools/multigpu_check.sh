@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #7 on a machine with several GPUs: build the CUDA targets, run the GPU tests (real peers
+# The custom all-reduce on a machine with several GPUs: build the CUDA targets, run the GPU tests (real peers
 # included) under ctest, the all-reduce benchmark on every GPU with NCCL and each custom variant
 # (eager and CUDA graphs, 1 KiB .. 8 MiB), and compute-sanitizer over the real-peer test.
 # Logs go to $OUT (default ./out). Expects CLI11 headers in .deps/include where libcli11-dev is missing.

@@ -46,7 +46,7 @@ std::array<double*, 7> rank_max_fields(PhaseMeasurement& m);
 /// The note every replay report carries on how weights and KV rotate through L2.
 std::string rotation_note();
 
-/// Keeps NCCL off NVLink SHARP (multicast): it must not be used on the lent machines.
+/// Keeps NCCL off NVLink SHARP (multicast), which the engine does not model.
 void disable_nvls();
 
 }  // namespace specsim::replay::detail

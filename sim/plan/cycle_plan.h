@@ -1,6 +1,7 @@
 #pragma once
 // The CyclePlan: every forward of one EAGLE cycle (and the plain decode step) as ordered ops per
-// rank. Built once from model + settings; both the analytic engine and the GPU replay read it.
+// rank, as SGLang's EAGLEWorker runs them (docs/sources.md#S-sglang-eagle-cycle). Built once from
+// model + settings; both the analytic engine and the GPU replay read it.
 #include <vector>
 
 #include "plan/op.h"

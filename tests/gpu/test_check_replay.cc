@@ -1,4 +1,4 @@
-// `specsim check --replay` on a GPU (issue #6): a replay baseline made here passes its own check
+// `specsim check --replay` on a GPU: a replay baseline made here passes its own check
 // (exit 0, every custom all-reduce verified), the same check with the test-only fault
 // SPECSIM_CAR_FAULT=skip (the kernel launches nothing) fails with exit 1 naming the wrong
 // elements, and a baseline doctored to twice as fast fails with exit 1 and REGRESSED.

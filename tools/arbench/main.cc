@@ -306,7 +306,7 @@ int real_main(int argc, char** argv) {
   int nccl_version = 0;
   ncclGetVersion(&nccl_version);
 
-  fmt::print("# specsim-arbench: all_reduce_perf-format table; custom all-reduce (issue #3) vs NCCL\n");
+  fmt::print("# specsim-arbench: all_reduce_perf-format table; custom all-reduce vs NCCL\n");
   fmt::print("# ranks: {} {} ({}), dtype {}, iters {}, warmup {}, link {}, NCCL {}\n", R.world,
              R.virt ? "virtual ranks on GPU 0" : "GPUs", prop.name, car::to_string(*dt), a.n, a.w,
              car::to_string(link), nccl_version);
