@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <ostream>
@@ -13,7 +14,9 @@
 #include <type_traits>
 
 #include "calibrate/profile_io.h"
+#include "cost/bus_bandwidth.h"
 #include "cost/custom_ar_model.h"
+#include "cost/nccl_fit_curve.h"
 #include "cost/nccl_model.h"
 #include "engine/op_cost.h"
 #include "plan/op_builders.h"
@@ -86,7 +89,7 @@ struct Param {
   double fallback = std::numeric_limits<double>::quiet_NaN();
   std::string on_bound;
   std::string why;      // why it is held ("": free)
-  double gbps_per = 0;  // > 0: the value is us per byte of a bandwidth, shown as 1 / (value * 1e3 * gbps_per) GB/s
+  std::function<double(double)> shown;  // the value as a note shows it (empty: as is), e.g. us/byte as GB/s
 };
 Param param(const char* name, double value, double lo, double hi) {
   Param p;
@@ -196,23 +199,14 @@ void note_held(const std::vector<Param>& ps, std::vector<std::string>& notes) {
   for (const auto& p : ps)
     if (!p.free && !p.why.empty())
       notes.push_back(fmt::format("{} held at {:.4g}: {}", p.name,
-                                  p.gbps_per > 0 ? 1.0 / (p.value * 1e3 * p.gbps_per) : p.value, p.why));
+                                  p.shown ? p.shown(p.value) : p.value, p.why));
 }
-
-double algbw_per_busbw(int world) { return world / (2.0 * (world - 1)); }
 
 // Base NCCL line (latency, bus bandwidth) at `bytes`: the base profile's measured curve at this
 // world, else the tuning model's pick.
 std::pair<double, double> nccl_base_line(double bytes, int world, const Hardware& base) {
-  if (const auto& f = base.topo.nccl_fit; f && f->world == world) {
-    const NcclFitPiece* p = &f->pieces.back();
-    for (const auto& q : f->pieces)
-      if (bytes <= q.max_bytes) {
-        p = &q;
-        break;
-      }
-    return {p->lat_us, p->busbw_gbps};
-  }
+  if (base.topo.nccl_fit)
+    if (const NcclFitPiece* p = nccl_fit_piece(*base.topo.nccl_fit, bytes, world)) return {p->lat_us, p->busbw_gbps};
   Hardware h = base;
   h.topo.nccl_fit.reset();
   const NcclEstimate e = nccl_allreduce(bytes, world, h, NcclSettings{});
@@ -255,7 +249,6 @@ struct CustomRow {
   double c[3] = {0, 0, 0};
   CustomVariant variant = CustomVariant::OneShotPull;
 };
-double us_per_byte(double gbps) { return 1.0 / (gbps * 1e3); }
 CustomRow custom_row(const AllReducePoint& p, const Hardware& hw) {
   const CustomEstimate e = custom_allreduce(p.bytes, p.world, hw, p.backend.variant);
   const std::string v(custom_variant_name(e.variant));
@@ -402,13 +395,14 @@ AllReduceFit fit_nccl_allreduce(const std::vector<AllReducePoint>& pts, const Ha
   std::sort(sizes.begin(), sizes.end());
   const double mid = sizes[sizes.size() / 2];
   const auto [lat0, busbw0] = nccl_base_line(mid, n, base);
-  const double u0 = busbw0 > 0 ? us_per_byte(busbw0 * algbw_per_busbw(n)) : 0.0;
+  const double u0 = busbw0 > 0 ? us_per_byte(allreduce_algbw_gbps(busbw0, n)) : 0.0;
+  auto busbw_of = [n](double u) { return allreduce_busbw_gbps(gbps_of_us_per_byte(u), n); };
 
   // x = (graph fixed cost, latency per call, us per byte per call); graph = g + calls (lat + u bytes).
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<Param> ps = {param("graph fixed cost", base.gpu.graph_launch_us, 0, inf), param("lat_us", lat0, 0, inf),
                            param("busbw_gbps", u0, 1e-12, inf)};
-  ps[2].gbps_per = algbw_per_busbw(n);
+  ps[2].shown = busbw_of;
   ps[2].fallback = u0, ps[2].on_bound = "the sizes gave no positive bandwidth term: kept from the base model";
   System s{Eigen::MatrixXd(Eigen::Index(pts.size()), 3), Eigen::VectorXd(Eigen::Index(pts.size()))};
   for (std::size_t i = 0; i < pts.size(); ++i) {
@@ -424,7 +418,7 @@ AllReduceFit fit_nccl_allreduce(const std::vector<AllReducePoint>& pts, const Ha
   note_held(ps, f.notes);
   f.graph_us = ps[0].value;
   const double lat = ps[1].value, u = ps[2].value;
-  const double busbw = u > 0 ? 1.0 / (u * 1e3) / algbw_per_busbw(n) : 0.0;
+  const double busbw = u > 0 ? busbw_of(u) : 0.0;
 
   NcclFit fit;
   fit.world = n;
@@ -477,7 +471,7 @@ AllReduceFit fit_custom_allreduce(const std::vector<AllReducePoint>& pts, const 
           param("peer_read_bw_gbps", us_per_byte(hw.topo.peer_read_bw_gbps), us_per_byte(link), inf),
           param("peer_write_bw_gbps", us_per_byte(hw.topo.peer_write_bw_gbps), us_per_byte(link), inf)};
     ps[2].on_bound = ps[3].on_bound = at_link;
-    ps[2].gbps_per = ps[3].gbps_per = 1;
+    ps[2].shown = ps[3].shown = gbps_of_us_per_byte;
     System s{Eigen::MatrixXd(Eigen::Index(pts.size()), 4), Eigen::VectorXd(Eigen::Index(pts.size()))};
     std::vector<CustomVariant> vs;
     for (std::size_t i = 0; i < pts.size(); ++i) {
@@ -505,8 +499,8 @@ AllReduceFit fit_custom_allreduce(const std::vector<AllReducePoint>& pts, const 
     hold_until_full_rank(s.A, ps, {3, 2, 0});
     solve_bounded(s.A, s.b, ps);
     hw.topo.barrier_us = ps[1].value;
-    hw.topo.peer_read_bw_gbps = 1.0 / (ps[2].value * 1e3);
-    hw.topo.peer_write_bw_gbps = 1.0 / (ps[3].value * 1e3);
+    hw.topo.peer_read_bw_gbps = gbps_of_us_per_byte(ps[2].value);
+    hw.topo.peer_write_bw_gbps = gbps_of_us_per_byte(ps[3].value);
     // Stop when the variant each point binds no longer moves (a fixed point), or give up saying so.
     if (vs == last) break;
     if (f.iterations == kMaxCustomIterations) {
