@@ -1,6 +1,7 @@
 #include "calibrate/replay_fit.h"
 #include "calibrate/allreduce_fit.h"
 #include "calibrate/profile_io.h"
+#include "cost/compute_cost.h"
 #include "engine/op_cost.h"
 
 #include <algorithm>
@@ -45,41 +46,43 @@ constexpr double kMinAttnComputeEfficiency = 0.05;
 double min_efficiency(int p) { return p == kAttnCompute ? kMinAttnComputeEfficiency : kMinEfficiency; }
 constexpr int kMaxIterations = 50;
 
-// An op's terms as coefficients of Theta: FLOP time at full peak (into the class's compute
-// parameter), byte time at full bandwidth (into its memory parameter), its fixed cost, the floor.
-// GEMMs and attention have their own compute efficiencies, so a slow attention kernel does not
-// drag the GEMMs' down with it.
-struct Terms {
-  double xc = 0, xm = 0;
+// The parameters of each roofline class (cost/compute_cost.h): GEMMs and attention have their own
+// compute efficiencies, so a slow attention kernel does not drag the GEMMs' down with it.
+struct ClassParams {
   Param compute = kNumParams, mem = kElemMemory, fixed = kNumParams;  // kNumParams: none
 };
-Terms terms_of(const Op& op, const GpuProfile& g) {
-  Terms t;
-  switch (op.kind) {
-    case OpKind::Gemm:
-    case OpKind::MoeGemm:
-      t.xc = op.flops / (g.peak_tflops(op.dtype) * 1e6), t.compute = kGemmCompute, t.mem = kGemmMemory, t.fixed = kGemmFixed;
-      break;
-    case OpKind::Attention:
-      t.xc = op.flops / (g.peak_bf16_tflops * 1e6), t.compute = kAttnCompute, t.mem = kAttnMemory, t.fixed = kAttnFixed;
-      break;
-    default: t.mem = kElemMemory; break;
+ClassParams params_of(RooflineClass c) {
+  switch (c) {
+    case RooflineClass::Gemm: return {kGemmCompute, kGemmMemory, kGemmFixed};
+    case RooflineClass::Attention: return {kAttnCompute, kAttnMemory, kAttnFixed};
+    case RooflineClass::Memory: break;
   }
-  t.xm = op.bytes / (g.mem_bw_gbps * 1e3);
-  return t;
+  return {};
 }
 
-// The coefficient row of the binding term under `th` (compute_us's max), and which term it is.
+// The coefficient row of the term of compute_us that binds under `th`, and which term it is: the
+// FLOP time at full peak into the class's compute parameter, the byte time at full bandwidth into
+// its memory parameter (each with its fixed cost), or the floor.
 std::pair<Eigen::Matrix<double, 1, kNumParams>, int> binding_row(const Op& op, const GpuProfile& g, const Theta& th) {
-  const Terms t = terms_of(op, g);
+  const RooflineTerms t = roofline_terms(op, g);
+  const ClassParams k = params_of(t.cls);
+  const double xc = t.flop_us_at_peak(), xm = t.byte_us_at_peak();
+  const double fixed = k.fixed < kNumParams ? th[k.fixed] : 0.0;
+  const double c = k.compute < kNumParams ? th[k.compute] * xc : 0.0, m = th[k.mem] * xm;
   Eigen::Matrix<double, 1, kNumParams> row = Eigen::Matrix<double, 1, kNumParams>::Zero();
-  const double fixed = t.fixed < kNumParams ? th[t.fixed] : 0.0;  // compute_us: max(fixed + max(c, m), floor)
-  const double c = t.compute < kNumParams ? th[t.compute] * t.xc : 0.0, m = th[t.mem] * t.xm, f = th[kFloor];
-  if (t.fixed < kNumParams) row(t.fixed) = 1.0;
-  if (c >= m && fixed + c >= f && t.xc > 0) return {(row(t.compute) = t.xc, row), 0};
-  if (fixed + m >= f) return {(row(t.mem) = t.xm, row), 1 + t.mem};
-  if (t.fixed < kNumParams) row(t.fixed) = 0.0;
-  return {(row(kFloor) = 1.0, row), 9};
+  switch (roofline_bound(fixed, c, m, th[kFloor])) {
+    case RooflineBound::Compute:
+      row(k.compute) = xc;
+      if (k.fixed < kNumParams) row(k.fixed) = 1.0;
+      return {row, 0};
+    case RooflineBound::Memory:
+      row(k.mem) = xm;
+      if (k.fixed < kNumParams) row(k.fixed) = 1.0;
+      return {row, 1 + k.mem};
+    case RooflineBound::Floor: break;
+  }
+  row(kFloor) = 1.0;
+  return {row, 9};
 }
 
 Theta theta_of(const GpuProfile& g) {
