@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "calibrate/calibrate_from_replay.h"
 #include "calibrate/nccl_fit.h"
 #include "calibrate/profile_io.h"
-#include "calibrate/replay_fit.h"
 #include "cli_common.h"
 #include "commands.h"
 #include "cost/nccl_fit_curve.h"

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "calibrate/bounded_lsq.h"
 #include "cost/bus_bandwidth.h"
 #include "cost/nccl_fit_curve.h"
 #include "util/error.h"
@@ -64,9 +65,10 @@ Line fit_line(const std::vector<NcclPoint>& p, std::size_t lo, std::size_t hi) {
   }
   Line l;
   if (n >= 2) {
-    const Eigen::Vector2d x = a.colPivHouseholderQr().solve(b);
+    const Eigen::VectorXd x = least_squares_over(a, b, {0, 1}, Eigen::Vector2d::Zero(), /*unit_columns=*/false);
     l = {x(0), x(1)};
   }
+  // A bound that binds: the other coefficient alone, by projection.
   if (n < 2 || l.slope < 0) {  // flat range: latency only
     l.slope = 0;
     l.lat = a.col(0).dot(b) / a.col(0).squaredNorm();
