@@ -8,6 +8,7 @@
 #include "calibrate/allreduce_fit.h"
 #include "calibrate/profile_io.h"
 #include "cost/custom_ar_model.h"
+#include "cost/nccl_fit_curve.h"
 #include "cost/nccl_model.h"
 #include "engine/phase_timer.h"
 #include "measured/replay_result.h"
@@ -108,7 +109,8 @@ TEST_CASE("NCCL fit on the H200 reports: every point moves toward the measuremen
   CHECK(parse_nccl_fit(nccl_fit_json(c), "fit").pieces.size() == c.pieces.size());  // loadable as written
   // Outside the measured sizes the tuning model stays: 64 MiB costs what it cost before.
   CHECK(nccl_allreduce(64.0 * (1 << 20), 2, cal, NcclSettings{}).fitted);
-  CHECK(c.us(64.0 * (1 << 20)) == Approx(nccl_allreduce(64.0 * (1 << 20), 2, base, NcclSettings{}).us).epsilon(1e-9));
+  CHECK(nccl_fit_us(c, 64.0 * (1 << 20)) ==
+        Approx(nccl_allreduce(64.0 * (1 << 20), 2, base, NcclSettings{}).us).epsilon(1e-9));
   // Other world sizes keep the tuning model.
   CHECK_FALSE(nccl_allreduce(65536, 4, cal, NcclSettings{}).fitted);
 }
@@ -128,7 +130,8 @@ TEST_CASE("custom fit on the H200 reports: barrier refitted, bandwidth held, the
   CHECK(notes.find("too little to fit a bandwidth") != std::string::npos);
   // `auto` follows the kernel's selector (sim/cost/custom_ar_policy.h): world 2 on NVLink pulls, as the replay ran.
   CHECK(notes.find("the kernel ran") == std::string::npos);
-  for (const auto& p : pts) CHECK(custom_allreduce(p.bytes, p.world, base, "auto").variant == CustomVariant::OneShotPull);
+  for (const auto& p : pts)
+    CHECK(custom_allreduce(p.bytes, p.world, base, "auto").variant == CustomVariant::OneShotPull);
 }
 
 TEST_CASE("synthetic points: the fits recover the latency, bandwidth and graph cost they were made with") {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "car_reference.h"
+#include "cost/bus_bandwidth.h"
 #include "custom_allreduce.h"
 
 namespace car = specsim::car;
@@ -181,7 +182,7 @@ double copy_bandwidth_gbps(int device) {
   CK(cudaEventDestroy(e1));
   CK(cudaFree(a));
   CK(cudaFree(b));
-  return 2.0 * static_cast<double>(bytes) * reps / (ms * 1e-3) / 1e9;
+  return specsim::gbps_of(2.0 * static_cast<double>(bytes) * reps, ms * 1e3);
 }
 
 struct Args {
@@ -328,7 +329,6 @@ int real_main(int argc, char** argv) {
   };
   std::vector<Summary> summary;
   std::size_t total_wrong = 0;
-  const double bus = 2.0 * (R.world - 1) / R.world;
   for (const auto& v : runs) {
     for (bool graph : {false, true}) {
       if ((graph && a.mode == "eager") || (!graph && a.mode == "graph")) continue;
@@ -343,15 +343,15 @@ int real_main(int argc, char** argv) {
       for (const auto& p : problems) {
         const Row row = measure(R, v, p, a.n, a.w, graph);
         total_wrong += row.wrong;
-        const double algbw = static_cast<double>(p.bytes()) / (row.time_us * 1e-6) / 1e9;
-        fmt::print("{:>12} {:>13} {:>9} {:>7} {:>7} {:>8.2f} {:>7.2f} {:>7.2f} {:>7}\n", p.bytes(),
-                   p.count, car::to_string(p.dtype), "sum", -1, row.time_us, algbw, algbw * bus,
-                   row.wrong);
+        const double algbw = specsim::gbps_of(static_cast<double>(p.bytes()), row.time_us);
+        fmt::print("{:>12} {:>13} {:>9} {:>7} {:>7} {:>8.2f} {:>7.2f} {:>7.2f} {:>7}\n", p.bytes(), p.count,
+                   car::to_string(p.dtype), "sum", -1, row.time_us, algbw,
+                   specsim::allreduce_busbw_gbps(algbw, R.world), row.wrong);
         sm.us.push_back(row.time_us);
         if (v && R.virt && p.bytes() >= (std::size_t{1} << 20)) {
           const Variant rv = R.vcomm->resolve(*v, p.bytes());
           const double moved = car::moved_bytes_per_rank(rv, p.bytes(), R.world) * R.world;
-          const double gbps = moved / (row.time_us * 1e-6) / 1e9;
+          const double gbps = specsim::gbps_of(moved, row.time_us);
           notes.push_back(fmt::format(
               "# {} B ({}): {} ranks move {:.1f} MB in {:.2f} us = {:.1f} GB/s = {:.0f}% of copy bandwidth",
               p.bytes(), car::to_string(rv), R.world, moved / 1e6, row.time_us, gbps,
