@@ -12,7 +12,9 @@
 #include <string>
 
 #include "car_reference.h"
+#include "cuda_check.h"
 #include "custom_allreduce.h"
+#include "replay_rank.h"
 #include "util/error.h"
 
 namespace specsim::replay {
@@ -21,15 +23,6 @@ namespace {
 namespace ref = car::ref;
 using sweep::AllReduceCase;
 using sweep::VerifyResult;
-
-void cuda_ok(cudaError_t e, const char* call) {
-  if (e != cudaSuccess) throw std::runtime_error(fmt::format("{}: {}", call, cudaGetErrorString(e)));
-}
-void nccl_ok(ncclResult_t e, const char* call) {
-  if (e != ncclSuccess) throw std::runtime_error(fmt::format("{}: {}", call, ncclGetErrorString(e)));
-}
-#define VCUDA(x) cuda_ok((x), #x)
-#define VNCCL(x) nccl_ok((x), #x)
 
 /// The test-only fault knob: true when the launches are to be skipped.
 bool skip_launch() {
@@ -44,8 +37,8 @@ struct DevMem {
   void* p = nullptr;
   int device = 0;
   DevMem(int dev, std::size_t bytes) : device(dev) {
-    VCUDA(cudaSetDevice(dev));
-    VCUDA(cudaMalloc(&p, bytes < 256 ? 256 : bytes));
+    GPU_CHECK(cudaSetDevice(dev));
+    GPU_CHECK(cudaMalloc(&p, bytes < 256 ? 256 : bytes));
   }
   ~DevMem() {
     if (p) cudaSetDevice(device), cudaFree(p);
@@ -64,9 +57,9 @@ Staged stage(const ref::Problem& p, int tp, std::size_t bytes, DeviceOf device) 
   for (int k = 0; k < tp; ++k) {
     s.in.push_back(std::make_unique<DevMem>(device(k), bytes));
     s.out.push_back(std::make_unique<DevMem>(device(k), bytes));
-    VCUDA(cudaMemcpy(s.in.back()->p, p.in[static_cast<std::size_t>(k)].data(), bytes, cudaMemcpyHostToDevice));
-    VCUDA(cudaMemset(s.out.back()->p, ref::kPoison, bytes));
-    VCUDA(cudaDeviceSynchronize());  // the launches run on streams that ignore the legacy one
+    GPU_CHECK(cudaMemcpy(s.in.back()->p, p.in[static_cast<std::size_t>(k)].data(), bytes, cudaMemcpyHostToDevice));
+    GPU_CHECK(cudaMemset(s.out.back()->p, ref::kPoison, bytes));
+    GPU_CHECK(cudaDeviceSynchronize());  // the launches run on streams that ignore the legacy one
   }
   return s;
 }
@@ -117,9 +110,9 @@ void verify_custom(const AllReduceChoice& b, const std::vector<AllReduceCase>& c
   std::unique_ptr<car::Communicator> comm;
   cudaStream_t stream = nullptr;
   try {
-    VCUDA(cudaSetDevice(0));
+    GPU_CHECK(cudaSetDevice(0));
     comm = car::Communicator::create_virtual(tp, 0);
-    VCUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    GPU_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   } catch (const std::exception& e) {
     out.push_back({name, "", 0, tp, false, 0, 0, std::string("ERROR: cannot create the communicator: ") + e.what()});
     return;
@@ -128,8 +121,10 @@ void verify_custom(const AllReduceChoice& b, const std::vector<AllReduceCase>& c
     VerifyResult r = base_result(name, c, tp);
     if (c.bytes > comm->max_bytes() || c.bytes % 2) {
       r.note = c.bytes % 2 ? "not verified: odd payload, not whole bf16 elements"
-                           : fmt::format("not verified: over the kernel's {} byte buffer (the engine refuses custom "
-                                         "there)", comm->max_bytes());
+                           : fmt::format(
+                                 "not verified: over the kernel's {} byte buffer (the engine refuses custom "
+                                 "there)",
+                                 comm->max_bytes());
       out.push_back(r);
       continue;
     }
@@ -148,7 +143,7 @@ void verify_custom(const AllReduceChoice& b, const std::vector<AllReduceCase>& c
       comm->synchronize(stream);
       std::vector<unsigned char> got(c.bytes);
       for (int k = 0; k < tp; ++k) {
-        VCUDA(cudaMemcpy(got.data(), out_ptrs[static_cast<std::size_t>(k)], c.bytes, cudaMemcpyDeviceToHost));
+        GPU_CHECK(cudaMemcpy(got.data(), out_ptrs[static_cast<std::size_t>(k)], c.bytes, cudaMemcpyDeviceToHost));
         r.wrong += ref::count_wrong(p, got);
       }
       r.elements = count * static_cast<std::size_t>(tp);
@@ -176,10 +171,11 @@ void verify_nccl(const std::vector<AllReduceCase>& cases, int tp, bool skip, std
   std::vector<int> devs(static_cast<std::size_t>(tp));
   try {
     for (int k = 0; k < tp; ++k) devs[static_cast<std::size_t>(k)] = k;
-    VNCCL(ncclCommInitAll(comms.data(), tp, devs.data()));
+    detail::require_nvls_off();
+    GPU_CHECK(ncclCommInitAll(comms.data(), tp, devs.data()));
     for (int k = 0; k < tp; ++k) {
-      VCUDA(cudaSetDevice(k));
-      VCUDA(cudaStreamCreateWithFlags(&streams[static_cast<std::size_t>(k)], cudaStreamNonBlocking));
+      GPU_CHECK(cudaSetDevice(k));
+      GPU_CHECK(cudaStreamCreateWithFlags(&streams[static_cast<std::size_t>(k)], cudaStreamNonBlocking));
     }
   } catch (const std::exception& e) {
     out.push_back({"nccl", "", 0, tp, false, 0, 0, std::string("ERROR: cannot set up NCCL: ") + e.what()});
@@ -192,16 +188,16 @@ void verify_nccl(const std::vector<AllReduceCase>& cases, int tp, bool skip, std
       const ref::Problem p = ref::make_problem(car::DType::BF16, tp, count, seed_of(c));
       const Staged bufs = stage(p, tp, c.bytes, [](int k) { return k; });  // rank k on GPU k
       if (!skip) {
-        VNCCL(ncclGroupStart());
+        GPU_CHECK(ncclGroupStart());
         for (std::size_t k = 0; k < static_cast<std::size_t>(tp); ++k)
-          VNCCL(ncclAllReduce(bufs.in[k]->p, bufs.out[k]->p, count, ncclBfloat16, ncclSum, comms[k], streams[k]));
-        VNCCL(ncclGroupEnd());
+          GPU_CHECK(ncclAllReduce(bufs.in[k]->p, bufs.out[k]->p, count, ncclBfloat16, ncclSum, comms[k], streams[k]));
+        GPU_CHECK(ncclGroupEnd());
       }
       std::vector<unsigned char> got(c.bytes);
       for (int k = 0; k < tp; ++k) {
-        VCUDA(cudaSetDevice(k));
-        VCUDA(cudaStreamSynchronize(streams[static_cast<std::size_t>(k)]));
-        VCUDA(cudaMemcpy(got.data(), bufs.out[static_cast<std::size_t>(k)]->p, c.bytes, cudaMemcpyDeviceToHost));
+        GPU_CHECK(cudaSetDevice(k));
+        GPU_CHECK(cudaStreamSynchronize(streams[static_cast<std::size_t>(k)]));
+        GPU_CHECK(cudaMemcpy(got.data(), bufs.out[static_cast<std::size_t>(k)]->p, c.bytes, cudaMemcpyDeviceToHost));
         r.wrong += count_wrong_rounded(p, got);
       }
       r.elements = count * static_cast<std::size_t>(tp);
@@ -233,8 +229,12 @@ std::vector<VerifyResult> verify_allreduces(const std::vector<AllReduceCase>& ca
   }
   for (const auto& b : backends) {
     switch (b.kind) {
-      case AllReduceChoice::Kind::Custom: verify_custom(b, cases, tp, skip, out); break;
-      case AllReduceChoice::Kind::Nccl: verify_nccl(cases, tp, skip, out); break;
+      case AllReduceChoice::Kind::Custom:
+        verify_custom(b, cases, tp, skip, out);
+        break;
+      case AllReduceChoice::Kind::Nccl:
+        verify_nccl(cases, tp, skip, out);
+        break;
       case AllReduceChoice::Kind::Fixed:
         out.push_back({b.label(), "", 0, tp, false, 0, 0, "nothing to verify: a fixed latency, no kernel"});
         break;
