@@ -10,7 +10,9 @@ using namespace cartest;
 using specsim::car::Communicator;
 using specsim::car::Options;
 
-int main() {
+namespace {
+
+int run() {
   const int n = devices_or_skip(2, "gpu_car_multigpu");
   Checker ck;
   Options opt;
@@ -33,10 +35,10 @@ int main() {
     std::vector<void*> in(world), out(world);
     std::vector<cudaStream_t> st(world);
     for (int r = 0; r < world; ++r) {
-      CT_CUDA(cudaSetDevice(r));
-      CT_CUDA(cudaMalloc(&in[r], opt.max_bytes));
-      CT_CUDA(cudaMalloc(&out[r], opt.max_bytes));
-      CT_CUDA(cudaStreamCreateWithFlags(&st[r], cudaStreamNonBlocking));
+      GPU_CHECK(cudaSetDevice(r));
+      GPU_CHECK(cudaMalloc(&in[r], opt.max_bytes));
+      GPU_CHECK(cudaMalloc(&out[r], opt.max_bytes));
+      GPU_CHECK(cudaStreamCreateWithFlags(&st[r], cudaStreamNonBlocking));
     }
     for (DType dt : {DType::BF16, DType::FP16, DType::FP32}) {
       for (std::size_t count : sweep_counts(dt, false)) {
@@ -48,13 +50,13 @@ int main() {
           for (int r = 0; r < world; ++r) {
             threads.emplace_back([&, r] {
               try {
-                CT_CUDA(cudaSetDevice(r));
-                CT_CUDA(cudaMemcpyAsync(in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice, st[r]));
-                CT_CUDA(cudaMemsetAsync(out[r], kPoison, p.bytes(), st[r]));
+                GPU_CHECK(cudaSetDevice(r));
+                GPU_CHECK(cudaMemcpyAsync(in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice, st[r]));
+                GPU_CHECK(cudaMemsetAsync(out[r], kPoison, p.bytes(), st[r]));
                 comms[r]->allreduce(in[r], out[r], count, dt, v, st[r]);
                 comms[r]->synchronize(st[r]);
                 std::vector<unsigned char> got(p.bytes());
-                CT_CUDA(cudaMemcpy(got.data(), out[r], p.bytes(), cudaMemcpyDeviceToHost));
+                GPU_CHECK(cudaMemcpy(got.data(), out[r], p.bytes(), cudaMemcpyDeviceToHost));
                 wrong[r] = count_wrong(p, got);
               } catch (const std::exception& e) {
                 errors[r] = e.what();
@@ -63,9 +65,8 @@ int main() {
           }
           for (auto& t : threads) t.join();
           for (int r = 0; r < world; ++r) {
-            const std::string what = std::string(name(v)) + " " + name(dt) + " world " +
-                                     std::to_string(world) + " rank " + std::to_string(r) +
-                                     " count " + std::to_string(count);
+            const std::string what = std::string(name(v)) + " " + name(dt) + " world " + std::to_string(world) +
+                                     " rank " + std::to_string(r) + " count " + std::to_string(count);
             ck.expect(errors[r].empty(), what + ": " + errors[r]);
             ck.expect(wrong[r] == 0, what + ": " + std::to_string(wrong[r]) + " wrong");
           }
@@ -73,11 +74,22 @@ int main() {
       }
     }
     for (int r = 0; r < world; ++r) {
-      CT_CUDA(cudaSetDevice(r));
-      CT_CUDA(cudaFree(in[r]));
-      CT_CUDA(cudaFree(out[r]));
-      CT_CUDA(cudaStreamDestroy(st[r]));
+      GPU_CHECK(cudaSetDevice(r));
+      GPU_CHECK(cudaFree(in[r]));
+      GPU_CHECK(cudaFree(out[r]));
+      GPU_CHECK(cudaStreamDestroy(st[r]));
     }
   }
   return ck.finish("gpu_car_multigpu");
+}
+
+}  // namespace
+
+int main() {
+  try {
+    return run();
+  } catch (const std::exception& e) {  // a failed CUDA call or set-up: a failure, not a skip
+    std::fprintf(stderr, "FAIL: %s\n", e.what());
+    return 1;
+  }
 }

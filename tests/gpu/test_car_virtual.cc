@@ -29,8 +29,8 @@ struct Buffers {
     for (int r = 0; r < world; ++r) {
       void* a = nullptr;
       void* b = nullptr;
-      CT_CUDA(cudaMalloc(&a, bytes));
-      CT_CUDA(cudaMalloc(&b, bytes));
+      GPU_CHECK(cudaMalloc(&a, bytes));
+      GPU_CHECK(cudaMalloc(&b, bytes));
       in.push_back(a);
       out.push_back(b);
     }
@@ -45,10 +45,10 @@ struct Buffers {
 
 void upload(const Problem& p, const std::vector<void*>& in, const std::vector<void*>& out) {
   for (int r = 0; r < p.world; ++r) {
-    CT_CUDA(cudaMemcpy(in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice));
-    CT_CUDA(cudaMemset(out[r], kPoison, p.bytes()));
+    GPU_CHECK(cudaMemcpy(in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice));
+    GPU_CHECK(cudaMemset(out[r], kPoison, p.bytes()));
   }
-  CT_CUDA(cudaDeviceSynchronize());  // graph replays run on a stream that ignores the legacy one
+  GPU_CHECK(cudaDeviceSynchronize());  // graph replays run on a stream that ignores the legacy one
 }
 
 /// Compares every rank's output with the reference; true when all are bitwise right.
@@ -56,24 +56,22 @@ bool verify(Checker& ck, const Problem& p, const std::vector<void*>& out, const 
   std::vector<unsigned char> got(p.bytes());
   bool all = true;
   for (int r = 0; r < p.world; ++r) {
-    CT_CUDA(cudaMemcpy(got.data(), out[r], p.bytes(), cudaMemcpyDeviceToHost));
+    GPU_CHECK(cudaMemcpy(got.data(), out[r], p.bytes(), cudaMemcpyDeviceToHost));
     const std::size_t wrong = count_wrong(p, got);
-    all = ck.expect(wrong == 0, what + " rank " + std::to_string(r) + ": " +
-                                    std::to_string(wrong) + " of " + std::to_string(p.count) +
-                                    " elements wrong") && all;
+    all = ck.expect(wrong == 0, what + " rank " + std::to_string(r) + ": " + std::to_string(wrong) + " of " +
+                                    std::to_string(p.count) + " elements wrong") &&
+          all;
   }
   return all;
 }
 
 std::string label(int world, DType dt, std::size_t count, Variant v) {
-  return std::string(name(v)) + " " + name(dt) + " world " + std::to_string(world) + " count " +
-         std::to_string(count);
+  return std::string(name(v)) + " " + name(dt) + " world " + std::to_string(world) + " count " + std::to_string(count);
 }
 
 void sweep(Checker& ck, const Settings& s) {
   const std::vector<int> worlds = s.quick ? std::vector<int>{2, 3, 8} : std::vector<int>{2, 3, 4, 5, 6, 7, 8};
-  const Variant variants[] = {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot,
-                              Variant::Auto};
+  const Variant variants[] = {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot, Variant::Auto};
   Options opt;
   opt.timeout_ns = s.timeout_ns;
   std::uint64_t seed = 1;
@@ -120,45 +118,42 @@ void graphs(Checker& ck, const Settings& s) {
   auto comm = Communicator::create_virtual(world, 0, opt);
   Buffers buf(world, opt.max_bytes);
   cudaStream_t st;
-  CT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   struct G {
     DType dt;
     std::size_t count;
     int reps;
   };
   const int full = s.replays, some = std::max(1, s.replays / 10);
-  const G cases[] = {{DType::BF16, 21504, full}, {DType::BF16, 10001, some},
-                     {DType::FP16, 28672, some}, {DType::FP32, 4099, some}};
+  const G cases[] = {
+      {DType::BF16, 21504, full}, {DType::BF16, 10001, some}, {DType::FP16, 28672, some}, {DType::FP32, 4099, some}};
   std::uint64_t seed = 900000;
   for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot}) {
     for (const G& g : cases) {
       cudaGraph_t graph;
       cudaGraphExec_t exec;
-      CT_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+      GPU_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
       comm->allreduce_virtual(buf.in, buf.out, g.count, g.dt, v, st);
-      CT_CUDA(cudaStreamEndCapture(st, &graph));
-      CT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+      GPU_CHECK(cudaStreamEndCapture(st, &graph));
+      GPU_CHECK(cudaGraphInstantiate(&exec, graph, 0));
       long bad = 0;
       for (int k = 0; k < g.reps; ++k) {
         const Problem p = make_problem(g.dt, world, g.count, seed++);
         upload(p, buf.in, buf.out);
-        CT_CUDA(cudaGraphLaunch(exec, st));
+        GPU_CHECK(cudaGraphLaunch(exec, st));
         comm->synchronize(st);
         Checker local;
-        if (!verify(local, p, buf.out, "graph replay " + std::to_string(k) + " " +
-                                           label(world, g.dt, g.count, v)))
+        if (!verify(local, p, buf.out, "graph replay " + std::to_string(k) + " " + label(world, g.dt, g.count, v)))
           ++bad;
       }
-      ck.expect(bad == 0, "graph " + label(world, g.dt, g.count, v) + ": " +
-                              std::to_string(bad) + " of " + std::to_string(g.reps) +
-                              " replays wrong");
-      std::printf("graph %s: %d replays, %ld wrong\n", label(world, g.dt, g.count, v).c_str(),
-                  g.reps, bad);
-      CT_CUDA(cudaGraphExecDestroy(exec));
-      CT_CUDA(cudaGraphDestroy(graph));
+      ck.expect(bad == 0, "graph " + label(world, g.dt, g.count, v) + ": " + std::to_string(bad) + " of " +
+                              std::to_string(g.reps) + " replays wrong");
+      std::printf("graph %s: %d replays, %ld wrong\n", label(world, g.dt, g.count, v).c_str(), g.reps, bad);
+      GPU_CHECK(cudaGraphExecDestroy(exec));
+      GPU_CHECK(cudaGraphDestroy(graph));
     }
   }
-  CT_CUDA(cudaStreamDestroy(st));
+  GPU_CHECK(cudaStreamDestroy(st));
 }
 
 /// Expects `f` to throw a runtime_error whose message contains `needle`.
@@ -181,12 +176,12 @@ void refusals(Checker& ck, const Settings& s) {
   opt.max_bytes = 1 << 20;
   auto comm = Communicator::create_virtual(world, 0, opt);
   Buffers buf(world, opt.max_bytes + 64);
-  for (void* p : buf.out) CT_CUDA(cudaMemset(p, kPoison, opt.max_bytes + 64));
+  for (void* p : buf.out) GPU_CHECK(cudaMemset(p, kPoison, opt.max_bytes + 64));
   auto untouched = [&](const std::string& what) {
-    CT_CUDA(cudaDeviceSynchronize());
+    GPU_CHECK(cudaDeviceSynchronize());
     std::vector<unsigned char> got(opt.max_bytes + 64);
     for (void* p : buf.out) {
-      CT_CUDA(cudaMemcpy(got.data(), p, got.size(), cudaMemcpyDeviceToHost));
+      GPU_CHECK(cudaMemcpy(got.data(), p, got.size(), cudaMemcpyDeviceToHost));
       bool all = true;
       for (unsigned char c : got) all = all && c == kPoison;
       ck.expect(all, what + ": a refused call wrote the output");
@@ -206,24 +201,19 @@ void refusals(Checker& ck, const Settings& s) {
   expect_throw(ck, "too large", "exceeds", [&] {
     comm->allreduce_virtual(buf.in, buf.out, (opt.max_bytes / 2) + 1, DType::BF16, Variant::Auto, nullptr);
   });
-  expect_throw(ck, "count 0", "count is 0", [&] {
-    comm->allreduce_virtual(buf.in, buf.out, 0, DType::BF16, Variant::Auto, nullptr);
-  });
-  expect_throw(ck, "bad variant", "unknown variant", [&] {
-    comm->allreduce_virtual(buf.in, buf.out, 64, DType::BF16, static_cast<Variant>(17), nullptr);
-  });
+  expect_throw(ck, "count 0", "count is 0",
+               [&] { comm->allreduce_virtual(buf.in, buf.out, 0, DType::BF16, Variant::Auto, nullptr); });
+  expect_throw(ck, "bad variant", "unknown variant",
+               [&] { comm->allreduce_virtual(buf.in, buf.out, 64, DType::BF16, static_cast<Variant>(17), nullptr); });
   expect_throw(ck, "wrong number of buffers", "need 4 inputs", [&] {
     std::vector<void*> three(buf.in.begin(), buf.in.begin() + 3);
     comm->allreduce_virtual(three, buf.out, 64, DType::BF16, Variant::Auto, nullptr);
   });
-  expect_throw(ck, "per-rank call on virtual", "allreduce_virtual", [&] {
-    comm->allreduce(buf.in[0], buf.out[0], 64, DType::BF16, Variant::Auto, nullptr);
-  });
+  expect_throw(ck, "per-rank call on virtual", "allreduce_virtual",
+               [&] { comm->allreduce(buf.in[0], buf.out[0], 64, DType::BF16, Variant::Auto, nullptr); });
   untouched("refusals");
-  expect_throw(ck, "world 9", "outside the supported 2..8",
-               [&] { Communicator::create_virtual(9, 0, opt); });
-  expect_throw(ck, "world 1", "outside the supported 2..8",
-               [&] { Communicator::create_virtual(1, 0, opt); });
+  expect_throw(ck, "world 9", "outside the supported 2..8", [&] { Communicator::create_virtual(9, 0, opt); });
+  expect_throw(ck, "world 1", "outside the supported 2..8", [&] { Communicator::create_virtual(1, 0, opt); });
 }
 
 /// World 4 with rank 3 absent: the others must report it within a bounded time, and the
@@ -251,9 +241,8 @@ void absent_peer(Checker& ck) {
             "absent peer: expected 'rank 3 never arrived', got '" + msg + "'");
   ck.expect(msg.find("barrier 0") != std::string::npos, "absent peer: barrier not named");
   ck.expect(s < 10.0, "absent peer: took " + std::to_string(s) + " s");
-  expect_throw(ck, "call after failure", "unusable", [&] {
-    comm->allreduce_virtual(buf.in, buf.out, p.count, p.dtype, Variant::OneShotPull, nullptr);
-  });
+  expect_throw(ck, "call after failure", "unusable",
+               [&] { comm->allreduce_virtual(buf.in, buf.out, p.count, p.dtype, Variant::OneShotPull, nullptr); });
 }
 
 }  // namespace
