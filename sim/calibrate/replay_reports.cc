@@ -130,7 +130,7 @@ std::vector<AllReducePoint> allreduce_points(const std::vector<ReplayReport>& re
     }
     const std::string be = backend_of(j, f);
     const AllReduceChoice backend = parse_allreduce(be, f + ": allreduce_backend");
-    if (backend.kind == AllReduceChoice::Kind::Fixed)
+    if (backend.kind != AllReduceChoice::Kind::Nccl && backend.kind != AllReduceChoice::Kind::Custom)
       throw InputError("a replay runs real all-reduces, not '" + be + "'", f + ": allreduce_backend");
     const auto phases = phases_from_report(j, f);
     for (std::size_t i = 0; i < phases.size(); ++i) {
