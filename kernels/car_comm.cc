@@ -11,19 +11,15 @@
 
 #include "car_layout.h"
 #include "car_rendezvous.h"
+#include "cuda_check.h"
 #include "custom_allreduce.h"
 
 namespace specsim::car {
 
 namespace {
 
-/// The one CUDA check of this library: throws with the call and CUDA's message.
-void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string("custom all-reduce: ") + what + ": " +
-                             cudaGetErrorString(e));
-}
-#define CAR_CUDA(call) cuda_check((call), #call)
+/// The project's one CUDA check (cuda_check.h), under this file's name for it.
+#define CAR_CUDA(call) GPU_CHECK(call)
 
 /// Blocks per rank on one real GPU: enough to keep a few links busy without taking the SMs
 /// that overlapping compute needs (vLLM uses 36 for the same reason).

@@ -1,5 +1,5 @@
 #pragma once
-// Custom all-reduce for small tensors (issue #3): one-shot pull, one-shot push and two-shot
+// Custom all-reduce for small tensors: one-shot pull, one-shot push and two-shot
 // kernels, and flag-free one-shots (one-shot-ll, one-shot-ll-pull: no barrier, readiness travels
 // with the data), for world sizes 2..8 over NVLink or PCIe peer-to-peer, in three buffer modes
 // (virtual ranks on one GPU, one thread per GPU, one process per GPU through CUDA IPC).

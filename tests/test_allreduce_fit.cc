@@ -8,6 +8,7 @@
 #include "calibrate/allreduce_fit.h"
 #include "calibrate/profile_io.h"
 #include "cost/custom_ar_model.h"
+#include "cost/nccl_fit_curve.h"
 #include "cost/nccl_model.h"
 #include "engine/phase_timer.h"
 #include "measured/replay_result.h"
@@ -110,7 +111,8 @@ TEST_CASE("NCCL fit on the H200 reports: every point moves toward the measuremen
   CHECK(parse_nccl_fit(nccl_fit_json(c), "fit").pieces.size() == c.pieces.size());  // loadable as written
   // Outside the measured sizes the tuning model stays: 64 MiB costs what it cost before.
   CHECK(nccl_allreduce(64.0 * (1 << 20), 2, cal, NcclSettings{}).fitted);
-  CHECK(c.us(64.0 * (1 << 20)) == Approx(nccl_allreduce(64.0 * (1 << 20), 2, base, NcclSettings{}).us).epsilon(1e-9));
+  CHECK(nccl_fit_us(c, 64.0 * (1 << 20)) ==
+        Approx(nccl_allreduce(64.0 * (1 << 20), 2, base, NcclSettings{}).us).epsilon(1e-9));
   // Other world sizes keep the tuning model.
   CHECK_FALSE(nccl_allreduce(65536, 4, cal, NcclSettings{}).fitted);
 }

@@ -1,4 +1,4 @@
-// CyclePlan: shapes and collective counts as SGLang runs them (shared/reference notes).
+// CyclePlan: shapes and collective counts as SGLang runs them (docs/sources.md#S-sglang-collectives).
 #include <catch2/catch.hpp>
 
 #include "plan/cycle_plan.h"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `specsim check --replay` on a GPU machine (issue #6): builds specsim and the GPU test, runs the
-# test (baseline, clean check, SPECSIM_CAR_FAULT=skip, doctored baseline), then the demo commands
+# `specsim check --replay` on a GPU machine: builds specsim and the GPU test, runs the
+# test (baseline, clean check, the test-only specsim-skip-allreduce, doctored baseline), then the demo commands
 # of docs/README-check-replay.md. Logs go to $OUT (default ./check-replay-out).
 # Needs CLI11 and Catch2 headers: system ones, or copied to .deps/include.
 set -u
@@ -23,8 +23,8 @@ $S run --json $FLAGS > "$OUT/b-analytic.json"; echo "run --json exit $?"
 $S replay $FLAGS --iters 5 --warmup 2 -o "$OUT/b.json" > "$OUT/replay.log" 2>&1; echo "replay -o exit $?"
 $S check --replay --baseline "$OUT/b.json" $FLAGS --iters 5 --warmup 2 --tolerance 10% > "$OUT/check.log" 2>&1
 echo "check --replay exit $?" | tee -a "$OUT/check.log"
-SPECSIM_CAR_FAULT=skip $S check --replay --baseline "$OUT/b.json" $FLAGS --iters 5 --warmup 2 > "$OUT/check-fault.log" 2>&1
-echo "check --replay (SPECSIM_CAR_FAULT=skip) exit $?" | tee -a "$OUT/check-fault.log"
+./$B/tests/gpu/specsim-skip-allreduce check --replay --baseline "$OUT/b.json" $FLAGS --iters 5 --warmup 2 > "$OUT/check-fault.log" 2>&1
+echo "check --replay (specsim-skip-allreduce) exit $?" | tee -a "$OUT/check-fault.log"
 $S check --replay --baseline "$OUT/b-analytic.json" $FLAGS > "$OUT/check-analytic-baseline.log" 2>&1
 echo "check --replay with an analytic baseline exit $?" | tee -a "$OUT/check-analytic-baseline.log"
 CUDA_VISIBLE_DEVICES= $S check --replay --baseline "$OUT/b.json" $FLAGS > "$OUT/check-nogpu.log" 2>&1

@@ -5,26 +5,28 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "spec/flag_ranges.h"
 #include "util/error.h"
 
 namespace specsim::cli {
 
 void add_run_flags(CLI::App& app, RunArgs& a) {
+  namespace fr = flag_ranges;  // the ranges shown here are the ones validate_run() enforces
   app.add_option("--model-path", a.model_path, "target config.json, a folder holding one, or a zoo name (deepseek-v3, ...)");
   app.add_option("--speculative-draft-model-path", a.draft_model_path, "EAGLE-3 draft config (zoo models pick theirs)");
   app.add_option("--hardware", a.hardware, "GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile JSON path");
   app.add_option("--num-gpus", a.num_gpus, "GPUs in the box (default: the tp size)");
-  app.add_option("--tp-size", a.tp_size, "tensor-parallel size");
+  app.add_option("--tp-size", a.tp_size, "tensor-parallel size" + fr::kTpSize.help_suffix());
   app.add_option("--speculative-algorithm", a.algorithm, "NONE, EAGLE or EAGLE3");
-  app.add_option("--speculative-num-steps", a.num_steps, "draft steps per cycle (S)");
-  app.add_option("--speculative-eagle-topk", a.topk, "draft branches per step (K)");
-  app.add_option("--speculative-num-draft-tokens", a.num_draft_tokens, "tokens verified per cycle (N)");
-  app.add_option("--cuda-graph-max-bs", a.cuda_graph_max_bs, "largest batch replayed from CUDA graphs");
+  app.add_option("--speculative-num-steps", a.num_steps, "draft steps per cycle (S)" + fr::kNumSteps.help_suffix());
+  app.add_option("--speculative-eagle-topk", a.topk, "draft branches per step (K)" + fr::kTopk.help_suffix());
+  app.add_option("--speculative-num-draft-tokens", a.num_draft_tokens, "tokens verified per cycle (N)" + fr::kDraftTokens.help_suffix());
+  app.add_option("--cuda-graph-max-bs", a.cuda_graph_max_bs, "largest batch replayed from CUDA graphs" + fr::kCudaGraphMaxBs.help_suffix());
   app.add_flag("--disable-cuda-graph", a.disable_cuda_graph, "run every phase eagerly");
   app.add_option("--eager-phases", a.eager_phases,
                  "phases forced eager (comma list of draft_decode,verify,draft_extend,baseline_decode, or none)");
-  app.add_option("--batch-size", a.batch_size, "running requests");
-  app.add_option("--context-len", a.context_len, "KV-cache tokens per request");
+  app.add_option("--batch-size", a.batch_size, "running requests" + fr::kBatchSize.help_suffix());
+  app.add_option("--context-len", a.context_len, "KV-cache tokens per request" + fr::kContextLen.help_suffix());
   app.add_option("--dtype", a.dtype, "target weight dtype: bf16, fp16, fp8 (default: from the config)");
   app.add_option("--accept-len", a.accept_len, "SGLang's accept len: accepted draft tokens per verify + 1");
   app.add_option("--accept-rate", a.accept_rate, "per-token acceptance rate (chain formula)");
@@ -53,6 +55,9 @@ int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
   } catch (const InputError& e) {
     std::cerr << "error: " << e.line() << "\n";
     return kExitBadInput;
+  } catch (const EnvironmentError& e) {
+    std::cerr << "error: " << e.line() << "\n";
+    return kExitEnvironment;
   } catch (const nlohmann::json::exception& e) {
     // A JSON input of the right syntax but the wrong shape that a reader did not check field by
     // field: still bad input, not a crash.

@@ -9,8 +9,9 @@
 
 namespace specsim::cli {
 
-/// Exit codes: 0 ok, 1 a regression check failed, 2 bad input, 70 an internal error.
-constexpr int kExitOk = 0, kExitRegression = 1, kExitBadInput = 2, kExitInternal = 70;
+/// Exit codes: 0 ok, 1 a regression check failed, 2 bad input, 3 the machine lacks something the
+/// run needs (a program, a temp folder), 70 an internal error.
+constexpr int kExitOk = 0, kExitRegression = 1, kExitBadInput = 2, kExitEnvironment = 3, kExitInternal = 70;
 
 /// Adds the scenario flags (model, hardware, SGLang speculation and graph flags, anchors).
 void add_run_flags(CLI::App& app, RunArgs& args);

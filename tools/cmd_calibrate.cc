@@ -1,16 +1,18 @@
 // `specsim calibrate`: measurements in, a hardware profile out. One mode per kind of measurement
 // (today: --nccl-tests); each mode reads, fits, and writes a profile load_hardware() accepts.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fmt/format.h>
 #include <iostream>
 
+#include "calibrate/calibrate_from_replay.h"
 #include "calibrate/nccl_fit.h"
-#include "calibrate/replay_fit.h"
 #include "calibrate/profile_io.h"
 #include "cli_common.h"
 #include "commands.h"
+#include "cost/nccl_fit_curve.h"
 #include "ingest/nccl_tests.h"
 #include "ingest/text_lines.h"
 #include "spec/hardware.h"
@@ -25,11 +27,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 struct CalibrateArgs {
-  std::string nccl_tests;  ///< mode: an nccl-tests all_reduce_perf log
+  std::string nccl_tests;                  ///< mode: an nccl-tests all_reduce_perf log
   std::vector<std::string> from, holdout;  ///< mode: specsim replay reports (and held-out ones)
-  std::string hardware;    ///< the base profile: GPU:TOPOLOGY or a profile path
+  std::string hardware;                    ///< the base profile: GPU:TOPOLOGY or a profile path
   std::string out;
-  int world = 0;           ///< which table when a log has several world sizes
+  int world = 0;  ///< which table when a log has several world sizes
 };
 
 int mode_nccl_tests(const CalibrateArgs& a) {
@@ -40,21 +42,25 @@ int mode_nccl_tests(const CalibrateArgs& a) {
   const std::string source = fmt::format(
       "specsim calibrate --nccl-tests {} on {}: piecewise weighted least squares of time = lat + bytes/algbw over "
       "{} sizes {:.0f}..{:.0f} B (mean of out-of-place and in-place), world {}, tolerance {:.0f}% per range",
-      fs::path(a.nccl_tests).filename().string(), utc_date_today(), points.size(), points.front().bytes, points.back().bytes,
-      world, kNcclFitTolerance * 100);
+      fs::path(a.nccl_tests).filename().string(), utc_date_today(), points.size(), points.front().bytes,
+      points.back().bytes, world, kNcclFitTolerance * 100);
   const NcclFit fit = fit_allreduce_curve(points, world, source);
 
   json profile = base_profile_json(a.hardware);
   json& topo = profile["topology"];
   topo["nccl_fit"] = nccl_fit_json(fit);
   topo["description"] = topo.value("description", "") + " | all-reduce calibrated from " + a.nccl_tests;
-  profile["calibration"] = {{"mode", "nccl-tests"}, {"log", a.nccl_tests}, {"base", a.hardware}, {"date", utc_date_today()},
+  profile["calibration"] = {{"mode", "nccl-tests"},
+                            {"log", a.nccl_tests},
+                            {"base", a.hardware},
+                            {"date", utc_date_today()},
                             {"max_relative_error", max_relative_error(fit, points)}};
   // Refuse to write what load_hardware would refuse to read.
   gpu_from_json(profile["gpu"], a.out + ": gpu");
   const TopologyProfile t = topology_from_json(topo, a.out + ": topology");
   if (world > t.max_gpus)
-    throw InputError(fmt::format("the log has {} ranks but topology {} holds at most {}", world, t.name, t.max_gpus), "--hardware");
+    throw InputError(fmt::format("the log has {} ranks but topology {} holds at most {}", world, t.name, t.max_gpus),
+                     "--hardware");
   write_file_atomic(a.out, profile.dump(2) + "\n", "-o");
 
   fmt::print("nccl-tests log {}: {} tables, {} rows, {} comment lines, {} unknown lines skipped\n", a.nccl_tests,
@@ -63,8 +69,8 @@ int mode_nccl_tests(const CalibrateArgs& a) {
              fit.pieces.size(), 100 * max_relative_error(fit, points));
   fmt::print("  {:>12} {:>12} {:>10} {:>12} {:>12}\n", "min_bytes", "max_bytes", "lat_us", "busbw_GB/s", "algbw_GB/s");
   for (const auto& p : fit.pieces)
-    fmt::print("  {:>12.0f} {:>12.0f} {:>10.2f} {:>12.2f} {:>12.2f}\n", p.min_bytes, p.max_bytes, p.lat_us, p.busbw_gbps,
-               fit.algbw_gbps(p));
+    fmt::print("  {:>12.0f} {:>12.0f} {:>10.2f} {:>12.2f} {:>12.2f}\n", p.min_bytes, p.max_bytes, p.lat_us,
+               p.busbw_gbps, nccl_fit_algbw_gbps(p, fit.world));
   fmt::print("wrote {} (use: specsim run --hardware {} --tp-size {} --allreduce nccl)\n", a.out, a.out, world);
   return kExitOk;
 }

@@ -2,16 +2,17 @@
 // measurement. Built everywhere; the GPU part only where kernels/replay was built (CUDA + NCCL).
 // Ranks: one GPU (a tp > 1 plan's share, collectives left out); `--num-gpus N`, one thread per
 // GPU; `mpirun -np N specsim replay --mpi`, one process per rank (kernels/replay/replay_mpi.h).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string_view>
 #include <thread>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -23,6 +24,7 @@
 #include "car_types.h"
 #include "replay_exec.h"
 #include "replay_mpi.h"
+#include "thread_ranks.h"
 #endif
 
 namespace specsim::cli {
@@ -58,8 +60,9 @@ AllReduceChoice replay_backend(const RunArgs& args) {
   if (args.allreduce.size() > 1)
     throw InputError("a multi-GPU replay runs one all-reduce backend; give it once", "--allreduce");
   if (!args.allreduce.empty()) backend = parse_allreduce(args.allreduce.front());
-  if (backend.kind == AllReduceChoice::Kind::Fixed)
-    throw InputError("a replay runs a real all-reduce: nccl or custom[:VARIANT], not fixed", "--allreduce");
+  if (backend.kind != AllReduceChoice::Kind::Nccl && backend.kind != AllReduceChoice::Kind::Custom)
+    throw InputError("a replay runs a real all-reduce: nccl or custom[:VARIANT], not " + backend.kind_name(),
+                     "--allreduce");
   return backend;
 }
 
@@ -68,8 +71,10 @@ AllReduceChoice replay_backend(const RunArgs& args) {
   const nlohmann::json report = replay_json(s, r, m);
   if (!f.out_path.empty()) write_file_atomic(f.out_path, report.dump(2) + "\n", "-o");
   write_replay_trace_files(report, "replay report", f.trace_path, f.csv_path);
-  if (f.json) std::cout << report.dump(2) << "\n";
-  else std::cout << replay_text(report);
+  if (f.json)
+    std::cout << report.dump(2) << "\n";
+  else
+    std::cout << replay_text(report);
   return kExitOk;
 }
 
@@ -93,6 +98,33 @@ replay::ReplayOptions replay_options(const ReplayFlags& f) {
   return opt;
 }
 
+/// Says `what` on stderr and ends this process at once: its other threads may be blocked in a
+/// collective that never completes, so no destructor and no atexit handler may run.
+[[noreturn]] void exit_now(const std::string& what) {
+  std::cerr << "internal error: " << what << "\n" << std::flush;
+  std::fflush(stdout);
+  std::_Exit(kExitInternal);
+}
+
+/// Ends every rank of the MPI job (a failed rank's peers may be inside a collective), after
+/// saying `what`; if MPI_Abort returns, this process still ends.
+[[noreturn]] void abort_mpi_job(const replay::MpiSession& mpi, const std::string& what) {
+  std::cerr << "internal error: " << what << "\n" << std::flush;
+  std::fflush(stdout);
+  mpi.abort(kExitInternal);
+  std::_Exit(kExitInternal);
+}
+
+/// The replay of `--num-gpus N` threads; a rank whose peers stay blocked ends the process.
+ReplayMeasurement replay_threads(const CyclePlan& plan, const replay::ReplayOptions& opt,
+                                 const replay::MultiGpuOptions& mg) {
+  try {
+    return replay::replay_plan_multi_gpu(plan, opt, mg);
+  } catch (const replay::StuckRanksError& e) {
+    exit_now(std::string(e.what()) + " (replay)");
+  }
+}
+
 /// One GPU, or `--num-gpus N` threads.
 int replay_local(const RunArgs& args, const ReplayFlags& f) {
   const auto [s, backend] = local_scenario(args);
@@ -105,7 +137,7 @@ int replay_local(const RunArgs& args, const ReplayFlags& f) {
   replay::MultiGpuOptions mg;
   mg.gpus = gpus, mg.custom = backend.kind == AllReduceChoice::Kind::Custom, mg.variant = backend.variant;
   const replay::ReplayOptions opt = replay_options(f);
-  const ReplayMeasurement m = gpus > 1 ? replay::replay_plan_multi_gpu(r.plan, opt, mg) : replay::replay_plan(r.plan, opt);
+  const ReplayMeasurement m = gpus > 1 ? replay_threads(r.plan, opt, mg) : replay::replay_plan(r.plan, opt);
   return print_report(s, r, m, f);
 }
 
@@ -150,8 +182,7 @@ int replay_under_mpi(const RunArgs& args, const ReplayFlags& f) {
   } catch (const nlohmann::json::exception& e) {
     bad = InputError(std::string("unexpected JSON content: ") + e.what(), "check the input files");
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << " (replay --mpi, rank " << w.rank << ")\n" << std::flush;
-    mpi.abort(kExitInternal);
+    abort_mpi_job(mpi, fmt::format("{} (replay --mpi, rank {})", e.what(), w.rank));
   }
   const int who = mpi.first_rank_with(bad.has_value());
   if (who >= 0) {
@@ -166,8 +197,7 @@ int replay_under_mpi(const RunArgs& args, const ReplayFlags& f) {
     m = replay::replay_plan_mpi(r->plan, replay_options(f), mo, mpi);
   } catch (const std::exception& e) {
     // Its peers may be inside a collective that will never complete: end the whole job.
-    std::cerr << "internal error: " << e.what() << " (replay --mpi)\n" << std::flush;
-    mpi.abort(kExitInternal);
+    abort_mpi_job(mpi, std::string(e.what()) + " (replay --mpi)");
   }
   if (w.rank != 0) return kExitOk;
   return print_report(*s, *r, m, f);
@@ -210,11 +240,13 @@ int cmd_replay(int argc, char** argv) {
   RunArgs args;
   ReplayFlags f;
   add_run_flags(app, args);
-  app.add_option("--iters", f.iters, "timed graph replays per phase (eager forwards: at most 10)")->check(CLI::Range(1, 100000));
+  app.add_option("--iters", f.iters, "timed graph replays per phase (eager forwards: at most 10)")
+      ->check(CLI::Range(1, 100000));
   app.add_option("--warmup", f.warmup, "untimed replays first")->check(CLI::Range(0, 100000));
   app.add_option("--op-passes", f.op_passes, "eager per-op timing passes (median kept)")->check(CLI::Range(1, 1000));
   app.add_flag("--no-gemm-chain", f.no_chain, "skip the GEMM-chain check (replay vs bare graph)");
-  app.add_flag("--mpi", f.mpi, "one rank per process: mpirun -np N specsim replay --mpi --tp-size N (GPU = node-local rank)");
+  app.add_flag("--mpi", f.mpi,
+               "one rank per process: mpirun -np N specsim replay --mpi --tp-size N (GPU = node-local rank)");
   app.add_flag("--json", f.json, "print the report as one JSON object");
   app.add_option("-o,--output", f.out_path, "also write the JSON report here (input of specsim calibrate --from)");
   app.add_option("--trace", f.trace_path, "also write a Chrome trace: measured op slices beside predicted (Perfetto)");

@@ -15,6 +15,7 @@
 #include "sweep/plot.h"
 #include "sweep/range.h"
 #include "sweep/sweep_output.h"
+#include "spec/flag_ranges.h"
 #include "util/error.h"
 #include "util/json_io.h"
 
@@ -53,16 +54,17 @@ void add_list_flags(CLI::App& app, ListFlags& f) {
 
 Grid make_grid(const ListFlags& f) {
   Grid g;
-  auto ints = [](const std::string& text, const char* flag, long long lo, long long hi) {
-    return text.empty() ? std::vector<long long>{} : parse_int_values(text, flag, lo, hi);
+  auto ints = [](const std::string& text, const FlagRange& r) {
+    return text.empty() ? std::vector<long long>{} : parse_int_values(text, std::string(r.flag), r.lo, r.hi);
   };
-  g.tp = ints(f.tp, "--tp-size", 1, 1024);
-  g.batch = ints(f.batch, "--batch-size", 1, 1 << 20);
-  g.context = ints(f.context, "--context-len", 1, 1LL << 26);
-  g.graph_bs = ints(f.graph_bs, "--cuda-graph-max-bs", 0, 1 << 20);
-  g.topk = ints(f.topk, "--speculative-eagle-topk", 1, 64);
-  g.steps = ints(f.steps, "--speculative-num-steps", 1, 64);
-  g.draft_tokens = ints(f.draft_tokens, "--speculative-num-draft-tokens", 2, 1024);
+  namespace fr = flag_ranges;
+  g.tp = ints(f.tp, fr::kTpSize);
+  g.batch = ints(f.batch, fr::kBatchSize);
+  g.context = ints(f.context, fr::kContextLen);
+  g.graph_bs = ints(f.graph_bs, fr::kCudaGraphMaxBs);
+  g.topk = ints(f.topk, fr::kTopk);
+  g.steps = ints(f.steps, fr::kNumSteps);
+  g.draft_tokens = ints(f.draft_tokens, fr::kDraftTokens);
   if (!f.dtype.empty()) g.dtype = parse_word_values(f.dtype, "--dtype");
   for (const auto& d : g.dtype) parse_dtype(d, "--dtype");
   if (!f.accept_len.empty()) g.accept_len = parse_double_values(f.accept_len, "--accept-len");

@@ -1,5 +1,6 @@
 // specsim: the command line. main() only picks the subcommand; each one parses its own flags
 // and calls the stages in order (spec -> plan -> cost -> timeline -> report).
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -34,6 +35,9 @@ void usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // NCCL reads this when it starts: never NVLink SHARP (multicast), whichever command starts NCCL
+  // (replay, check --replay); kernels/replay refuses to start NCCL without it.
+  ::setenv("NCCL_NVLS_ENABLE", "0", 1);
   if (argc >= 2 && (!std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--version"))) {
     usage();
     return 0;

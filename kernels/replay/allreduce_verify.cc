@@ -5,15 +5,15 @@
 #include <nccl.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "car_reference.h"
+#include "cuda_check.h"
 #include "custom_allreduce.h"
-#include "util/error.h"
+#include "replay_rank.h"
 
 namespace specsim::replay {
 namespace {
@@ -22,30 +22,24 @@ namespace ref = car::ref;
 using sweep::AllReduceCase;
 using sweep::VerifyResult;
 
-void cuda_ok(cudaError_t e, const char* call) {
-  if (e != cudaSuccess) throw std::runtime_error(fmt::format("{}: {}", call, cudaGetErrorString(e)));
-}
-void nccl_ok(ncclResult_t e, const char* call) {
-  if (e != ncclSuccess) throw std::runtime_error(fmt::format("{}: {}", call, ncclGetErrorString(e)));
-}
-#define VCUDA(x) cuda_ok((x), #x)
-#define VNCCL(x) nccl_ok((x), #x)
-
-/// The test-only fault knob: true when the launches are to be skipped.
-bool skip_launch() {
-  const char* v = std::getenv("SPECSIM_CAR_FAULT");
-  if (!v || !*v) return false;
-  if (std::string(v) == "skip") return true;
-  throw InputError(fmt::format("unknown fault '{}': the only test fault is 'skip'", v), "SPECSIM_CAR_FAULT");
-}
+// The test-only fault: tests/gpu compiles its own copy of this file with
+// SPECSIM_TEST_SKIP_ALLREDUCE into a test-only specsim, where every all-reduce launch below is
+// skipped (the poisoned outputs then fail the check). The shipped specsim has no such switch.
+#ifdef SPECSIM_TEST_SKIP_ALLREDUCE
+constexpr bool kSkipLaunch = true;
+constexpr const char* kSkipNote = "test build: launch skipped";
+#else
+constexpr bool kSkipLaunch = false;
+constexpr const char* kSkipNote = "";
+#endif
 
 /// One device buffer (freed on the device it was allocated on).
 struct DevMem {
   void* p = nullptr;
   int device = 0;
   DevMem(int dev, std::size_t bytes) : device(dev) {
-    VCUDA(cudaSetDevice(dev));
-    VCUDA(cudaMalloc(&p, bytes < 256 ? 256 : bytes));
+    GPU_CHECK(cudaSetDevice(dev));
+    GPU_CHECK(cudaMalloc(&p, bytes < 256 ? 256 : bytes));
   }
   ~DevMem() {
     if (p) cudaSetDevice(device), cudaFree(p);
@@ -64,9 +58,9 @@ Staged stage(const ref::Problem& p, int tp, std::size_t bytes, DeviceOf device) 
   for (int k = 0; k < tp; ++k) {
     s.in.push_back(std::make_unique<DevMem>(device(k), bytes));
     s.out.push_back(std::make_unique<DevMem>(device(k), bytes));
-    VCUDA(cudaMemcpy(s.in.back()->p, p.in[static_cast<std::size_t>(k)].data(), bytes, cudaMemcpyHostToDevice));
-    VCUDA(cudaMemset(s.out.back()->p, ref::kPoison, bytes));
-    VCUDA(cudaDeviceSynchronize());  // the launches run on streams that ignore the legacy one
+    GPU_CHECK(cudaMemcpy(s.in.back()->p, p.in[static_cast<std::size_t>(k)].data(), bytes, cudaMemcpyHostToDevice));
+    GPU_CHECK(cudaMemset(s.out.back()->p, ref::kPoison, bytes));
+    GPU_CHECK(cudaDeviceSynchronize());  // the launches run on streams that ignore the legacy one
   }
   return s;
 }
@@ -102,7 +96,7 @@ std::size_t count_wrong_rounded(const ref::Problem& p, const std::vector<unsigne
   return wrong;
 }
 
-void verify_custom(const AllReduceChoice& b, const std::vector<AllReduceCase>& cases, int tp, bool skip,
+void verify_custom(const AllReduceChoice& b, const std::vector<AllReduceCase>& cases, int tp,
                    std::vector<VerifyResult>& out) {
   const auto variant = car::parse_variant(b.variant);
   const std::string name = "custom:" + b.variant;
@@ -117,9 +111,9 @@ void verify_custom(const AllReduceChoice& b, const std::vector<AllReduceCase>& c
   std::unique_ptr<car::Communicator> comm;
   cudaStream_t stream = nullptr;
   try {
-    VCUDA(cudaSetDevice(0));
+    GPU_CHECK(cudaSetDevice(0));
     comm = car::Communicator::create_virtual(tp, 0);
-    VCUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    GPU_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   } catch (const std::exception& e) {
     out.push_back({name, "", 0, tp, false, 0, 0, std::string("ERROR: cannot create the communicator: ") + e.what()});
     return;
@@ -128,8 +122,10 @@ void verify_custom(const AllReduceChoice& b, const std::vector<AllReduceCase>& c
     VerifyResult r = base_result(name, c, tp);
     if (c.bytes > comm->max_bytes() || c.bytes % 2) {
       r.note = c.bytes % 2 ? "not verified: odd payload, not whole bf16 elements"
-                           : fmt::format("not verified: over the kernel's {} byte buffer (the engine refuses custom "
-                                         "there)", comm->max_bytes());
+                           : fmt::format(
+                                 "not verified: over the kernel's {} byte buffer (the engine refuses custom "
+                                 "there)",
+                                 comm->max_bytes());
       out.push_back(r);
       continue;
     }
@@ -144,16 +140,16 @@ void verify_custom(const AllReduceChoice& b, const std::vector<AllReduceCase>& c
         in_ptrs.push_back(bufs.in[k]->p);
         out_ptrs.push_back(bufs.out[k]->p);
       }
-      if (!skip) comm->allreduce_virtual(in_ptrs, out_ptrs, count, car::DType::BF16, *variant, stream);
+      if (!kSkipLaunch) comm->allreduce_virtual(in_ptrs, out_ptrs, count, car::DType::BF16, *variant, stream);
       comm->synchronize(stream);
       std::vector<unsigned char> got(c.bytes);
       for (int k = 0; k < tp; ++k) {
-        VCUDA(cudaMemcpy(got.data(), out_ptrs[static_cast<std::size_t>(k)], c.bytes, cudaMemcpyDeviceToHost));
+        GPU_CHECK(cudaMemcpy(got.data(), out_ptrs[static_cast<std::size_t>(k)], c.bytes, cudaMemcpyDeviceToHost));
         r.wrong += ref::count_wrong(p, got);
       }
       r.elements = count * static_cast<std::size_t>(tp);
       r.verified = true;
-      if (skip) r.note = "SPECSIM_CAR_FAULT=skip: launch skipped";
+      if (kSkipLaunch) r.note = kSkipNote;
     } catch (const std::exception& e) {
       r.note = std::string("ERROR: ") + e.what();
     }
@@ -162,7 +158,7 @@ void verify_custom(const AllReduceChoice& b, const std::vector<AllReduceCase>& c
   if (stream) cudaStreamDestroy(stream);
 }
 
-void verify_nccl(const std::vector<AllReduceCase>& cases, int tp, bool skip, std::vector<VerifyResult>& out) {
+void verify_nccl(const std::vector<AllReduceCase>& cases, int tp, std::vector<VerifyResult>& out) {
   int gpus = 0;
   if (cudaGetDeviceCount(&gpus) != cudaSuccess) gpus = 0;
   if (gpus < tp) {
@@ -176,10 +172,11 @@ void verify_nccl(const std::vector<AllReduceCase>& cases, int tp, bool skip, std
   std::vector<int> devs(static_cast<std::size_t>(tp));
   try {
     for (int k = 0; k < tp; ++k) devs[static_cast<std::size_t>(k)] = k;
-    VNCCL(ncclCommInitAll(comms.data(), tp, devs.data()));
+    detail::require_nvls_off();
+    GPU_CHECK(ncclCommInitAll(comms.data(), tp, devs.data()));
     for (int k = 0; k < tp; ++k) {
-      VCUDA(cudaSetDevice(k));
-      VCUDA(cudaStreamCreateWithFlags(&streams[static_cast<std::size_t>(k)], cudaStreamNonBlocking));
+      GPU_CHECK(cudaSetDevice(k));
+      GPU_CHECK(cudaStreamCreateWithFlags(&streams[static_cast<std::size_t>(k)], cudaStreamNonBlocking));
     }
   } catch (const std::exception& e) {
     out.push_back({"nccl", "", 0, tp, false, 0, 0, std::string("ERROR: cannot set up NCCL: ") + e.what()});
@@ -191,22 +188,22 @@ void verify_nccl(const std::vector<AllReduceCase>& cases, int tp, bool skip, std
       const std::size_t count = c.bytes / 2;
       const ref::Problem p = ref::make_problem(car::DType::BF16, tp, count, seed_of(c));
       const Staged bufs = stage(p, tp, c.bytes, [](int k) { return k; });  // rank k on GPU k
-      if (!skip) {
-        VNCCL(ncclGroupStart());
+      if (!kSkipLaunch) {
+        GPU_CHECK(ncclGroupStart());
         for (std::size_t k = 0; k < static_cast<std::size_t>(tp); ++k)
-          VNCCL(ncclAllReduce(bufs.in[k]->p, bufs.out[k]->p, count, ncclBfloat16, ncclSum, comms[k], streams[k]));
-        VNCCL(ncclGroupEnd());
+          GPU_CHECK(ncclAllReduce(bufs.in[k]->p, bufs.out[k]->p, count, ncclBfloat16, ncclSum, comms[k], streams[k]));
+        GPU_CHECK(ncclGroupEnd());
       }
       std::vector<unsigned char> got(c.bytes);
       for (int k = 0; k < tp; ++k) {
-        VCUDA(cudaSetDevice(k));
-        VCUDA(cudaStreamSynchronize(streams[static_cast<std::size_t>(k)]));
-        VCUDA(cudaMemcpy(got.data(), bufs.out[static_cast<std::size_t>(k)]->p, c.bytes, cudaMemcpyDeviceToHost));
+        GPU_CHECK(cudaSetDevice(k));
+        GPU_CHECK(cudaStreamSynchronize(streams[static_cast<std::size_t>(k)]));
+        GPU_CHECK(cudaMemcpy(got.data(), bufs.out[static_cast<std::size_t>(k)]->p, c.bytes, cudaMemcpyDeviceToHost));
         r.wrong += count_wrong_rounded(p, got);
       }
       r.elements = count * static_cast<std::size_t>(tp);
       r.verified = true;
-      if (skip) r.note = "SPECSIM_CAR_FAULT=skip: launch skipped";
+      if (kSkipLaunch) r.note = kSkipNote;
     } catch (const std::exception& e) {
       r.note = std::string("ERROR: ") + e.what();
     }
@@ -224,7 +221,6 @@ void verify_nccl(const std::vector<AllReduceCase>& cases, int tp, bool skip, std
 
 std::vector<VerifyResult> verify_allreduces(const std::vector<AllReduceCase>& cases, int tp,
                                             const std::vector<AllReduceChoice>& backends) {
-  const bool skip = skip_launch();
   std::vector<VerifyResult> out;
   if (cases.empty()) {
     out.push_back({"all backends", "", 0, tp, false, 0, 0,
@@ -233,10 +229,17 @@ std::vector<VerifyResult> verify_allreduces(const std::vector<AllReduceCase>& ca
   }
   for (const auto& b : backends) {
     switch (b.kind) {
-      case AllReduceChoice::Kind::Custom: verify_custom(b, cases, tp, skip, out); break;
-      case AllReduceChoice::Kind::Nccl: verify_nccl(cases, tp, skip, out); break;
+      case AllReduceChoice::Kind::Custom:
+        verify_custom(b, cases, tp, out);
+        break;
+      case AllReduceChoice::Kind::Nccl:
+        verify_nccl(cases, tp, out);
+        break;
       case AllReduceChoice::Kind::Fixed:
         out.push_back({b.label(), "", 0, tp, false, 0, 0, "nothing to verify: a fixed latency, no kernel"});
+        break;
+      case AllReduceChoice::Kind::Registered:
+        out.push_back({b.label(), "", 0, tp, false, 0, 0, "not verified: a cost model with no GPU kernel here"});
         break;
     }
   }

@@ -7,18 +7,18 @@
 //           "not verified: needs N GPUs" line; compared within bf16 rounding (NCCL's order differs).
 //   fixed:  a latency, no kernel: said so.
 // Inputs are random and never zero; outputs are poisoned (NaN) before each call, so a kernel that
-// writes nothing fails. Test-only fault injection: SPECSIM_CAR_FAULT=skip makes this function
-// skip every launch (the library's normal path does not read it); any other value is an error.
+// writes nothing fails. Test-only fault: the copy tests/gpu compiles with
+// SPECSIM_TEST_SKIP_ALLREDUCE skips every launch (the shipped library has no such switch).
 #include <vector>
 
-#include "spec/run_spec.h"
 #include "check/check_replay.h"
+#include "spec/run_spec.h"
 
 namespace specsim::replay {
 
 /// Verifies `cases` (from sweep::distinct_allreduces) on `tp` ranks for each backend. Never throws
 /// for a kernel failure: it becomes a result whose note starts with "ERROR" (failed() is true).
-/// Throws InputError for a bad SPECSIM_CAR_FAULT value.
+/// NCCL runs only with NCCL_NVLS_ENABLE=0 set by the program.
 std::vector<sweep::VerifyResult> verify_allreduces(const std::vector<sweep::AllReduceCase>& cases, int tp,
                                                    const std::vector<AllReduceChoice>& backends);
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda_check.h"
 #include "replay_kernels.h"
 
 namespace specsim::replay {
@@ -26,12 +27,14 @@ __device__ inline float uniform(std::uint64_t seed, std::size_t i) {
 }
 
 __global__ void fill_bf16_kernel(bf16* p, std::size_t n, float scale, std::uint64_t seed) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
     p[i] = __float2bfloat16(scale * uniform(seed, i));
 }
 
 __global__ void fill_fp8_kernel(__nv_fp8_e4m3* p, std::size_t n, float scale, std::uint64_t seed) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
     p[i] = __nv_fp8_e4m3(scale * uniform(seed, i));
 }
 
@@ -47,7 +50,8 @@ __global__ void spin_kernel(std::uint64_t ns) {
 // dst = src * (1 + 2^-8), eight bf16 at a time: real arithmetic on every byte moved.
 __global__ void stream_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::size_t n) {
   const __nv_bfloat162 f = __floats2bfloat162_rn(1.00390625f, 1.00390625f);
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
     uint4 v = src[i];
     auto* h = reinterpret_cast<__nv_bfloat162*>(&v);
 #pragma unroll
@@ -57,11 +61,11 @@ __global__ void stream_kernel(const uint4* __restrict__ src, uint4* __restrict__
 }
 
 constexpr int D = kAttnRowElems, R = kAttnChunkRows;
-constexpr int kWarpsPerCta = 4, kStages = 3;   // 3 stages: two chunks in flight per warp while one computes
-constexpr int kLd = D + 8;                      // padded shared row (elements): fewer bank conflicts
-constexpr int kTileElems = R * kLd;             // one staged 16-row tile
-constexpr int kVecPerLane = R * D / 8 / 32;     // 16-byte vectors each lane copies per chunk (8)
-constexpr int kPair = 2;                        // query tiles computed together (two independent MMA chains)
+constexpr int kWarpsPerCta = 4, kStages = 3;  // 3 stages: two chunks in flight per warp while one computes
+constexpr int kLd = D + 8;                    // padded shared row (elements): fewer bank conflicts
+constexpr int kTileElems = R * kLd;           // one staged 16-row tile
+constexpr int kVecPerLane = R * D / 8 / 32;   // 16-byte vectors each lane copies per chunk (8)
+constexpr int kPair = 2;                      // query tiles computed together (two independent MMA chains)
 // Per warp: kStages KV tiles, kPair S tiles (fp32) and kPair P tiles (bf16).
 constexpr std::size_t kWarpSmem = kStages * kTileElems * 2 + kPair * R * R * (4 + 2);
 
@@ -75,7 +79,9 @@ __device__ inline void cp_async16(void* smem, const void* gmem) {
 }
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
-__device__ inline void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+__device__ inline void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
 
 // P query tiles from q_s (P = 1 or 2: two tiles give the tensor cores two independent chains)
 // against one chunk: S = Q Kc^T, P = bf16(exp(S/16)) through shared memory, O += P Vc.
@@ -117,10 +123,9 @@ __device__ inline void query_tiles(const bf16* q_s, const KFrag (&k)[D / R], con
 // first find the chunk in L2. Each CTA stages its query tiles in shared memory once; each warp
 // streams its chunks with cp.async, kStages deep, moves a chunk's K^T and V fragments to
 // registers and runs every query tile of its group against it on tensor cores.
-__global__ void __launch_bounds__(kWarpsPerCta * 32) attention_kernel(const bf16* __restrict__ q,
-                                                                       const bf16* __restrict__ kv, std::size_t chunks,
-                                                                       int qtiles, int group_tiles,
-                                                                       float* __restrict__ out) {
+__global__ void __launch_bounds__(kWarpsPerCta * 32)
+    attention_kernel(const bf16* __restrict__ q, const bf16* __restrict__ kv, std::size_t chunks, int qtiles,
+                     int group_tiles, float* __restrict__ out) {
   const int qt0 = blockIdx.x * group_tiles;
   const int nq = min(group_tiles, qtiles - qt0);
   q += std::size_t(qt0) * R * D;
@@ -174,18 +179,14 @@ __global__ void __launch_bounds__(kWarpsPerCta * 32) attention_kernel(const bf16
     issue(c + (kStages - 1) * warps, (st + kStages - 1) % kStages);
     st = (st + 1) % kStages;
     int qt = 0;
-    for (; qt + kPair <= nq; qt += kPair) query_tiles<kPair>(q_s + qt * kTileElems, k_frag, v_frag, s_tile, p_tile, lane, o_acc);
+    for (; qt + kPair <= nq; qt += kPair)
+      query_tiles<kPair>(q_s + qt * kTileElems, k_frag, v_frag, s_tile, p_tile, lane, o_acc);
     if (qt < nq) query_tiles<1>(q_s + qt * kTileElems, k_frag, v_frag, s_tile, p_tile, lane, o_acc);
   }
   cp_async_wait<0>();
   for (int nn = 1; nn < D / R; ++nn)
     for (int i = 0; i < o_acc[0].num_elements; ++i) o_acc[0].x[i] += o_acc[nn].x[i];
   wmma::store_matrix_sync(out + (std::size_t(blockIdx.x) * warps + warp) * R * R, o_acc[0], R, wmma::mem_row_major);
-}
-
-void check_launch(const char* what) {
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
 int blocks_for(std::size_t n, int threads, int cap) {
@@ -196,35 +197,38 @@ int blocks_for(std::size_t n, int threads, int cap) {
 
 void fill_random(void* p, std::size_t n, bool fp8, float scale, std::uint64_t seed, cudaStream_t s) {
   if (n == 0) return;
-  if (fp8) fill_fp8_kernel<<<blocks_for(n, 256, 4096), 256, 0, s>>>(static_cast<__nv_fp8_e4m3*>(p), n, scale, seed);
-  else fill_bf16_kernel<<<blocks_for(n, 256, 4096), 256, 0, s>>>(static_cast<bf16*>(p), n, scale, seed);
-  check_launch("fill_random");
+  if (fp8)
+    fill_fp8_kernel<<<blocks_for(n, 256, 4096), 256, 0, s>>>(static_cast<__nv_fp8_e4m3*>(p), n, scale, seed);
+  else
+    fill_bf16_kernel<<<blocks_for(n, 256, 4096), 256, 0, s>>>(static_cast<bf16*>(p), n, scale, seed);
+  GPU_CHECK(cudaGetLastError());
 }
 
 void spin(std::uint64_t ns, cudaStream_t s) {
   spin_kernel<<<1, 1, 0, s>>>(ns);
-  check_launch("spin");
+  GPU_CHECK(cudaGetLastError());
 }
 
 void stream_bytes(const void* src, void* dst, std::size_t vec16, int sms, cudaStream_t s) {
   // Precondition: src and dst 16-byte aligned (cudaMalloc gives 256) and vec16 >= 1.
   if (vec16 == 0) throw std::runtime_error("stream_bytes: nothing to move");
-  stream_kernel<<<blocks_for(vec16, 256, sms * 8), 256, 0, s>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), vec16);
-  check_launch("stream_bytes");
+  stream_kernel<<<blocks_for(vec16, 256, sms * 8), 256, 0, s>>>(static_cast<const uint4*>(src),
+                                                                static_cast<uint4*>(dst), vec16);
+  GPU_CHECK(cudaGetLastError());
 }
 
 AttentionLaunch plan_attention(std::size_t chunks, int qtiles) {
   if (chunks == 0 || qtiles < 1) throw std::runtime_error("attention: bad shape");
   int dev = 0, sms = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  GPU_CHECK(cudaGetDevice(&dev));
+  GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   // The limit is the kernel's (per device), so it is set to the largest group any plan uses.
   const std::size_t max_smem = std::size_t(kAttnMaxQTiles) * kTileElems * 2 + kWarpsPerCta * kWarpSmem;
-  const cudaError_t e = cudaFuncSetAttribute(attention_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(max_smem));
-  if (e != cudaSuccess) throw std::runtime_error(std::string("attention: shared memory: ") + cudaGetErrorString(e));
+  GPU_CHECK(cudaFuncSetAttribute(attention_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(max_smem)));
   auto ctas_per_sm = [](std::size_t smem) {
     int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, attention_kernel, kWarpsPerCta * 32, smem) != cudaSuccess || n < 1)
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, attention_kernel, kWarpsPerCta * 32, smem) != cudaSuccess ||
+        n < 1)
       throw std::runtime_error("attention: the kernel does not fit on this GPU");
     return n;
   };
@@ -242,7 +246,8 @@ AttentionLaunch plan_attention(std::size_t chunks, int qtiles) {
     const std::size_t ctas = std::min(want, std::max<std::size_t>(1, full / std::size_t(groups)));
     const double per_warp = std::ceil(double(chunks) / double(ctas * kWarpsPerCta));
     const double cost = per_warp * (t + 1);
-    if (l.ctas == 0 || cost < best) best = cost, l.group_tiles = t, l.groups = groups, l.smem = smem, l.ctas = int(ctas);
+    if (l.ctas == 0 || cost < best)
+      best = cost, l.group_tiles = t, l.groups = groups, l.smem = smem, l.ctas = int(ctas);
   }
   return l;
 }
@@ -257,7 +262,7 @@ void attention(const void* q, const void* kv, const AttentionLaunch& l, float* o
   if (l.ctas < 1) throw std::runtime_error("attention: launch not planned");
   attention_kernel<<<dim3(unsigned(l.groups), unsigned(l.ctas)), kWarpsPerCta * 32, l.smem, s>>>(
       static_cast<const bf16*>(q), static_cast<const bf16*>(kv), l.chunks, l.qtiles, l.group_tiles, out);
-  check_launch("attention");
+  GPU_CHECK(cudaGetLastError());
 }
 
 }  // namespace specsim::replay

@@ -1,6 +1,6 @@
 // The multi-process replay under mpirun: MPI set-up (rank, node-local rank, agreement, abort),
 // the communicators (NCCL id from rank 0 over MPI_Bcast; custom all-reduce IPC handles over
-// MPI_Allgather), one rank's replay through the shared replay_rank (replay_exec.cc), and the
+// MPI_Allgather), one rank's replay through the shared replay_rank (replay_rank.cc), and the
 // reduction of every rank's phase times to rank 0. Built without MPI, MpiSession throws.
 #include "replay_mpi.h"
 
@@ -8,12 +8,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <vector>
 
+#include "cuda_check.h"
 #include "measured/replay_result.h"
 #include "replay_rank.h"
 
@@ -68,11 +67,7 @@ int MpiSession::sum(int mine) const {
 
 void MpiSession::barrier() const { REPLAY_MPI(MPI_Barrier(MPI_COMM_WORLD)); }
 
-void MpiSession::abort(int code) const {
-  std::fflush(stdout), std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, code);
-  std::_Exit(code);  // MPI_Abort does not return; if it did, still never hang
-}
+void MpiSession::abort(int code) const { MPI_Abort(MPI_COMM_WORLD, code); }
 #else
 MpiSession::MpiSession() {
   throw std::runtime_error("this specsim was built without MPI (find_package(MPI) found none)");
@@ -81,10 +76,7 @@ MpiSession::~MpiSession() = default;
 int MpiSession::first_rank_with(bool mine) const { return mine ? 0 : -1; }
 int MpiSession::sum(int mine) const { return mine; }
 void MpiSession::barrier() const {}
-void MpiSession::abort(int code) const {
-  std::fflush(stdout), std::fflush(stderr);
-  std::_Exit(code);
-}
+void MpiSession::abort(int) const {}  // no MPI job to end (the constructor already threw)
 #endif
 
 bool MpiSession::any(bool mine) const { return first_rank_with(mine) >= 0; }
@@ -127,16 +119,16 @@ ReplayMeasurement run_rank(const CyclePlan& plan, const ReplayOptions& opt, cons
     if (!v) throw std::runtime_error("unknown custom all-reduce variant '" + mo.variant + "'");
     variant = *v;
   }
-  detail::disable_nvls();
-  REPLAY_CHECK(cudaSetDevice(device));
+  GPU_CHECK(cudaSetDevice(device));
   // Same order on every rank (shared and custom are agreed): NCCL, then the custom all-reduce.
   std::unique_ptr<ncclComm, NcclDeleter> nccl;
   if (!shared) {
+    detail::require_nvls_off();
     ncclUniqueId id{};
-    if (w.rank == 0) REPLAY_CHECK(ncclGetUniqueId(&id));
+    if (w.rank == 0) GPU_CHECK(ncclGetUniqueId(&id));
     REPLAY_MPI(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD));
     ncclComm_t c = nullptr;
-    REPLAY_CHECK(ncclCommInitRank(&c, w.world, id, w.rank));
+    GPU_CHECK(ncclCommInitRank(&c, w.world, id, w.rank));
     nccl.reset(c);
   }
   std::unique_ptr<car::Communicator> car;
@@ -206,8 +198,8 @@ ReplayMeasurement replay_plan_mpi(const CyclePlan& plan, const ReplayOptions& op
   try {
     if (ndev < 1) throw std::runtime_error("no CUDA GPU visible");
     if (shared && !mo.custom)
-      throw std::runtime_error(fmt::format("{} ranks on a node with {} GPU(s): NCCL needs one GPU per rank",
-                                           w.local_size, ndev));
+      throw std::runtime_error(
+          fmt::format("{} ranks on a node with {} GPU(s): NCCL needs one GPU per rank", w.local_size, ndev));
     device = w.local_rank % ndev;
 #ifdef SPECSIM_CAR_MPI
     return run_rank(plan, opt, mo, mpi, ndev, shared, device);

@@ -13,9 +13,9 @@ bool mpi_built();
 
 /// This process's place in the MPI job.
 struct MpiPlace {
-  int rank = 0, world = 1;            ///< MPI_COMM_WORLD
-  int local_rank = 0, local_size = 1; ///< among the ranks of this node (MPI_COMM_TYPE_SHARED)
-  int nodes = 1;                      ///< nodes in the job
+  int rank = 0, world = 1;             ///< MPI_COMM_WORLD
+  int local_rank = 0, local_size = 1;  ///< among the ranks of this node (MPI_COMM_TYPE_SHARED)
+  int nodes = 1;                       ///< nodes in the job
 };
 
 /// MPI for one command: MPI_Init at construction, MPI_Finalize at destruction. Every method is
@@ -38,9 +38,10 @@ class MpiSession {
   int sum(int mine) const;
   /// Returns once every rank has called it.
   void barrier() const;
-  /// Ends every process of the job with `code` (MPI_Abort): a failed rank must not leave its
-  /// peers waiting in a collective.
-  [[noreturn]] void abort(int code) const;
+  /// Asks MPI to end every process of the job with `code` (MPI_Abort): a failed rank must not
+  /// leave its peers waiting in a collective. MPI_Abort does not return where MPI keeps its word;
+  /// if it does, the caller still ends this process (it flushes its output first).
+  void abort(int code) const;
 
  private:
   MpiPlace place_;

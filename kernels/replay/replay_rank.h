@@ -1,10 +1,8 @@
 #pragma once
 // Internal to kernels/replay: one rank's replay, shared by every way ranks are started - one GPU
-// (replay_plan), one thread per GPU (replay_plan_multi_gpu, replay_exec.cc) and one process per
-// rank under MPI (replay_plan_mpi, replay_mpi.cc). The phases run through the same PhaseRunner
-// (replay_exec.cc) whichever mode started the rank; only communicators and barrier differ.
-#include <cublasLt.h>
-#include <cuda_runtime.h>
+// (replay_plan), one thread per GPU (replay_plan_multi_gpu, thread_ranks.cc) and one process per
+// rank under MPI (replay_plan_mpi, replay_mpi.cc). The phases run through the same run_phase
+// (phase_runner.h) whichever mode started the rank; only communicators and barrier differ.
 #include <nccl.h>
 
 #include <array>
@@ -16,13 +14,6 @@
 
 namespace specsim::replay::detail {
 
-/// The one check for CUDA runtime, cuBLAS and NCCL calls: a failure throws std::runtime_error
-/// naming the call, the error and `file:line`.
-void check(cudaError_t e, const char* call, const char* file, int line);
-void check(cublasStatus_t e, const char* call, const char* file, int line);
-void check(ncclResult_t e, const char* call, const char* file, int line);
-#define REPLAY_CHECK(x) ::specsim::replay::detail::check((x), #x, __FILE__, __LINE__)
-
 /// One rank of a replay: its GPU, its communicators and the barrier before each timed launch.
 struct RankSetup {
   int device = 0;                    ///< CUDA device this rank runs on
@@ -30,7 +21,7 @@ struct RankSetup {
   ncclComm_t nccl = nullptr;         ///< all-gathers, and all-reduces without `car`; null: none may be left
   car::Communicator* car = nullptr;  ///< the custom all-reduce, or null
   car::Variant car_variant = car::Variant::Auto;
-  std::function<void()> barrier;     ///< every rank passes it before each timed launch; empty: alone
+  std::function<void()> barrier;  ///< every rank passes it before each timed launch; empty: alone
 };
 
 /// Replays every phase of `ran` on this rank (the collectives left in `ran` run for real); each
@@ -46,7 +37,9 @@ std::array<double*, 7> rank_max_fields(PhaseMeasurement& m);
 /// The note every replay report carries on how weights and KV rotate through L2.
 std::string rotation_note();
 
-/// Keeps NCCL off NVLink SHARP (multicast): it must not be used on the lent machines.
-void disable_nvls();
+/// Throws std::runtime_error unless NCCL_NVLS_ENABLE is "0" in this process's environment. NCCL
+/// must never use NVLink SHARP (multicast) on the machines this runs on; the program (tools/)
+/// sets the variable before any NCCL call, the library only refuses to start NCCL without it.
+void require_nvls_off();
 
 }  // namespace specsim::replay::detail

@@ -1,12 +1,16 @@
 #include "calibrate/nccl_fit.h"
 
+#include <fmt/format.h>
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <map>
 #include <set>
 
+#include "calibrate/bounded_lsq.h"
+#include "cost/bus_bandwidth.h"
+#include "cost/nccl_fit_curve.h"
 #include "util/error.h"
 
 namespace specsim {
@@ -23,8 +27,9 @@ std::vector<NcclPoint> allreduce_points(const ingest::NcclTestsLog& log, int& wo
                        "--world");
     world = *worlds.begin();
   } else if (!worlds.count(world)) {
-    throw InputError(fmt::format("no all-reduce table at world size {} (the log has {})", world, fmt::join(worlds, ", ")),
-                     "--world");
+    throw InputError(
+        fmt::format("no all-reduce table at world size {} (the log has {})", world, fmt::join(worlds, ", ")),
+        "--world");
   }
   if (world < 2) throw InputError("an all-reduce over 1 rank moves nothing: the log must be from 2 or more GPUs", file);
   std::map<double, std::pair<double, int>> by_size;  // bytes -> (sum us, samples)
@@ -60,13 +65,14 @@ Line fit_line(const std::vector<NcclPoint>& p, std::size_t lo, std::size_t hi) {
   }
   Line l;
   if (n >= 2) {
-    const Eigen::Vector2d x = a.colPivHouseholderQr().solve(b);
+    const Eigen::VectorXd x = least_squares_over(a, b, {0, 1}, Eigen::Vector2d::Zero(), /*unit_columns=*/false);
     l = {x(0), x(1)};
   }
+  // A bound that binds: the other coefficient alone, by projection.
   if (n < 2 || l.slope < 0) {  // flat range: latency only
     l.slope = 0;
     l.lat = a.col(0).dot(b) / a.col(0).squaredNorm();
-  } else if (l.lat < 0) {      // pure bandwidth
+  } else if (l.lat < 0) {  // pure bandwidth
     l.lat = 0;
     l.slope = a.col(1).dot(b) / a.col(1).squaredNorm();
   }
@@ -86,7 +92,6 @@ NcclFit fit_allreduce_curve(const std::vector<NcclPoint>& p, int world, const st
   NcclFit f;
   f.world = world;
   f.source = source;
-  const double algbw_per_busbw = world / (2.0 * (world - 1));
   std::size_t lo = 0;
   while (true) {
     // Grow the range while one line fits every point in it within the tolerance.
@@ -96,8 +101,8 @@ NcclFit fit_allreduce_curve(const std::vector<NcclPoint>& p, int world, const st
       hi = j;
     }
     const Line l = fit_line(p, lo, hi);
-    // slope in us/byte -> algbw GB/s = 1 / (slope * 1e3) -> busbw.
-    const double busbw = l.slope > 0 ? 1.0 / (l.slope * 1e3) / algbw_per_busbw : 0.0;
+    // slope in us/byte -> algbw GB/s -> busbw.
+    const double busbw = l.slope > 0 ? allreduce_busbw_gbps(gbps_of_us_per_byte(l.slope), world) : 0.0;
     f.pieces.push_back({p[lo].bytes, p[hi].bytes, l.lat, busbw});
     if (hi + 1 >= p.size()) break;
     lo = hi;  // adjacent ranges share their boundary size
@@ -107,7 +112,7 @@ NcclFit fit_allreduce_curve(const std::vector<NcclPoint>& p, int world, const st
 
 double max_relative_error(const NcclFit& fit, const std::vector<NcclPoint>& points) {
   double w = 0;
-  for (const auto& q : points) w = std::max(w, std::abs(fit.us(q.bytes) - q.us) / q.us);
+  for (const auto& q : points) w = std::max(w, std::abs(nccl_fit_us(fit, q.bytes) - q.us) / q.us);
   return w;
 }
 

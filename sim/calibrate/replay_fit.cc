@@ -1,38 +1,48 @@
 #include "calibrate/replay_fit.h"
-#include "calibrate/allreduce_fit.h"
-#include "calibrate/profile_io.h"
-#include "engine/op_cost.h"
 
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <ctime>
-#include <filesystem>
 #include <map>
-#include <ostream>
 
-#include <Eigen/Dense>
-#include <fmt/format.h>
-
-#include "spec/paths.h"
+#include "calibrate/bounded_lsq.h"
+#include "cost/compute_cost.h"
+#include "engine/op_cost.h"
 #include "util/error.h"
-#include "util/json_io.h"
 
 namespace specsim {
-using nlohmann::json;
 
 namespace {
 
 // The fitted vector: inverse efficiencies (time multipliers), the per-kernel floor and the
 // GEMM and attention kernels' fixed costs.
 enum Param {
-  kGemmCompute, kGemmMemory, kAttnMemory, kElemMemory, kFloor, kGemmFixed, kAttnCompute, kAttnFixed, kSwitch, kNumParams
+  kGemmCompute,
+  kGemmMemory,
+  kAttnMemory,
+  kElemMemory,
+  kFloor,
+  kGemmFixed,
+  kAttnCompute,
+  kAttnFixed,
+  kSwitch,
+  kNumParams
 };
 using Theta = std::array<double, kNumParams>;
-constexpr const char* kParamKeys[kNumParams] = {"gemm_compute_efficiency", "gemm_memory_efficiency",
-                                                "attention_memory_efficiency", "elementwise_memory_efficiency",
-                                                "kernel_min_us", "gemm_fixed_us", "attention_compute_efficiency",
-                                                "attention_fixed_us", "kernel_switch_us"};
+// The profile field of each parameter.
+constexpr std::pair<const char*, double GpuProfile::*> kFields[kNumParams] = {
+    {"gemm_compute_efficiency", &GpuProfile::gemm_compute_efficiency},
+    {"gemm_memory_efficiency", &GpuProfile::gemm_memory_efficiency},
+    {"attention_memory_efficiency", &GpuProfile::attention_memory_efficiency},
+    {"elementwise_memory_efficiency", &GpuProfile::elementwise_memory_efficiency},
+    {"kernel_min_us", &GpuProfile::kernel_min_us},
+    {"gemm_fixed_us", &GpuProfile::gemm_fixed_us},
+    {"attention_compute_efficiency", &GpuProfile::attention_compute_efficiency},
+    {"attention_fixed_us", &GpuProfile::attention_fixed_us},
+    {"kernel_switch_us", &GpuProfile::kernel_switch_us}};
 bool is_time(int p) { return p == kFloor || p == kGemmFixed || p == kAttnFixed || p == kSwitch; }  // us
 // Rows: each graph phase (weight 1, relative error), each op class alone in a graph (weight
 // kClassRowWeight), and each op's eager event time (kOpRowWeight: eager events carry launch gaps
@@ -45,72 +55,56 @@ constexpr double kMinAttnComputeEfficiency = 0.05;
 double min_efficiency(int p) { return p == kAttnCompute ? kMinAttnComputeEfficiency : kMinEfficiency; }
 constexpr int kMaxIterations = 50;
 
-// An op's terms as coefficients of Theta: FLOP time at full peak (into the class's compute
-// parameter), byte time at full bandwidth (into its memory parameter), its fixed cost, the floor.
-// GEMMs and attention have their own compute efficiencies, so a slow attention kernel does not
-// drag the GEMMs' down with it.
-struct Terms {
-  double xc = 0, xm = 0;
+// The parameters of each roofline class (cost/compute_cost.h): GEMMs and attention have their own
+// compute efficiencies, so a slow attention kernel does not drag the GEMMs' down with it.
+struct ClassParams {
   Param compute = kNumParams, mem = kElemMemory, fixed = kNumParams;  // kNumParams: none
 };
-Terms terms_of(const Op& op, const GpuProfile& g) {
-  Terms t;
-  switch (op.kind) {
-    case OpKind::Gemm:
-    case OpKind::MoeGemm:
-      t.xc = op.flops / (g.peak_tflops(op.dtype) * 1e6), t.compute = kGemmCompute, t.mem = kGemmMemory, t.fixed = kGemmFixed;
+ClassParams params_of(RooflineClass c) {
+  switch (c) {
+    case RooflineClass::Gemm:
+      return {kGemmCompute, kGemmMemory, kGemmFixed};
+    case RooflineClass::Attention:
+      return {kAttnCompute, kAttnMemory, kAttnFixed};
+    case RooflineClass::Memory:
       break;
-    case OpKind::Attention:
-      t.xc = op.flops / (g.peak_bf16_tflops * 1e6), t.compute = kAttnCompute, t.mem = kAttnMemory, t.fixed = kAttnFixed;
-      break;
-    default: t.mem = kElemMemory; break;
   }
-  t.xm = op.bytes / (g.mem_bw_gbps * 1e3);
-  return t;
+  return {};
 }
 
-// The coefficient row of the binding term under `th` (compute_us's max), and which term it is.
+// The coefficient row of the term of compute_us that binds under `th`, and which term it is: the
+// FLOP time at full peak into the class's compute parameter, the byte time at full bandwidth into
+// its memory parameter (each with its fixed cost), or the floor.
 std::pair<Eigen::Matrix<double, 1, kNumParams>, int> binding_row(const Op& op, const GpuProfile& g, const Theta& th) {
-  const Terms t = terms_of(op, g);
+  const RooflineTerms t = roofline_terms(op, g);
+  const ClassParams k = params_of(t.cls);
+  const double xc = t.flop_us_at_peak(), xm = t.byte_us_at_peak();
+  const double fixed = k.fixed < kNumParams ? th[k.fixed] : 0.0;
+  const double c = k.compute < kNumParams ? th[k.compute] * xc : 0.0, m = th[k.mem] * xm;
   Eigen::Matrix<double, 1, kNumParams> row = Eigen::Matrix<double, 1, kNumParams>::Zero();
-  const double fixed = t.fixed < kNumParams ? th[t.fixed] : 0.0;  // compute_us: max(fixed + max(c, m), floor)
-  const double c = t.compute < kNumParams ? th[t.compute] * t.xc : 0.0, m = th[t.mem] * t.xm, f = th[kFloor];
-  if (t.fixed < kNumParams) row(t.fixed) = 1.0;
-  if (c >= m && fixed + c >= f && t.xc > 0) return {(row(t.compute) = t.xc, row), 0};
-  if (fixed + m >= f) return {(row(t.mem) = t.xm, row), 1 + t.mem};
-  if (t.fixed < kNumParams) row(t.fixed) = 0.0;
-  return {(row(kFloor) = 1.0, row), 9};
+  switch (roofline_bound(fixed, c, m, th[kFloor])) {
+    case RooflineBound::Compute:
+      row(k.compute) = xc;
+      if (k.fixed < kNumParams) row(k.fixed) = 1.0;
+      return {row, 0};
+    case RooflineBound::Memory:
+      row(k.mem) = xm;
+      if (k.fixed < kNumParams) row(k.fixed) = 1.0;
+      return {row, 1 + k.mem};
+    case RooflineBound::Floor:
+      break;
+  }
+  row(kFloor) = 1.0;
+  return {row, 9};
 }
 
 Theta theta_of(const GpuProfile& g) {
-  return {1 / g.gemm_compute_efficiency, 1 / g.gemm_memory_efficiency, 1 / g.attention_memory_efficiency,
-          1 / g.elementwise_memory_efficiency, g.kernel_min_us, g.gemm_fixed_us, 1 / g.attention_compute_efficiency,
-          g.attention_fixed_us, g.kernel_switch_us};
+  Theta th;
+  for (int p = 0; p < kNumParams; ++p) th[p] = is_time(p) ? g.*kFields[p].second : 1 / g.*kFields[p].second;
+  return th;
 }
 
 }  // namespace
-
-std::vector<ReplayPoint> load_replay_points(const std::vector<std::string>& files, const std::string& flag) {
-  return replay_points(read_replay_reports(files), flag);
-}
-
-std::vector<ReplayPoint> replay_points(const std::vector<ReplayReport>& reports, const std::string& flag) {
-  std::vector<ReplayPoint> out;
-  for (const auto& [f, j] : reports) {
-    const auto phases = phases_from_report(j, f);
-    const json sc = j.value("scenario", json::object());
-    for (const auto& p : phases) {
-      ReplayPoint pt;
-      pt.file = f;
-      pt.label = fmt::format("{} tp{} b{} {} t={}", sc.value("model", "?"), sc.value("tp", 0), sc.value("batch", 0),
-                             phase_name(p.kind), p.tokens);
-      pt.phase = p;
-      out.push_back(std::move(pt));
-    }
-  }
-  if (out.empty()) throw InputError("no replay reports given", flag);
-  return out;
-}
 
 ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& base) {
   Theta th = theta_of(base);
@@ -152,7 +146,7 @@ ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& b
         rhs.push_back(w * kOpRowWeight);
         ++fit.ops;
       }
-      if (!ph.graph) continue;  // eager phases add host-launch waits: not linear in Theta
+      if (!ph.graph) continue;     // eager phases add host-launch waits: not linear in Theta
       sum(kSwitch) = switches[k];  // only the whole forward has class changes: the class rows have none
       const double class_us[3] = {ph.gemm_us, ph.attention_us, ph.other_us};
       for (int c = 0; c < 3; ++c)
@@ -174,20 +168,20 @@ ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& b
     std::vector<int> active;
     for (int c = 0; c < kNumParams; ++c)
       if (A.col(c).norm() > 0) active.push_back(c);
-      else b -= A.col(c) * th[c];
-    Eigen::MatrixXd Aa(A.rows(), Eigen::Index(active.size()));
-    for (std::size_t c = 0; c < active.size(); ++c) Aa.col(Eigen::Index(c)) = A.col(active[c]);
-    const Eigen::VectorXd x = Aa.colPivHouseholderQr().solve(b);
+    const Eigen::VectorXd x =
+        least_squares_over(A, b, active, Eigen::Map<const Eigen::VectorXd>(th.data(), kNumParams), false);
     fit.clamped.clear();
     for (std::size_t c = 0; c < active.size(); ++c) {
       const int p = active[c];
       double v = x(Eigen::Index(c));
+      const char* key = kFields[p].first;
       if (is_time(p)) {
-        if (v < 0 || v > kMaxFloorUs) fit.clamped.push_back(fmt::format("{} held in [0, {}] (fit gave {:.3g})", kParamKeys[p], kMaxFloorUs, v));
+        if (v < 0 || v > kMaxFloorUs)
+          fit.clamped.push_back(fmt::format("{} held in [0, {}] (fit gave {:.3g})", key, kMaxFloorUs, v));
         v = std::clamp(v, 0.0, kMaxFloorUs);
       } else {
         if (v < 1.0 || v > 1 / min_efficiency(p))
-          fit.clamped.push_back(fmt::format("{} held in [{}, 1] (fit gave {:.3g})", kParamKeys[p], min_efficiency(p), 1 / v));
+          fit.clamped.push_back(fmt::format("{} held in [{}, 1] (fit gave {:.3g})", key, min_efficiency(p), 1 / v));
         v = std::clamp(v, 1.0, 1 / min_efficiency(p));
       }
       th[p] = v;
@@ -222,74 +216,15 @@ GpuProfile apply_fit(const GpuProfile& base, const ReplayFit& f) {
   return g;
 }
 
+std::vector<std::pair<const char*, double>> compute_fit_fields(const GpuProfile& g) {
+  std::vector<std::pair<const char*, double>> out;
+  for (const auto& [key, field] : kFields) out.emplace_back(key, g.*field);
+  return out;
+}
+
 double predict_point_us(const ReplayPoint& p, const Hardware& hw) {
   const RunSpec run;
   return predict_replayed_phase(plan_of(p.phase), hw, run).us;
-}
-
-int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const std::string& out_profile,
-                          const std::string& hardware, const std::vector<std::string>& holdout_jsons,
-                          std::ostream& out) {
-  if (out_profile.empty()) throw InputError("give the profile to write", "-o");
-  const Hardware base = load_hardware(hardware, 1);
-  // Each report is read once; the compute fit and the all-reduce fit both take it from here.
-  const auto from_reports = read_replay_reports(replay_jsons), held_reports = read_replay_reports(holdout_jsons);
-  // Multi-GPU phases: the compute fit sees them without their collectives (allreduce_fit.h).
-  const auto fit_points = compute_share(replay_points(from_reports, "--from"), base.gpu);
-  const auto held = held_reports.empty() ? std::vector<ReplayPoint>{}
-                                         : compute_share(replay_points(held_reports, "--holdout"), base.gpu);
-  const ReplayFit fit = fit_replay(fit_points, base.gpu);
-  Hardware cal = base;
-  cal.gpu = apply_fit(base.gpu, fit);
-
-  std::string files;
-  for (const auto& f : replay_jsons) {
-    if (!files.empty()) files += ' ';
-    files += std::filesystem::path(f).filename().string();
-  }
-  json profile = base_profile_json(hardware);
-  const std::string device = from_reports.front().json.value("device", "an unnamed GPU");
-  const std::string source = fmt::format(
-      "measured: specsim calibrate --from {} on {} ({}): least squares over {} graph phases and {} op timings of "
-      "specsim replay, base {}",
-      files, device, utc_date_today(), fit.phases, fit.ops, hardware);
-  const double values[kNumParams] = {fit.gemm_compute_efficiency, fit.gemm_memory_efficiency,
-                                     fit.attention_memory_efficiency, fit.elementwise_memory_efficiency, fit.kernel_min_us,
-                                     fit.gemm_fixed_us, fit.attention_compute_efficiency, fit.attention_fixed_us,
-                                     fit.kernel_switch_us};
-  for (int p = 0; p < kNumParams; ++p) profile["gpu"][kParamKeys[p]] = {{"value", values[p]}, {"source", source}};
-  profile["gpu"]["description"] = profile["gpu"].value("description", "") + " | compute calibrated from specsim replay";
-  profile["calibration"] = {{"mode", "replay"}, {"from", replay_jsons}, {"base", hardware}, {"date", utc_date_today()},
-                            {"clamped", fit.clamped}};
-  const AllReduceCalibration ar = calibrate_allreduce(from_reports, held_reports, base, cal, hardware, profile);
-  gpu_from_json(profile["gpu"], out_profile + ": gpu");  // refuse to write what load_hardware would refuse
-  topology_from_json(profile["topology"], out_profile + ": topology");
-  write_file_atomic(out_profile, profile.dump(2) + "\n", "-o");
-
-  out << fmt::format("fitted {} graph phases and {} op timings in {} iteration(s):\n", fit.phases, fit.ops, fit.iterations);
-  for (int p = 0; p < kNumParams; ++p) {
-    const double before = is_time(p) ? theta_of(base.gpu)[p] : 1 / theta_of(base.gpu)[p];
-    out << fmt::format("  {:<30} {:>8.3f} -> {:>8.3f}\n", kParamKeys[p], before, values[p]);
-  }
-  for (const auto& c : fit.clamped) out << "  note: " << c << "\n";
-  auto table = [&](const char* title, const std::vector<ReplayPoint>& pts) {
-    if (pts.empty()) return;
-    out << fmt::format("\n{}\n  {:<44} {:>10} {:>10} {:>7} {:>10} {:>7}\n", title, "point", "meas us", "shipped", "err %",
-                       "calib", "err %");
-    double worst_b = 0, worst_c = 0;
-    for (const auto& p : pts) {
-      const double b = predict_point_us(p, base), c = predict_point_us(p, cal), m = p.phase.us;
-      const double eb = 100 * (b - m) / m, ec = 100 * (c - m) / m;
-      worst_b = std::max(worst_b, std::abs(eb)), worst_c = std::max(worst_c, std::abs(ec));
-      out << fmt::format("  {:<44} {:>10.1f} {:>10.1f} {:>+7.1f} {:>10.1f} {:>+7.1f}\n", p.label, m, b, eb, c, ec);
-    }
-    out << fmt::format("  worst |error|: shipped {:.2f}%, calibrated {:.2f}%\n", worst_b, worst_c);
-  };
-  table("fitted points:", fit_points);
-  table("held-out points:", held);
-  print_allreduce_calibration(ar, out);  // multi-GPU reports only
-  out << fmt::format("\nwrote {} (use: specsim run --hardware {})\n", out_profile, out_profile);
-  return 0;
 }
 
 }  // namespace specsim

@@ -1,11 +1,12 @@
 #pragma once
-// `specsim calibrate --from REPLAY.json`: fit the GPU profile's compute efficiencies and kernel
-// floor to what a replay measured (weighted least squares, Eigen), and write a new profile.
-#include <iosfwd>
+// The compute fit of `specsim calibrate --from REPLAY.json`: the GPU profile's compute
+// efficiencies, fixed costs and kernel floor fitted to what a replay measured (weighted least
+// squares, Eigen), through the roofline of cost/compute_cost.h.
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "measured/replay_result.h"
+#include "calibrate/replay_reports.h"
 #include "spec/hardware.h"
 
 namespace specsim {
@@ -22,18 +23,6 @@ struct ReplayFit {
   std::vector<std::string> clamped;  ///< parameters held at a bound (and why)
 };
 
-/// One replayed phase and where it came from.
-struct ReplayPoint {
-  std::string file;
-  std::string label;  ///< e.g. "llama-3.1-8b tp1 verify t=4"
-  PhaseMeasurement phase;
-};
-
-/// Reads the phases of replay reports; InputError naming the file and field.
-std::vector<ReplayPoint> load_replay_points(const std::vector<std::string>& files, const std::string& flag);
-/// The same from reports already read.
-std::vector<ReplayPoint> replay_points(const std::vector<ReplayReport>& reports, const std::string& flag);
-
 /// Least-squares fit of the compute model (compute_us: max of FLOP, byte and floor terms) to the
 /// measured graph-phase times (relative error) and, lightly weighted, per-op times. Parameters
 /// no point constrains keep the base profile's values.
@@ -42,14 +31,10 @@ ReplayFit fit_replay(const std::vector<ReplayPoint>& points, const GpuProfile& b
 /// `base` with the fitted fields replaced.
 GpuProfile apply_fit(const GpuProfile& base, const ReplayFit& fit);
 
+/// The GPU profile fields the fit sets, as (profile key, value in `gpu`), in the order printed.
+std::vector<std::pair<const char*, double>> compute_fit_fields(const GpuProfile& gpu);
+
 /// The engine's time of a replayed phase on `hw` (collectives and overhead left out, as replayed).
 double predict_point_us(const ReplayPoint& p, const Hardware& hw);
-
-/// The whole mode: load `replay_jsons`, fit against the `hardware` profile (GPU:TOPOLOGY or a
-/// path), write `out_profile` (loadable by load_hardware), and print before/after errors for the
-/// fitted points and for the held-out `holdout_jsons` to `out`. Returns the exit code (0).
-int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const std::string& out_profile,
-                          const std::string& hardware, const std::vector<std::string>& holdout_jsons,
-                          std::ostream& out);
 
 }  // namespace specsim

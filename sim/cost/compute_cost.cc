@@ -1,31 +1,63 @@
 #include "cost/compute_cost.h"
 
-#include <algorithm>
+#include "cost/bus_bandwidth.h"
 
 namespace specsim {
 
-double compute_us(const Op& op, const GpuProfile& g) {
-  double flop_rate = 0;  // FLOP per microsecond
-  double mem_eff = g.elementwise_memory_efficiency;
-  double fixed_us = 0;   // a GEMM or attention kernel's ramp-up and tail, on top of its roofline time
+RooflineTerms roofline_terms(const Op& op, const GpuProfile& g) {
+  RooflineTerms t;
   switch (op.kind) {
     case OpKind::Gemm:
     case OpKind::MoeGemm:
-      flop_rate = g.peak_tflops(op.dtype) * 1e6 * g.gemm_compute_efficiency;
-      mem_eff = g.gemm_memory_efficiency;
-      fixed_us = g.gemm_fixed_us;
+      t.cls = RooflineClass::Gemm;
+      t.peak_flop_per_us = g.peak_tflops(op.dtype) * 1e6;
       break;
     case OpKind::Attention:  // small query tiles and a softmax between two MMAs: its own efficiency
-      flop_rate = g.peak_bf16_tflops * 1e6 * g.attention_compute_efficiency;
-      mem_eff = g.attention_memory_efficiency;
-      fixed_us = g.attention_fixed_us;
+      t.cls = RooflineClass::Attention;
+      t.peak_flop_per_us = g.peak_bf16_tflops * 1e6;
       break;
-    default: break;  // norms and elementwise kernels: bytes only
+    default:
+      break;  // norms and elementwise kernels: bytes only
   }
-  const double mem_rate = g.mem_bw_gbps * 1e3 * mem_eff;  // bytes per microsecond
-  const double t_mem = op.bytes / mem_rate;
-  const double t_flop = flop_rate > 0 ? op.flops / flop_rate : 0.0;
-  return std::max(fixed_us + std::max(t_mem, t_flop), g.kernel_min_us);
+  t.flops = op.flops;
+  t.bytes = op.bytes;
+  t.peak_bytes_per_us = bytes_per_us(g.mem_bw_gbps);
+  return t;
+}
+
+RooflineParams roofline_params(RooflineClass cls, const GpuProfile& g) {
+  switch (cls) {
+    case RooflineClass::Gemm:
+      return {g.gemm_compute_efficiency, g.gemm_memory_efficiency, g.gemm_fixed_us};
+    case RooflineClass::Attention:
+      return {g.attention_compute_efficiency, g.attention_memory_efficiency, g.attention_fixed_us};
+    case RooflineClass::Memory:
+      break;
+  }
+  return {0, g.elementwise_memory_efficiency, 0};
+}
+
+RooflineBound roofline_bound(double fixed_us, double flop_us, double byte_us, double floor_us) {
+  if (flop_us > 0 && flop_us >= byte_us && fixed_us + flop_us >= floor_us) return RooflineBound::Compute;
+  if (fixed_us + byte_us >= floor_us) return RooflineBound::Memory;
+  return RooflineBound::Floor;
+}
+
+double compute_us(const Op& op, const GpuProfile& g) {
+  const RooflineTerms t = roofline_terms(op, g);
+  const RooflineParams p = roofline_params(t.cls, g);
+  const double t_mem = t.bytes / (t.peak_bytes_per_us * p.memory_efficiency);
+  const double flop_rate = t.peak_flop_per_us * p.compute_efficiency;  // FLOP per microsecond
+  const double t_flop = flop_rate > 0 ? t.flops / flop_rate : 0.0;
+  switch (roofline_bound(p.fixed_us, t_flop, t_mem, g.kernel_min_us)) {
+    case RooflineBound::Compute:
+      return p.fixed_us + t_flop;
+    case RooflineBound::Memory:
+      return p.fixed_us + t_mem;
+    case RooflineBound::Floor:
+      break;
+  }
+  return g.kernel_min_us;
 }
 
 }  // namespace specsim

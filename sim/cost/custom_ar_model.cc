@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cost/allreduce_model.h"
 #include "util/error.h"
 
 namespace specsim {
@@ -11,6 +12,13 @@ std::string custom_unsupported_reason(const Hardware& hw, int world) {
     return "the custom all-reduce runs on 2..8 ranks, not " + std::to_string(world);
   if (!hw.gpu.p2p) return hw.gpu.name + " does not allow peer-to-peer memory access (driver), so peers cannot reach each other's buffers";
   if (!hw.topo.peer_access) return "peers on " + hw.topo.name + " cannot map each other's memory";
+  return "";
+}
+
+std::string custom_refusal(const Hardware& hw, int world, double bytes) {
+  if (auto why = custom_unsupported_reason(hw, world); !why.empty()) return why;
+  if (bytes > kCustomMaxBytes)
+    return std::to_string(static_cast<long long>(bytes)) + " bytes exceed its 8 MiB buffer (lower --batch-size)";
   return "";
 }
 
@@ -55,12 +63,8 @@ double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
 
 CustomEstimate custom_allreduce(double bytes, int world, const Hardware& hw, const std::string& requested) {
   if (world <= 1) return {};
-  if (const auto why = custom_unsupported_reason(hw, world); !why.empty())
-    throw InputError("custom all-reduce refused: " + why + "; use --allreduce nccl or fixed:US", "--allreduce");
-  if (bytes > kCustomMaxBytes)
-    throw InputError("custom all-reduce refused: " + std::to_string(static_cast<long long>(bytes)) +
-                         " bytes exceed its 8 MiB buffer; lower --batch-size or use nccl",
-                     "--allreduce");
+  if (const auto why = custom_refusal(hw, world, bytes); !why.empty())
+    throw allreduce_refused(parse_allreduce("custom"), why);
   const auto v = car_policy::parse_variant(requested);
   if (v == car_policy::Variant::Auto) {  // what the kernel's own selector runs
     const auto picked = car_policy::select(static_cast<std::size_t>(bytes), world, hw.topo.link == LinkKind::PCIe);

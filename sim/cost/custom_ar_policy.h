@@ -65,11 +65,11 @@ inline std::optional<Variant> parse_variant(std::string_view name) {
 //
 // NVLink (and virtual ranks on one GPU): one-shot moves world x bytes into each rank but needs
 // one barrier; two-shot moves ~2x bytes but needs two. vLLM/SGLang switch at 512 KB for up to
-// 4 ranks and 256 KB for up to 8 (docs/sources.md); with 2 ranks one-shot always wins
+// 4 ranks and 256 KB for up to 8 (docs/sources.md#S-custom-ar-design); with 2 ranks one-shot always wins
 // (two-shot saves nothing when each rank reads only one peer).
 inline constexpr std::size_t kNvlOneShotMaxBytes4 = 512 * 1024;
 inline constexpr std::size_t kNvlOneShotMaxBytes8 = 256 * 1024;
-// PCIe: a posted write costs ~0.4 us against 2-7 us for a loaded peer read (docs/sources.md),
+// PCIe: a posted write costs ~0.4 us against 2-7 us for a loaded peer read (docs/sources.md#S-pcie-p2p-rtx6kpro),
 // so small messages push. Pushing sends (world-1) x bytes over each link against ~2x for
 // two-shot, so the crossover falls as the world grows.
 inline constexpr std::size_t kPciePushMaxBytes2 = 512 * 1024;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "cost/bus_bandwidth.h"
+#include "cost/nccl_fit_curve.h"
+
 namespace specsim {
 
 std::string_view nccl_algo_name(int a) { return a == kTree ? "tree" : "ring"; }
@@ -65,15 +68,16 @@ NcclEstimate best(double bytes, int n, int steps, double algbw_per_busbw, const 
 NcclEstimate nccl_allreduce(double bytes, int n, const Hardware& hw, const NcclSettings& s) {
   // A measured curve (specsim calibrate --nccl-tests) wins at the world size it was measured at;
   // it already holds whatever algorithm/protocol/transport NCCL chose on that machine.
-  if (const auto& fit = hw.topo.nccl_fit; fit && fit->world == n && bytes > 0) {
-    NcclEstimate e;
-    e.us = fit->us(bytes);
-    e.p2p = nccl_uses_p2p(hw.topo, s.p2p_level);
-    e.fitted = true;
-    return e;
-  }
+  if (const auto& fit = hw.topo.nccl_fit; fit && bytes > 0)
+    if (const NcclFitPiece* piece = nccl_fit_piece(*fit, bytes, n)) {
+      NcclEstimate e;
+      e.us = nccl_fit_piece_us(*piece, bytes, n);
+      e.p2p = nccl_uses_p2p(hw.topo, s.p2p_level);
+      e.fitted = true;
+      return e;
+    }
   // Ring all-reduce: 2(n-1) steps; nccl-tests' busbw = algbw * 2(n-1)/n.
-  return best(bytes, n, 2 * (n - 1), double(n) / (2.0 * (n - 1)), hw, s, false);
+  return best(bytes, n, 2 * (n - 1), allreduce_algbw_per_busbw(n), hw, s, false);
 }
 
 NcclEstimate nccl_allgather(double bytes, int n, const Hardware& hw, const NcclSettings& s) {

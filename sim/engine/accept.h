@@ -1,6 +1,7 @@
 #pragma once
 // Acceptance: SGLang's "accept len" (accepted draft tokens per verify + the bonus token) and the
-// chain formula relating it to a per-token acceptance rate (Leviathan et al. 2023).
+// chain formula relating it to a per-token acceptance rate (Leviathan et al. 2023;
+// docs/sources.md#S-sglang-decode-log and docs/sources.md#S-chain-acceptance).
 
 namespace specsim {
 

@@ -1,9 +1,7 @@
 #include "engine/cycle_eval.h"
 
-#include <fmt/format.h>
+#include <algorithm>
 
-#include "cost/custom_ar_model.h"
-#include "cost/nccl_model.h"
 
 namespace specsim {
 
@@ -11,6 +9,17 @@ const PhaseTiming* CycleResult::phase(PhaseKind k) const {
   for (const auto& p : phases)
     if (p.kind == k) return &p;
   return nullptr;
+}
+
+double typical_allreduce_bytes(const CyclePlan& plan) {
+  const PhasePlan* p = plan.find(PhaseKind::Verify);
+  if (!p) p = plan.find(PhaseKind::BaselineDecode);
+  return p ? p->comm_bytes_of(OpKind::AllReduce) / std::max(1, p->count_of(OpKind::AllReduce)) : 0;
+}
+
+std::string refusal(const CyclePlan& plan, const CostContext& ctx) {
+  if (ctx.world <= 1) return "";
+  return allreduce_model(ctx.backend).refusal(allreduce_query(plan.max_comm_bytes_of(OpKind::AllReduce), ctx, true));
 }
 
 CycleResult evaluate_cycle(const CyclePlan& plan, const CostContext& ctx, double accept_len) {
@@ -42,24 +51,8 @@ CycleResult evaluate_cycle(const CyclePlan& plan, const CostContext& ctx, double
 }
 
 std::string backend_detail(const CyclePlan& plan, const CostContext& ctx) {
-  const PhasePlan* p = plan.find(PhaseKind::Verify);
-  if (!p) p = plan.find(PhaseKind::BaselineDecode);
-  const double bytes = p ? p->comm_bytes_of(OpKind::AllReduce) / std::max(1, p->count_of(OpKind::AllReduce)) : 0;
   if (ctx.world <= 1) return "tp 1: no all-reduce";
-  switch (ctx.backend.kind) {
-    case AllReduceChoice::Kind::Fixed: return fmt::format("{:g} us per all-reduce (given)", ctx.backend.fixed_us);
-    case AllReduceChoice::Kind::Custom: {
-      const auto e = custom_allreduce(bytes, ctx.world, *ctx.hw, ctx.backend.variant);
-      return fmt::format("{} at {:.0f} B", custom_variant_name(e.variant), bytes);
-    }
-    case AllReduceChoice::Kind::Nccl: {
-      const auto e = nccl_allreduce(bytes, ctx.world, *ctx.hw, ctx.run->nccl);
-      if (e.fitted) return fmt::format("fitted nccl-tests curve (world {}) at {:.0f} B", ctx.world, bytes);
-      return fmt::format("{}/{} over {} at {:.0f} B", nccl_algo_name(e.algo), nccl_proto_name(e.proto),
-                         e.p2p ? "P2P" : "host memory (SHM)", bytes);
-    }
-  }
-  return "";
+  return allreduce_model(ctx.backend).describe(allreduce_query(typical_allreduce_bytes(plan), ctx, true));
 }
 
 }  // namespace specsim

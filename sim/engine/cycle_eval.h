@@ -23,6 +23,12 @@ struct CycleResult {
 /// plan has no speculation.
 CycleResult evaluate_cycle(const CyclePlan& plan, const CostContext& ctx, double accept_len);
 
+/// The payload of one verify all-reduce (the baseline step's without speculation), bytes.
+double typical_allreduce_bytes(const CyclePlan& plan);
+
+/// Why the context's backend cannot run this plan's all-reduces ("" when it can).
+std::string refusal(const CyclePlan& plan, const CostContext& ctx);
+
 /// The backend's own words for what it runs on the verify payload (for the report).
 std::string backend_detail(const CyclePlan& plan, const CostContext& ctx);
 

@@ -2,34 +2,28 @@
 
 #include <algorithm>
 
+#include "cost/allreduce_model.h"
 #include "cost/compute_cost.h"
-#include "cost/custom_ar_model.h"
 #include "cost/nccl_model.h"
 
 namespace specsim {
 
+AllReduceQuery allreduce_query(double bytes, const CostContext& ctx, bool graph) {
+  return AllReduceQuery{bytes, ctx.world, graph, ctx.hw, &ctx.run->nccl, &ctx.backend};
+}
+
 double allreduce_us(double bytes, const CostContext& ctx, bool graph) {
   if (ctx.world <= 1) return 0;
-  const auto& hw = *ctx.hw;
-  switch (ctx.backend.kind) {
-    case AllReduceChoice::Kind::Fixed: return ctx.backend.fixed_us;
-    case AllReduceChoice::Kind::Custom:
-      return std::max(custom_allreduce(bytes, ctx.world, hw, ctx.backend.variant).us, hw.gpu.kernel_min_us);
-    case AllReduceChoice::Kind::Nccl: {
-      const double extra = graph ? ctx.anchors.nccl_extra_graph_us : ctx.anchors.nccl_extra_eager_us;
-      return std::max(nccl_allreduce(bytes, ctx.world, hw, ctx.run->nccl).us + extra, hw.gpu.kernel_min_us);
-    }
-  }
-  return 0;
+  const AllReduceModel& model = allreduce_model(ctx.backend);
+  double us = model.time_us(allreduce_query(bytes, ctx, graph));
+  if (ctx.backend.kind == AllReduceChoice::Kind::Fixed) return us;  // as given, not floored
+  if (model.takes_nccl_anchors()) us += graph ? ctx.anchors.nccl_extra_graph_us : ctx.anchors.nccl_extra_eager_us;
+  return std::max(us, ctx.hw->gpu.kernel_min_us);
 }
 
 bool follows_other_class(const OpBlock& block, std::size_t i) {
   const std::size_t n = block.ops.size();
   return n >= 2 && op_class(block.ops[i].kind) != op_class(block.ops[(i + n - 1) % n].kind);
-}
-
-double switch_gap_us(const OpBlock& block, std::size_t i, const GpuProfile& gpu) {
-  return follows_other_class(block, i) ? gpu.kernel_switch_us : 0.0;
 }
 
 OpCost op_cost(const Op& op, const CostContext& ctx, bool graph) {
@@ -38,7 +32,7 @@ OpCost op_cost(const Op& op, const CostContext& ctx, bool graph) {
   switch (op.kind) {
     case OpKind::AllReduce:
       c.gpu_us = allreduce_us(op.comm_bytes, ctx, graph);
-      c.host_us = ctx.backend.kind == AllReduceChoice::Kind::Nccl ? gpu.nccl_host_launch_us : gpu.host_launch_us;
+      c.host_us = allreduce_model(ctx.backend).host_us(allreduce_query(op.comm_bytes, ctx, graph));
       break;
     case OpKind::AllGather:  // logits all-gathers go through NCCL whatever the all-reduce backend
       c.gpu_us = ctx.world <= 1 ? 0 : std::max(nccl_allgather(op.comm_bytes, ctx.world, *ctx.hw, ctx.run->nccl).us, gpu.kernel_min_us);

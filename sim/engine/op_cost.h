@@ -1,6 +1,7 @@
 #pragma once
 // The one place an Op becomes time: GPU microseconds and the host's launch cost, for a chosen
 // all-reduce backend and the anchors derived from measurements.
+#include "cost/allreduce_model.h"
 #include "plan/cycle_plan.h"
 #include "plan/op.h"
 #include "spec/hardware.h"
@@ -34,11 +35,11 @@ struct OpCost {
 /// last op precedes its first); a one-op block never switches.
 bool follows_other_class(const OpBlock& block, std::size_t i);
 
-/// The GPU gap before op `i` of `block`: kernel_switch_us where it follows another class, else 0.
-double switch_gap_us(const OpBlock& block, std::size_t i, const GpuProfile& gpu);
-
 /// Cost of one op in a phase that runs from a graph (`graph`) or eagerly.
 OpCost op_cost(const Op& op, const CostContext& ctx, bool graph);
+
+/// The question put to the backend's model for one all-reduce of `bytes` in this context.
+AllReduceQuery allreduce_query(double bytes, const CostContext& ctx, bool graph);
 
 /// The all-reduce time alone (the backend's model plus NCCL anchors), microseconds.
 double allreduce_us(double bytes, const CostContext& ctx, bool graph);

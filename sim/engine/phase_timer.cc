@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/op_visit.h"
+
 namespace specsim {
 
 namespace {
@@ -27,12 +29,6 @@ struct LagMap {
   }
 };
 
-// Collectives in one phase all carry the same payload: remember the last answer per kind.
-struct CollectiveMemo {
-  double bytes = -1;
-  OpCost cost;
-};
-
 }  // namespace
 
 PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
@@ -42,40 +38,25 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
   t.tokens = phase.tokens;
   t.graph = phase.graph;
   LagMap total;
-  CollectiveMemo memo_ar, memo_ag;
+  OpVisitor ops(phase, ctx);
   for (const auto& block : phase.blocks) {
     LagMap m;
     double gemm = 0, attn = 0, ar = 0, ag = 0, other = 0, ar_bytes = 0, ag_bytes = 0;
     int n_ar = 0, n_ag = 0;
     double switches = 0;
-    // The class before the first op is the layer's last (switch_gap_us's rule, kept inline: this
-    // loop is the engine's hot path).
-    OpClass before = block.ops.empty() ? OpClass::Other : op_class(block.ops.back().kind);
-    const double switch_us = block.ops.size() > 1 ? ctx.hw->gpu.kernel_switch_us : 0.0;
-    for (const auto& op : block.ops) {
-      OpCost c;
-      if (op.kind == OpKind::AllReduce || op.kind == OpKind::AllGather) {
-        auto& memo = op.kind == OpKind::AllReduce ? memo_ar : memo_ag;
-        if (memo.bytes != op.comm_bytes) memo = {op.comm_bytes, op_cost(op, ctx, phase.graph)};
-        c = memo.cost;
-      } else {
-        c = op_cost(op, ctx, phase.graph);
-      }
+    ops.visit(block, [&](std::size_t, const Op& op, const OpCost& c, double gap) {
       // A switch gap delays a kernel that follows its predecessor back to back; an eager kernel
       // that waits for its launch (b) starts on an idle GPU and pays none.
-      const OpClass cls = op_class(op.kind);
-      const double gap = cls != before ? switch_us : 0.0;
-      before = cls;
       switches += gap;
       m.then(c.gpu_us + gap - c.host_us, c.gpu_us, c.host_us);
-      switch (cls) {
+      switch (op_class(op.kind)) {
         case OpClass::Gemm: gemm += c.gpu_us; break;
         case OpClass::Attention: attn += c.gpu_us; break;
         case OpClass::AllReduce: ar += c.gpu_us, ar_bytes += op.comm_bytes, ++n_ar; break;
         case OpClass::AllGather: ag += c.gpu_us, ag_bytes += op.comm_bytes, ++n_ag; break;
         case OpClass::Other: other += c.gpu_us; break;
       }
-    }
+    });
     const double r = block.repeat;
     t.gemm_us += r * gemm, t.attention_us += r * attn, t.allreduce_us += r * ar, t.allgather_us += r * ag;
     t.other_us += r * other;
@@ -94,8 +75,7 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
     t.launch_us = std::max(0.0, total.host + lag - gpu);
     t.switch_us = 0;  // eager: the gaps that show are inside launch_us with the host waits
   }
-  if (phase.kind == PhaseKind::Verify || phase.kind == PhaseKind::BaselineDecode)
-    t.overhead_us = ctx.anchors.forward_overhead_us;
+  t.overhead_us = forward_overhead_us(phase, ctx);
   t.us = gpu + t.launch_us + t.overhead_us;
   return t;
 }

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "cost/custom_ar_model.h"
 #include "engine/accept.h"
 #include "util/error.h"
 
@@ -72,27 +71,16 @@ ScenarioResult run_scenario(const Scenario& s) {
   for (const auto& backend : s.run.allreduce) {
     CostContext ctx{&s.hw, &s.run, backend, out.anchors, s.run.tp_size};
     CycleResult r;
-    if (backend.kind == AllReduceChoice::Kind::Custom && s.run.tp_size > 1) {
-      const std::string why = custom_unsupported_reason(s.hw, s.run.tp_size);
-      if (!why.empty()) {
-        if (!s.backends_defaulted)
-          throw InputError("custom all-reduce refused: " + why + "; use --allreduce nccl or fixed:US", "--allreduce");
-        r.backend = backend;
-        r.refused = why;
-        out.results.push_back(std::move(r));
-        continue;
-      }
-    }
-    try {
-      r = evaluate_cycle(out.plan, ctx, out.accept_len);
-      r.backend_detail = backend_detail(out.plan, ctx);
-    } catch (const InputError& e) {
-      // A payload over the custom kernel's buffer: refused, visibly, when the user chose no backend.
-      if (!s.backends_defaulted || backend.kind != AllReduceChoice::Kind::Custom) throw;
-      r = CycleResult{};
+    if (const std::string why = refusal(out.plan, ctx); !why.empty()) {
+      // Refused: an error when the user asked for this backend, a visible row when defaulted.
+      if (!s.backends_defaulted) throw allreduce_refused(backend, why);
       r.backend = backend;
-      r.refused = e.what();
+      r.refused = why;
+      out.results.push_back(std::move(r));
+      continue;
     }
+    r = evaluate_cycle(out.plan, ctx, out.accept_len);
+    r.backend_detail = backend_detail(out.plan, ctx);
     out.results.push_back(std::move(r));
   }
   return out;

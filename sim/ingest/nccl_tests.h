@@ -1,7 +1,8 @@
 #pragma once
 // nccl-tests output (all_reduce_perf and friends): one or more tables, each opened by a
 // `# nThread N nGpus M ...` line, with out-of-place and in-place columns; `-g N` single-process
-// runs and MPI runs (one `#  Rank ...` line per rank) alike.
+// runs and MPI runs (one `#  Rank ...` line per rank) alike. Times, algbw and busbw as nccl-tests
+// defines them (docs/sources.md#S-nccl-tests-format).
 #include <string>
 #include <vector>
 

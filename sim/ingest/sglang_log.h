@@ -1,5 +1,5 @@
 #pragma once
-// SGLang server logs: the periodic decode lines, in both forms (FACTS.md section 2):
+// SGLang server logs: the periodic decode lines, in both forms (docs/sources.md#S-sglang-decode-log):
 //   Decode batch, #running-req: 1, #token: 186, token usage: 0.00, accept len: 1.95,
 //     accept rate: 0.49, cuda graph: True, gen throughput (token/s): 178.86, #queue-req: 0
 //   Decode batch. #running-req: 1, #token: 186, token usage: 0.00, gen throughput (token/s): 178.86, ...

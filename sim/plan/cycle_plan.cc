@@ -1,5 +1,7 @@
 #include "plan/cycle_plan.h"
 
+#include <algorithm>
+
 #include <cmath>
 
 #include "plan/forward_builders.h"
@@ -37,6 +39,15 @@ double PhasePlan::comm_bytes_of(OpKind k) const {
     for (const auto& o : b.ops)
       if (o.kind == k) s += b.repeat * o.comm_bytes;
   return s;
+}
+
+double CyclePlan::max_comm_bytes_of(OpKind k) const {
+  double most = 0;
+  for (const auto& p : phases)
+    for (const auto& b : p.blocks)
+      for (const auto& op : b.ops)
+        if (op.kind == k) most = std::max(most, op.comm_bytes);
+  return most;
 }
 
 const PhasePlan* CyclePlan::find(PhaseKind k) const {

@@ -1,6 +1,7 @@
 #pragma once
 // The CyclePlan: every forward of one EAGLE cycle (and the plain decode step) as ordered ops per
-// rank. Built once from model + settings; both the analytic engine and the GPU replay read it.
+// rank, as SGLang's EAGLEWorker runs them (docs/sources.md#S-sglang-eagle-cycle). Built once from
+// model + settings; both the analytic engine and the GPU replay read it.
 #include <vector>
 
 #include "plan/op.h"
@@ -35,6 +36,8 @@ struct CyclePlan {
   std::vector<PhasePlan> phases;  ///< draft_decode (if steps > 1), verify, draft_extend, baseline_decode
   /// The phase of that kind, or nullptr when the cycle has none.
   const PhasePlan* find(PhaseKind k) const;
+  /// The largest payload of one op of kind `k` in any phase, bytes (0 when there is none).
+  double max_comm_bytes_of(OpKind k) const;
 };
 
 /// Lays out the cycle as SGLang runs it. `draft` may be null when speculation is off.

@@ -1,6 +1,6 @@
 // The target model's forward per rank, as SGLang lays it out under pure tensor parallelism:
 // vocab-parallel embedding + all-reduce; per layer attention -> o_proj all-reduce -> MLP/MoE ->
-// all-reduce; final norm, vocab-parallel lm_head, logits all-gather (shared/reference notes).
+// all-reduce; final norm, vocab-parallel lm_head, logits all-gather (docs/sources.md#S-sglang-collectives).
 #include <algorithm>
 #include <string>
 

@@ -175,8 +175,4 @@ std::string zoo_draft_config(const std::string& target_config_path) {
   return is_file(c) ? c : std::string();
 }
 
-ModelSpec load_model(const std::string& path_or_name, const std::string& flag) {
-  return model_from_config(resolve_model_config(path_or_name, flag), flag);
-}
-
 }  // namespace specsim

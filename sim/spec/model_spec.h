@@ -66,7 +66,4 @@ std::string resolve_model_config(const std::string& path_or_name, const std::str
 /// The zoo's EAGLE-3 draft config for a target config path inside models/, or "" if none.
 std::string zoo_draft_config(const std::string& target_config_path);
 
-/// Loads and validates a model: resolve + parse. `dtype_override` empty keeps the config's.
-ModelSpec load_model(const std::string& path_or_name, const std::string& flag);
-
 }  // namespace specsim

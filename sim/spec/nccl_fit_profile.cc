@@ -7,22 +7,6 @@
 
 namespace specsim {
 
-double NcclFit::algbw_gbps(const NcclFitPiece& p) const {
-  return world > 1 ? p.busbw_gbps * world / (2.0 * (world - 1)) : p.busbw_gbps;
-}
-
-double NcclFit::us(double bytes) const {
-  if (pieces.empty()) return 0;
-  const NcclFitPiece* p = &pieces.back();
-  for (const auto& q : pieces)
-    if (bytes <= q.max_bytes) {
-      p = &q;
-      break;
-    }
-  const double bw = algbw_gbps(*p);
-  return p->lat_us + (bw > 0 ? bytes / (bw * 1e3) : 0.0);
-}
-
 NcclFit parse_nccl_fit(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object()) throw InputError("must be an object {world, source, pieces}", where);
   NcclFit f;
@@ -54,7 +38,8 @@ NcclFit parse_nccl_fit(const nlohmann::json& j, const std::string& where) {
 nlohmann::json nccl_fit_json(const NcclFit& f) {
   nlohmann::json pieces = nlohmann::json::array();
   for (const auto& p : f.pieces)
-    pieces.push_back({{"min_bytes", p.min_bytes}, {"max_bytes", p.max_bytes}, {"lat_us", p.lat_us}, {"busbw_gbps", p.busbw_gbps}});
+    pieces.push_back(
+        {{"min_bytes", p.min_bytes}, {"max_bytes", p.max_bytes}, {"lat_us", p.lat_us}, {"busbw_gbps", p.busbw_gbps}});
   return {{"world", f.world}, {"source", f.source}, {"pieces", pieces}};
 }
 

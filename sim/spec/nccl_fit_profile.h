@@ -1,10 +1,10 @@
 #pragma once
 // A measured all-reduce curve in a hardware profile (topology field `nccl_fit`, written by
 // `specsim calibrate --nccl-tests`): pieces of latency + bytes/bandwidth fitted per size range.
+// The data and its JSON form; cost/nccl_fit_curve.h evaluates it.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace specsim {
 
@@ -16,12 +16,9 @@ struct NcclFitPiece {
 };
 
 struct NcclFit {
-  int world = 0;  ///< ranks the log was measured with; the fit is used only at this tp size
+  int world = 0;                     ///< ranks the log was measured with; the fit is used only at this tp size
   std::vector<NcclFitPiece> pieces;  ///< ascending, adjacent ranges
   std::string source;
-  /// The piece whose range holds `bytes` (the first below, the last above) evaluated at `bytes`.
-  double us(double bytes) const;
-  double algbw_gbps(const NcclFitPiece& p) const;
 };
 
 /// Reads {"world", "source", "pieces": [{min_bytes, max_bytes, lat_us, busbw_gbps}]};

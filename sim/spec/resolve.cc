@@ -97,17 +97,6 @@ void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
   else r.num_steps = 5, r.topk = 4, r.num_draft_tokens = 8;
 }
 
-// Applies the draft-shape flags; with topk 1, steps and draft tokens follow each other as SGLang forces.
-void apply_draft_shape(RunSpec& r, const RunArgs& a) {
-  if (a.topk) r.topk = *a.topk;
-  if (a.num_steps) r.num_steps = *a.num_steps;
-  if (a.num_draft_tokens) r.num_draft_tokens = *a.num_draft_tokens;
-  if (r.topk == 1) {
-    if (a.num_steps && !a.num_draft_tokens) r.num_draft_tokens = r.num_steps + 1;
-    if (a.num_draft_tokens && !a.num_steps) r.num_steps = r.num_draft_tokens - 1;
-  }
-}
-
 }  // namespace
 
 Scenario resolve_scenario(const RunArgs& a) {
@@ -138,7 +127,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   if (a.algorithm) run.algo = parse_algo(*a.algorithm);
   if (a.tp_size) run.tp_size = *a.tp_size;
   run.num_gpus = a.num_gpus.value_or(run.tp_size);
-  apply_draft_shape(run, a);
+  apply_draft_shape(run, a.topk, a.num_steps, a.num_draft_tokens);
   if (a.batch_size) run.batch_size = *a.batch_size;
   if (a.context_len) run.context_len = *a.context_len;
   if (a.cuda_graph_max_bs) run.cuda_graph_max_bs = *a.cuda_graph_max_bs;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cost/custom_ar_policy.h"
+#include "spec/flag_ranges.h"
 #include "util/error.h"
 
 namespace specsim {
@@ -29,11 +30,22 @@ std::string_view algo_name(SpecAlgo a) {
   return "NONE";
 }
 
+void apply_draft_shape(RunSpec& r, std::optional<int> topk, std::optional<int> steps, std::optional<int> draft_tokens) {
+  if (topk) r.topk = *topk;
+  if (steps) r.num_steps = *steps;
+  if (draft_tokens) r.num_draft_tokens = *draft_tokens;
+  if (r.topk == 1) {  // a chain: SGLang verifies every drafted token plus the bonus one
+    if (steps && !draft_tokens) r.num_draft_tokens = r.num_steps + 1;
+    if (draft_tokens && !steps) r.num_steps = r.num_draft_tokens - 1;
+  }
+}
+
 std::string AllReduceChoice::kind_name() const {
   switch (kind) {
     case Kind::Nccl: return "nccl";
     case Kind::Custom: return "custom";
     case Kind::Fixed: return "fixed";
+    case Kind::Registered: return name;
   }
   return "nccl";
 }
@@ -46,6 +58,7 @@ std::string AllReduceChoice::label() const {
     return "fixed:" + s;
   }
   if (kind == Kind::Custom && variant != "auto") return "custom:" + variant;
+  if (kind == Kind::Registered && !arg.empty()) return name + ":" + arg;
   return kind_name();
 }
 
@@ -77,7 +90,17 @@ AllReduceChoice parse_allreduce(std::string_view s, const std::string& where) {
       throw InputError("fixed:US needs a latency in microseconds in (0, 1e7], got '" + num + "'", where);
     return c;
   }
-  throw InputError("unknown all-reduce '" + std::string(s) + "': use nccl, custom[:VARIANT] or fixed:US", where);
+  // A backend registered by name (a plugin or a test's): looked up, and refused if unknown, when
+  // it is costed. Names are lower-case words, so typos of the built-ins still fail here.
+  const std::string_view name = s.substr(0, s.find(':'));
+  const bool word = !name.empty() && name[0] >= 'a' && name[0] <= 'z' &&
+                    name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") == std::string_view::npos;
+  if (!word || name == "fixed" || name == "nccl")
+    throw InputError("unknown all-reduce '" + std::string(s) + "': use nccl, custom[:VARIANT] or fixed:US", where);
+  c.kind = AllReduceChoice::Kind::Registered;
+  c.name = std::string(name);
+  if (name.size() < s.size()) c.arg = std::string(s.substr(name.size() + 1));
+  return c;
 }
 
 namespace {
@@ -90,11 +113,11 @@ void finite_positive(const std::optional<double>& v, const std::string& where) {
 }  // namespace
 
 void validate_run(const RunSpec& r) {
-  require(r.tp_size >= 1 && r.tp_size <= 1024, "must be in 1..1024", "--tp-size");
+  flag_ranges::kTpSize.require(r.tp_size);
   require(r.num_gpus == 0 || r.num_gpus >= r.tp_size, "must be at least the tp size", "--num-gpus");
-  require(r.batch_size >= 1 && r.batch_size <= (1 << 20), "must be in 1..1048576", "--batch-size");
-  require(r.context_len >= 1 && r.context_len <= (1LL << 26), "must be in 1..67108864 tokens", "--context-len");
-  require(r.cuda_graph_max_bs >= 0, "must not be negative", "--cuda-graph-max-bs");
+  flag_ranges::kBatchSize.require(r.batch_size);
+  flag_ranges::kContextLen.require(r.context_len);
+  flag_ranges::kCudaGraphMaxBs.require(r.cuda_graph_max_bs);
   finite_positive(r.measured_baseline_tok_s, "--measured-baseline-tok-s");
   finite_positive(r.measured_allreduce_us, "--measured-allreduce-us");
   finite_positive(r.measured_spec_tok_s, "--measured-spec-tok-s");
@@ -109,9 +132,9 @@ void validate_run(const RunSpec& r) {
     require(!r.measured_spec_tok_s, "needs speculation on", "--measured-spec-tok-s");
     return;
   }
-  require(r.num_steps >= 1 && r.num_steps <= 64, "must be in 1..64", "--speculative-num-steps");
-  require(r.topk >= 1 && r.topk <= 64, "must be in 1..64", "--speculative-eagle-topk");
-  require(r.num_draft_tokens >= 2 && r.num_draft_tokens <= 1024, "must be in 2..1024", "--speculative-num-draft-tokens");
+  flag_ranges::kNumSteps.require(r.num_steps);
+  flag_ranges::kTopk.require(r.topk);
+  flag_ranges::kDraftTokens.require(r.num_draft_tokens);
   if (r.topk == 1)
     require(r.num_draft_tokens == r.num_steps + 1,
             "with --speculative-eagle-topk 1 SGLang forces num-draft-tokens = num-steps + 1 (" +

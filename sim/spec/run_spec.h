@@ -17,15 +17,19 @@ constexpr int kNumPhaseKinds = 4;
 std::string_view phase_name(PhaseKind p);
 PhaseKind parse_phase(std::string_view s, const std::string& where);
 
-/// One all-reduce backend to evaluate: NCCL, our custom kernel, or a fixed latency.
+/// One all-reduce backend to evaluate: NCCL, our custom kernel, a fixed latency, or a backend
+/// registered by name (cost/allreduce_model.h costs each).
 struct AllReduceChoice {
-  enum class Kind { Nccl, Custom, Fixed } kind = Kind::Nccl;
+  enum class Kind { Nccl, Custom, Fixed, Registered } kind = Kind::Nccl;
   double fixed_us = 0;              ///< Fixed: latency of every all-reduce
   std::string variant = "auto";     ///< Custom: auto or a name from car_policy::variant_names()
+  std::string name;                 ///< Registered: the backend's name
+  std::string arg;                  ///< Registered: what follows `NAME:`, if anything
   std::string label() const;        ///< "nccl", "custom", "fixed:40"
   std::string kind_name() const;    ///< "nccl", "custom", "fixed" (the JSON contract's value)
 };
-/// Parses nccl | custom[:VARIANT] | fixed:US.
+/// Parses nccl | custom[:VARIANT] | fixed:US | NAME[:ARG] (a registered backend; an unknown
+/// NAME is refused when the backend is looked up, cost/allreduce_model.h).
 AllReduceChoice parse_allreduce(std::string_view s, const std::string& where = "--allreduce");
 
 /// NCCL environment the model honours (NCCL_P2P_LEVEL, NCCL_ALGO, NCCL_PROTO).
@@ -64,6 +68,10 @@ struct RunSpec {
 };
 
 std::string_view algo_name(SpecAlgo a);
+
+/// Applies the draft-shape settings given (the others keep `r`'s). With topk 1 the draft is a
+/// chain: a given steps sets draft tokens = steps + 1 and a given draft-token count sets the steps.
+void apply_draft_shape(RunSpec& r, std::optional<int> topk, std::optional<int> steps, std::optional<int> draft_tokens);
 
 /// Checks numbers and combinations SGLang rejects; InputError naming the flag.
 void validate_run(const RunSpec& r);

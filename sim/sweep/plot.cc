@@ -266,7 +266,7 @@ Script breakdown(const View& v) {
 
 void run_gnuplot(const std::string& gnuplot, const std::string& script, const std::string& log) {
   const pid_t pid = fork();
-  if (pid < 0) throw InputError("cannot start gnuplot", "--plot");
+  if (pid < 0) throw EnvironmentError("cannot start gnuplot", "the system refused a new process");
   if (pid == 0) {
     std::FILE* f = std::freopen(log.c_str(), "w", stderr);
     if (f) dup2(fileno(stderr), 1);
@@ -311,7 +311,7 @@ void check_plot_target(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
   if (ext != ".png" && ext != ".svg") throw InputError("plot file must end in .png or .svg, got '" + path + "'", "--plot");
   if (find_gnuplot().empty())
-    throw InputError("plots need gnuplot on the PATH (apt-get install gnuplot-nox)", "--plot");
+    throw EnvironmentError("plots need gnuplot on the PATH", "apt-get install gnuplot-nox");
 }
 
 void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std::string& path,
@@ -319,8 +319,11 @@ void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std:
   check_plot_target(path);
   const View v(r, grid);
   Script s = kind == PlotKind::TokPs ? tokps(v) : kind == PlotKind::Heatmap ? heatmap(v) : breakdown(v);
-  std::string tmpl = (fs::temp_directory_path() / "specsim-plot-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) throw InputError("cannot make a temporary folder for gnuplot", "--plot");
+  std::error_code tmp_ec;
+  const fs::path tmp_root = fs::temp_directory_path(tmp_ec);  // $TMPDIR, else /tmp
+  std::string tmpl = (tmp_root / "specsim-plot-XXXXXX").string();
+  if (tmp_ec || !mkdtemp(tmpl.data()))
+    throw EnvironmentError("cannot make a temporary folder for gnuplot", "set TMPDIR to an existing writable folder");
   const fs::path dir = tmpl;
   const std::string tmp_out = path + ".tmp." + std::to_string(::getpid()) + fs::path(path).extension().string();
   // Data inline as a gnuplot datablock: one file to run, nothing to quote in paths.

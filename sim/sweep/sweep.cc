@@ -9,7 +9,7 @@
 #include <optional>
 #include <thread>
 
-#include "cost/custom_ar_model.h"
+#include "cost/allreduce_model.h"
 #include "engine/accept.h"
 #include "util/error.h"
 
@@ -72,16 +72,11 @@ void prepare_group(const SweepInput& in, const std::vector<Resolved>& resolved, 
   if (!grid.batch.empty()) run.batch_size = static_cast<int>(grid.batch[ix[kBatch]]);
   if (!grid.context.empty()) run.context_len = grid.context[ix[kContext]];
   if (!grid.graph_bs.empty()) run.cuda_graph_max_bs = static_cast<int>(grid.graph_bs[ix[kGraphBs]]);
-  // The draft shape exactly as resolve.cc's apply_draft_shape: the scenario was resolved without
-  // these flags, so `run` holds the base shape; with topk 1, steps and draft tokens follow each other.
-  const bool has_topk = !grid.topk.empty(), has_steps = !grid.steps.empty(), has_n = !grid.draft_tokens.empty();
-  if (has_topk) run.topk = static_cast<int>(grid.topk[ix[kTopk]]);
-  if (has_steps) run.num_steps = static_cast<int>(grid.steps[ix[kSteps]]);
-  if (has_n) run.num_draft_tokens = static_cast<int>(grid.draft_tokens[ix[kDraftTokens]]);
-  if (run.topk == 1) {
-    if (has_steps && !has_n) run.num_draft_tokens = run.num_steps + 1;
-    if (has_n && !has_steps) run.num_steps = run.num_draft_tokens - 1;
-  }
+  // The scenario was resolved without the swept draft-shape flags: apply them as a run does.
+  auto value = [&](const std::vector<long long>& axis, int a) {
+    return axis.empty() ? std::nullopt : std::optional<int>(static_cast<int>(axis[ix[a]]));
+  };
+  apply_draft_shape(run, value(grid.topk, kTopk), value(grid.steps, kSteps), value(grid.draft_tokens, kDraftTokens));
   // Swept acceptance is applied per point; the group only needs a valid placeholder.
   if (!grid.accept_len.empty() || !grid.accept_rate.empty()) {
     run.accept_len = 1.0;
@@ -123,17 +118,10 @@ void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backen
     accept = chain_accept_len(rate, run.num_steps);
   }
   const AllReduceChoice& backend = backends[ix[kAllReduce]];
-  if (backend.kind == AllReduceChoice::Kind::Custom && run.tp_size > 1) {
-    const std::string why = custom_unsupported_reason(g.s.hw, run.tp_size);
-    if (!why.empty()) return w.skip("custom all-reduce refused: " + why + " (--allreduce)", i);
-  }
   const CostContext ctx{&g.s.hw, &run, backend, g.r.anchors, run.tp_size};
-  CycleResult c;
-  try {
-    c = evaluate_cycle(g.r.plan, ctx, accept);
-  } catch (const InputError& e) {
-    return w.skip(e.line(), i);
-  }
+  if (const std::string why = refusal(g.r.plan, ctx); !why.empty())
+    return w.skip(allreduce_refused(backend, why).line(), i);
+  const CycleResult c = evaluate_cycle(g.r.plan, ctx, accept);
   out.ok = true;
   out.tp = run.tp_size, out.batch = run.batch_size, out.graph_bs = run.cuda_graph_max_bs;
   out.steps = run.num_steps, out.topk = run.topk, out.draft_tokens = run.num_draft_tokens;
@@ -174,6 +162,7 @@ SweepResult run_sweep(const SweepInput& in) {
   // No --allreduce: the scenario's default backends (what `specsim run` shows side by side).
   out.backends = !grid.allreduce.empty() ? grid.allreduce : out.base.run.allreduce;
   if (out.backends.empty()) out.backends = {parse_allreduce("nccl"), parse_allreduce("custom")};
+  for (const auto& b : out.backends) allreduce_model(b);  // an unknown backend fails before any point
   Grid eff = grid;  // the all-reduce axis always has values from here on
   eff.allreduce = out.backends;
   const size_t total = eff.size();

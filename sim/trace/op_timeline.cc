@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/op_visit.h"
+
 namespace specsim {
 
 ForwardTimeline expand_forward(const PhasePlan& phase, const CostContext& ctx) {
@@ -9,33 +11,35 @@ ForwardTimeline expand_forward(const PhasePlan& phase, const CostContext& ctx) {
   f.kind = phase.kind;
   f.graph = phase.graph;
   f.ops.reserve(static_cast<std::size_t>(phase.kernels()));
-  // Same overhead rule as time_phase: the measured per-forward remainder sits on target forwards.
-  if (phase.kind == PhaseKind::Verify || phase.kind == PhaseKind::BaselineDecode)
-    f.overhead_us = ctx.anchors.forward_overhead_us;
+  f.overhead_us = forward_overhead_us(phase, ctx);
   double gpu_end = 0, host_end = 0;
   if (phase.graph) {
     f.graph_launch_us = ctx.hw->gpu.graph_launch_us;
     gpu_end = f.graph_launch_us;
   }
-  std::vector<OpCost> costs;
+  struct Costed {
+    OpCost cost;
+    double gap_us;
+  };
+  std::vector<Costed> costs;
+  OpVisitor visitor(phase, ctx);  // the costs and gaps time_phase uses
   for (const auto& block : phase.blocks) {
     costs.clear();  // one cost per distinct op; repeats reuse it (the layers are identical)
-    for (const auto& op : block.ops) costs.push_back(op_cost(op, ctx, phase.graph));
+    visitor.visit(block, [&](std::size_t, const Op&, const OpCost& c, double gap) { costs.push_back({c, gap}); });
     for (int r = 0; r < block.repeat; ++r) {
       for (std::size_t i = 0; i < block.ops.size(); ++i) {
-        const double gap = switch_gap_us(block, i, ctx.hw->gpu);  // same rule as time_phase
         OpEvent e;
         e.op = &block.ops[i];
         e.block = block.name;
         e.layer = r;
-        e.dur_us = costs[i].gpu_us;
+        e.dur_us = costs[i].cost.gpu_us;
         if (phase.graph) {
-          e.start_us = gpu_end + gap;
+          e.start_us = gpu_end + costs[i].gap_us;
         } else {
           e.host_start_us = host_end;
-          e.host_dur_us = costs[i].host_us;
-          host_end += costs[i].host_us;
-          e.start_us = std::max(host_end, gpu_end + gap);
+          e.host_dur_us = costs[i].cost.host_us;
+          host_end += costs[i].cost.host_us;
+          e.start_us = std::max(host_end, gpu_end + costs[i].gap_us);
         }
         gpu_end = e.start_us + e.dur_us;
         f.ops.push_back(e);

@@ -1,5 +1,6 @@
 #pragma once
-// One error type for bad input. The command line prints `error: <what> (<where>)` and exits 2.
+// Two error types: bad input (the user must fix a flag or a file; exit 2) and a missing piece of
+// the machine (a program, a temp folder; exit 3). The command line prints `error: <what> (<where>)`.
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +19,20 @@ class InputError : public std::runtime_error {
 
  private:
   std::string where_;
+};
+
+/// The machine lacks what the run needs (gnuplot not installed, no writable temp folder): not the
+/// user's input. `fix` says what to install or set.
+class EnvironmentError : public std::runtime_error {
+ public:
+  EnvironmentError(std::string what, std::string fix) : std::runtime_error(what), fix_(std::move(fix)) {}
+  /// What to install or set.
+  const std::string& fix() const { return fix_; }
+  /// `what (fix)`, the one line the command line prints after `error: `.
+  std::string line() const { return fix_.empty() ? what() : std::string(what()) + " (" + fix_ + ")"; }
+
+ private:
+  std::string fix_;
 };
 
 }  // namespace specsim

@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the custom all-reduce GPU tests: a check counter that makes any mismatch
-// a non-zero exit, the skip convention (exit 77 with a reason), host bf16/fp16 conversions,
+// a non-zero exit, the skip convention (exit 77 with a reason), GPU_CHECK (cuda_check.h: a failed
+// CUDA call throws, and each test's main turns that into FAIL and exit 1), host bf16/fp16 conversions,
 // deterministic random inputs (never zero) and the CPU reference in the kernels' fixed order.
 #include <cuda_runtime_api.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "car_reference.h"
+#include "cuda_check.h"
 #include "custom_allreduce.h"
 
 namespace cartest {
@@ -45,15 +47,6 @@ struct Checker {
   }
 };
 
-/// Aborts the test (exit 1) on a CUDA error: setup failures are not skips.
-inline void cuda_or_die(cudaError_t e, const char* what, int line) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "FAIL: %s (line %d): %s\n", what, line, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-#define CT_CUDA(call) ::cartest::cuda_or_die((call), #call, __LINE__)
-
 /// Number of CUDA devices; prints `SKIP: ...` and exits 77 when there are fewer than `need`.
 inline int devices_or_skip(int need, const char* test) {
   int n = 0;
@@ -74,13 +67,12 @@ inline std::vector<std::size_t> sweep_counts(DType dt, bool quick) {
   const std::size_t eb = specsim::car::dtype_bytes(dt);
   std::vector<std::size_t> c;
   if (quick) {
-    for (std::size_t n : {std::size_t{16} / eb, std::size_t{9}, std::size_t{1001},
-                          std::size_t{43008} / eb, std::size_t{65537}})
+    for (std::size_t n :
+         {std::size_t{16} / eb, std::size_t{9}, std::size_t{1001}, std::size_t{43008} / eb, std::size_t{65537}})
       c.push_back(n);
     return c;
   }
-  for (std::size_t b : {16, 48, 1024, 14336, 43008, 57344, 114688, 1 << 20, 8 << 20})
-    c.push_back(b / eb);
+  for (std::size_t b : {16, 48, 1024, 14336, 43008, 57344, 114688, 1 << 20, 8 << 20}) c.push_back(b / eb);
   for (std::size_t n : {1, 3, 9, 1001, 12345, 777777}) c.push_back(n);
   c.push_back((std::size_t{8} << 20) / eb - 3);
   return c;

@@ -35,32 +35,32 @@ int child_sweep(int rank, int world, const std::string& dir) {
   auto comm = Communicator::create_multi_process(rank, world, 0, dir, "sweep", opt);
   void* in = nullptr;
   void* out = nullptr;
-  CT_CUDA(cudaMalloc(&in, opt.max_bytes));
-  CT_CUDA(cudaMalloc(&out, opt.max_bytes));
+  GPU_CHECK(cudaMalloc(&in, opt.max_bytes));
+  GPU_CHECK(cudaMalloc(&out, opt.max_bytes));
   cudaStream_t st;
-  CT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   Checker ck;
   std::vector<unsigned char> got;
   std::uint64_t seed = 77;
   auto run_one = [&](const Problem& p, Variant v, bool graph) {
     // same stream as the all-reduce: `st` does not wait for the legacy default stream
-    CT_CUDA(cudaMemcpyAsync(in, p.in[rank].data(), p.bytes(), cudaMemcpyHostToDevice, st));
-    CT_CUDA(cudaMemsetAsync(out, kPoison, p.bytes(), st));
-    const std::string what = std::string(graph ? "graph " : "") + name(v) + " " + name(p.dtype) +
-                             " world " + std::to_string(world) + " rank " + std::to_string(rank) +
-                             " count " + std::to_string(p.count);
+    GPU_CHECK(cudaMemcpyAsync(in, p.in[rank].data(), p.bytes(), cudaMemcpyHostToDevice, st));
+    GPU_CHECK(cudaMemsetAsync(out, kPoison, p.bytes(), st));
+    const std::string what = std::string(graph ? "graph " : "") + name(v) + " " + name(p.dtype) + " world " +
+                             std::to_string(world) + " rank " + std::to_string(rank) + " count " +
+                             std::to_string(p.count);
     try {
       if (graph) {
         cudaGraph_t g;
         cudaGraphExec_t e;
-        CT_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+        GPU_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
         comm->allreduce(in, out, p.count, p.dtype, v, st);
-        CT_CUDA(cudaStreamEndCapture(st, &g));
-        CT_CUDA(cudaGraphInstantiate(&e, g, 0));
-        CT_CUDA(cudaGraphLaunch(e, st));
+        GPU_CHECK(cudaStreamEndCapture(st, &g));
+        GPU_CHECK(cudaGraphInstantiate(&e, g, 0));
+        GPU_CHECK(cudaGraphLaunch(e, st));
         comm->synchronize(st);
-        CT_CUDA(cudaGraphExecDestroy(e));
-        CT_CUDA(cudaGraphDestroy(g));
+        GPU_CHECK(cudaGraphExecDestroy(e));
+        GPU_CHECK(cudaGraphDestroy(g));
       } else {
         comm->allreduce(in, out, p.count, p.dtype, v, st);
         comm->synchronize(st);
@@ -70,16 +70,16 @@ int child_sweep(int rank, int world, const std::string& dir) {
       return false;
     }
     got.resize(p.bytes());
-    CT_CUDA(cudaMemcpyAsync(got.data(), out, p.bytes(), cudaMemcpyDeviceToHost, st));
-    CT_CUDA(cudaStreamSynchronize(st));
+    GPU_CHECK(cudaMemcpyAsync(got.data(), out, p.bytes(), cudaMemcpyDeviceToHost, st));
+    GPU_CHECK(cudaStreamSynchronize(st));
     const std::size_t wrong = count_wrong(p, got);
     ck.expect(wrong == 0, what + ": " + std::to_string(wrong) + " elements wrong");
     return true;  // a wrong result is counted; only a failed call ends the sweep
   };
   for (DType dt : {DType::BF16, DType::FP16, DType::FP32}) {
     const std::size_t eb = specsim::car::dtype_bytes(dt);
-    for (std::size_t count : {std::size_t{16} / eb, std::size_t{9}, std::size_t{1001},
-                              std::size_t{43008} / eb, std::size_t{65537}}) {
+    for (std::size_t count :
+         {std::size_t{16} / eb, std::size_t{9}, std::size_t{1001}, std::size_t{43008} / eb, std::size_t{65537}}) {
       const Problem p = make_problem(dt, world, count, seed++);
       for (Variant v : specsim::car_policy::kConcreteVariants)
         if (!run_one(p, v, false)) return ck.finish("gpu_car_ipc child (stopped)") + 1;
@@ -93,8 +93,8 @@ int child_sweep(int rank, int world, const std::string& dir) {
     for (int k = 0; k < (specsim::car_policy::is_flag_free(v) ? 20 : 3); ++k)
       if (!run_one(make_problem(DType::BF16, world, 21504, seed++), v, true))
         return ck.finish("gpu_car_ipc child (stopped)") + 1;
-  CT_CUDA(cudaFree(in));
-  CT_CUDA(cudaFree(out));
+  GPU_CHECK(cudaFree(in));
+  GPU_CHECK(cudaFree(out));
   return ck.finish(("gpu_car_ipc child " + std::to_string(rank) + "/" + std::to_string(world)).c_str());
 }
 
@@ -109,8 +109,8 @@ int child_absent(int rank, int world, const std::string& dir, Variant v) {
     return 0;
   }
   void* buf = nullptr;
-  CT_CUDA(cudaMalloc(&buf, 8192));
-  CT_CUDA(cudaMemset(buf, 0x3c, 8192));
+  GPU_CHECK(cudaMalloc(&buf, 8192));
+  GPU_CHECK(cudaMemset(buf, 0x3c, 8192));
   const auto t0 = std::chrono::steady_clock::now();
   std::string msg;
   try {
@@ -122,7 +122,7 @@ int child_absent(int rank, int world, const std::string& dir, Variant v) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string want = "rank " + std::to_string(world - 1) + " never arrived";
   std::printf("absent child %d: %.3f s: %s\n", rank, s, msg.c_str());
-  CT_CUDA(cudaFree(buf));
+  GPU_CHECK(cudaFree(buf));
   return msg.find(want) != std::string::npos && s < 20.0 ? 0 : 1;
 }
 
@@ -155,8 +155,8 @@ bool run_group(const char* self, int world, const char* mode) {
       const pid_t r = ::waitpid(k, &status, WNOHANG);
       if (r == k) {
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-          std::fprintf(stderr, "FAIL: %s world %d: child pid %d exited with status %d\n", mode,
-                       world, k, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+          std::fprintf(stderr, "FAIL: %s world %d: child pid %d exited with status %d\n", mode, world, k,
+                       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
           ok = false;
         }
         k = 0;
@@ -165,8 +165,8 @@ bool run_group(const char* self, int world, const char* mode) {
     }
     if (left == 0) break;
     if (std::chrono::steady_clock::now() > deadline) {
-      std::fprintf(stderr, "FAIL: %s world %d: children still running after %.0f s; killing\n",
-                   mode, world, kGroupDeadlineS);
+      std::fprintf(stderr, "FAIL: %s world %d: children still running after %.0f s; killing\n", mode, world,
+                   kGroupDeadlineS);
       for (pid_t k : kids)
         if (k > 0) ::kill(k, SIGKILL);
       for (pid_t k : kids)

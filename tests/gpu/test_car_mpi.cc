@@ -28,30 +28,30 @@ void sweep(Communicator& comm, int rank, int world, Checker& ck, const char* lab
   const std::size_t max_bytes = comm.max_bytes();
   void* in = nullptr;
   void* out = nullptr;
-  CT_CUDA(cudaMalloc(&in, max_bytes));
-  CT_CUDA(cudaMalloc(&out, max_bytes));
+  GPU_CHECK(cudaMalloc(&in, max_bytes));
+  GPU_CHECK(cudaMalloc(&out, max_bytes));
   cudaStream_t st;
-  CT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   std::vector<unsigned char> got;
   std::uint64_t seed = 991;
   auto run_one = [&](const Problem& p, Variant v, bool graph) {
-    CT_CUDA(cudaMemcpyAsync(in, p.in[rank].data(), p.bytes(), cudaMemcpyHostToDevice, st));
-    CT_CUDA(cudaMemsetAsync(out, kPoison, p.bytes(), st));
+    GPU_CHECK(cudaMemcpyAsync(in, p.in[rank].data(), p.bytes(), cudaMemcpyHostToDevice, st));
+    GPU_CHECK(cudaMemsetAsync(out, kPoison, p.bytes(), st));
     const std::string what = std::string(label) + (graph ? " graph " : " ") + name(v) + " " + name(p.dtype) +
-                             " world " + std::to_string(world) + " rank " + std::to_string(rank) +
-                             " count " + std::to_string(p.count);
+                             " world " + std::to_string(world) + " rank " + std::to_string(rank) + " count " +
+                             std::to_string(p.count);
     try {
       if (graph) {
         cudaGraph_t g;
         cudaGraphExec_t e;
-        CT_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        GPU_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
         comm.allreduce(in, out, p.count, p.dtype, v, st);
-        CT_CUDA(cudaStreamEndCapture(st, &g));
-        CT_CUDA(cudaGraphInstantiate(&e, g, 0));
-        CT_CUDA(cudaGraphLaunch(e, st));
+        GPU_CHECK(cudaStreamEndCapture(st, &g));
+        GPU_CHECK(cudaGraphInstantiate(&e, g, 0));
+        GPU_CHECK(cudaGraphLaunch(e, st));
         comm.synchronize(st);
-        CT_CUDA(cudaGraphExecDestroy(e));
-        CT_CUDA(cudaGraphDestroy(g));
+        GPU_CHECK(cudaGraphExecDestroy(e));
+        GPU_CHECK(cudaGraphDestroy(g));
       } else {
         comm.allreduce(in, out, p.count, p.dtype, v, st);
         comm.synchronize(st);
@@ -61,15 +61,15 @@ void sweep(Communicator& comm, int rank, int world, Checker& ck, const char* lab
       return;
     }
     got.resize(p.bytes());
-    CT_CUDA(cudaMemcpyAsync(got.data(), out, p.bytes(), cudaMemcpyDeviceToHost, st));
-    CT_CUDA(cudaStreamSynchronize(st));
+    GPU_CHECK(cudaMemcpyAsync(got.data(), out, p.bytes(), cudaMemcpyDeviceToHost, st));
+    GPU_CHECK(cudaStreamSynchronize(st));
     const std::size_t wrong = count_wrong(p, got);
     ck.expect(wrong == 0, what + ": " + std::to_string(wrong) + " elements wrong");
   };
   for (DType dt : {DType::BF16, DType::FP16, DType::FP32}) {
     const std::size_t eb = specsim::car::dtype_bytes(dt);
-    for (std::size_t count : {std::size_t{16} / eb, std::size_t{9}, std::size_t{1001},
-                              std::size_t{43008} / eb, std::size_t{65537}}) {
+    for (std::size_t count :
+         {std::size_t{16} / eb, std::size_t{9}, std::size_t{1001}, std::size_t{43008} / eb, std::size_t{65537}}) {
       const Problem p = make_problem(dt, world, count, seed++);
       for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot, Variant::Auto})
         run_one(p, v, false);
@@ -77,9 +77,9 @@ void sweep(Communicator& comm, int rank, int world, Checker& ck, const char* lab
   }
   for (Variant v : {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot})
     for (int k = 0; k < 3; ++k) run_one(make_problem(DType::BF16, world, 21504, seed++), v, true);
-  CT_CUDA(cudaStreamDestroy(st));
-  CT_CUDA(cudaFree(in));
-  CT_CUDA(cudaFree(out));
+  GPU_CHECK(cudaStreamDestroy(st));
+  GPU_CHECK(cudaFree(in));
+  GPU_CHECK(cudaFree(out));
 }
 
 }  // namespace

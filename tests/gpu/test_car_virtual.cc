@@ -34,8 +34,8 @@ struct Buffers {
     for (int r = 0; r < world; ++r) {
       void* a = nullptr;
       void* b = nullptr;
-      CT_CUDA(cudaMalloc(&a, bytes));
-      CT_CUDA(cudaMalloc(&b, bytes));
+      GPU_CHECK(cudaMalloc(&a, bytes));
+      GPU_CHECK(cudaMalloc(&b, bytes));
       in.push_back(a);
       out.push_back(b);
     }
@@ -50,10 +50,10 @@ struct Buffers {
 
 void upload(const Problem& p, const std::vector<void*>& in, const std::vector<void*>& out) {
   for (int r = 0; r < p.world; ++r) {
-    CT_CUDA(cudaMemcpy(in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice));
-    CT_CUDA(cudaMemset(out[r], kPoison, p.bytes()));
+    GPU_CHECK(cudaMemcpy(in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice));
+    GPU_CHECK(cudaMemset(out[r], kPoison, p.bytes()));
   }
-  CT_CUDA(cudaDeviceSynchronize());  // graph replays run on a stream that ignores the legacy one
+  GPU_CHECK(cudaDeviceSynchronize());  // graph replays run on a stream that ignores the legacy one
 }
 
 /// Compares every rank's output with the reference; true when all are bitwise right.
@@ -61,18 +61,17 @@ bool verify(Checker& ck, const Problem& p, const std::vector<void*>& out, const 
   std::vector<unsigned char> got(p.bytes());
   bool all = true;
   for (int r = 0; r < p.world; ++r) {
-    CT_CUDA(cudaMemcpy(got.data(), out[r], p.bytes(), cudaMemcpyDeviceToHost));
+    GPU_CHECK(cudaMemcpy(got.data(), out[r], p.bytes(), cudaMemcpyDeviceToHost));
     const std::size_t wrong = count_wrong(p, got);
-    all = ck.expect(wrong == 0, what + " rank " + std::to_string(r) + ": " +
-                                    std::to_string(wrong) + " of " + std::to_string(p.count) +
-                                    " elements wrong") && all;
+    all = ck.expect(wrong == 0, what + " rank " + std::to_string(r) + ": " + std::to_string(wrong) + " of " +
+                                    std::to_string(p.count) + " elements wrong") &&
+          all;
   }
   return all;
 }
 
 std::string label(int world, DType dt, std::size_t count, Variant v) {
-  return std::string(name(v)) + " " + name(dt) + " world " + std::to_string(world) + " count " +
-         std::to_string(count);
+  return std::string(name(v)) + " " + name(dt) + " world " + std::to_string(world) + " count " + std::to_string(count);
 }
 
 /// Every concrete variant and Auto.
@@ -161,45 +160,42 @@ void graphs(Checker& ck, const Settings& s) {
   auto comm = Communicator::create_virtual(world, 0, opt);
   Buffers buf(world, opt.max_bytes);
   cudaStream_t st;
-  CT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   struct G {
     DType dt;
     std::size_t count;
     int reps;
   };
   const int full = s.replays, some = std::max(1, s.replays / 10);
-  const G cases[] = {{DType::BF16, 21504, full}, {DType::BF16, 10001, some},
-                     {DType::FP16, 28672, some}, {DType::FP32, 4099, some}};
+  const G cases[] = {
+      {DType::BF16, 21504, full}, {DType::BF16, 10001, some}, {DType::FP16, 28672, some}, {DType::FP32, 4099, some}};
   std::uint64_t seed = 900000;
   for (Variant v : specsim::car_policy::kConcreteVariants) {
     for (const G& g : cases) {
       cudaGraph_t graph;
       cudaGraphExec_t exec;
-      CT_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+      GPU_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
       comm->allreduce_virtual(buf.in, buf.out, g.count, g.dt, v, st);
-      CT_CUDA(cudaStreamEndCapture(st, &graph));
-      CT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+      GPU_CHECK(cudaStreamEndCapture(st, &graph));
+      GPU_CHECK(cudaGraphInstantiate(&exec, graph, 0));
       long bad = 0;
       for (int k = 0; k < g.reps; ++k) {
         const Problem p = make_problem(g.dt, world, g.count, seed++);
         upload(p, buf.in, buf.out);
-        CT_CUDA(cudaGraphLaunch(exec, st));
+        GPU_CHECK(cudaGraphLaunch(exec, st));
         comm->synchronize(st);
         Checker local;
-        if (!verify(local, p, buf.out, "graph replay " + std::to_string(k) + " " +
-                                           label(world, g.dt, g.count, v)))
+        if (!verify(local, p, buf.out, "graph replay " + std::to_string(k) + " " + label(world, g.dt, g.count, v)))
           ++bad;
       }
-      ck.expect(bad == 0, "graph " + label(world, g.dt, g.count, v) + ": " +
-                              std::to_string(bad) + " of " + std::to_string(g.reps) +
-                              " replays wrong");
-      std::printf("graph %s: %d replays, %ld wrong\n", label(world, g.dt, g.count, v).c_str(),
-                  g.reps, bad);
-      CT_CUDA(cudaGraphExecDestroy(exec));
-      CT_CUDA(cudaGraphDestroy(graph));
+      ck.expect(bad == 0, "graph " + label(world, g.dt, g.count, v) + ": " + std::to_string(bad) + " of " +
+                              std::to_string(g.reps) + " replays wrong");
+      std::printf("graph %s: %d replays, %ld wrong\n", label(world, g.dt, g.count, v).c_str(), g.reps, bad);
+      GPU_CHECK(cudaGraphExecDestroy(exec));
+      GPU_CHECK(cudaGraphDestroy(graph));
     }
   }
-  CT_CUDA(cudaStreamDestroy(st));
+  GPU_CHECK(cudaStreamDestroy(st));
 }
 
 /// One graph of many back-to-back calls (variants and sizes mixed, so the flag-free calls meet
@@ -225,13 +221,13 @@ void chain(Checker& ck, const Settings& s) {
   std::vector<std::unique_ptr<Buffers>> bufs;
   for (const Call& c : calls) bufs.push_back(std::make_unique<Buffers>(world, c.count * dtype_bytes(c.dt)));
   cudaStream_t st;
-  CT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cudaGraph_t graph;
   cudaGraphExec_t exec;
-  CT_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+  GPU_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
   for (int k = 0; k < n; ++k) comm->allreduce_virtual(bufs[k]->in, bufs[k]->out, calls[k].count, calls[k].dt, calls[k].v, st);
-  CT_CUDA(cudaStreamEndCapture(st, &graph));
-  CT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  GPU_CHECK(cudaStreamEndCapture(st, &graph));
+  GPU_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   const int reps = std::max(2, s.replays / 10);
   long bad = 0;
   std::uint64_t seed = 700000;
@@ -242,7 +238,7 @@ void chain(Checker& ck, const Settings& s) {
                               : make_problem(calls[k].dt, world, calls[k].count, seed++));
       upload(ps.back(), bufs[k]->in, bufs[k]->out);
     }
-    CT_CUDA(cudaGraphLaunch(exec, st));
+    GPU_CHECK(cudaGraphLaunch(exec, st));
     comm->synchronize(st);
     for (int k = 0; k < n; ++k) {
       Checker local;
@@ -252,9 +248,9 @@ void chain(Checker& ck, const Settings& s) {
   }
   ck.expect(bad == 0, "chain graph: " + std::to_string(bad) + " of " + std::to_string(reps * n) + " calls wrong");
   std::printf("chain graph: %d calls x %d replays, %ld wrong\n", n, reps, bad);
-  CT_CUDA(cudaGraphExecDestroy(exec));
-  CT_CUDA(cudaGraphDestroy(graph));
-  CT_CUDA(cudaStreamDestroy(st));
+  GPU_CHECK(cudaGraphExecDestroy(exec));
+  GPU_CHECK(cudaGraphDestroy(graph));
+  GPU_CHECK(cudaStreamDestroy(st));
 }
 
 /// Expects `f` to throw a runtime_error whose message contains `needle`.
@@ -277,12 +273,12 @@ void refusals(Checker& ck, const Settings& s) {
   opt.max_bytes = 2 << 20;  // above the flag-free cap, so that its own refusal shows
   auto comm = Communicator::create_virtual(world, 0, opt);
   Buffers buf(world, opt.max_bytes + 64);
-  for (void* p : buf.out) CT_CUDA(cudaMemset(p, kPoison, opt.max_bytes + 64));
+  for (void* p : buf.out) GPU_CHECK(cudaMemset(p, kPoison, opt.max_bytes + 64));
   auto untouched = [&](const std::string& what) {
-    CT_CUDA(cudaDeviceSynchronize());
+    GPU_CHECK(cudaDeviceSynchronize());
     std::vector<unsigned char> got(opt.max_bytes + 64);
     for (void* p : buf.out) {
-      CT_CUDA(cudaMemcpy(got.data(), p, got.size(), cudaMemcpyDeviceToHost));
+      GPU_CHECK(cudaMemcpy(got.data(), p, got.size(), cudaMemcpyDeviceToHost));
       bool all = true;
       for (unsigned char c : got) all = all && c == kPoison;
       ck.expect(all, what + ": a refused call wrote the output");
@@ -316,14 +312,11 @@ void refusals(Checker& ck, const Settings& s) {
     std::vector<void*> three(buf.in.begin(), buf.in.begin() + 3);
     comm->allreduce_virtual(three, buf.out, 64, DType::BF16, Variant::Auto, nullptr);
   });
-  expect_throw(ck, "per-rank call on virtual", "allreduce_virtual", [&] {
-    comm->allreduce(buf.in[0], buf.out[0], 64, DType::BF16, Variant::Auto, nullptr);
-  });
+  expect_throw(ck, "per-rank call on virtual", "allreduce_virtual",
+               [&] { comm->allreduce(buf.in[0], buf.out[0], 64, DType::BF16, Variant::Auto, nullptr); });
   untouched("refusals");
-  expect_throw(ck, "world 9", "outside the supported 2..8",
-               [&] { Communicator::create_virtual(9, 0, opt); });
-  expect_throw(ck, "world 1", "outside the supported 2..8",
-               [&] { Communicator::create_virtual(1, 0, opt); });
+  expect_throw(ck, "world 9", "outside the supported 2..8", [&] { Communicator::create_virtual(9, 0, opt); });
+  expect_throw(ck, "world 1", "outside the supported 2..8", [&] { Communicator::create_virtual(1, 0, opt); });
 }
 
 /// World 4 with rank 3 absent: the others must report it within a bounded time, and the

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda_check.h"
 #include "replay_kernels.h"
 
 using namespace specsim::replay;
@@ -21,25 +22,17 @@ namespace {
 
 constexpr int R = kAttnChunkRows, D = kAttnRowElems;
 
-#define CHECK_CUDA(x)                                                                           \
-  do {                                                                                          \
-    const cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::printf("FAIL: %s: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__);            \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
-
 std::vector<float> download_bf16(const void* d, std::size_t n) {
   std::vector<__nv_bfloat16> h(n);
-  CHECK_CUDA(cudaMemcpy(h.data(), d, n * 2, cudaMemcpyDeviceToHost));
+  GPU_CHECK(cudaMemcpy(h.data(), d, n * 2, cudaMemcpyDeviceToHost));
   std::vector<float> f(n);
   for (std::size_t i = 0; i < n; ++i) f[i] = __bfloat162float(h[i]);
   return f;
 }
 
 // Sum over all warps' 16x16 partials: sum_c sum_qt sum_nn (bf16(exp(Q K^T / 16)) V)[:, nn*16 + j].
-std::vector<double> reference(const std::vector<float>& q, const std::vector<float>& kv, std::size_t chunks, int qtiles) {
+std::vector<double> reference(const std::vector<float>& q, const std::vector<float>& kv, std::size_t chunks,
+                              int qtiles) {
   std::vector<double> ref(R * R, 0.0);
   for (std::size_t c = 0; c < chunks; ++c) {
     const float* t = kv.data() + c * R * D;
@@ -61,42 +54,42 @@ bool check(std::size_t chunks, int qtiles) {
   const AttentionLaunch l = plan_attention(chunks, qtiles);
   void *q = nullptr, *kv = nullptr;
   float* out = nullptr;
-  CHECK_CUDA(cudaMalloc(&q, std::size_t(qtiles) * R * D * 2));
-  CHECK_CUDA(cudaMalloc(&kv, chunks * R * D * 2));
+  GPU_CHECK(cudaMalloc(&q, std::size_t(qtiles) * R * D * 2));
+  GPU_CHECK(cudaMalloc(&kv, chunks * R * D * 2));
   const std::size_t n_out = attention_out_floats(l);
-  CHECK_CUDA(cudaMalloc(&out, n_out * 4));
-  CHECK_CUDA(cudaMemset(out, 0xff, n_out * 4));  // NaN poison: a warp that writes nothing shows
+  GPU_CHECK(cudaMalloc(&out, n_out * 4));
+  GPU_CHECK(cudaMemset(out, 0xff, n_out * 4));  // NaN poison: a warp that writes nothing shows
   fill_random(q, std::size_t(qtiles) * R * D, false, 0.1f, 11 + chunks, nullptr);
   fill_random(kv, chunks * R * D, false, 1.0f, 29 + qtiles, nullptr);
   attention(q, kv, l, out, nullptr);
-  CHECK_CUDA(cudaDeviceSynchronize());
+  GPU_CHECK(cudaDeviceSynchronize());
   std::vector<float> h(n_out);
-  CHECK_CUDA(cudaMemcpy(h.data(), out, n_out * 4, cudaMemcpyDeviceToHost));
+  GPU_CHECK(cudaMemcpy(h.data(), out, n_out * 4, cudaMemcpyDeviceToHost));
   std::vector<double> got(R * R, 0.0);
   for (std::size_t w = 0; w < n_out / (R * R); ++w)
     for (int i = 0; i < R * R; ++i) got[i] += h[w * R * R + i];
-  const auto ref = reference(download_bf16(q, std::size_t(qtiles) * R * D), download_bf16(kv, chunks * R * D), chunks, qtiles);
+  const auto ref =
+      reference(download_bf16(q, std::size_t(qtiles) * R * D), download_bf16(kv, chunks * R * D), chunks, qtiles);
   double worst = 0, scale = 0;
-  for (int i = 0; i < R * R; ++i) worst = std::max(worst, std::abs(got[i] - ref[i])), scale = std::max(scale, std::abs(ref[i]));
+  for (int i = 0; i < R * R; ++i)
+    worst = std::max(worst, std::abs(got[i] - ref[i])), scale = std::max(scale, std::abs(ref[i]));
   // One chunk adds ~sqrt(128 * qtiles) to an element; rounding noise is far below 0.25.
   const bool ok = std::isfinite(worst) && worst < 0.25;
-  std::printf("%s: chunks %zu qtiles %d (grid %d x %d, %zu B smem): max |err| %.3g (max |ref| %.3g)\n", ok ? "ok" : "FAIL",
-              chunks, qtiles, l.ctas, l.groups, l.smem, worst, scale);
+  std::printf("%s: chunks %zu qtiles %d (grid %d x %d, %zu B smem): max |err| %.3g (max |ref| %.3g)\n",
+              ok ? "ok" : "FAIL", chunks, qtiles, l.ctas, l.groups, l.smem, worst, scale);
   cudaFree(q), cudaFree(kv), cudaFree(out);
   return ok;
 }
 
-}  // namespace
-
-int main() {
+int run() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
     std::printf("SKIP: no CUDA GPU found\n");
     return 77;
   }
   bool ok = true;
-  const std::pair<std::size_t, int> shapes[] = {{1, 1}, {3, 1}, {7, 2}, {256, 1}, {1000, 3}, {5003, 1},
-                                                {40000, 1}, {333, 25}, {97, 8}, {120, 50}};
+  const std::pair<std::size_t, int> shapes[] = {{1, 1},    {3, 1},     {7, 2},    {256, 1}, {1000, 3},
+                                                {5003, 1}, {40000, 1}, {333, 25}, {97, 8},  {120, 50}};
   for (const auto& [chunks, qtiles] : shapes) ok = check(chunks, qtiles) && ok;
   // A bad shape is refused before any launch.
   try {
@@ -108,4 +101,15 @@ int main() {
   }
   std::printf(ok ? "PASS\n" : "FAILED\n");
   return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main() {
+  try {
+    return run();
+  } catch (const std::exception& e) {  // a failed CUDA call (GPU_CHECK): a failure, not a skip
+    std::printf("FAIL: %s\n", e.what());
+    return 1;
+  }
 }

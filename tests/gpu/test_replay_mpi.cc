@@ -1,4 +1,4 @@
-// `mpirun -np 2 specsim replay --mpi` (issue #4, one process per rank), end to end. Each rank's
+// `mpirun -np 2 specsim replay --mpi` (one process per rank), end to end. Each rank's
 // stdout and stderr go to their own files, so "rank 1 prints nothing" is checked, not assumed.
 //  - bad input (world size 2, --tp-size 4): every rank exits 2, rank 0 alone says why, nothing
 //    written; runs without a GPU too.

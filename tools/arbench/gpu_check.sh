@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One-shot GPU check of the custom all-reduce (issue #3): build, ctest gpu_*, the benchmark,
+# One-shot GPU check of the custom all-reduce: build, ctest gpu_*, the benchmark,
 # compute-sanitizer memcheck + racecheck on the short test list. Logs go to $OUT (default ./out).
 # Expects CLI11 headers in .deps/include on machines without libcli11-dev. Builds the whole tree
 # when it configures; otherwise only the all-reduce targets through .deps/harness.

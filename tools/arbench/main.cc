@@ -2,20 +2,23 @@
 // custom all-reduce variant and for NCCL, eager and in CUDA graphs, every result checked
 // against the CPU reference (#wrong). Ranks are virtual (N buffers on one GPU) or real GPUs
 // (-g N, one process, one stream per GPU; NCCL runs only there: it refuses two ranks on one GPU).
-#include <CLI/CLI.hpp>
 #include <cuda_runtime.h>
 #include <fmt/core.h>
 #include <nccl.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "car_reference.h"
+#include "cost/bus_bandwidth.h"
+#include "cuda_check.h"
 #include "custom_allreduce.h"
 #include "floors.h"
 
@@ -24,15 +27,6 @@ using car::DType;
 using car::Variant;
 
 namespace {
-
-void cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(fmt::format("{}: {}", what, cudaGetErrorString(e)));
-}
-void nccl(ncclResult_t r, const char* what) {
-  if (r != ncclSuccess) throw std::runtime_error(fmt::format("{}: {}", what, ncclGetErrorString(r)));
-}
-#define CK(call) cuda((call), #call)
-#define NK(call) nccl((call), #call)
 
 /// The custom variants' names, for help and errors.
 std::string car_names() { return specsim::car_policy::variant_names(); }
@@ -44,10 +38,20 @@ std::size_t parse_size(const std::string& s) {
   std::size_t mul = 1;
   if (pos < s.size()) {
     switch (s[pos]) {
-      case 'K': case 'k': mul = 1u << 10; break;
-      case 'M': case 'm': mul = 1u << 20; break;
-      case 'G': case 'g': mul = 1u << 30; break;
-      default: throw std::runtime_error("bad size '" + s + "'");
+      case 'K':
+      case 'k':
+        mul = 1u << 10;
+        break;
+      case 'M':
+      case 'm':
+        mul = 1u << 20;
+        break;
+      case 'G':
+      case 'g':
+        mul = 1u << 30;
+        break;
+      default:
+        throw std::runtime_error("bad size '" + s + "'");
     }
   }
   return static_cast<std::size_t>(v * static_cast<double>(mul));
@@ -57,17 +61,17 @@ std::size_t parse_size(const std::string& s) {
 struct Ranks {
   int world = 0;
   bool virt = true;
-  std::vector<int> dev;            ///< device of each rank
-  std::vector<cudaStream_t> st;    ///< one per GPU
-  std::vector<void*> in, out;      ///< per rank, max bytes each
+  std::vector<int> dev;                                   ///< device of each rank
+  std::vector<cudaStream_t> st;                           ///< one per GPU
+  std::vector<void*> in, out;                             ///< per rank, max bytes each
   std::unique_ptr<car::Communicator> vcomm;               ///< virtual mode
   std::vector<std::unique_ptr<car::Communicator>> comms;  ///< multi-GPU mode
-  std::vector<ncclComm_t> nccl;    ///< multi-GPU mode only
+  std::vector<ncclComm_t> nccl;                           ///< multi-GPU mode only
 
   void sync() {
     for (std::size_t i = 0; i < st.size(); ++i) {
-      CK(cudaSetDevice(dev[virt ? 0 : i]));
-      CK(cudaStreamSynchronize(st[i]));
+      GPU_CHECK(cudaSetDevice(dev[virt ? 0 : i]));
+      GPU_CHECK(cudaStreamSynchronize(st[i]));
     }
     if (virt) vcomm->check();
     for (auto& c : comms) c->check();
@@ -78,10 +82,10 @@ struct Ranks {
 void enqueue(Ranks& R, const std::optional<Variant>& variant, std::size_t count, DType dt) {
   if (!variant) {
     const ncclDataType_t t = dt == DType::BF16 ? ncclBfloat16 : dt == DType::FP16 ? ncclFloat16 : ncclFloat32;
-    NK(ncclGroupStart());
+    GPU_CHECK(ncclGroupStart());
     for (int r = 0; r < R.world; ++r)
-      NK(ncclAllReduce(R.in[r], R.out[r], count, t, ncclSum, R.nccl[r], R.st[r]));
-    NK(ncclGroupEnd());
+      GPU_CHECK(ncclAllReduce(R.in[r], R.out[r], count, t, ncclSum, R.nccl[r], R.st[r]));
+    GPU_CHECK(ncclGroupEnd());
     return;
   }
   if (R.virt) {
@@ -98,15 +102,15 @@ struct Row {
 
 /// Times `iters` calls (after `warmup`) eagerly or as one captured graph of `iters` calls,
 /// then checks the outputs of the last call against the reference.
-Row measure(Ranks& R, const std::optional<Variant>& variant, const car::ref::Problem& p,
-            int iters, int warmup, bool graph) {
+Row measure(Ranks& R, const std::optional<Variant>& variant, const car::ref::Problem& p, int iters, int warmup,
+            bool graph) {
   for (int r = 0; r < R.world; ++r) {
-    CK(cudaSetDevice(R.dev[r]));
-    CK(cudaMemcpy(R.in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice));
-    CK(cudaMemset(R.out[r], car::ref::kPoison, p.bytes()));
-    CK(cudaDeviceSynchronize());  // the ranks' streams do not wait for the legacy stream
+    GPU_CHECK(cudaSetDevice(R.dev[r]));
+    GPU_CHECK(cudaMemcpy(R.in[r], p.in[r].data(), p.bytes(), cudaMemcpyHostToDevice));
+    GPU_CHECK(cudaMemset(R.out[r], car::ref::kPoison, p.bytes()));
+    GPU_CHECK(cudaDeviceSynchronize());  // the ranks' streams do not wait for the legacy stream
   }
-  CK(cudaSetDevice(R.dev[0]));
+  GPU_CHECK(cudaSetDevice(R.dev[0]));
   Row row;
   using Clock = std::chrono::steady_clock;
   if (!graph) {
@@ -121,24 +125,24 @@ Row measure(Ranks& R, const std::optional<Variant>& variant, const car::ref::Pro
     std::vector<cudaGraph_t> g(ns);
     std::vector<cudaGraphExec_t> x(ns);
     for (std::size_t i = 0; i < ns; ++i) {
-      CK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
-      CK(cudaStreamBeginCapture(R.st[i], cudaStreamCaptureModeThreadLocal));
+      GPU_CHECK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
+      GPU_CHECK(cudaStreamBeginCapture(R.st[i], cudaStreamCaptureModeThreadLocal));
     }
     for (int k = 0; k < iters; ++k) enqueue(R, variant, p.count, p.dtype);
     // End every rank's capture before instantiating any: instantiation is refused while a
     // stream of this thread is still capturing.
     for (std::size_t i = 0; i < ns; ++i) {
-      CK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
-      CK(cudaStreamEndCapture(R.st[i], &g[i]));
+      GPU_CHECK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
+      GPU_CHECK(cudaStreamEndCapture(R.st[i], &g[i]));
     }
     for (std::size_t i = 0; i < ns; ++i) {
-      CK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
-      CK(cudaGraphInstantiate(&x[i], g[i], 0));
+      GPU_CHECK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
+      GPU_CHECK(cudaGraphInstantiate(&x[i], g[i], 0));
     }
     auto launch = [&] {
       for (std::size_t i = 0; i < ns; ++i) {
-        CK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
-        CK(cudaGraphLaunch(x[i], R.st[i]));
+        GPU_CHECK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
+        GPU_CHECK(cudaGraphLaunch(x[i], R.st[i]));
       }
     };
     for (int k = 0; k < std::max(1, warmup / std::max(1, iters) + 1); ++k) launch();
@@ -148,44 +152,45 @@ Row measure(Ranks& R, const std::optional<Variant>& variant, const car::ref::Pro
     R.sync();
     row.time_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / iters;
     for (std::size_t i = 0; i < ns; ++i) {
-      CK(cudaGraphExecDestroy(x[i]));
-      CK(cudaGraphDestroy(g[i]));
+      GPU_CHECK(cudaGraphExecDestroy(x[i]));
+      GPU_CHECK(cudaGraphDestroy(g[i]));
     }
   }
   std::vector<unsigned char> got(p.bytes());
   for (int r = 0; r < R.world; ++r) {
-    CK(cudaSetDevice(R.dev[r]));
-    CK(cudaMemcpy(got.data(), R.out[r], p.bytes(), cudaMemcpyDeviceToHost));
+    GPU_CHECK(cudaSetDevice(R.dev[r]));
+    GPU_CHECK(cudaMemcpy(got.data(), R.out[r], p.bytes(), cudaMemcpyDeviceToHost));
     row.wrong += car::ref::count_wrong(p, got);
   }
-  CK(cudaSetDevice(R.dev[0]));
+  GPU_CHECK(cudaSetDevice(R.dev[0]));
   return row;
 }
 
 /// Device-to-device copy bandwidth, counting bytes read plus written (GB/s).
 double copy_bandwidth_gbps(int device) {
-  CK(cudaSetDevice(device));
+  GPU_CHECK(cudaSetDevice(device));
   const std::size_t bytes = std::size_t{512} << 20;
   void *a = nullptr, *b = nullptr;
-  CK(cudaMalloc(&a, bytes));
-  CK(cudaMalloc(&b, bytes));
-  CK(cudaMemset(a, 1, bytes));
+  GPU_CHECK(cudaMalloc(&a, bytes));
+  GPU_CHECK(cudaMalloc(&b, bytes));
+  GPU_CHECK(cudaMemset(a, 1, bytes));
   cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  CK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+  GPU_CHECK(cudaEventCreate(&e0));
+  GPU_CHECK(cudaEventCreate(&e1));
+  GPU_CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
   const int reps = 10;
-  CK(cudaEventRecord(e0));
-  for (int k = 0; k < reps; ++k) CK(cudaMemcpyAsync(k % 2 ? a : b, k % 2 ? b : a, bytes, cudaMemcpyDeviceToDevice));
-  CK(cudaEventRecord(e1));
-  CK(cudaEventSynchronize(e1));
+  GPU_CHECK(cudaEventRecord(e0));
+  for (int k = 0; k < reps; ++k)
+    GPU_CHECK(cudaMemcpyAsync(k % 2 ? a : b, k % 2 ? b : a, bytes, cudaMemcpyDeviceToDevice));
+  GPU_CHECK(cudaEventRecord(e1));
+  GPU_CHECK(cudaEventSynchronize(e1));
   float ms = 0;
-  CK(cudaEventElapsedTime(&ms, e0, e1));
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
-  CK(cudaFree(a));
-  CK(cudaFree(b));
-  return 2.0 * static_cast<double>(bytes) * reps / (ms * 1e-3) / 1e9;
+  GPU_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+  GPU_CHECK(cudaEventDestroy(e0));
+  GPU_CHECK(cudaEventDestroy(e1));
+  GPU_CHECK(cudaFree(a));
+  GPU_CHECK(cudaFree(b));
+  return specsim::gbps_of(2.0 * static_cast<double>(bytes) * reps, ms * 1e3);
 }
 
 struct Args {
@@ -229,8 +234,7 @@ int real_main(int argc, char** argv) {
   const auto dt = car::parse_dtype(a.dtype);
   if (!dt) throw std::runtime_error("unknown datatype '" + a.dtype + "' (-d)");
   if (a.n < 1 || a.w < 0) throw std::runtime_error("-n must be >= 1 and -w >= 0");
-  if (a.g < 1 || a.g > ndev)
-    throw std::runtime_error(fmt::format("-g {} but {} CUDA device(s) found", a.g, ndev));
+  if (a.g < 1 || a.g > ndev) throw std::runtime_error(fmt::format("-g {} but {} CUDA device(s) found", a.g, ndev));
   if (a.mode != "eager" && a.mode != "graph" && a.mode != "both")
     throw std::runtime_error("--mode must be eager, graph or both");
 
@@ -282,33 +286,33 @@ int real_main(int argc, char** argv) {
   R.virt = a.g == 1;
   R.world = R.virt ? a.virtual_ranks : a.g;
   cudaDeviceProp prop{};
-  CK(cudaGetDeviceProperties(&prop, 0));
+  GPU_CHECK(cudaGetDeviceProperties(&prop, 0));
   if (R.virt) {
     R.vcomm = car::Communicator::create_virtual(R.world, 0, opt);
     R.dev.assign(static_cast<std::size_t>(R.world), 0);
     R.st.resize(1);
-    CK(cudaSetDevice(0));
-    CK(cudaStreamCreateWithFlags(&R.st[0], cudaStreamNonBlocking));
+    GPU_CHECK(cudaSetDevice(0));
+    GPU_CHECK(cudaStreamCreateWithFlags(&R.st[0], cudaStreamNonBlocking));
   } else {
     for (int d = 0; d < R.world; ++d) R.dev.push_back(d);
     R.comms = car::Communicator::create_single_process(R.dev, opt);
     R.st.resize(static_cast<std::size_t>(R.world));
     for (int d = 0; d < R.world; ++d) {
-      CK(cudaSetDevice(d));
-      CK(cudaStreamCreateWithFlags(&R.st[d], cudaStreamNonBlocking));
+      GPU_CHECK(cudaSetDevice(d));
+      GPU_CHECK(cudaStreamCreateWithFlags(&R.st[d], cudaStreamNonBlocking));
     }
   }
   for (int r = 0; r < R.world; ++r) {
-    CK(cudaSetDevice(R.dev[r]));
+    GPU_CHECK(cudaSetDevice(R.dev[r]));
     void *i = nullptr, *o = nullptr;
-    CK(cudaMalloc(&i, opt.max_bytes));
-    CK(cudaMalloc(&o, opt.max_bytes));
+    GPU_CHECK(cudaMalloc(&i, opt.max_bytes));
+    GPU_CHECK(cudaMalloc(&o, opt.max_bytes));
     R.in.push_back(i);
     R.out.push_back(o);
   }
   if (want_nccl && !R.virt) {
     R.nccl.resize(static_cast<std::size_t>(R.world));
-    NK(ncclCommInitAll(R.nccl.data(), R.world, R.dev.data()));
+    GPU_CHECK(ncclCommInitAll(R.nccl.data(), R.world, R.dev.data()));
     runs.push_back(std::nullopt);
   }
   const double copy_gbps = copy_bandwidth_gbps(0);
@@ -316,10 +320,10 @@ int real_main(int argc, char** argv) {
   int nccl_version = 0;
   ncclGetVersion(&nccl_version);
 
-  fmt::print("# specsim-arbench: all_reduce_perf-format table; custom all-reduce (issue #3) vs NCCL\n");
+  fmt::print("# specsim-arbench: all_reduce_perf-format table; custom all-reduce vs NCCL\n");
   fmt::print("# ranks: {} {} ({}), dtype {}, iters {}, warmup {}, link {}, NCCL {}\n", R.world,
-             R.virt ? "virtual ranks on GPU 0" : "GPUs", prop.name, car::to_string(*dt), a.n, a.w,
-             car::to_string(link), nccl_version);
+             R.virt ? "virtual ranks on GPU 0" : "GPUs", prop.name, car::to_string(*dt), a.n, a.w, car::to_string(link),
+             nccl_version);
   fmt::print("# copy bandwidth (cudaMemcpy D2D 512 MiB, bytes read + written): {:.1f} GB/s\n", copy_gbps);
   if (a.floors) {
     fmt::print("# floor: empty kernel node in a CUDA graph (200 nodes, median of 5 replays): {:.2f} us\n",
@@ -342,11 +346,13 @@ int real_main(int argc, char** argv) {
   fmt::print("# flag-free kernels: {} threads a block\n",
              a.ll_threads ? std::to_string(a.ll_threads) : std::string("auto (128; 256 above 64 x 128 vectors)"));
   if (want_nccl && R.virt)
-    fmt::print("# nccl: skipped: NCCL refuses two ranks on one GPU ('Duplicate GPU detected'); "
-               "run with -g N on N >= 2 GPUs\n");
-  fmt::print("# time: host clock over {} calls after sync (graph: one graph of {} calls); "
-             "busbw = algbw * 2(n-1)/n; #wrong: elements differing bitwise from the CPU reference\n",
-             a.n, a.n);
+    fmt::print(
+        "# nccl: skipped: NCCL refuses two ranks on one GPU ('Duplicate GPU detected'); "
+        "run with -g N on N >= 2 GPUs\n");
+  fmt::print(
+      "# time: host clock over {} calls after sync (graph: one graph of {} calls); "
+      "busbw = algbw * 2(n-1)/n; #wrong: elements differing bitwise from the CPU reference\n",
+      a.n, a.n);
 
   std::vector<car::ref::Problem> problems;
   for (std::size_t k = 0; k < sizes.size(); ++k)
@@ -358,16 +364,15 @@ int real_main(int argc, char** argv) {
   };
   std::vector<Summary> summary;
   std::size_t total_wrong = 0;
-  const double bus = 2.0 * (R.world - 1) / R.world;
   for (const auto& v : runs) {
     for (bool graph : {false, true}) {
       if ((graph && a.mode == "eager") || (!graph && a.mode == "graph")) continue;
       const std::string vname = v ? std::string(car::to_string(*v)) : "nccl";
       fmt::print("#\n# variant: {}   mode: {}\n", vname, graph ? "graph" : "eager");
-      fmt::print("#{:>11} {:>13} {:>9} {:>7} {:>7} {:>8} {:>7} {:>7} {:>7}\n", "size", "count",
-                 "type", "redop", "root", "time", "algbw", "busbw", "#wrong");
-      fmt::print("#{:>11} {:>13} {:>9} {:>7} {:>7} {:>8} {:>7} {:>7} {:>7}\n", "(B)", "(elements)",
-                 "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
+      fmt::print("#{:>11} {:>13} {:>9} {:>7} {:>7} {:>8} {:>7} {:>7} {:>7}\n", "size", "count", "type", "redop", "root",
+                 "time", "algbw", "busbw", "#wrong");
+      fmt::print("#{:>11} {:>13} {:>9} {:>7} {:>7} {:>8} {:>7} {:>7} {:>7}\n", "(B)", "(elements)", "", "", "", "(us)",
+                 "(GB/s)", "(GB/s)", "");
       Summary sm{vname, graph ? "graph" : "eager", {}};
       std::vector<std::string> notes;
       for (const auto& p : problems) {
@@ -381,19 +386,18 @@ int real_main(int argc, char** argv) {
         }
         const Row row = measure(R, v, p, a.n, a.w, graph);
         total_wrong += row.wrong;
-        const double algbw = static_cast<double>(p.bytes()) / (row.time_us * 1e-6) / 1e9;
-        fmt::print("{:>12} {:>13} {:>9} {:>7} {:>7} {:>8.2f} {:>7.2f} {:>7.2f} {:>7}\n", p.bytes(),
-                   p.count, car::to_string(p.dtype), "sum", -1, row.time_us, algbw, algbw * bus,
-                   row.wrong);
+        const double algbw = specsim::gbps_of(static_cast<double>(p.bytes()), row.time_us);
+        fmt::print("{:>12} {:>13} {:>9} {:>7} {:>7} {:>8.2f} {:>7.2f} {:>7.2f} {:>7}\n", p.bytes(), p.count,
+                   car::to_string(p.dtype), "sum", -1, row.time_us, algbw,
+                   specsim::allreduce_busbw_gbps(algbw, R.world), row.wrong);
         sm.us.push_back(row.time_us);
         if (v && R.virt && p.bytes() >= (std::size_t{1} << 20)) {
           const Variant rv = R.vcomm->resolve(*v, p.bytes());
           const double moved = car::moved_bytes_per_rank(rv, p.bytes(), R.world) * R.world;
-          const double gbps = moved / (row.time_us * 1e-6) / 1e9;
+          const double gbps = specsim::gbps_of(moved, row.time_us);
           notes.push_back(fmt::format(
-              "# {} B ({}): {} ranks move {:.1f} MB in {:.2f} us = {:.1f} GB/s = {:.0f}% of copy bandwidth",
-              p.bytes(), car::to_string(rv), R.world, moved / 1e6, row.time_us, gbps,
-              100.0 * gbps / copy_gbps));
+              "# {} B ({}): {} ranks move {:.1f} MB in {:.2f} us = {:.1f} GB/s = {:.0f}% of copy bandwidth", p.bytes(),
+              car::to_string(rv), R.world, moved / 1e6, row.time_us, gbps, 100.0 * gbps / copy_gbps));
         }
       }
       for (const auto& n : notes) fmt::print("{}\n", n);
@@ -434,6 +438,8 @@ int real_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // NCCL reads this when it starts (-g N with nccl): never NVLink SHARP (multicast).
+  ::setenv("NCCL_NVLS_ENABLE", "0", 1);
   try {
     return real_main(argc, argv);
   } catch (const std::exception& e) {

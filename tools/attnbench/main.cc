@@ -8,20 +8,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <vector>
 
+#include "cuda_check.h"
 #include "replay_kernels.h"
 
 using namespace specsim::replay;
 
 namespace {
-
-void ok(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "error: %s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
 
 struct Shape {
   const char* what;
@@ -40,52 +35,55 @@ double time_shape(const Shape& s, double l2_bytes, cudaStream_t st) {
   std::vector<void*> kv(std::size_t(nbuf), nullptr);
   void* q = nullptr;
   float* out = nullptr;
-  for (auto& p : kv) ok(cudaMalloc(&p, bytes), "cudaMalloc"), fill_random(p, bytes / 2, false, 1.0f, 7, st);
-  ok(cudaMalloc(&q, std::size_t(s.qtiles) * kAttnChunkRows * kAttnRowElems * 2), "cudaMalloc");
-  ok(cudaMalloc(&out, attention_out_floats(l) * 4), "cudaMalloc");
+  for (auto& p : kv) {
+    GPU_CHECK(cudaMalloc(&p, bytes));
+    fill_random(p, bytes / 2, false, 1.0f, 7, st);
+  }
+  GPU_CHECK(cudaMalloc(&q, std::size_t(s.qtiles) * kAttnChunkRows * kAttnRowElems * 2));
+  GPU_CHECK(cudaMalloc(&out, attention_out_floats(l) * 4));
   fill_random(q, std::size_t(s.qtiles) * kAttnChunkRows * kAttnRowElems, false, 0.1f, 3, st);
   cudaGraph_t g;
   cudaGraphExec_t ge;
-  ok(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal), "capture");
+  GPU_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
   for (int i = 0; i < kLaunches; ++i) attention(q, kv[std::size_t(i % nbuf)], l, out, st);
-  ok(cudaStreamEndCapture(st, &g), "capture");
-  ok(cudaGraphInstantiate(&ge, g, 0), "instantiate");
+  GPU_CHECK(cudaStreamEndCapture(st, &g));
+  GPU_CHECK(cudaGraphInstantiate(&ge, g, 0));
   cudaEvent_t e0, e1;
-  ok(cudaEventCreate(&e0), "event"), ok(cudaEventCreate(&e1), "event");
+  GPU_CHECK(cudaEventCreate(&e0));
+  GPU_CHECK(cudaEventCreate(&e1));
   std::vector<double> t;
   for (int i = 0; i < kIters + 3; ++i) {
-    ok(cudaEventRecord(e0, st), "record");
-    ok(cudaGraphLaunch(ge, st), "launch");
-    ok(cudaEventRecord(e1, st), "record");
-    ok(cudaEventSynchronize(e1), "sync");
+    GPU_CHECK(cudaEventRecord(e0, st));
+    GPU_CHECK(cudaGraphLaunch(ge, st));
+    GPU_CHECK(cudaEventRecord(e1, st));
+    GPU_CHECK(cudaEventSynchronize(e1));
     float ms = 0;
-    ok(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
+    GPU_CHECK(cudaEventElapsedTime(&ms, e0, e1));
     if (i >= 3) t.push_back(ms * 1e3 / kLaunches);
   }
   std::sort(t.begin(), t.end());
   const double us = t[t.size() / 2];
   const double flops = 4.0 * double(chunks) * kAttnChunkRows * kAttnChunkRows * kAttnRowElems * s.qtiles;
-  fmt::print("{:<36} {:>8.1f} {:>4} {:>4}x{:<4} {:>9.2f} {:>8.0f} {:>8.1f}\n", s.what, double(bytes) / 1e6, s.qtiles, l.groups,
-             l.ctas, us, double(bytes) / us / 1e3, flops / us / 1e6);
+  fmt::print("{:<36} {:>8.1f} {:>4} {:>4}x{:<4} {:>9.2f} {:>8.0f} {:>8.1f}\n", s.what, double(bytes) / 1e6, s.qtiles,
+             l.groups, l.ctas, us, double(bytes) / us / 1e3, flops / us / 1e6);
   cudaGraphExecDestroy(ge), cudaGraphDestroy(g), cudaEventDestroy(e0), cudaEventDestroy(e1);
   for (auto p : kv) cudaFree(p);
   cudaFree(q), cudaFree(out);
   return us;
 }
 
-}  // namespace
-
-int main() {
+/// Times every shape on GPU 0; throws on a CUDA failure.
+int run() {
   int dev = 0;
   cudaDeviceProp prop{};
   if (cudaGetDeviceCount(&dev) != cudaSuccess || dev == 0) {
     std::fprintf(stderr, "error: no CUDA GPU found (specsim-attnbench)\n");
     return 2;
   }
-  ok(cudaGetDeviceProperties(&prop, 0), "properties");
+  GPU_CHECK(cudaGetDeviceProperties(&prop, 0));
   cudaStream_t st;
-  ok(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "stream");
-  // KV bytes and query tiles per layer of one rank, context 2048 (see prepare_op in replay_exec.cc).
+  GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  // KV bytes and query tiles per layer of one rank, context 2048 (see prepare_attention in op_prep.cc).
   const Shape shapes[] = {
       {"llama-3.1-8b tp1 decode b1", 8.39e6, 1},
       {"llama-3.1-8b tp1 verify t16", 8.39e6, 4},
@@ -114,4 +112,15 @@ int main() {
   fmt::print("{:<36} {:>8} {:>4} {:>9} {:>9} {:>8} {:>8}\n", "shape", "KV MB", "qt", "grid", "us", "GB/s", "TFLOP/s");
   for (const auto& s : shapes) time_shape(s, double(prop.l2CacheSize), st);
   return 0;
+}
+
+}  // namespace
+
+int main() {
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s (specsim-attnbench)\n", e.what());
+    return 1;
+  }
 }
