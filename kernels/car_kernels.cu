@@ -52,23 +52,33 @@ __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 template <typename T>
 __device__ __forceinline__ T from_float(float x);
 template <>
-__device__ __forceinline__ float from_float<float>(float x) { return x; }
+__device__ __forceinline__ float from_float<float>(float x) {
+  return x;
+}
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
   return __float2bfloat16_rn(x);
 }
 template <>
-__device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
+__device__ __forceinline__ __half from_float<__half>(float x) {
+  return __float2half_rn(x);
+}
 
 /// The canonical NaN of each type.
 template <typename T>
 __device__ __forceinline__ T canonical_nan();
 template <>
-__device__ __forceinline__ float canonical_nan<float>() { return __int_as_float(0x7fffffff); }
+__device__ __forceinline__ float canonical_nan<float>() {
+  return __int_as_float(0x7fffffff);
+}
 template <>
-__device__ __forceinline__ __nv_bfloat16 canonical_nan<__nv_bfloat16>() { return __ushort_as_bfloat16(0x7fff); }
+__device__ __forceinline__ __nv_bfloat16 canonical_nan<__nv_bfloat16>() {
+  return __ushort_as_bfloat16(0x7fff);
+}
 template <>
-__device__ __forceinline__ __half canonical_nan<__half>() { return __ushort_as_half(0x7fff); }
+__device__ __forceinline__ __half canonical_nan<__half>() {
+  return __ushort_as_half(0x7fff);
+}
 
 /// The sum rounded to T; a NaN sum becomes T's canonical NaN, whatever the input NaNs were.
 template <typename T>
@@ -117,8 +127,7 @@ __device__ __forceinline__ T reduce_scalar(Src src, std::size_t i, int world) {
 /// order. Peer pointers are recomputed from the kernel parameters (constant bank) rather
 /// than held in registers, which go to the loads in flight.
 template <typename T, typename Src>
-__device__ __forceinline__ void reduce_vectors(uint4* dst, Src src, std::size_t shift,
-                                               std::size_t n, std::size_t first,
+__device__ __forceinline__ void reduce_vectors(uint4* dst, Src src, std::size_t shift, std::size_t n, std::size_t first,
                                                std::size_t stride, int world) {
   for (std::size_t i = first; i < n; i += stride) {
     uint4 v[kMaxRanks];
@@ -130,8 +139,8 @@ __device__ __forceinline__ void reduce_vectors(uint4* dst, Src src, std::size_t 
 }
 
 /// Copies vectors [first, n) with `stride`, four loads in flight per thread.
-__device__ __forceinline__ void copy_vectors(uint4* dst, const uint4* src, std::size_t n,
-                                             std::size_t first, std::size_t stride) {
+__device__ __forceinline__ void copy_vectors(uint4* dst, const uint4* src, std::size_t n, std::size_t first,
+                                             std::size_t stride) {
   std::size_t i = first;
   for (; i + 3 * stride < n; i += 4 * stride) {
     const uint4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
@@ -146,10 +155,8 @@ __device__ __forceinline__ void copy_vectors(uint4* dst, const uint4* src, std::
 /// For every chunk q: dst[cb[q] + j] = src(q)[cb[q] + j] for j in [first, len q) by `stride`,
 /// all chunks' loads issued before their stores (world loads in flight, not one).
 template <typename Src>
-__device__ __forceinline__ void copy_chunks(uint4* dst, Src src,
-                                            const std::uint32_t (&cb)[kMaxRanks + 1],
-                                            std::size_t longest, std::size_t first,
-                                            std::size_t stride, int world) {
+__device__ __forceinline__ void copy_chunks(uint4* dst, Src src, const std::uint32_t (&cb)[kMaxRanks + 1],
+                                            std::size_t longest, std::size_t first, std::size_t stride, int world) {
   for (std::size_t j = first; j < longest; j += stride) {
     uint4 v[kMaxRanks];
 #pragma unroll
@@ -194,8 +201,7 @@ struct SpinBound {
   }
 };
 
-__device__ __forceinline__ std::uint32_t* flag_slot(char* base, int block, int barrier,
-                                                    int src) {
+__device__ __forceinline__ std::uint32_t* flag_slot(char* base, int block, int barrier, int src) {
   return reinterpret_cast<std::uint32_t*>(base + kFlagsOff) +
          (static_cast<std::size_t>(block) * kBarriers + barrier) * kMaxRanks + src;
 }
@@ -237,8 +243,7 @@ __device__ __forceinline__ std::uint32_t call_epoch(const RankPtrs& me) {
 }
 
 /// The last block of this rank to finish stores the epoch as "completed".
-__device__ __forceinline__ void finish(const LaunchArgs& a, const RankPtrs& me,
-                                       std::uint32_t epoch) {
+__device__ __forceinline__ void finish(const LaunchArgs& a, const RankPtrs& me, std::uint32_t epoch) {
   __syncthreads();
   if (threadIdx.x == 0) {
     std::uint32_t* ctrl = ctrl_words(me);
@@ -256,8 +261,7 @@ struct Split {
 };
 template <typename T>
 __device__ __forceinline__ Split split(const LaunchArgs& a) {
-  return {a.count / kPack<T>, a.count % kPack<T>,
-          static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x,
+  return {a.count / kPack<T>, a.count % kPack<T>, static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x,
           static_cast<std::size_t>(a.blocks) * kThreads};
 }
 
@@ -274,17 +278,14 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) pull_kernel(const _
   const bool tail_thread = blockIdx.x == 0 && threadIdx.x < s.tail;
 
   char* mine = me.base[me.rank] + in_off(a.slot, par);
-  copy_vectors(reinterpret_cast<uint4*>(mine), static_cast<const uint4*>(me.in), s.nv, s.first,
-               s.stride);
-  if (tail_thread)
-    reinterpret_cast<T*>(mine)[tail0 + threadIdx.x] = static_cast<const T*>(me.in)[tail0 + threadIdx.x];
+  copy_vectors(reinterpret_cast<uint4*>(mine), static_cast<const uint4*>(me.in), s.nv, s.first, s.stride);
+  if (tail_thread) reinterpret_cast<T*>(mine)[tail0 + threadIdx.x] = static_cast<const T*>(me.in)[tail0 + threadIdx.x];
 
   if (barrier(a, me, 0, epoch)) {
     const std::size_t off = in_off(a.slot, par);
     const auto src = [&me, off](int q) { return me.base[q] + off; };
     reduce_vectors<T>(static_cast<uint4*>(me.out), src, 0, s.nv, s.first, s.stride, a.world);
-    if (tail_thread)
-      static_cast<T*>(me.out)[tail0 + threadIdx.x] = reduce_scalar<T>(src, tail0 + threadIdx.x, a.world);
+    if (tail_thread) static_cast<T*>(me.out)[tail0 + threadIdx.x] = reduce_scalar<T>(src, tail0 + threadIdx.x, a.world);
   }
   finish(a, me, epoch);
 }
@@ -318,12 +319,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) push_kernel(const _
 
   if (barrier(a, me, 0, epoch)) {
     // every source is in this rank's own region: slot q of the receive area
-    const auto src = [&a, &me, par](int q) {
-      return me.base[me.rank] + recv_off(a.slot, a.world, par, q);
-    };
+    const auto src = [&a, &me, par](int q) { return me.base[me.rank] + recv_off(a.slot, a.world, par, q); };
     reduce_vectors<T>(static_cast<uint4*>(me.out), src, 0, s.nv, s.first, s.stride, a.world);
-    if (tail_thread)
-      static_cast<T*>(me.out)[tail0 + threadIdx.x] = reduce_scalar<T>(src, tail0 + threadIdx.x, a.world);
+    if (tail_thread) static_cast<T*>(me.out)[tail0 + threadIdx.x] = reduce_scalar<T>(src, tail0 + threadIdx.x, a.world);
   }
   finish(a, me, epoch);
 }
@@ -351,10 +349,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) two_shot_kernel(con
 
   // stage: chunk by chunk, with the same index pattern the peers' reduce-scatter uses
   char* mine = me.base[me.rank] + in_off(a.slot, par);
-  copy_chunks(reinterpret_cast<uint4*>(mine), [&me](int) { return static_cast<const uint4*>(me.in); },
-              cb, longest, s.first, s.stride, a.world);
-  if (tail_thread)
-    reinterpret_cast<T*>(mine)[tail0 + threadIdx.x] = static_cast<const T*>(me.in)[tail0 + threadIdx.x];
+  copy_chunks(
+      reinterpret_cast<uint4*>(mine), [&me](int) { return static_cast<const uint4*>(me.in); }, cb, longest, s.first,
+      s.stride, a.world);
+  if (tail_thread) reinterpret_cast<T*>(mine)[tail0 + threadIdx.x] = static_cast<const T*>(me.in)[tail0 + threadIdx.x];
 
   bool ok = barrier(a, me, 0, epoch);
   if (ok) {
@@ -363,15 +361,14 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) two_shot_kernel(con
     const std::size_t b = chunk_begin(me.rank), n = chunk_begin(me.rank + 1) - b;  // = cb[rank]
     uint4* tmp = reinterpret_cast<uint4*>(me.base[me.rank] + tmp_off(a.slot)) + b;
     reduce_vectors<T>(tmp, src, b, n, s.first, s.stride, a.world);
-    if (tail_thread)
-      static_cast<T*>(me.out)[tail0 + threadIdx.x] = reduce_scalar<T>(src, tail0 + threadIdx.x, a.world);
+    if (tail_thread) static_cast<T*>(me.out)[tail0 + threadIdx.x] = reduce_scalar<T>(src, tail0 + threadIdx.x, a.world);
     ok = barrier(a, me, 1, epoch);
   }
   if (ok) {
     const std::size_t off = tmp_off(a.slot);
-    copy_chunks(static_cast<uint4*>(me.out),
-                [&me, off](int q) { return reinterpret_cast<const uint4*>(me.base[q] + off); }, cb,
-                longest, s.first, s.stride, a.world);
+    copy_chunks(
+        static_cast<uint4*>(me.out), [&me, off](int q) { return reinterpret_cast<const uint4*>(me.base[q] + off); }, cb,
+        longest, s.first, s.stride, a.world);
   }
   finish(a, me, epoch);
 }
@@ -416,8 +413,7 @@ __device__ __forceinline__ uint4 load_relaxed_sys(const uint4* p) {
   return v;
 }
 __device__ __forceinline__ void store_relaxed_sys(uint4* p, uint4 v) {
-  asm volatile("st.relaxed.sys.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
-               "r"(v.w)
+  asm volatile("st.relaxed.sys.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
                : "memory");
 }
 
@@ -439,8 +435,10 @@ __device__ __forceinline__ bool filled(uint4 v) {
 /// is unchanged (to_output).
 template <typename T>
 __device__ __forceinline__ std::uint32_t unreserve_word(std::uint32_t w) {
-  if constexpr (sizeof(T) == 4) return w == 0xffffffffu ? 0x7fffffffu : w;
-  else return w & ~(__vcmpeq2(w, 0xffffffffu) & 0x80008000u);
+  if constexpr (sizeof(T) == 4)
+    return w == 0xffffffffu ? 0x7fffffffu : w;
+  else
+    return w & ~(__vcmpeq2(w, 0xffffffffu) & 0x80008000u);
 }
 template <typename T>
 __device__ __forceinline__ uint4 unreserve(uint4 v) {
@@ -483,7 +481,9 @@ __device__ __forceinline__ std::uint32_t word(const uint4& v, int j) {
 template <typename T>
 __device__ __forceinline__ float lane(std::uint32_t w, int h);
 template <>
-__device__ __forceinline__ float lane<float>(std::uint32_t w, int) { return __uint_as_float(w); }
+__device__ __forceinline__ float lane<float>(std::uint32_t w, int) {
+  return __uint_as_float(w);
+}
 template <>
 __device__ __forceinline__ float lane<__nv_bfloat16>(std::uint32_t w, int h) {
   return __uint_as_float(h ? (w & 0xffff0000u) : (w << 16));
@@ -495,11 +495,17 @@ __device__ __forceinline__ float lane<__half>(std::uint32_t w, int h) {
 template <typename T>
 __device__ __forceinline__ std::uint32_t bits_of(T x);
 template <>
-__device__ __forceinline__ std::uint32_t bits_of<float>(float x) { return __float_as_uint(x); }
+__device__ __forceinline__ std::uint32_t bits_of<float>(float x) {
+  return __float_as_uint(x);
+}
 template <>
-__device__ __forceinline__ std::uint32_t bits_of<__nv_bfloat16>(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+__device__ __forceinline__ std::uint32_t bits_of<__nv_bfloat16>(__nv_bfloat16 x) {
+  return __bfloat16_as_ushort(x);
+}
 template <>
-__device__ __forceinline__ std::uint32_t bits_of<__half>(__half x) { return __half_as_ushort(x); }
+__device__ __forceinline__ std::uint32_t bits_of<__half>(__half x) {
+  return __half_as_ushort(x);
+}
 
 /// reduce_pack on register vectors: the same sums in the same order, by bit operations; rank
 /// `self`'s vector is `own` (selected per use: an assignment v[self] = own would index the array
@@ -528,7 +534,8 @@ __device__ __forceinline__ uint4 reduce_regs(const uint4 (&v)[kMaxRanks], const 
 /// At most kLlMaxThreads threads a block, so that the 8 peer vectors in flight stay in registers
 /// (128 a thread); kMinBlocksPerSm blocks per SM, as the barrier kernels, keep the co-residency cap.
 template <typename T, bool kPull>
-__global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) flag_free_kernel(const __grid_constant__ LaunchArgs a) {
+__global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
+    flag_free_kernel(const __grid_constant__ LaunchArgs a) {
   const RankPtrs& me = a.r[blockIdx.y];
   if (me.absent) return;
   __shared__ std::uint32_t s_done;  // calls this rank completed
@@ -557,7 +564,9 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) flag_free_kern
     return reinterpret_cast<uint4*>(kPull ? me.base[q] + ll_off(a.slot, a.ll_slot, a.world, par, me.rank)
                                           : me.base[me.rank] + ll_off(a.slot, a.ll_slot, a.world, par, q));
   };
-  const auto input = [&](std::size_t i) { return i == first ? first_in : unreserve<T>(load_input<T>(me.in, i, a.count)); };
+  const auto input = [&](std::size_t i) {
+    return i == first ? first_in : unreserve<T>(load_input<T>(me.in, i, a.count));
+  };
 
   // send: posted stores, no waiting
   for (std::size_t i = first; i < nvec; i += stride) {
@@ -588,7 +597,8 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) flag_free_kern
       if (bound.expired(a.timeout_ns)) {
         volatile unsigned long long* err = me.err;
         if (*err == 0) {
-          *err = encode_error(me.rank, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blockIdx.x), call);
+          *err =
+              encode_error(me.rank, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blockIdx.x), call);
           __threadfence_system();
         }
         *static_cast<volatile int*>(&s_failed) = 1;
@@ -613,21 +623,11 @@ cudaError_t launch_typed(const LaunchArgs& a, Variant v, cudaStream_t stream) {
   if (ff ? (a.threads < 32 || a.threads > kLlMaxThreads || a.threads % 32 != 0) : a.threads != kThreads)
     return cudaErrorInvalidConfiguration;
   switch (v) {
-    case Variant::OneShotPull:
-      pull_kernel<T><<<grid, kThreads, 0, stream>>>(a);
-      break;
-    case Variant::OneShotPush:
-      push_kernel<T><<<grid, kThreads, 0, stream>>>(a);
-      break;
-    case Variant::TwoShot:
-      two_shot_kernel<T><<<grid, kThreads, 0, stream>>>(a);
-      break;
-    case Variant::OneShotLL:
-      flag_free_kernel<T, false><<<grid, a.threads, 0, stream>>>(a);
-      break;
-    case Variant::OneShotLLPull:
-      flag_free_kernel<T, true><<<grid, a.threads, 0, stream>>>(a);
-      break;
+    case Variant::OneShotPull: pull_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
+    case Variant::OneShotPush: push_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
+    case Variant::TwoShot: two_shot_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
+    case Variant::OneShotLL: flag_free_kernel<T, false><<<grid, a.threads, 0, stream>>>(a); break;
+    case Variant::OneShotLLPull: flag_free_kernel<T, true><<<grid, a.threads, 0, stream>>>(a); break;
     default:  // Auto must be resolved by the caller: refuse, never skip
       return cudaErrorInvalidValue;
   }
@@ -663,8 +663,7 @@ cudaError_t launch(const LaunchArgs& args, Variant variant, DType dtype, cudaStr
 }
 
 int max_blocks_per_sm() {
-  return std::max(1, std::min({occupancy_typed<__nv_bfloat16>(), occupancy_typed<__half>(),
-                               occupancy_typed<float>()}));
+  return std::max(1, std::min({occupancy_typed<__nv_bfloat16>(), occupancy_typed<__half>(), occupancy_typed<float>()}));
 }
 
 }  // namespace specsim::car::detail

@@ -51,7 +51,7 @@ inline std::uint16_t float_to_half(float f) {
   const std::uint32_t a = x & 0x7fffffffu;
   if (a >= 0x7f800000u) return sign | (a > 0x7f800000u ? 0x7e00 : 0x7c00);
   if (a >= 0x477ff000u) return sign | 0x7c00;  // >= 65520 rounds to infinity
-  if (a < 0x38800000u) {                        // below 2^-14: subnormal half
+  if (a < 0x38800000u) {                       // below 2^-14: subnormal half
     const auto m = static_cast<std::uint32_t>(std::nearbyint(std::fabs(f) * 16777216.0f));
     return static_cast<std::uint16_t>(sign | m);
   }
@@ -107,7 +107,7 @@ inline void compute_reference(Problem& p) {
       const std::uint32_t b = std::isnan(acc) ? 0x7fffffffu : bits(acc);
       std::memcpy(p.ref.data() + 4 * i, &b, 4);
     } else {
-      const std::uint16_t h = std::isnan(acc) ? std::uint16_t{0x7fff}
+      const std::uint16_t h = std::isnan(acc)          ? std::uint16_t{0x7fff}
                               : p.dtype == DType::BF16 ? float_to_bf16(acc)
                                                        : float_to_half(acc);
       std::memcpy(p.ref.data() + 2 * i, &h, 2);
@@ -148,10 +148,10 @@ inline std::vector<std::uint32_t> special_patterns(DType dt) {
     return {0xffffffffu, 0x7fffffffu, 0x7fc00000u, 0xffc00001u, 0x7f800000u, 0xff800000u, 0x00000000u,
             0x80000000u, 0x00000001u, 0x80000003u, 0x7f7fffffu, 0xff7fffffu, 0x3f800000u, 0xbf800000u};
   if (dt == DType::BF16)
-    return {0xffff, 0x7fff, 0x7fc0, 0xffc1, 0x7f80, 0xff80, 0x0000, 0x8000,
-            0x0001, 0x8003, 0x7f7f, 0xff7f, 0x3f80, 0xbf80};
-  return {0xffff, 0x7fff, 0x7e00, 0xfe01, 0x7c00, 0xfc00, 0x0000, 0x8000,
-          0x0001, 0x8003, 0x7bff, 0xfbff, 0x3c00, 0xbc00};
+    return {0xffff, 0x7fff, 0x7fc0, 0xffc1, 0x7f80, 0xff80, 0x0000,
+            0x8000, 0x0001, 0x8003, 0x7f7f, 0xff7f, 0x3f80, 0xbf80};
+  return {0xffff, 0x7fff, 0x7e00, 0xfe01, 0x7c00, 0xfc00, 0x0000,
+          0x8000, 0x0001, 0x8003, 0x7bff, 0xfbff, 0x3c00, 0xbc00};
 }
 
 /// Like make_problem, but about one element in four of each rank is a special pattern (the
@@ -169,8 +169,8 @@ inline Problem make_special_problem(DType dt, int world, std::size_t count, std:
     for (std::size_t i = 0; i < count; ++i)
       if (splitmix(s) % 4 == 0) put(r, i, pats[splitmix(s) % pats.size()]);
   for (int r = 0; r < world; ++r) {
-    put(r, 0, pats[0]);                       // the reserved value on every rank
-    if (count > 1) put(r, 1, pats[7]);        // -0.0 on every rank
+    put(r, 0, pats[0]);                         // the reserved value on every rank
+    if (count > 1) put(r, 1, pats[7]);          // -0.0 on every rank
     if (count > 2) put(r, count - 1, pats[0]);  // in the last (partial) vector too
   }
   compute_reference(p);

@@ -74,8 +74,7 @@ std::optional<std::string> refuse_reason(const CallDesc& c) {
   if (c.world < kMinRanks || c.world > kMaxRanks)
     return "world size " + std::to_string(c.world) + " is outside the supported 2..8";
   if (!valid(c.dtype)) return "unknown dtype value " + std::to_string(static_cast<int>(c.dtype));
-  if (!valid(c.variant))
-    return "unknown variant value " + std::to_string(static_cast<int>(c.variant));
+  if (!valid(c.variant)) return "unknown variant value " + std::to_string(static_cast<int>(c.variant));
   if (c.count == 0) return "count is 0: an empty all-reduce is refused rather than skipped";
   const std::size_t eb = dtype_bytes(c.dtype);
   if (c.count > std::numeric_limits<std::size_t>::max() / eb)
@@ -86,11 +85,11 @@ std::optional<std::string> refuse_reason(const CallDesc& c) {
            std::to_string(c.max_bytes) + " bytes (Options::max_bytes)";
   if (car_policy::is_flag_free(c.variant) && bytes > car_policy::kLlMaxBytes)
     return "message of " + std::to_string(bytes) + " bytes exceeds the " + std::to_string(car_policy::kLlMaxBytes) +
-           " bytes " + std::string(to_string(c.variant)) + " carries (its receive slots are sized for small "
+           " bytes " + std::string(to_string(c.variant)) +
+           " carries (its receive slots are sized for small "
            "messages); use auto or another variant";
   if (c.in == 0 || c.out == 0) return "null input or output pointer";
-  if (c.in % kAlignBytes != 0)
-    return "input pointer " + hex(c.in) + " is not 16-byte aligned (16-byte vector loads)";
+  if (c.in % kAlignBytes != 0) return "input pointer " + hex(c.in) + " is not 16-byte aligned (16-byte vector loads)";
   if (c.out % kAlignBytes != 0)
     return "output pointer " + hex(c.out) + " is not 16-byte aligned (16-byte vector stores)";
   if (c.in != c.out && c.in < c.out + bytes && c.out < c.in + bytes)
@@ -105,9 +104,10 @@ std::size_t region_bytes(int world, std::size_t max_bytes) {
 double moved_bytes_per_rank(Variant v, std::size_t bytes, int world) {
   const double b = static_cast<double>(bytes), w = world;
   switch (v) {
-    case Variant::OneShotPull: return (w + 3) * b;         // stage r+w, read world, write out
-    case Variant::OneShotPush: return (2 * w + 2) * b;     // read in, write world, read world, write out
-    case Variant::TwoShot: return 5 * b + b / w;           // stage 2b, RS b + b/w, AG 2b
+    case Variant::OneShotPull: return (w + 3) * b;      // stage r+w, read world, write out
+    case Variant::OneShotPush: return (2 * w + 2) * b;  // read in, write world, read world, write out
+    case Variant::TwoShot:
+      return 5 * b + b / w;  // stage 2b, RS b + b/w, AG 2b
     // read in, write world-1 slots, read them, empty them, read in again, write out: 3 w b
     // (pull moves the same bytes; its slots sit at the writer)
     case Variant::OneShotLL:

@@ -10,7 +10,9 @@ namespace specsim {
 std::string custom_unsupported_reason(const Hardware& hw, int world) {
   if (world < kCustomMinWorld || world > kCustomMaxWorld)
     return "the custom all-reduce runs on 2..8 ranks, not " + std::to_string(world);
-  if (!hw.gpu.p2p) return hw.gpu.name + " does not allow peer-to-peer memory access (driver), so peers cannot reach each other's buffers";
+  if (!hw.gpu.p2p)
+    return hw.gpu.name +
+           " does not allow peer-to-peer memory access (driver), so peers cannot reach each other's buffers";
   if (!hw.topo.peer_access) return "peers on " + hw.topo.name + " cannot map each other's memory";
   return "";
 }
@@ -32,7 +34,7 @@ double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
   const double reduce_us = n * bytes / local_bw;
   // flag-free: read the peers' slots, empty them, read the input, write the output
   const double ll_local_us = (2 * peers + 2) * bytes / local_bw;
-  const double read_bw = std::min(t.peer_read_bw_gbps, hw.link_bw_gbps()) * 1e3;   // bytes per us
+  const double read_bw = std::min(t.peer_read_bw_gbps, hw.link_bw_gbps()) * 1e3;  // bytes per us
   const double write_bw = std::min(t.peer_write_bw_gbps, hw.link_bw_gbps()) * 1e3;
   switch (v) {
     case CustomVariant::OneShotPull:  // barrier, read every peer's whole input, reduce, barrier

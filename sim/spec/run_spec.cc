@@ -126,8 +126,8 @@ void validate_run(const RunSpec& r) {
               r.nccl.p2p_level == "PHB" || r.nccl.p2p_level == "SYS" || r.nccl.p2p_level == "LOC",
           "use LOC, NVL, PIX, PXB, PHB or SYS", "--nccl-p2p-level");
   require(r.nccl.algo_enabled[0] || r.nccl.algo_enabled[1], "enable at least one algorithm", "--nccl-algo");
-  require(r.nccl.proto_enabled[0] || r.nccl.proto_enabled[1] || r.nccl.proto_enabled[2],
-          "enable at least one protocol", "--nccl-proto");
+  require(r.nccl.proto_enabled[0] || r.nccl.proto_enabled[1] || r.nccl.proto_enabled[2], "enable at least one protocol",
+          "--nccl-proto");
   if (!r.speculative()) {
     require(!r.measured_spec_tok_s, "needs speculation on", "--measured-spec-tok-s");
     return;

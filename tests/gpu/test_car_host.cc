@@ -34,8 +34,8 @@ void refused(Checker& ck, const CallDesc& c, const std::string& needle, const st
 int main() {
   Checker ck;
   // names round-trip
-  for (Variant v : {Variant::Auto, Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot,
-                    Variant::OneShotLL, Variant::OneShotLLPull})
+  for (Variant v : {Variant::Auto, Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot, Variant::OneShotLL,
+                    Variant::OneShotLLPull})
     ck.expect(car::parse_variant(car::to_string(v)) == v, "variant name " + std::string(name(v)));
   ck.expect(car::to_string(Variant::OneShotLL) == "one-shot-ll" &&
                 car::to_string(Variant::OneShotLLPull) == "one-shot-ll-pull",
@@ -43,8 +43,7 @@ int main() {
   for (DType d : {DType::BF16, DType::FP16, DType::FP32})
     ck.expect(car::parse_dtype(car::to_string(d)) == d, "dtype name " + std::string(name(d)));
   ck.expect(!car::parse_variant("one-shot").has_value(), "unknown variant name parsed");
-  ck.expect(car::parse_link("pcie") == Link::PCIe && car::parse_link("nvlink") == Link::NVLink,
-            "link names");
+  ck.expect(car::parse_link("pcie") == Link::PCIe && car::parse_link("nvlink") == Link::NVLink, "link names");
   ck.expect(car::parse_dtype("float") == DType::FP32, "nccl-tests dtype name float");
 
   // selector: never Auto, never a flag-free variant above its cap; flag-free for small messages on

@@ -212,10 +212,10 @@ void chain(Checker& ck, const Settings& s) {
     DType dt;
     std::size_t count;
   };
-  const Call calls[] = {{Variant::OneShotLL, DType::BF16, 21504},    {Variant::OneShotLL, DType::BF16, 7168},
-                        {Variant::OneShotLLPull, DType::FP16, 1001}, {Variant::OneShotPull, DType::BF16, 21504},
-                        {Variant::OneShotLL, DType::FP32, 131072},   {Variant::TwoShot, DType::BF16, 57344},
-                        {Variant::OneShotLL, DType::BF16, 5},        {Variant::OneShotPush, DType::FP32, 999},
+  const Call calls[] = {{Variant::OneShotLL, DType::BF16, 21504},     {Variant::OneShotLL, DType::BF16, 7168},
+                        {Variant::OneShotLLPull, DType::FP16, 1001},  {Variant::OneShotPull, DType::BF16, 21504},
+                        {Variant::OneShotLL, DType::FP32, 131072},    {Variant::TwoShot, DType::BF16, 57344},
+                        {Variant::OneShotLL, DType::BF16, 5},         {Variant::OneShotPush, DType::FP32, 999},
                         {Variant::OneShotLLPull, DType::BF16, 21504}, {Variant::OneShotLL, DType::FP16, 524288}};
   const int n = static_cast<int>(std::size(calls));
   std::vector<std::unique_ptr<Buffers>> bufs;
@@ -225,7 +225,8 @@ void chain(Checker& ck, const Settings& s) {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   GPU_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-  for (int k = 0; k < n; ++k) comm->allreduce_virtual(bufs[k]->in, bufs[k]->out, calls[k].count, calls[k].dt, calls[k].v, st);
+  for (int k = 0; k < n; ++k)
+    comm->allreduce_virtual(bufs[k]->in, bufs[k]->out, calls[k].count, calls[k].dt, calls[k].v, st);
   GPU_CHECK(cudaStreamEndCapture(st, &graph));
   GPU_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   const int reps = std::max(2, s.replays / 10);
@@ -298,16 +299,14 @@ void refusals(Checker& ck, const Settings& s) {
   expect_throw(ck, "too large", "exceeds", [&] {
     comm->allreduce_virtual(buf.in, buf.out, (opt.max_bytes / 2) + 1, DType::BF16, Variant::Auto, nullptr);
   });
-  expect_throw(ck, "count 0", "count is 0", [&] {
-    comm->allreduce_virtual(buf.in, buf.out, 0, DType::BF16, Variant::Auto, nullptr);
-  });
+  expect_throw(ck, "count 0", "count is 0",
+               [&] { comm->allreduce_virtual(buf.in, buf.out, 0, DType::BF16, Variant::Auto, nullptr); });
   expect_throw(ck, "flag-free over its cap", "carries", [&] {
     comm->allreduce_virtual(buf.in, buf.out, (specsim::car_policy::kLlMaxBytes / 2) + 8, DType::BF16,
                             Variant::OneShotLL, nullptr);
   });
-  expect_throw(ck, "bad variant", "unknown variant", [&] {
-    comm->allreduce_virtual(buf.in, buf.out, 64, DType::BF16, static_cast<Variant>(17), nullptr);
-  });
+  expect_throw(ck, "bad variant", "unknown variant",
+               [&] { comm->allreduce_virtual(buf.in, buf.out, 64, DType::BF16, static_cast<Variant>(17), nullptr); });
   expect_throw(ck, "wrong number of buffers", "need 4 inputs", [&] {
     std::vector<void*> three(buf.in.begin(), buf.in.begin() + 3);
     comm->allreduce_virtual(three, buf.out, 64, DType::BF16, Variant::Auto, nullptr);
@@ -347,9 +346,8 @@ void absent_peer(Checker& ck) {
     const char* where = specsim::car_policy::is_flag_free(v) ? "for its data" : "barrier 0";
     ck.expect(msg.find(where) != std::string::npos, what + ": '" + where + "' not named");
     ck.expect(s < 10.0, what + ": took " + std::to_string(s) + " s");
-    expect_throw(ck, what + ": call after failure", "unusable", [&] {
-      comm->allreduce_virtual(buf.in, buf.out, p.count, p.dtype, v, nullptr);
-    });
+    expect_throw(ck, what + ": call after failure", "unusable",
+                 [&] { comm->allreduce_virtual(buf.in, buf.out, p.count, p.dtype, v, nullptr); });
   }
 }
 

@@ -39,19 +39,12 @@ std::size_t parse_size(const std::string& s) {
   if (pos < s.size()) {
     switch (s[pos]) {
       case 'K':
-      case 'k':
-        mul = 1u << 10;
-        break;
+      case 'k': mul = 1u << 10; break;
       case 'M':
-      case 'm':
-        mul = 1u << 20;
-        break;
+      case 'm': mul = 1u << 20; break;
       case 'G':
-      case 'g':
-        mul = 1u << 30;
-        break;
-      default:
-        throw std::runtime_error("bad size '" + s + "'");
+      case 'g': mul = 1u << 30; break;
+      default: throw std::runtime_error("bad size '" + s + "'");
     }
   }
   return static_cast<std::size_t>(v * static_cast<double>(mul));
@@ -198,8 +191,7 @@ struct Args {
   double f = 2;
   std::string step;
   int g = 1, n = 20, w = 5, virtual_ranks = 8;
-  std::string dtype = "bf16",
-              variants = "one-shot-ll,one-shot-ll-pull,one-shot-pull,one-shot-push,two-shot,auto,nccl",
+  std::string dtype = "bf16", variants = "one-shot-ll,one-shot-ll-pull,one-shot-pull,one-shot-push,two-shot,auto,nccl",
               mode = "both";
   double timeout_ms = 2000;
   int ll_threads = 0;
@@ -331,16 +323,19 @@ int real_main(int argc, char** argv) {
     namespace ab = specsim::arbench;
     fmt::print("# floor: one read of %globaltimer: {:.0f} SM cycles\n", ab::timer_read_cycles(0, 2000));
     fmt::print("# floor: one dependent 4-byte load, ns (GPU 0's memory):");
-    for (int k = 0; k < ab::kLoadKinds; ++k) fmt::print(" {} {:.0f}", ab::kLoadNames[k], ab::load_latency_ns(0, 0, k, 2000));
+    for (int k = 0; k < ab::kLoadKinds; ++k)
+      fmt::print(" {} {:.0f}", ab::kLoadNames[k], ab::load_latency_ns(0, 0, k, 2000));
     fmt::print("\n");
     if (!R.virt) {
       fmt::print("# floor: one dependent 4-byte load, ns (GPU 1's memory, from GPU 0):");
-      for (int k = 0; k < ab::kLoadKinds; ++k) fmt::print(" {} {:.0f}", ab::kLoadNames[k], ab::load_latency_ns(0, 1, k, 500));
+      for (int k = 0; k < ab::kLoadKinds; ++k)
+        fmt::print(" {} {:.0f}", ab::kLoadNames[k], ab::load_latency_ns(0, 1, k, 500));
       fmt::print("\n");
       for (int k : {ab::kLoadRelaxedSys, ab::kLoadVolatile, ab::kLoadRelaxedGpu})
-        fmt::print("# floor: flag stored by GPU 0 into GPU 1 (st.relaxed.sys) and seen by a kernel polling it there "
-                   "({}, 10000 ping-pongs): {:.2f} us one way\n",
-                   ab::kLoadNames[k], ab::flag_one_way_us(0, 1, 10000, 5.0, k));
+        fmt::print(
+            "# floor: flag stored by GPU 0 into GPU 1 (st.relaxed.sys) and seen by a kernel polling it there "
+            "({}, 10000 ping-pongs): {:.2f} us one way\n",
+            ab::kLoadNames[k], ab::flag_one_way_us(0, 1, 10000, 5.0, k));
     }
   }
   fmt::print("# flag-free kernels: {} threads a block\n",
