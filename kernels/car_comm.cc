@@ -74,14 +74,14 @@ struct Communicator::Impl {
   Link link = Link::NVLink;
   Options opt;
   std::size_t slot = 0;
-  char* bases[kMaxRanks] = {};          ///< every rank's region as mapped in this process
-  std::vector<char*> owned;             ///< regions this process allocated (to cudaFree)
-  std::vector<char*> opened;            ///< regions opened through IPC (to close)
+  char* bases[kMaxRanks] = {};             ///< every rank's region as mapped in this process
+  std::vector<char*> owned;                ///< regions this process allocated (to cudaFree)
+  std::vector<char*> opened;               ///< regions opened through IPC (to close)
   unsigned long long* err_host = nullptr;  ///< pinned, mapped: one word per rank driven here
   unsigned long long* err_dev = nullptr;   ///< the same words as the device sees them
-  int ranks_here = 1;                   ///< ranks one launch drives (world in virtual mode)
-  int block_cap = kPerGpuMaxBlocks;     ///< blocks per rank
-  std::string failure;                  ///< first kernel error seen: the communicator is dead
+  int ranks_here = 1;                      ///< ranks one launch drives (world in virtual mode)
+  int block_cap = kPerGpuMaxBlocks;        ///< blocks per rank
+  std::string failure;                     ///< first kernel error seen: the communicator is dead
 
   void init_common() {
     slot = detail::slot_bytes(opt.max_bytes);
@@ -113,8 +113,7 @@ struct Communicator::Impl {
     std::string msg;
     for (int i = 0; i < ranks_here; ++i) {
       const unsigned long long w = reinterpret_cast<volatile unsigned long long*>(err_host)[i];
-      if (w & detail::kErrValid)
-        msg += (msg.empty() ? "" : "; ") + describe_error(w, opt.timeout_ns);
+      if (w & detail::kErrValid) msg += (msg.empty() ? "" : "; ") + describe_error(w, opt.timeout_ns);
     }
     if (!msg.empty()) {
       failure = msg;
@@ -122,8 +121,7 @@ struct Communicator::Impl {
     }
   }
 
-  void refuse_or_throw(const void* in, void* out, std::size_t count, DType dtype,
-                       Variant variant) const {
+  void refuse_or_throw(const void* in, void* out, std::size_t count, DType dtype, Variant variant) const {
     CallDesc c;
     c.in = reinterpret_cast<std::uintptr_t>(in);
     c.out = reinterpret_cast<std::uintptr_t>(out);
@@ -132,15 +130,15 @@ struct Communicator::Impl {
     c.variant = variant;
     c.world = world;
     c.max_bytes = opt.max_bytes;
-    if (auto why = refuse_reason(c))
-      throw std::runtime_error("custom all-reduce refused: " + *why);
+    if (auto why = refuse_reason(c)) throw std::runtime_error("custom all-reduce refused: " + *why);
   }
 
-  void run(detail::LaunchArgs& a, std::size_t count, DType dtype, Variant variant,
-           cudaStream_t stream) {
+  void run(detail::LaunchArgs& a, std::size_t count, DType dtype, Variant variant, cudaStream_t stream) {
     if (!failure.empty())
-      throw std::runtime_error("custom all-reduce: communicator unusable after an earlier "
-                               "failure: " + failure);
+      throw std::runtime_error(
+          "custom all-reduce: communicator unusable after an earlier "
+          "failure: " +
+          failure);
     check();
     const std::size_t bytes = count * dtype_bytes(dtype);
     const Variant v = variant == Variant::Auto ? select_variant(bytes, world, link) : variant;
@@ -186,8 +184,7 @@ void check_world(int world) {
 void check_options(const Options& opt) {
   if (opt.max_bytes == 0 || opt.max_bytes > (std::size_t{1} << 31))
     throw std::runtime_error("custom all-reduce: Options::max_bytes must be in 1 .. 2 GiB");
-  if (opt.timeout_ns == 0)
-    throw std::runtime_error("custom all-reduce: Options::timeout_ns must be positive");
+  if (opt.timeout_ns == 0) throw std::runtime_error("custom all-reduce: Options::timeout_ns must be positive");
 }
 
 }  // namespace
@@ -195,8 +192,7 @@ void check_options(const Options& opt) {
 Communicator::Communicator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Communicator::~Communicator() = default;
 
-std::unique_ptr<Communicator> Communicator::create_virtual(int world, int device,
-                                                           const Options& opt) {
+std::unique_ptr<Communicator> Communicator::create_virtual(int world, int device, const Options& opt) {
   check_world(world);
   check_options(opt);
   auto im = std::make_unique<Impl>();
@@ -214,8 +210,8 @@ std::unique_ptr<Communicator> Communicator::create_virtual(int world, int device
   return std::unique_ptr<Communicator>(new Communicator(std::move(im)));
 }
 
-std::vector<std::unique_ptr<Communicator>> Communicator::create_single_process(
-    std::span<const int> devices, const Options& opt) {
+std::vector<std::unique_ptr<Communicator>> Communicator::create_single_process(std::span<const int> devices,
+                                                                               const Options& opt) {
   const int world = static_cast<int>(devices.size());
   check_world(world);
   check_options(opt);
@@ -229,12 +225,10 @@ std::vector<std::unique_ptr<Communicator>> Communicator::create_single_process(
       int can = 0;
       CAR_CUDA(cudaDeviceCanAccessPeer(&can, devices[a], devices[b]));
       if (!can)
-        throw std::runtime_error("custom all-reduce: GPU " + std::to_string(devices[a]) +
-                                 " cannot access GPU " + std::to_string(devices[b]) +
-                                 "'s memory (no peer-to-peer path): use NCCL instead");
+        throw std::runtime_error("custom all-reduce: GPU " + std::to_string(devices[a]) + " cannot access GPU " +
+                                 std::to_string(devices[b]) + "'s memory (no peer-to-peer path): use NCCL instead");
       int atomics = 0;
-      CAR_CUDA(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported,
-                                         devices[a], devices[b]));
+      CAR_CUDA(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, devices[a], devices[b]));
       all_native_atomics = all_native_atomics && atomics != 0;
       DeviceGuard g(devices[a]);
       const cudaError_t e = cudaDeviceEnablePeerAccess(devices[b], 0);
@@ -269,15 +263,14 @@ namespace {
 /// How a multi-process rank learns its peers' records: the Unix socket or MPI_Allgather.
 using Exchange = std::vector<detail::JoinRecord> (*)(const std::string& dir, const std::string& tag,
                                                      const detail::JoinRecord& mine, double timeout_s);
-std::vector<detail::JoinRecord> exchange_mpi(const std::string&, const std::string&,
-                                             const detail::JoinRecord& mine, double) {
+std::vector<detail::JoinRecord> exchange_mpi(const std::string&, const std::string&, const detail::JoinRecord& mine,
+                                             double) {
   return detail::mpi_exchange(mine);
 }
 
 std::unique_ptr<Communicator::Impl> multi_process_impl(int rank, int world, int device,
-                                                       const std::string& rendezvous_dir,
-                                                       const std::string& tag, const Options& opt,
-                                                       double join_timeout_s, Exchange exchange);
+                                                       const std::string& rendezvous_dir, const std::string& tag,
+                                                       const Options& opt, double join_timeout_s, Exchange exchange);
 }  // namespace
 
 std::unique_ptr<Communicator> Communicator::create_mpi(int device, const Options& opt) {
@@ -287,9 +280,10 @@ std::unique_ptr<Communicator> Communicator::create_mpi(int device, const Options
       new Communicator(multi_process_impl(rank, world, device, "", "", opt, 0.0, &exchange_mpi)));
 }
 
-std::unique_ptr<Communicator> Communicator::create_multi_process(
-    int rank, int world, int device, const std::string& rendezvous_dir, const std::string& tag,
-    const Options& opt, double join_timeout_s) {
+std::unique_ptr<Communicator> Communicator::create_multi_process(int rank, int world, int device,
+                                                                 const std::string& rendezvous_dir,
+                                                                 const std::string& tag, const Options& opt,
+                                                                 double join_timeout_s) {
   // Under mpirun with MPI up, MPI carries the handles; otherwise the Unix-socket rendezvous.
   const bool mpi = launched_by_mpirun() && detail::mpi_initialized();
   return std::unique_ptr<Communicator>(new Communicator(multi_process_impl(
@@ -298,14 +292,13 @@ std::unique_ptr<Communicator> Communicator::create_multi_process(
 
 namespace {
 std::unique_ptr<Communicator::Impl> multi_process_impl(int rank, int world, int device,
-                                                       const std::string& rendezvous_dir,
-                                                       const std::string& tag, const Options& opt,
-                                                       double join_timeout_s, Exchange exchange) {
+                                                       const std::string& rendezvous_dir, const std::string& tag,
+                                                       const Options& opt, double join_timeout_s, Exchange exchange) {
   check_world(world);
   check_options(opt);
   if (rank < 0 || rank >= world)
-    throw std::runtime_error("custom all-reduce: rank " + std::to_string(rank) +
-                             " is outside 0.." + std::to_string(world - 1));
+    throw std::runtime_error("custom all-reduce: rank " + std::to_string(rank) + " is outside 0.." +
+                             std::to_string(world - 1));
   auto im = std::make_unique<Communicator::Impl>();
   im->world = world;
   im->rank = rank;
@@ -334,13 +327,12 @@ std::unique_ptr<Communicator::Impl> multi_process_impl(int rank, int world, int 
     same_gpu = same_gpu && std::strcmp(table[q].pci_bus_id, rec.pci_bus_id) == 0;
     if (q == rank) continue;
     void* p = nullptr;
-    const cudaError_t e =
-        cudaIpcOpenMemHandle(&p, table[q].region, cudaIpcMemLazyEnablePeerAccess);
+    const cudaError_t e = cudaIpcOpenMemHandle(&p, table[q].region, cudaIpcMemLazyEnablePeerAccess);
     if (e != cudaSuccess)
-      throw std::runtime_error("custom all-reduce: rank " + std::to_string(rank) +
-                               " cannot map rank " + std::to_string(q) + "'s buffer (GPU " +
-                               table[q].pci_bus_id + ", pid " + std::to_string(table[q].pid) +
-                               "): " + cudaGetErrorString(e) + " (no peer-to-peer path?)");
+      throw std::runtime_error("custom all-reduce: rank " + std::to_string(rank) + " cannot map rank " +
+                               std::to_string(q) + "'s buffer (GPU " + table[q].pci_bus_id + ", pid " +
+                               std::to_string(table[q].pid) + "): " + cudaGetErrorString(e) +
+                               " (no peer-to-peer path?)");
     im->opened.push_back(static_cast<char*>(p));
     im->bases[q] = static_cast<char*>(p);
   }
@@ -351,11 +343,12 @@ std::unique_ptr<Communicator::Impl> multi_process_impl(int rank, int world, int 
 }
 }  // namespace
 
-void Communicator::allreduce(const void* in, void* out, std::size_t count, DType dtype,
-                             Variant variant, cudaStream_t stream) {
+void Communicator::allreduce(const void* in, void* out, std::size_t count, DType dtype, Variant variant,
+                             cudaStream_t stream) {
   if (impl_->virt)
-    throw std::runtime_error("custom all-reduce refused: a virtual-rank communicator drives "
-                             "all its ranks at once; call allreduce_virtual");
+    throw std::runtime_error(
+        "custom all-reduce refused: a virtual-rank communicator drives "
+        "all its ranks at once; call allreduce_virtual");
   impl_->refuse_or_throw(in, out, count, dtype, variant);
   detail::LaunchArgs a{};
   a.r[0] = impl_->rank_ptrs(impl_->rank);
@@ -364,17 +357,16 @@ void Communicator::allreduce(const void* in, void* out, std::size_t count, DType
   impl_->run(a, count, dtype, variant, stream);
 }
 
-void Communicator::allreduce_virtual(std::span<const void* const> ins,
-                                     std::span<void* const> outs, std::size_t count,
+void Communicator::allreduce_virtual(std::span<const void* const> ins, std::span<void* const> outs, std::size_t count,
                                      DType dtype, Variant variant, cudaStream_t stream) {
   if (!impl_->virt)
-    throw std::runtime_error("custom all-reduce refused: allreduce_virtual needs a virtual-rank "
-                             "communicator");
+    throw std::runtime_error(
+        "custom all-reduce refused: allreduce_virtual needs a virtual-rank "
+        "communicator");
   const auto w = static_cast<std::size_t>(impl_->world);
   if (ins.size() != w || outs.size() != w)
-    throw std::runtime_error("custom all-reduce refused: need " + std::to_string(w) +
-                             " inputs and outputs, got " + std::to_string(ins.size()) + " and " +
-                             std::to_string(outs.size()));
+    throw std::runtime_error("custom all-reduce refused: need " + std::to_string(w) + " inputs and outputs, got " +
+                             std::to_string(ins.size()) + " and " + std::to_string(outs.size()));
   detail::LaunchArgs a{};
   for (int r = 0; r < impl_->world; ++r) {
     try {

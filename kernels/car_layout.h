@@ -31,8 +31,7 @@ inline constexpr int kBarriers = 2;
 //   [kDataOff]   in slots (2 parities x M), tmp (M, two-shot), recv (2 parities x world x M)
 // M = max_bytes rounded up to 256. Everything starts zeroed.
 inline constexpr std::size_t kFlagsOff = 0;
-inline constexpr std::size_t kFlagsBytes =
-    sizeof(std::uint32_t) * kMaxBlocks * kBarriers * kMaxRanks;
+inline constexpr std::size_t kFlagsBytes = sizeof(std::uint32_t) * kMaxBlocks * kBarriers * kMaxRanks;
 inline constexpr std::size_t kCtrlOff = kFlagsBytes;
 inline constexpr std::size_t kDataOff = 64 * 1024;
 static_assert(kCtrlOff + 2 * sizeof(std::uint32_t) <= kDataOff, "control words overlap data");
@@ -51,34 +50,32 @@ CAR_HD constexpr std::size_t region_size(int world, std::size_t max_bytes) {
 
 /// What one rank's blocks need: every rank's region as mapped here, its error word.
 struct RankPtrs {
-  char* base[kMaxRanks];         ///< region of rank q as this process maps it
-  unsigned long long* err;       ///< host-mapped error word of this rank
-  const void* in;                ///< this rank's input
-  void* out;                     ///< this rank's output
-  int rank;                      ///< this rank's index
-  int absent;                    ///< test hook: 1 = these blocks return at once
+  char* base[kMaxRanks];    ///< region of rank q as this process maps it
+  unsigned long long* err;  ///< host-mapped error word of this rank
+  const void* in;           ///< this rank's input
+  void* out;                ///< this rank's output
+  int rank;                 ///< this rank's index
+  int absent;               ///< test hook: 1 = these blocks return at once
 };
 
 /// Arguments of one launch: `ranks` ranks on blockIdx.y (1 except in virtual mode).
 struct LaunchArgs {
   RankPtrs r[kMaxRanks];
-  std::size_t count;        ///< elements per rank
-  std::size_t slot;         ///< slot stride M in bytes
-  std::uint64_t timeout_ns; ///< bound of every spin
-  int world;                ///< world size
-  int ranks;                ///< ranks driven by this launch (gridDim.y)
-  int blocks;               ///< blocks per rank (gridDim.x)
+  std::size_t count;         ///< elements per rank
+  std::size_t slot;          ///< slot stride M in bytes
+  std::uint64_t timeout_ns;  ///< bound of every spin
+  int world;                 ///< world size
+  int ranks;                 ///< ranks driven by this launch (gridDim.y)
+  int blocks;                ///< blocks per rank (gridDim.x)
 };
 static_assert(sizeof(LaunchArgs) < 4000, "kernel parameters must stay under 4 KB");
 
 // Error word: bit 63 valid | 56..59 waiting rank | 52..55 missing rank | 48..51 barrier |
 // 40..47 block | 0..31 epoch. Written once by the first block that times out.
 inline constexpr unsigned long long kErrValid = 1ull << 63;
-CAR_HD constexpr unsigned long long encode_error(int rank, int missing, int barrier, int block,
-                                          std::uint32_t epoch) {
+CAR_HD constexpr unsigned long long encode_error(int rank, int missing, int barrier, int block, std::uint32_t epoch) {
   return kErrValid | (static_cast<unsigned long long>(rank & 15) << 56) |
-         (static_cast<unsigned long long>(missing & 15) << 52) |
-         (static_cast<unsigned long long>(barrier & 15) << 48) |
+         (static_cast<unsigned long long>(missing & 15) << 52) | (static_cast<unsigned long long>(barrier & 15) << 48) |
          (static_cast<unsigned long long>(block & 255) << 40) | epoch;
 }
 

@@ -34,9 +34,7 @@ bool launched_by_mpirun() {
 namespace detail {
 
 namespace {
-[[noreturn]] void fail(const std::string& what) {
-  throw std::runtime_error("custom all-reduce MPI exchange: " + what);
-}
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error("custom all-reduce MPI exchange: " + what); }
 }  // namespace
 
 bool mpi_initialized() {
@@ -71,8 +69,8 @@ std::vector<JoinRecord> mpi_exchange(const JoinRecord& mine) {
          " but MPI_COMM_WORLD says rank " + std::to_string(rank) + " of " + std::to_string(world));
   std::vector<JoinRecord> table(static_cast<std::size_t>(world));
 #ifdef SPECSIM_CAR_MPI
-  if (MPI_Allgather(&mine, sizeof(JoinRecord), MPI_BYTE, table.data(), sizeof(JoinRecord), MPI_BYTE,
-                    MPI_COMM_WORLD) != MPI_SUCCESS)
+  if (MPI_Allgather(&mine, sizeof(JoinRecord), MPI_BYTE, table.data(), sizeof(JoinRecord), MPI_BYTE, MPI_COMM_WORLD) !=
+      MPI_SUCCESS)
     fail("MPI_Allgather failed");
 #endif
   for (int q = 0; q < world; ++q) {

@@ -49,7 +49,7 @@ inline std::uint16_t float_to_half(float f) {
   const std::uint32_t a = x & 0x7fffffffu;
   if (a >= 0x7f800000u) return sign | (a > 0x7f800000u ? 0x7e00 : 0x7c00);
   if (a >= 0x477ff000u) return sign | 0x7c00;  // >= 65520 rounds to infinity
-  if (a < 0x38800000u) {                        // below 2^-14: subnormal half
+  if (a < 0x38800000u) {                       // below 2^-14: subnormal half
     const auto m = static_cast<std::uint32_t>(std::nearbyint(std::fabs(f) * 16777216.0f));
     return static_cast<std::uint16_t>(sign | m);
   }

@@ -30,9 +30,7 @@ struct Fd {
   Fd& operator=(const Fd&) = delete;
 };
 
-[[noreturn]] void fail(const std::string& what) {
-  throw std::runtime_error("custom all-reduce rendezvous: " + what);
-}
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error("custom all-reduce rendezvous: " + what); }
 
 std::string sys_error(const char* call) { return std::string(call) + ": " + std::strerror(errno); }
 
@@ -92,8 +90,7 @@ sockaddr_un socket_address(const std::string& dir, const std::string& tag) {
   return addr;
 }
 
-std::vector<JoinRecord> serve(const sockaddr_un& addr, const JoinRecord& mine,
-                              Clock::time_point deadline) {
+std::vector<JoinRecord> serve(const sockaddr_un& addr, const JoinRecord& mine, Clock::time_point deadline) {
   Fd lis(::socket(AF_UNIX, SOCK_STREAM, 0));
   if (lis.fd < 0) fail(sys_error("socket"));
   ::unlink(addr.sun_path);  // a stale socket from an earlier run
@@ -129,8 +126,8 @@ std::vector<JoinRecord> serve(const sockaddr_un& addr, const JoinRecord& mine,
     recv_all(c, &rec, sizeof rec, deadline, "a join record");
     if (rec.magic != kJoinMagic) fail("a foreign process connected to the rendezvous socket");
     if (rec.world != mine.world)
-      fail("rank " + std::to_string(rec.rank) + " was started with world size " +
-           std::to_string(rec.world) + ", rank 0 with " + std::to_string(mine.world));
+      fail("rank " + std::to_string(rec.rank) + " was started with world size " + std::to_string(rec.world) +
+           ", rank 0 with " + std::to_string(mine.world));
     if (rec.rank <= 0 || rec.rank >= mine.world || seen[static_cast<std::size_t>(rec.rank)])
       fail("duplicate or invalid rank " + std::to_string(rec.rank));
     seen[static_cast<std::size_t>(rec.rank)] = true;
@@ -142,33 +139,29 @@ std::vector<JoinRecord> serve(const sockaddr_un& addr, const JoinRecord& mine,
   return table;
 }
 
-std::vector<JoinRecord> join(const sockaddr_un& addr, const JoinRecord& mine,
-                             Clock::time_point deadline) {
+std::vector<JoinRecord> join(const sockaddr_un& addr, const JoinRecord& mine, Clock::time_point deadline) {
   for (;;) {
     Fd s(::socket(AF_UNIX, SOCK_STREAM, 0));
     if (s.fd < 0) fail(sys_error("socket"));
     if (::connect(s.fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) {
       send_all(s.fd, &mine, sizeof mine, deadline);
       std::vector<JoinRecord> table(static_cast<std::size_t>(mine.world));
-      recv_all(s.fd, table.data(), table.size() * sizeof(JoinRecord), deadline,
-               "the table from rank 0");
+      recv_all(s.fd, table.data(), table.size() * sizeof(JoinRecord), deadline, "the table from rank 0");
       return table;
     }
     if (errno != ENOENT && errno != ECONNREFUSED && errno != EAGAIN && errno != EINTR)
       fail(sys_error("connect") + " (" + addr.sun_path + ")");
-    if (ms_left(deadline) == 0)
-      fail("timed out: rank 0 never opened " + std::string(addr.sun_path));
+    if (ms_left(deadline) == 0) fail("timed out: rank 0 never opened " + std::string(addr.sun_path));
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
 
 }  // namespace
 
-std::vector<JoinRecord> rendezvous(const std::string& dir, const std::string& tag,
-                                   const JoinRecord& mine, double timeout_s) {
+std::vector<JoinRecord> rendezvous(const std::string& dir, const std::string& tag, const JoinRecord& mine,
+                                   double timeout_s) {
   const sockaddr_un addr = socket_address(dir, tag);
-  const auto deadline =
-      Clock::now() + std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000.0));
+  const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000.0));
   return mine.rank == 0 ? serve(addr, mine, deadline) : join(addr, mine, deadline);
 }
 

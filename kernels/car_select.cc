@@ -16,8 +16,7 @@ namespace {
 
 bool valid(DType d) { return d == DType::BF16 || d == DType::FP16 || d == DType::FP32; }
 bool valid(Variant v) {
-  return v == Variant::Auto || v == Variant::OneShotPull || v == Variant::OneShotPush ||
-         v == Variant::TwoShot;
+  return v == Variant::Auto || v == Variant::OneShotPull || v == Variant::OneShotPush || v == Variant::TwoShot;
 }
 
 std::string hex(std::uintptr_t p) {
@@ -72,8 +71,7 @@ std::optional<std::string> refuse_reason(const CallDesc& c) {
   if (c.world < kMinRanks || c.world > kMaxRanks)
     return "world size " + std::to_string(c.world) + " is outside the supported 2..8";
   if (!valid(c.dtype)) return "unknown dtype value " + std::to_string(static_cast<int>(c.dtype));
-  if (!valid(c.variant))
-    return "unknown variant value " + std::to_string(static_cast<int>(c.variant));
+  if (!valid(c.variant)) return "unknown variant value " + std::to_string(static_cast<int>(c.variant));
   if (c.count == 0) return "count is 0: an empty all-reduce is refused rather than skipped";
   const std::size_t eb = dtype_bytes(c.dtype);
   if (c.count > std::numeric_limits<std::size_t>::max() / eb)
@@ -83,8 +81,7 @@ std::optional<std::string> refuse_reason(const CallDesc& c) {
     return "message of " + std::to_string(bytes) + " bytes exceeds the communicator's buffer of " +
            std::to_string(c.max_bytes) + " bytes (Options::max_bytes)";
   if (c.in == 0 || c.out == 0) return "null input or output pointer";
-  if (c.in % kAlignBytes != 0)
-    return "input pointer " + hex(c.in) + " is not 16-byte aligned (16-byte vector loads)";
+  if (c.in % kAlignBytes != 0) return "input pointer " + hex(c.in) + " is not 16-byte aligned (16-byte vector loads)";
   if (c.out % kAlignBytes != 0)
     return "output pointer " + hex(c.out) + " is not 16-byte aligned (16-byte vector stores)";
   if (c.in != c.out && c.in < c.out + bytes && c.out < c.in + bytes)
@@ -99,9 +96,9 @@ std::size_t region_bytes(int world, std::size_t max_bytes) {
 double moved_bytes_per_rank(Variant v, std::size_t bytes, int world) {
   const double b = static_cast<double>(bytes), w = world;
   switch (v) {
-    case Variant::OneShotPull: return (w + 3) * b;         // stage r+w, read world, write out
-    case Variant::OneShotPush: return (2 * w + 2) * b;     // read in, write world, read world, write out
-    case Variant::TwoShot: return 5 * b + b / w;           // stage 2b, RS b + b/w, AG 2b
+    case Variant::OneShotPull: return (w + 3) * b;      // stage r+w, read world, write out
+    case Variant::OneShotPush: return (2 * w + 2) * b;  // read in, write world, read world, write out
+    case Variant::TwoShot: return 5 * b + b / w;        // stage 2b, RS b + b/w, AG 2b
     case Variant::Auto: break;
   }
   return 0;

@@ -43,13 +43,13 @@ Variant select_variant(std::size_t bytes, int world, Link link);
 
 /// What a call asks for, reduced to what the refusal logic needs (host-only, testable).
 struct CallDesc {
-  std::uintptr_t in = 0;           ///< input address (only its value is inspected)
-  std::uintptr_t out = 0;          ///< output address
-  std::size_t count = 0;           ///< elements per rank
-  DType dtype = DType::BF16;       ///< element type
-  Variant variant = Variant::Auto; ///< requested variant
-  int world = 0;                   ///< world size of the communicator
-  std::size_t max_bytes = 0;       ///< the communicator's per-rank buffer
+  std::uintptr_t in = 0;            ///< input address (only its value is inspected)
+  std::uintptr_t out = 0;           ///< output address
+  std::size_t count = 0;            ///< elements per rank
+  DType dtype = DType::BF16;        ///< element type
+  Variant variant = Variant::Auto;  ///< requested variant
+  int world = 0;                    ///< world size of the communicator
+  std::size_t max_bytes = 0;        ///< the communicator's per-rank buffer
 };
 
 /// Refusal logic: an empty optional when the call is supported, else the reason. Checks world
@@ -71,9 +71,9 @@ double moved_bytes_per_rank(Variant v, std::size_t bytes, int world);
 
 /// Creation options shared by all modes.
 struct Options {
-  std::size_t max_bytes = kDefaultMaxBytes;   ///< largest accepted message per rank
-  std::uint64_t timeout_ns = kDefaultTimeoutNs; ///< bound on every spin-wait in the kernels
-  std::optional<Link> link;                   ///< topology for Auto; detected when empty
+  std::size_t max_bytes = kDefaultMaxBytes;      ///< largest accepted message per rank
+  std::uint64_t timeout_ns = kDefaultTimeoutNs;  ///< bound on every spin-wait in the kernels
+  std::optional<Link> link;                      ///< topology for Auto; detected when empty
   /// Test hook (virtual mode only): the blocks of this rank return at once without arriving,
   /// so its peers must time out. -1: off.
   int debug_absent_rank = -1;
@@ -85,13 +85,12 @@ struct Options {
 class Communicator {
  public:
   /// Virtual-rank mode: `world` ranks' buffers on one device, driven by one launch per call.
-  static std::unique_ptr<Communicator> create_virtual(int world, int device,
-                                                      const Options& opt = {});
+  static std::unique_ptr<Communicator> create_virtual(int world, int device, const Options& opt = {});
   /// Single-process mode: one communicator per device in `devices` (rank = index), with
   /// peer access enabled between all pairs; each rank's thread calls allreduce() on its own.
   /// Throws if any pair cannot reach the other's memory.
-  static std::vector<std::unique_ptr<Communicator>> create_single_process(
-      std::span<const int> devices, const Options& opt = {});
+  static std::vector<std::unique_ptr<Communicator>> create_single_process(std::span<const int> devices,
+                                                                          const Options& opt = {});
   /// Multi-process mode: this process is `rank` of `world` on `device`; CUDA IPC handles are
   /// exchanged over a Unix socket in `rendezvous_dir` (rank 0 listens). `tag` separates groups
   /// sharing a directory. Blocks until every rank has joined (or throws after the timeout).
@@ -99,10 +98,9 @@ class Communicator {
   /// handles go through MPI_Allgather over MPI_COMM_WORLD instead (the directory is unused;
   /// `rank` and `world` must match MPI_COMM_WORLD, else it throws before communicating).
   static std::unique_ptr<Communicator> create_multi_process(int rank, int world, int device,
-                                                           const std::string& rendezvous_dir,
-                                                           const std::string& tag = "car",
-                                                           const Options& opt = {},
-                                                           double join_timeout_s = 60.0);
+                                                            const std::string& rendezvous_dir,
+                                                            const std::string& tag = "car", const Options& opt = {},
+                                                            double join_timeout_s = 60.0);
   /// Multi-process mode over MPI: rank and world from MPI_COMM_WORLD (MPI_Init first), handles
   /// exchanged with MPI_Allgather. Collective over MPI_COMM_WORLD. Throws when built without
   /// MPI or when MPI is not initialized.
@@ -116,11 +114,10 @@ class Communicator {
   /// not for virtual mode). Throws std::runtime_error, launching nothing, for an unsupported
   /// request or after an earlier kernel failure. Asynchronous: call check() after the stream
   /// synchronizes to learn whether the kernel timed out. In-place (in == out) is allowed.
-  void allreduce(const void* in, void* out, std::size_t count, DType dtype, Variant variant,
-                 cudaStream_t stream);
+  void allreduce(const void* in, void* out, std::size_t count, DType dtype, Variant variant, cudaStream_t stream);
   /// Virtual mode: one launch reduces ins[r] (r < world) into every outs[r].
-  void allreduce_virtual(std::span<const void* const> ins, std::span<void* const> outs,
-                         std::size_t count, DType dtype, Variant variant, cudaStream_t stream);
+  void allreduce_virtual(std::span<const void* const> ins, std::span<void* const> outs, std::size_t count, DType dtype,
+                         Variant variant, cudaStream_t stream);
   /// Throws the recorded kernel error, if any ("rank 2 waited ... for rank 3 at barrier 0").
   /// Call after the stream (or graph replay) has synchronized.
   void check();
@@ -129,12 +126,12 @@ class Communicator {
 
   /// The concrete variant a call of `bytes` runs with (Auto resolved).
   Variant resolve(Variant v, std::size_t bytes) const;
-  int world() const;           ///< world size
-  int rank() const;            ///< this rank (0 in virtual mode)
-  int device() const;          ///< CUDA device of this rank
-  bool is_virtual() const;     ///< virtual-rank mode
-  Link link() const;           ///< topology used by Auto
-  std::size_t max_bytes() const; ///< largest accepted message per rank
+  int world() const;              ///< world size
+  int rank() const;               ///< this rank (0 in virtual mode)
+  int device() const;             ///< CUDA device of this rank
+  bool is_virtual() const;        ///< virtual-rank mode
+  Link link() const;              ///< topology used by Auto
+  std::size_t max_bytes() const;  ///< largest accepted message per rank
   /// Blocks per rank the kernel uses for a message of `bytes` (for benchmarks).
   int blocks_for(std::size_t bytes) const;
 

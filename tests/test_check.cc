@@ -26,7 +26,8 @@ std::string make_baseline(const std::string& dir, const std::vector<std::string>
 std::string doctor(const std::string& dir, const std::string& base, const std::string& phase, double factor) {
   json j = json::parse(slurp(base));
   json& sc = j["scenarios"][0];
-  if (phase == "spec") sc["spec"]["tok_per_s"] = sc["spec"]["tok_per_s"].get<double>() * factor;
+  if (phase == "spec")
+    sc["spec"]["tok_per_s"] = sc["spec"]["tok_per_s"].get<double>() * factor;
   else
     for (auto& p : sc["phases"])
       if (p["name"] == phase) p["us"] = p["us"].get<double>() * factor;

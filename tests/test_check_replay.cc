@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "engine/scenario.h"
-#include "spec/resolve.h"
-#include "measured/replay_result.h"
 #include "check/check_replay.h"
+#include "engine/scenario.h"
+#include "measured/replay_result.h"
+#include "spec/resolve.h"
 #include "test_util.h"
 #include "util/error.h"
 
@@ -48,7 +48,8 @@ json fake_replay_report(const RunArgs& args) {
 
 TEST_CASE("check --replay: baseline kinds") {
   const json replay = fake_replay_report(llama_tp(8));
-  const json analytic = json::parse(run_specsim({"run", "--json", "--model-path", "llama-3.1-8b", "--accept-len", "3"}).out);
+  const json analytic =
+      json::parse(run_specsim({"run", "--json", "--model-path", "llama-3.1-8b", "--accept-len", "3"}).out);
   CHECK(sweep::baseline_kind(replay) == sweep::BaselineKind::Replay);
   CHECK(sweep::baseline_kind(analytic) == sweep::BaselineKind::Analytic);
   CHECK(sweep::baseline_kind(json{{"hello", 1}}) == sweep::BaselineKind::Unknown);
@@ -126,8 +127,8 @@ TEST_CASE("check --replay: without a GPU, one error line naming no GPU") {
   const std::string base = dir + "/replay.json";
   write_text(base, fake_replay_report(llama_tp(8)).dump(2));
   ::setenv("CUDA_VISIBLE_DEVICES", "", 1);  // hides any GPU of this machine from the child
-  const auto r = run_specsim({"check", "--replay", "--baseline", base, "--model-path", "llama-3.1-8b", "--tp-size", "8",
-                              "--accept-len", "3"});
+  const auto r = run_specsim(
+      {"check", "--replay", "--baseline", base, "--model-path", "llama-3.1-8b", "--tp-size", "8", "--accept-len", "3"});
   ::unsetenv("CUDA_VISIBLE_DEVICES");
   INFO(r.out << r.err);
   CHECK(r.exit_code == 2);

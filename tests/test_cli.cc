@@ -31,12 +31,15 @@ TEST_CASE("bad input: one error line naming the field, exit 2") {
   write_text(dir + "/empty.json", "");
   write_text(dir + "/array.json", "[1, 2, 3]");
   write_text(dir + "/garbled.json", std::string("\x00\xff\xfe{{{\x01", 8));
-  write_text(dir + "/negheads.json",
-             R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": -32, "vocab_size": 128256, "intermediate_size": 14336})");
-  write_text(dir + "/hugelayers.json",
-             R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 99999999999, "num_attention_heads": 32, "vocab_size": 128256, "intermediate_size": 14336})");
-  write_text(dir + "/fltheads.json",
-             R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32.5, "vocab_size": 128256, "intermediate_size": 14336})");
+  write_text(
+      dir + "/negheads.json",
+      R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": -32, "vocab_size": 128256, "intermediate_size": 14336})");
+  write_text(
+      dir + "/hugelayers.json",
+      R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 99999999999, "num_attention_heads": 32, "vocab_size": 128256, "intermediate_size": 14336})");
+  write_text(
+      dir + "/fltheads.json",
+      R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32.5, "vocab_size": 128256, "intermediate_size": 14336})");
   // A hardware profile whose number has no source, and one with a negative bandwidth.
   std::string hw = slurp(models_path("hardware/gpus/h200.json"));
   const std::string topo = slurp(models_path("hardware/topologies/nvswitch.json"));

@@ -55,7 +55,8 @@ TEST_CASE("custom all-reduce: one-shot push by hand, and refusals") {
                       8 * bytes / (hw.gpu.mem_bw_gbps * 1e3 * hw.gpu.elementwise_memory_efficiency);
   CHECK(custom_allreduce(bytes, 8, hw, "one-shot-push").us == Approx(hand));
   const auto best = custom_allreduce(bytes, 8, hw, "auto");
-  for (const char* v : {"one-shot-pull", "one-shot-push", "two-shot"}) CHECK(best.us <= custom_allreduce(bytes, 8, hw, v).us);
+  for (const char* v : {"one-shot-pull", "one-shot-push", "two-shot"})
+    CHECK(best.us <= custom_allreduce(bytes, 8, hw, v).us);
   // FlashInfer's pcie_ipc on such a box: 5.3 us at 12 KiB (docs/sources.md#S-flashinfer-pcie-ipc); the profile is
   // fitted near it.
   CHECK(best.us == Approx(5.3).margin(1.5));
@@ -73,7 +74,8 @@ TEST_CASE("roofline: weight-bound small-M GEMM, compute-bound large GEMM, per-ke
   CHECK(compute_us(small_m, g) ==
         Approx(g.gemm_fixed_us + small_m.bytes / (g.mem_bw_gbps * 1e3 * g.gemm_memory_efficiency)));
   const Op big = ops::gemm("y", 8192, 8192, 8192, DType::BF16);
-  CHECK(compute_us(big, g) == Approx(g.gemm_fixed_us + big.flops / (g.peak_bf16_tflops * 1e6 * g.gemm_compute_efficiency)));
+  CHECK(compute_us(big, g) ==
+        Approx(g.gemm_fixed_us + big.flops / (g.peak_bf16_tflops * 1e6 * g.gemm_compute_efficiency)));
   CHECK(g.gemm_fixed_us > 0);
   const Op tiny = ops::small("z", OpKind::Elementwise, 64);
   CHECK(compute_us(tiny, g) == g.kernel_min_us);
@@ -88,10 +90,12 @@ TEST_CASE("attention: its own fixed cost, KV bytes or FLOPs at attention's effic
   REQUIRE(g.attention_fixed_us > 0);
   // decode: 8 MB of KV, 32 FLOP per byte: bandwidth-bound
   const Op decode = ops::attention("a", 1, 8, 8e6, 32 * 8e6);
-  CHECK(compute_us(decode, g) == Approx(g.attention_fixed_us + 8e6 / (g.mem_bw_gbps * 1e3 * g.attention_memory_efficiency)));
+  CHECK(compute_us(decode, g) ==
+        Approx(g.attention_fixed_us + 8e6 / (g.mem_bw_gbps * 1e3 * g.attention_memory_efficiency)));
   // verify with many query rows: the FLOP term at attention_compute_efficiency, not the GEMMs'
   const Op verify = ops::attention("v", 16, 128, 2.4e6, 1.1e9);
-  CHECK(compute_us(verify, g) == Approx(g.attention_fixed_us + 1.1e9 / (g.peak_bf16_tflops * 1e6 * g.attention_compute_efficiency)));
+  CHECK(compute_us(verify, g) ==
+        Approx(g.attention_fixed_us + 1.1e9 / (g.peak_bf16_tflops * 1e6 * g.attention_compute_efficiency)));
   CHECK(g.attention_compute_efficiency < g.gemm_compute_efficiency);
 }
 
@@ -103,8 +107,10 @@ TEST_CASE("eager phase time: the closed form equals kernel-by-kernel simulation"
   PhasePlan p;
   p.graph = false;
   // A block mixing host-bound tiny kernels and GPU-bound big ones, repeated.
-  OpBlock a{"a", 5, {ops::small("t", OpKind::Elementwise, 100), ops::gemm("g", 64, 8192, 8192, DType::BF16),
-                     ops::all_reduce("ar", 1 << 20), ops::small("u", OpKind::Norm, 1000)}};
+  OpBlock a{"a",
+            5,
+            {ops::small("t", OpKind::Elementwise, 100), ops::gemm("g", 64, 8192, 8192, DType::BF16),
+             ops::all_reduce("ar", 1 << 20), ops::small("u", OpKind::Norm, 1000)}};
   OpBlock b{"b", 3, {ops::small("v", OpKind::Elementwise, 10), ops::small("w", OpKind::Elementwise, 10)}};
   p.blocks = {a, b, a};
   // Kernel by kernel: each starts at its launch or, back to back, after the previous kernel plus
@@ -137,5 +143,6 @@ TEST_CASE("chain formula and its inverse") {
   CHECK(chain_accept_len(0.0, 3) == 1.0);
   CHECK(chain_accept_len(0.5, 2) == Approx(1.75));
   CHECK(chain_accept_len(1.0, 2) == 3.0);
-  for (double a : {0.1, 0.5, 0.636, 0.9}) CHECK(chain_accept_rate(chain_accept_len(a, 3), 3) == Approx(a).epsilon(1e-9));
+  for (double a : {0.1, 0.5, 0.636, 0.9})
+    CHECK(chain_accept_rate(chain_accept_len(a, 3), 3) == Approx(a).epsilon(1e-9));
 }

@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "engine/scenario.h"
-#include "spec/resolve.h"
 #include "report/report.h"
+#include "spec/resolve.h"
 #include "util/error.h"
 
 using namespace specsim;
@@ -110,8 +110,9 @@ TEST_CASE("JSON report keeps the contract") {
     std::vector<std::string> names;
     for (const auto& p : sc["phases"]) {
       names.push_back(p["name"]);
-      for (const char* k : {"name", "count", "tokens", "us", "gemm_us", "attention_us", "allreduce_us",
-                            "allreduce_count", "allreduce_bytes", "allgather_count", "other_us", "launch_us", "switch_us"})
+      for (const char* k :
+           {"name", "count", "tokens", "us", "gemm_us", "attention_us", "allreduce_us", "allreduce_count",
+            "allreduce_bytes", "allgather_count", "other_us", "launch_us", "switch_us"})
         CHECK(p.contains(k));
       // graph phases: the switch gaps are inside launch_us, on top of the one graph launch
       if (p["mode"] == "graph") CHECK(p["launch_us"].get<double>() >= p["switch_us"].get<double>());

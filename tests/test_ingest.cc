@@ -75,8 +75,8 @@ TEST_CASE("nccl-tests: truncated, garbled, empty -> FILE:LINE") {
   garbled.replace(text.find("36.86"), 5, "3x.86");
   CHECK(error_where(parse, garbled) == "F:23");
   CHECK(error_where(parse, "") == "F:1");
-  CHECK(error_where(parse, "hello\nworld\n") == "F:2");               // no table at all
-  CHECK(error_where(parse, cut(text, text.find("           8 "))) == "F:8");  // header, no rows
+  CHECK(error_where(parse, "hello\nworld\n") == "F:2");                              // no table at all
+  CHECK(error_where(parse, cut(text, text.find("           8 "))) == "F:8");         // header, no rows
   CHECK(error_where(parse, "     8   2  float sum -1 1 2 3 0 1 2 3 0\n") == "F:1");  // row before a header
 }
 
@@ -124,7 +124,8 @@ TEST_CASE("calibrate: fit of the A100 log reproduces it within 10% at 8K..8M") {
 
 TEST_CASE("calibrate: several world sizes need --world; bad logs and paths exit 2 with no file") {
   const std::string dir = fresh_dir();
-  auto r = run_specsim({"calibrate", "--nccl-tests", kPcie, "--hardware", "rtx-pro-6000:pcie-numa", "-o", dir + "/p.json"});
+  auto r =
+      run_specsim({"calibrate", "--nccl-tests", kPcie, "--hardware", "rtx-pro-6000:pcie-numa", "-o", dir + "/p.json"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--world") != std::string::npos);
   r = run_specsim({"calibrate", "--nccl-tests", kPcie, "--world", "8", "--hardware", "rtx-pro-6000:pcie-numa", "-o",
@@ -134,14 +135,18 @@ TEST_CASE("calibrate: several world sizes need --world; bad logs and paths exit 
   CHECK(load_hardware(dir + "/p.json", 8).topo.nccl_fit->world == 8);
 
   write_text(dir + "/trunc.txt", cut(slurp(kA100), slurp(kA100).find("     8388608") + 60));
-  r = run_specsim({"calibrate", "--nccl-tests", dir + "/trunc.txt", "--hardware", "a100-sxm:nvswitch", "-o", dir + "/x.json"});
+  r = run_specsim(
+      {"calibrate", "--nccl-tests", dir + "/trunc.txt", "--hardware", "a100-sxm:nvswitch", "-o", dir + "/x.json"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("trunc.txt:33") != std::string::npos);
   CHECK_FALSE(exists(dir + "/x.json"));
-  r = run_specsim({"calibrate", "--nccl-tests", kA100, "--hardware", "a100-sxm:nvswitch", "-o", dir + "/no/such/x.json"});
+  r = run_specsim(
+      {"calibrate", "--nccl-tests", kA100, "--hardware", "a100-sxm:nvswitch", "-o", dir + "/no/such/x.json"});
   CHECK(r.exit_code == 2);
-  CHECK(run_specsim({"calibrate", "--hardware", "a100-sxm:nvswitch", "-o", dir + "/y.json"}).exit_code == 2);  // no mode
-  CHECK(run_specsim({"calibrate", "--nccl-tests", kA100, "--hardware", "a100-sxm:nope", "-o", dir + "/y.json"}).exit_code == 2);
+  CHECK(run_specsim({"calibrate", "--hardware", "a100-sxm:nvswitch", "-o", dir + "/y.json"}).exit_code ==
+        2);  // no mode
+  CHECK(run_specsim({"calibrate", "--nccl-tests", kA100, "--hardware", "a100-sxm:nope", "-o", dir + "/y.json"})
+            .exit_code == 2);
   CHECK_FALSE(exists(dir + "/y.json"));
 }
 
@@ -209,7 +214,8 @@ TEST_CASE("torch trace: truncated, garbled, empty -> FILE:LINE") {
   CHECK(error_where(parse, cut(text, text.size() / 2)) != "no error");
   CHECK(error_where(parse, cut(text, text.size() / 2)) != "F:1");  // points into the file
   CHECK(error_where(parse, "") == "F:1");
-  CHECK(error_where(parse, "{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"cpu_op\"}\n]}") != "no error");  // no kernels
+  CHECK(error_where(parse, "{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"cpu_op\"}\n]}") !=
+        "no error");  // no kernels
   // A kernel event without dur: the error names its line (line 10 of the sample is a kernel).
   std::string nodur = text;
   const std::size_t k = nodur.find("\"cat\": \"kernel\"");
@@ -241,8 +247,8 @@ TEST_CASE("ingest and run: the command line on measurement files") {
            {"ingest", "--nccl-tests", dir + "/empty.log"},
            {"--accept-from", dir + "/empty.log"},
            {"--anchor-trace", dir + "/garbled.json"},
-           {"--accept-from", kBaseLog},       // no speculation in it
-           {"--baseline-from", kSpecLog},     // no plain decoding in it
+           {"--accept-from", kBaseLog},    // no speculation in it
+           {"--baseline-from", kSpecLog},  // no plain decoding in it
            {"--accept-from", kSpecLog, "--accept-len", "2"},
        }) {
     const auto e = run_specsim(args);

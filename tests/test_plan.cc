@@ -39,8 +39,8 @@ TEST_CASE("collective counts per target forward match SGLang's 1 + 2L all-reduce
     const char* model;
     int ar;
   };
-  for (const Case c : {Case{"deepseek-v3", 123}, Case{"kimi-k2", 123}, Case{"llama-3.1-70b", 161}, Case{"llama-3.1-8b", 65},
-                       Case{"qwen3-32b", 129}, Case{"qwen3-235b-a22b", 189}}) {
+  for (const Case c : {Case{"deepseek-v3", 123}, Case{"kimi-k2", 123}, Case{"llama-3.1-70b", 161},
+                       Case{"llama-3.1-8b", 65}, Case{"qwen3-32b", 129}, Case{"qwen3-235b-a22b", 189}}) {
     INFO(c.model);
     const auto m = zoo(c.model);
     const CyclePlan plan = build_plan(m.target, &m.draft, spec_run(8, 1, 2, 1, 3));

@@ -1,17 +1,15 @@
 // The GPU replay's CPU side: the report schema, the no-GPU/no-CUDA refusal, and the calibration
 // fit (recovers known efficiencies; writes a profile load_hardware reads).
 #include <catch2/catch.hpp>
-
-#include "cost/compute_cost.h"
-
 #include <cmath>
 #include <filesystem>
 #include <sstream>
 
 #include "calibrate/replay_fit.h"
+#include "cost/compute_cost.h"
 #include "engine/scenario.h"
-#include "spec/resolve.h"
 #include "measured/replay_result.h"
+#include "spec/resolve.h"
 #include "test_util.h"
 #include "util/error.h"
 #include "util/json_io.h"
@@ -33,8 +31,9 @@ std::vector<ReplayPoint> synthetic_points(const Hardware& hw) {
       for (auto& o : p.phase.ops) {
         Op op = o.op;
         op.dtype = o.ran_dtype;
-        o.measured_us = predict_replayed_phase(PhasePlan{p.phase.kind, 1, 0, true, {OpBlock{"x", 1, {op}}}}, hw, RunSpec{}).us -
-                        hw.gpu.graph_launch_us;
+        o.measured_us =
+            predict_replayed_phase(PhasePlan{p.phase.kind, 1, 0, true, {OpBlock{"x", 1, {op}}}}, hw, RunSpec{}).us -
+            hw.gpu.graph_launch_us;
         const OpClass c = op_class(op.kind);
         cls[c == OpClass::Gemm ? 0 : c == OpClass::Attention ? 1 : 2] += o.repeat * o.measured_us;
       }
@@ -51,7 +50,8 @@ std::vector<ReplayPoint> synthetic_points(const Hardware& hw) {
 }  // namespace
 
 TEST_CASE("replay without a usable GPU exits 2 with one line") {
-  const auto r = run_specsim({"replay", "--model-path", "llama-3.1-8b", "--tp-size", "1", "--hardware", "h200:nvswitch"});
+  const auto r =
+      run_specsim({"replay", "--model-path", "llama-3.1-8b", "--tp-size", "1", "--hardware", "h200:nvswitch"});
 #ifdef SPECSIM_WITH_REPLAY
   if (exists("/dev/nvidia0")) return;  // a GPU machine replays for real: nothing to refuse here
   CHECK(r.err == "error: no CUDA GPU found (replay)\n");
@@ -92,7 +92,8 @@ TEST_CASE("a saved replay report reads back into phases the engine re-predicts")
         const Op& op = b.ops[k];
         const Op& before = b.ops[(k + b.ops.size() - 1) % b.ops.size()];
         const bool change = b.ops.size() > 1 && op_class(op.kind) != op_class(before.kind);
-        expect += b.repeat * ((op.is_collective() ? 0.0 : compute_us(op, hw.gpu)) + (change ? hw.gpu.kernel_switch_us : 0.0));
+        expect +=
+            b.repeat * ((op.is_collective() ? 0.0 : compute_us(op, hw.gpu)) + (change ? hw.gpu.kernel_switch_us : 0.0));
       }
     if (plan.graph) CHECK(predict_replayed_phase(plan, hw, RunSpec{}).us == Approx(expect).epsilon(1e-9));
     CHECK(j["phases"][i]["predicted"]["us"].get<double>() > 0);
@@ -156,16 +157,17 @@ TEST_CASE("the fit recovers known efficiencies from synthetic measurements") {
 
 TEST_CASE("calibrate --from writes a profile load_hardware reads, and refuses bad input whole") {
   const std::string dir = fresh_dir(), out = dir + "/h200-cal.json";
-  const auto r = run_specsim({"calibrate", "--hardware", "h200:nvswitch", "--from", sample("llama-3.1-8b_decode_t1"),
-                              "--from", sample("llama-3.1-8b_decode_t16"), "--holdout", sample("llama-3.1-8b_decode_t4"),
-                              "-o", out});
+  const auto r =
+      run_specsim({"calibrate", "--hardware", "h200:nvswitch", "--from", sample("llama-3.1-8b_decode_t1"), "--from",
+                   sample("llama-3.1-8b_decode_t16"), "--holdout", sample("llama-3.1-8b_decode_t4"), "-o", out});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("held-out points:") != std::string::npos);
   const Hardware hw = load_hardware(out, 1);
   CHECK(hw.gpu.name == "h200");
   const auto j = read_json_file(out);
-  CHECK(j["gpu"]["gemm_memory_efficiency"]["source"].get<std::string>().rfind("measured: specsim calibrate --from", 0) == 0);
+  CHECK(j["gpu"]["gemm_memory_efficiency"]["source"].get<std::string>().rfind("measured: specsim calibrate --from",
+                                                                              0) == 0);
   CHECK(j["gpu"]["mem_bw_gbps"] == read_json_file(models_path("hardware/gpus/h200.json"))["mem_bw_gbps"]);
 
   const std::string bad = dir + "/bad.json", out2 = dir + "/never.json";

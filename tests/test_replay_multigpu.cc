@@ -2,12 +2,11 @@
 // message, and the report when the collectives were measured (predicted keeps them, with the
 // replay's backend; calibrate refuses such reports until it can fit them).
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 
 #include "engine/scenario.h"
-#include "spec/resolve.h"
 #include "measured/replay_result.h"
+#include "spec/resolve.h"
 #include "test_util.h"
 #include "util/error.h"
 
@@ -15,8 +14,8 @@ using namespace specsim;
 using specsim::test::run_specsim;
 
 namespace {
-const std::vector<std::string> kBase = {"replay", "--model-path", "llama-3.1-8b", "--tp-size", "2",
-                                        "--num-gpus", "2", "--hardware", "h200:nvswitch"};
+const std::vector<std::string> kBase = {"replay", "--model-path", "llama-3.1-8b", "--tp-size", "2", "--num-gpus",
+                                        "2",      "--hardware",   "h200:nvswitch"};
 std::vector<std::string> with(std::vector<std::string> extra) {
   std::vector<std::string> a = kBase;
   a.insert(a.end(), extra.begin(), extra.end());
@@ -31,8 +30,8 @@ TEST_CASE("multi-GPU replay refuses two all-reduce backends and fixed latencies"
   r = run_specsim(with({"--allreduce", "fixed:5"}));
   CHECK(r.exit_code == 2);
   CHECK(r.err == "error: a replay runs a real all-reduce: nccl or custom[:VARIANT], not fixed (--allreduce)\n");
-  r = run_specsim({"replay", "--model-path", "llama-3.1-8b", "--tp-size", "2", "--num-gpus", "4", "--hardware",
-                   "h200:nvswitch"});
+  r = run_specsim(
+      {"replay", "--model-path", "llama-3.1-8b", "--tp-size", "2", "--num-gpus", "4", "--hardware", "h200:nvswitch"});
   CHECK(r.exit_code == 2);
   CHECK(r.err == "error: 4 GPUs replay one rank each: it must equal --tp-size (2) (--num-gpus)\n");
   CHECK(r.out.empty());
@@ -69,7 +68,8 @@ TEST_CASE("a report with measured collectives predicts them with the replay's ba
       pm.kind = ph.kind, pm.graph = ph.graph, pm.tokens = ph.tokens, pm.kernels = ph.kernels();
       pm.us = 1000, pm.gemm_us = 800, pm.other_us = 50, pm.allreduce_us = 40;
       for (const auto& b : ph.blocks)
-        for (const auto& op : b.ops) pm.ops.push_back(OpMeasurement{b.name, op.name, b.repeat, op, DType::BF16, 2.0, ""});
+        for (const auto& op : b.ops)
+          pm.ops.push_back(OpMeasurement{b.name, op.name, b.repeat, op, DType::BF16, 2.0, ""});
       m.phases.push_back(pm);
     }
     const auto j = replay_json(s, r, m);
@@ -114,8 +114,9 @@ TEST_CASE("replay --mpi refuses --num-gpus and, outside mpirun, says how to star
 #elif !defined(SPECSIM_CAR_MPI)
   CHECK(r.err == "error: this specsim was built without MPI; rebuild where CMake finds one (libopenmpi-dev) (--mpi)\n");
 #else
-  CHECK(r.err == "error: --mpi runs one rank per process: start it as mpirun -np N specsim replay --mpi --tp-size N "
-                 "... (--mpi)\n");
+  CHECK(r.err ==
+        "error: --mpi runs one rank per process: start it as mpirun -np N specsim replay --mpi --tp-size N "
+        "... (--mpi)\n");
 #endif
   CHECK(r.out.empty());
 }

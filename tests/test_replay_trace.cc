@@ -1,8 +1,8 @@
 // Measured latency traces from a GPU replay report: `specsim ingest --replay-report R.json --trace
 // --csv` writes the analytic run's formats, measured op slices scaled to the phase time, predicted
 // beside them; a bad report writes nothing.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -43,7 +43,8 @@ void check_conversion(const std::string& rel) {
   const json trace = json::parse(slurp(dir + "/t.json"));  // throws (fails the test) when not JSON
   REQUIRE(trace["otherData"]["kind"] == "specsim-replay-trace");
   bool scaling_noted = false;
-  for (const auto& n : trace["otherData"]["notes"]) scaling_noted |= n.get<std::string>().find("scale") != std::string::npos;
+  for (const auto& n : trace["otherData"]["notes"])
+    scaling_noted |= n.get<std::string>().find("scale") != std::string::npos;
   CHECK(scaling_noted);
 
   Track measured, predicted;
@@ -81,7 +82,8 @@ void check_conversion(const std::string& rel) {
     }
     // The predicted ops keep the report's per-op predictions (not scaled).
     double pred = 0, calls = 0;
-    for (const auto& o : p["ops"]) pred += o["predicted_us"].get<double>() * o["repeat"].get<int>(), calls += o["repeat"].get<int>();
+    for (const auto& o : p["ops"])
+      pred += o["predicted_us"].get<double>() * o["repeat"].get<int>(), calls += o["repeat"].get<int>();
     CHECK(predicted.dur_by_phase[name] == Approx(pred).margin(1e-3 * calls));  // <= 1 ns rounding per slice
   }
   CHECK(graph_phases > 0);
@@ -168,7 +170,8 @@ TEST_CASE("a truncated or garbled replay report exits 2 and writes no file") {
   refuse("[1, 2, 3]", "r.json: kind");
 
   // --trace belongs to --replay-report here.
-  const auto r = run_specsim({"ingest", "--nccl-tests", traces_path("nccl-tests-a100sxm4x8-nvlink.txt"), "--trace", trace});
+  const auto r =
+      run_specsim({"ingest", "--nccl-tests", traces_path("nccl-tests-a100sxm4x8-nvlink.txt"), "--trace", trace});
   CHECK(r.exit_code == 2);
   CHECK_FALSE(exists(trace));
 }

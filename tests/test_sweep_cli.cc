@@ -1,8 +1,8 @@
 // `specsim sweep` end to end: grid size, CSV columns, determinism across threads, equality with
 // `specsim run --json`, skipped points, bad ranges, plots.
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "test_util.h"
@@ -47,16 +47,36 @@ bool have_gnuplot() { return run_program("/bin/sh", {"-c", "command -v gnuplot"}
 }  // namespace
 
 TEST_CASE("sweep: one row per point with every setting and figure") {
-  const auto r = run_specsim({"sweep", "--allreduce", "fixed:10..50:10", "--accept-len", "1.5,2,2.5", "--batch-size", "1,4"});
+  const auto r =
+      run_specsim({"sweep", "--allreduce", "fixed:10..50:10", "--accept-len", "1.5,2,2.5", "--batch-size", "1,4"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const Csv c = parse_csv(r.out);
   CHECK(c.rows.size() == 5 * 3 * 2);
-  for (const char* col : {"tp_size", "dtype", "batch_size", "context_len", "speculative_num_steps",
-                          "speculative_eagle_topk", "speculative_num_draft_tokens", "allreduce", "allreduce_fixed_us",
-                          "accept_len", "baseline_step_us", "baseline_tok_s", "cycle_us", "spec_tok_s", "speedup",
-                          "breakeven_accept_len", "allreduce_share", "draft_decode_us", "verify_us", "draft_extend_us",
-                          "baseline_decode_us", "cycle_gemm_us", "cycle_allreduce_us", "cycle_launch_us"})
+  for (const char* col : {"tp_size",
+                          "dtype",
+                          "batch_size",
+                          "context_len",
+                          "speculative_num_steps",
+                          "speculative_eagle_topk",
+                          "speculative_num_draft_tokens",
+                          "allreduce",
+                          "allreduce_fixed_us",
+                          "accept_len",
+                          "baseline_step_us",
+                          "baseline_tok_s",
+                          "cycle_us",
+                          "spec_tok_s",
+                          "speedup",
+                          "breakeven_accept_len",
+                          "allreduce_share",
+                          "draft_decode_us",
+                          "verify_us",
+                          "draft_extend_us",
+                          "baseline_decode_us",
+                          "cycle_gemm_us",
+                          "cycle_allreduce_us",
+                          "cycle_launch_us"})
     CHECK_NOTHROW(c.col(col));
   for (const auto& row : c.rows) REQUIRE(row.size() == c.header.size());
   // Grid order: batch outermost of these, then all-reduce, accept len fastest.
@@ -84,7 +104,9 @@ TEST_CASE("sweep: a point equals `specsim run --json` with the same flags") {
   REQUIRE(r.exit_code == 0);
   const Csv c = parse_csv(slurp(dir + "/s.csv"));
   REQUIRE(c.rows.size() == 2 * 3 * 2 * 2);
-  struct Case { std::string tp, n, bs, ar; };
+  struct Case {
+    std::string tp, n, bs, ar;
+  };
   for (const Case k : {Case{"4", "3", "4", "fixed:50"}, Case{"8", "2", "1", "nccl"}, Case{"8", "4", "4", "nccl"}}) {
     INFO(k.tp << " " << k.n << " " << k.bs << " " << k.ar);
     const std::vector<std::string>* row = nullptr;
@@ -130,8 +152,8 @@ TEST_CASE("sweep: a point equals `specsim run --json` with the same flags") {
 
 TEST_CASE("sweep: byte-identical output on 1 and 2 threads") {
   const std::string dir = fresh_dir();
-  const std::vector<std::string> flags = {"sweep", "--allreduce", "fixed:1..100:1,nccl", "--accept-len", "1..3:0.1",
-                                          "--batch-size", "1,2"};
+  const std::vector<std::string> flags = {
+      "sweep", "--allreduce", "fixed:1..100:1,nccl", "--accept-len", "1..3:0.1", "--batch-size", "1,2"};
   auto with = [&](const std::string& threads, const std::string& tag) {
     auto a = flags;
     for (const auto& s : {std::string("--threads"), threads, std::string("-o"), dir + "/" + tag + ".csv",
@@ -156,8 +178,8 @@ TEST_CASE("sweep: byte-identical output on 1 and 2 threads") {
 
 TEST_CASE("sweep: invalid points are skipped and counted, not fatal") {
   // With topk 1 SGLang forces N = steps + 1: sweeping both leaves invalid pairs.
-  const auto r = run_specsim({"sweep", "--speculative-num-steps", "1..3", "--speculative-num-draft-tokens", "2..4",
-                              "--allreduce", "nccl"});
+  const auto r = run_specsim(
+      {"sweep", "--speculative-num-steps", "1..3", "--speculative-num-draft-tokens", "2..4", "--allreduce", "nccl"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const Csv c = parse_csv(r.out);
@@ -181,9 +203,11 @@ TEST_CASE("sweep: invalid points are skipped and counted, not fatal") {
 
 TEST_CASE("sweep: a malformed range is bad input naming the flag, and writes nothing") {
   const std::string dir = fresh_dir();
-  for (const std::vector<std::string> args :
-       {std::vector<std::string>{"--batch-size", "8..2"}, {"--accept-len", "1.5..3"}, {"--tp-size", "4,x"},
-        {"--allreduce", "fixed:10..abc"}, {"--speculative-num-draft-tokens", "2..8:0"}}) {
+  for (const std::vector<std::string> args : {std::vector<std::string>{"--batch-size", "8..2"},
+                                              {"--accept-len", "1.5..3"},
+                                              {"--tp-size", "4,x"},
+                                              {"--allreduce", "fixed:10..abc"},
+                                              {"--speculative-num-draft-tokens", "2..8:0"}}) {
     std::vector<std::string> a = {"sweep", "-o", dir + "/x.csv"};
     a.insert(a.end(), args.begin(), args.end());
     const auto r = run_specsim(a);
@@ -201,7 +225,10 @@ TEST_CASE("sweep: plots with gnuplot") {
     return;
   }
   const std::string dir = fresh_dir();
-  struct Plot { std::string file; std::vector<std::string> args; };
+  struct Plot {
+    std::string file;
+    std::vector<std::string> args;
+  };
   for (const auto& p : {Plot{"tokps.png", {"--allreduce", "fixed:10..300:10"}},
                         Plot{"heat.png", {"--allreduce", "fixed:10..300:10", "--accept-len", "1..3:0.1"}},
                         Plot{"bars.png", {"--batch-size", "1,4,16"}},
@@ -214,8 +241,10 @@ TEST_CASE("sweep: plots with gnuplot") {
     CHECK(r.out.empty());  // --plot alone: no CSV on stdout
     const std::string img = slurp(dir + "/" + p.file);
     CHECK(img.size() > 1000);
-    if (p.file.ends_with(".png")) CHECK(img.substr(1, 3) == "PNG");
-    else CHECK(img.find("<svg") != std::string::npos);
+    if (p.file.ends_with(".png"))
+      CHECK(img.substr(1, 3) == "PNG");
+    else
+      CHECK(img.find("<svg") != std::string::npos);
   }
   // A plot that the grid cannot give is bad input before any work.
   const auto bad = run_specsim({"sweep", "--plot", dir + "/h.png", "--plot-kind", "heatmap", "--batch-size", "1,2"});

@@ -60,8 +60,10 @@ TEST_CASE("all-reduce lists expand fixed ranges") {
   CHECK(v[6].kind == AllReduceChoice::Kind::Custom);
   CHECK(v[8].fixed_us == 7);
   CHECK(v[8].label() == "fixed:7");
-  CHECK(error_of([] { parse_allreduce_values({"fixed:10..x"}, "--allreduce"); }).find("(--allreduce)") != std::string::npos);
-  CHECK(error_of([] { parse_allreduce_values({"nccl,12"}, "--allreduce"); }).find("(--allreduce)") != std::string::npos);
+  CHECK(error_of([] { parse_allreduce_values({"fixed:10..x"}, "--allreduce"); }).find("(--allreduce)") !=
+        std::string::npos);
+  CHECK(error_of([] { parse_allreduce_values({"nccl,12"}, "--allreduce"); }).find("(--allreduce)") !=
+        std::string::npos);
   CHECK(error_of([] { parse_allreduce_values({"fixed:0..3"}, "--allreduce"); }).find("(0, 1e7]") != std::string::npos);
 }
 

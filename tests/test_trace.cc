@@ -1,10 +1,10 @@
 // Traces out: the per-op timeline agrees with the phase totals, the Chrome trace and CSV hold what
 // they promise, and the multi-cycle draws repeat for a seed.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <nlohmann/json.hpp>
-#include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -184,11 +184,13 @@ TEST_CASE("--trace and --csv: valid Chrome trace, one CSV row per op x rank x cy
     }
     if (e["tid"] == 0 || e["tid"] == 3) spans.insert(e["cat"].get<std::string>());
     tracks[{e["pid"].get<int>(), e["tid"].get<int>()}].push_back(
-        {std::llround(e["ts"].get<double>() * 1e3), std::llround((e["ts"].get<double>() + e["dur"].get<double>()) * 1e3)});
+        {std::llround(e["ts"].get<double>() * 1e3),
+         std::llround((e["ts"].get<double>() + e["dur"].get<double>()) * 1e3)});
   }
   // Perfetto needs the slices of one track to nest or be disjoint, never to overlap partly.
   for (auto& [track, v] : tracks) {
-    std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
+    std::sort(v.begin(), v.end(),
+              [](auto& a, auto& b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
     std::vector<long long> open;
     for (const auto& [b, e] : v) {
       while (!open.empty() && open.back() <= b) open.pop_back();

@@ -12,7 +12,8 @@ namespace specsim::cli {
 
 void add_run_flags(CLI::App& app, RunArgs& a) {
   namespace fr = flag_ranges;  // the ranges shown here are the ones validate_run() enforces
-  app.add_option("--model-path", a.model_path, "target config.json, a folder holding one, or a zoo name (deepseek-v3, ...)");
+  app.add_option("--model-path", a.model_path,
+                 "target config.json, a folder holding one, or a zoo name (deepseek-v3, ...)");
   app.add_option("--speculative-draft-model-path", a.draft_model_path, "EAGLE-3 draft config (zoo models pick theirs)");
   app.add_option("--hardware", a.hardware, "GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile JSON path");
   app.add_option("--num-gpus", a.num_gpus, "GPUs in the box (default: the tp size)");
@@ -20,8 +21,10 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   app.add_option("--speculative-algorithm", a.algorithm, "NONE, EAGLE or EAGLE3");
   app.add_option("--speculative-num-steps", a.num_steps, "draft steps per cycle (S)" + fr::kNumSteps.help_suffix());
   app.add_option("--speculative-eagle-topk", a.topk, "draft branches per step (K)" + fr::kTopk.help_suffix());
-  app.add_option("--speculative-num-draft-tokens", a.num_draft_tokens, "tokens verified per cycle (N)" + fr::kDraftTokens.help_suffix());
-  app.add_option("--cuda-graph-max-bs", a.cuda_graph_max_bs, "largest batch replayed from CUDA graphs" + fr::kCudaGraphMaxBs.help_suffix());
+  app.add_option("--speculative-num-draft-tokens", a.num_draft_tokens,
+                 "tokens verified per cycle (N)" + fr::kDraftTokens.help_suffix());
+  app.add_option("--cuda-graph-max-bs", a.cuda_graph_max_bs,
+                 "largest batch replayed from CUDA graphs" + fr::kCudaGraphMaxBs.help_suffix());
   app.add_flag("--disable-cuda-graph", a.disable_cuda_graph, "run every phase eagerly");
   app.add_option("--eager-phases", a.eager_phases,
                  "phases forced eager (comma list of draft_decode,verify,draft_extend,baseline_decode, or none)");
@@ -30,10 +33,12 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   app.add_option("--dtype", a.dtype, "target weight dtype: bf16, fp16, fp8 (default: from the config)");
   app.add_option("--accept-len", a.accept_len, "SGLang's accept len: accepted draft tokens per verify + 1");
   app.add_option("--accept-rate", a.accept_rate, "per-token acceptance rate (chain formula)");
-  app.add_option("--allreduce", a.allreduce, "nccl | custom[:VARIANT] | fixed:US (repeatable; default nccl and custom)");
+  app.add_option("--allreduce", a.allreduce,
+                 "nccl | custom[:VARIANT] | fixed:US (repeatable; default nccl and custom)");
   app.add_option("--measured-baseline-tok-s", a.measured_baseline_tok_s, "measured plain-decode tok/s (anchor)");
   app.add_option("--measured-allreduce-us", a.measured_allreduce_us, "measured NCCL all-reduce us in verify (anchor)");
-  app.add_option("--measured-spec-tok-s", a.measured_spec_tok_s, "measured speculative tok/s with NCCL (implies accept len)");
+  app.add_option("--measured-spec-tok-s", a.measured_spec_tok_s,
+                 "measured speculative tok/s with NCCL (implies accept len)");
   app.add_option("--nccl-p2p-level", a.nccl_p2p_level, "NCCL_P2P_LEVEL: LOC, NVL, PIX, PXB (default), PHB, SYS");
   app.add_option("--nccl-algo", a.nccl_algo, "NCCL_ALGO: ring, tree (comma list)");
   app.add_option("--nccl-proto", a.nccl_proto, "NCCL_PROTO: LL, LL128, Simple (comma list)");

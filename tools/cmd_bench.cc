@@ -1,6 +1,7 @@
 // `specsim bench`: how many cycle evaluations per second one core does (the sweep's budget).
-#include <chrono>
 #include <fmt/format.h>
+
+#include <chrono>
 
 #include "cli_common.h"
 #include "commands.h"

@@ -5,12 +5,12 @@
 
 #include <iostream>
 
-#include "cli_common.h"
-#include "commands.h"
-#include "report/report.h"
-#include "measured/replay_result.h"
 #include "check/check.h"
 #include "check/check_replay.h"
+#include "cli_common.h"
+#include "commands.h"
+#include "measured/replay_result.h"
+#include "report/report.h"
 #include "util/error.h"
 #include "util/json_io.h"
 #ifdef SPECSIM_WITH_REPLAY
@@ -73,8 +73,10 @@ int check_replay(const RunArgs& args, const nlohmann::json& base, const std::str
 
   std::vector<AllReduceChoice> backends;
   for (const auto& c : r.results) {
-    if (c.refused.empty()) backends.push_back(c.backend);
-    else fmt::print("allreduce verify: {}: not verified: the engine refuses it here: {}\n", c.backend.label(), c.refused);
+    if (c.refused.empty())
+      backends.push_back(c.backend);
+    else
+      fmt::print("allreduce verify: {}: not verified: the engine refuses it here: {}\n", c.backend.label(), c.refused);
   }
   size_t failed = 0;
   for (const auto& v : replay::verify_allreduces(sweep::distinct_allreduces(r.plan), r.plan.tp, backends)) {
@@ -126,8 +128,7 @@ int cmd_check(int argc, char** argv) {
 
     accept_input_differences(sweep::input_differences(base, now), allow_different);
     const std::string bver = base["specsim_version"].get<std::string>();
-    if (bver != kSpecsimVersion)
-      fmt::print("baseline made with specsim {}, rerun with {}\n", bver, kSpecsimVersion);
+    if (bver != kSpecsimVersion) fmt::print("baseline made with specsim {}, rerun with {}\n", bver, kSpecsimVersion);
 
     return verdict(sweep::compare_reports(base, now, tol), tol, "figures", "");
   });

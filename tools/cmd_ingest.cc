@@ -1,6 +1,7 @@
 // `specsim ingest`: read a measurement file and print what specsim takes from it. One mode per
 // kind of file: --torch-trace, --sglang-log, --nccl-tests, --replay-report.
 #include <fmt/format.h>
+
 #include <iostream>
 
 #include "cli_common.h"
@@ -21,8 +22,9 @@ using nlohmann::json;
 int torch_mode(const std::string& file, int steps_flag, bool as_json) {
   const auto s = ingest::parse_torch_trace(ingest::read_text(file, "--torch-trace"), file);
   const int steps = s.steps > 0 ? s.steps : std::max(1, steps_flag);
-  const std::string step_source =
-      s.steps > 0 ? "ProfilerStep# markers" : steps_flag > 0 ? "--steps" : "no step markers and no --steps: totals";
+  const std::string step_source = s.steps > 0      ? "ProfilerStep# markers"
+                                  : steps_flag > 0 ? "--steps"
+                                                   : "no step markers and no --steps: totals";
   double total = 0;
   for (double v : s.us) total += v;
   if (as_json) {
@@ -30,16 +32,23 @@ int torch_mode(const std::string& file, int steps_flag, bool as_json) {
     for (int k = 0; k < ingest::kNumKernelKinds; ++k)
       kinds[std::string(ingest::kernel_kind_name(static_cast<ingest::KernelKind>(k)))] = {
           {"count", s.count[k]}, {"us", s.us[k]}, {"us_per_step", s.us[k] / steps}};
-    std::cout << json{{"file", file}, {"steps", steps}, {"steps_source", step_source}, {"kinds", kinds},
-                      {"events", s.events}, {"kernels", s.kernels}, {"memcpy_memset", s.memcpy_memset},
-                      {"skipped_known", s.skipped_known}, {"unknown", s.unknown},
+    std::cout << json{{"file", file},
+                      {"steps", steps},
+                      {"steps_source", step_source},
+                      {"kinds", kinds},
+                      {"events", s.events},
+                      {"kernels", s.kernels},
+                      {"memcpy_memset", s.memcpy_memset},
+                      {"skipped_known", s.skipped_known},
+                      {"unknown", s.unknown},
                       {"mean_nccl_allreduce_us", s.mean_nccl_allreduce_us()}}
                      .dump(2)
               << "\n";
     return kExitOk;
   }
-  fmt::print("torch trace {}: {} events, {} kernels, {} memcpy/memset; {} other known events and {} unknown events skipped\n",
-             file, s.events, s.kernels, s.memcpy_memset, s.skipped_known, s.unknown);
+  fmt::print(
+      "torch trace {}: {} events, {} kernels, {} memcpy/memset; {} other known events and {} unknown events skipped\n",
+      file, s.events, s.kernels, s.memcpy_memset, s.skipped_known, s.unknown);
   fmt::print("steps: {} ({})\n", steps, step_source);
   fmt::print("  {:<18} {:>8} {:>12} {:>12} {:>10} {:>7}\n", "kind", "count", "total_us", "us/step", "mean_us", "share");
   for (int k = 0; k < ingest::kNumKernelKinds; ++k)
@@ -47,8 +56,9 @@ int torch_mode(const std::string& file, int steps_flag, bool as_json) {
                ingest::kernel_kind_name(static_cast<ingest::KernelKind>(k)), s.count[k], s.us[k], s.us[k] / steps,
                s.count[k] ? s.us[k] / static_cast<double>(s.count[k]) : 0.0, total > 0 ? 100 * s.us[k] / total : 0.0);
   if (s.mean_nccl_allreduce_us() > 0)
-    fmt::print("mean NCCL all-reduce {:.2f} us (what `specsim run --anchor-trace {}` uses as --measured-allreduce-us)\n",
-               s.mean_nccl_allreduce_us(), file);
+    fmt::print(
+        "mean NCCL all-reduce {:.2f} us (what `specsim run --anchor-trace {}` uses as --measured-allreduce-us)\n",
+        s.mean_nccl_allreduce_us(), file);
   return kExitOk;
 }
 
@@ -63,9 +73,13 @@ int sglang_mode(const std::string& file, bool as_json) {
   }
   const auto base = log.baseline_tok_s();
   if (as_json) {
-    std::cout << json{{"file", file}, {"lines", log.lines}, {"decode_lines", log.decode.size()},
-                      {"prefill_lines", log.prefill_lines}, {"unknown_lines", log.unknown_lines},
-                      {"speculative", log.speculative()}, {"accept_len_lines", lens.size()},
+    std::cout << json{{"file", file},
+                      {"lines", log.lines},
+                      {"decode_lines", log.decode.size()},
+                      {"prefill_lines", log.prefill_lines},
+                      {"unknown_lines", log.unknown_lines},
+                      {"speculative", log.speculative()},
+                      {"accept_len_lines", lens.size()},
                       {"accept_len_mean", lens.empty() ? json(nullptr) : json(mean)},
                       {"baseline_tok_s", base ? json(*base) : json(nullptr)}}
                      .dump(2)
@@ -78,8 +92,10 @@ int sglang_mode(const std::string& file, bool as_json) {
     fmt::print("speculation: {} lines with accept len, mean {:.3f} (min {:.2f}, max {:.2f}) -> `--accept-from {}`\n",
                lens.size(), mean, lo, hi, file);
   if (base)
-    fmt::print("no speculation at 1 running request: median gen throughput {:.1f} tok/s over {} lines -> `--baseline-from {}`\n",
-               *base, log.baseline_lines(), file);
+    fmt::print(
+        "no speculation at 1 running request: median gen throughput {:.1f} tok/s over {} lines -> `--baseline-from "
+        "{}`\n",
+        *base, log.baseline_lines(), file);
   return kExitOk;
 }
 
@@ -123,10 +139,12 @@ int cmd_ingest(int argc, char** argv) {
   std::string torch, sglang, nccl, replay, trace_path, csv_path;
   int steps = 0;
   bool as_json = false;
-  app.add_option("--torch-trace", torch, "torch profiler Chrome trace (SGLang --profile): kernel time per kind per step");
+  app.add_option("--torch-trace", torch,
+                 "torch profiler Chrome trace (SGLang --profile): kernel time per kind per step");
   app.add_option("--sglang-log", sglang, "SGLang server log: accept len and throughput");
   app.add_option("--nccl-tests", nccl, "nccl-tests output: the parsed tables");
-  app.add_option("--replay-report", replay, "specsim replay -o report: per-op measured vs predicted (with --trace/--csv)");
+  app.add_option("--replay-report", replay,
+                 "specsim replay -o report: per-op measured vs predicted (with --trace/--csv)");
   app.add_option("--trace", trace_path, "with --replay-report: write a Chrome trace (measured beside predicted)");
   app.add_option("--csv", csv_path, "with --replay-report: write one CSV row per replayed op call");
   app.add_option("--steps", steps, "decode steps or cycles in the torch trace when it has no ProfilerStep markers");
@@ -134,7 +152,8 @@ int cmd_ingest(int argc, char** argv) {
   return guarded(app, argc, argv, [&] {
     const int modes = !torch.empty() + !sglang.empty() + !nccl.empty() + !replay.empty();
     if (modes != 1)
-      throw InputError("give exactly one of --torch-trace, --sglang-log, --nccl-tests, --replay-report", "specsim ingest");
+      throw InputError("give exactly one of --torch-trace, --sglang-log, --nccl-tests, --replay-report",
+                       "specsim ingest");
     if (replay.empty() && !(trace_path.empty() && csv_path.empty()))
       throw InputError("only with --replay-report", trace_path.empty() ? "--csv" : "--trace");
     if (!replay.empty()) return replay_mode(replay, trace_path, csv_path);

@@ -12,10 +12,10 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "spec/flag_ranges.h"
 #include "sweep/plot.h"
 #include "sweep/range.h"
 #include "sweep/sweep_output.h"
-#include "spec/flag_ranges.h"
 #include "util/error.h"
 #include "util/json_io.h"
 
@@ -44,7 +44,8 @@ void add_list_flags(CLI::App& app, ListFlags& f) {
   replace(app, "--cuda-graph-max-bs", f.graph_bs, "largest CUDA-graph batch (list or range)");
   replace(app, "--speculative-eagle-topk", f.topk, "draft branches per step (list or range)");
   replace(app, "--speculative-num-steps", f.steps, "draft steps per cycle (list or range)");
-  replace(app, "--speculative-num-draft-tokens", f.draft_tokens, "tokens verified per cycle (list or range, e.g. 2..8)");
+  replace(app, "--speculative-num-draft-tokens", f.draft_tokens,
+          "tokens verified per cycle (list or range, e.g. 2..8)");
   replace(app, "--accept-len", f.accept_len, "accept lens (list or range with a step, e.g. 1.5..3:0.5)");
   replace(app, "--accept-rate", f.accept_rate, "per-token acceptance rates (list or range with a step)");
   app.remove_option(app.get_option("--allreduce"));

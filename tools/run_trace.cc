@@ -1,11 +1,12 @@
 // Not a subcommand: the trace/cycles/measurement-file flags of `specsim run` (see run_trace.h).
+#include "run_trace.h"
+
 #include <fmt/format.h>
 
 #include "engine/accept.h"
 #include "ingest/sglang_log.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
-#include "run_trace.h"
 #include "trace/trace_writer.h"
 #include "util/error.h"
 #include "util/json_io.h"
@@ -24,8 +25,9 @@ void add_trace_flags(CLI::App& app, TraceArgs& t) {
       ->check(CLI::Range(1, kMaxCycles));
   app.add_option("--seed", t.seed, "seed of the accept-length draws (default 1)");
   app.add_option("--accept-from", t.accept_from, "SGLang server log: draw accept lengths from its logged accept len");
-  app.add_option("--baseline-from", t.baseline_from,
-                 "SGLang server log without speculation: its gen throughput at 1 running request is the measured baseline");
+  app.add_option(
+      "--baseline-from", t.baseline_from,
+      "SGLang server log without speculation: its gen throughput at 1 running request is the measured baseline");
   app.add_option("--anchor-trace", t.anchor_trace,
                  "torch profiler trace: its mean NCCL all-reduce kernel time becomes --measured-allreduce-us");
 }
@@ -38,7 +40,8 @@ std::vector<std::string> apply_measurement_files(const TraceArgs& t, RunArgs& ar
     const auto log = ingest::parse_sglang_log(ingest::read_text(t.accept_from, "--accept-from"), t.accept_from);
     const auto lens = log.accept_lens();
     if (lens.empty())
-      throw InputError("the log has no 'accept len' (speculation was off): use it with --baseline-from", "--accept-from " + t.accept_from);
+      throw InputError("the log has no 'accept len' (speculation was off): use it with --baseline-from",
+                       "--accept-from " + t.accept_from);
     double sum = 0;
     for (double v : lens) sum += v;
     args.accept_len = sum / static_cast<double>(lens.size());
@@ -54,8 +57,9 @@ std::vector<std::string> apply_measurement_files(const TraceArgs& t, RunArgs& ar
       throw InputError("no decode line without speculation at #running-req 1 with a positive gen throughput",
                        "--baseline-from " + t.baseline_from);
     args.measured_baseline_tok_s = *tps;
-    notes.push_back(fmt::format("measured baseline {:.1f} tok/s = median gen throughput of {} lines at 1 running request in {}",
-                                *tps, log.baseline_lines(), t.baseline_from));
+    notes.push_back(
+        fmt::format("measured baseline {:.1f} tok/s = median gen throughput of {} lines at 1 running request in {}",
+                    *tps, log.baseline_lines(), t.baseline_from));
   }
   if (!t.anchor_trace.empty()) {
     if (args.measured_allreduce_us)
@@ -64,8 +68,9 @@ std::vector<std::string> apply_measurement_files(const TraceArgs& t, RunArgs& ar
     const double us = tr.mean_nccl_allreduce_us();
     if (us <= 0) throw InputError("the trace holds no NCCL all-reduce kernel", "--anchor-trace " + t.anchor_trace);
     args.measured_allreduce_us = us;
-    notes.push_back(fmt::format("measured NCCL all-reduce {:.1f} us = mean of {} NCCL all-reduce kernels in {} (all phases)",
-                                us, tr.count[static_cast<int>(ingest::KernelKind::NcclAllReduce)], t.anchor_trace));
+    notes.push_back(
+        fmt::format("measured NCCL all-reduce {:.1f} us = mean of {} NCCL all-reduce kernels in {} (all phases)", us,
+                    tr.count[static_cast<int>(ingest::KernelKind::NcclAllReduce)], t.anchor_trace));
   }
   return notes;
 }
@@ -106,15 +111,18 @@ TraceOutcome run_trace_outputs(const TraceArgs& t, const Scenario& s, const Scen
   in.cycles = std::move(first);
   in.ranks = std::min(s.run.tp_size, kMaxTraceRanks);
   if (s.run.tp_size > kMaxTraceRanks)
-    in.notes.push_back(fmt::format("ranks capped at {} of {}: every rank runs the same timeline", kMaxTraceRanks, s.run.tp_size));
+    in.notes.push_back(
+        fmt::format("ranks capped at {} of {}: every rank runs the same timeline", kMaxTraceRanks, s.run.tp_size));
   in.notes.push_back("accept lengths: " + o.accept_source);
   in.notes.push_back(
-      "per cycle only the emitted tokens and the KV length they add change: draft/verify/extend token counts are padded "
+      "per cycle only the emitted tokens and the KV length they add change: draft/verify/extend token counts are "
+      "padded "
       "to the draft-token count as in SGLang's CUDA graphs");
   const long long slices = trace_slice_count(in);
   if (slices > kMaxTraceSlices)
-    throw InputError(fmt::format("the files would hold {} op slices (> {}): ask for fewer --cycles", slices, kMaxTraceSlices),
-                     "--cycles");
+    throw InputError(
+        fmt::format("the files would hold {} op slices (> {}): ask for fewer --cycles", slices, kMaxTraceSlices),
+        "--cycles");
   if (!t.trace.empty()) write_file_atomic(t.trace, chrome_trace_json(in), "--trace");
   if (!t.csv.empty()) write_file_atomic(t.csv, trace_csv(in), "--csv");
   o.notes.push_back(fmt::format("trace/CSV: {} cycles x {} ranks with all-reduce {} ({} op slices)", in.cycles.size(),
@@ -128,10 +136,17 @@ void add_cycles_json(nlohmann::json& report, const TraceOutcome& o) {
     const std::string label = sc.value("label", "");
     for (const auto& [l, st] : o.stats)
       if (l == label)
-        sc["cycles"] = {{"n", st.n},          {"seed", st.seed},          {"accept_source", o.accept_source},
-                        {"mean_accept_len", st.mean_accept_len},          {"mean_us", st.mean_us},
-                        {"p50_us", st.p50_us}, {"p90_us", st.p90_us},      {"p99_us", st.p99_us},
-                        {"tok_per_s", st.tok_s}, {"tok_per_s_p50", st.tok_s_p50}, {"tok_per_s_p90", st.tok_s_p90},
+        sc["cycles"] = {{"n", st.n},
+                        {"seed", st.seed},
+                        {"accept_source", o.accept_source},
+                        {"mean_accept_len", st.mean_accept_len},
+                        {"mean_us", st.mean_us},
+                        {"p50_us", st.p50_us},
+                        {"p90_us", st.p90_us},
+                        {"p99_us", st.p99_us},
+                        {"tok_per_s", st.tok_s},
+                        {"tok_per_s_p50", st.tok_s_p50},
+                        {"tok_per_s_p90", st.tok_s_p90},
                         {"tok_per_s_p99", st.tok_s_p99}};
   }
   report["cycles_notes"] = o.notes;

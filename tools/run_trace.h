@@ -12,12 +12,12 @@
 namespace specsim::cli {
 
 struct TraceArgs {
-  std::string trace, csv;          ///< output files
-  int cycles = 0;                  ///< 0: not given (1 when a trace or CSV is asked); else 1..1e6
+  std::string trace, csv;  ///< output files
+  int cycles = 0;          ///< 0: not given (1 when a trace or CSV is asked); else 1..1e6
   std::uint64_t seed = 1;
-  std::string accept_from;         ///< SGLang log: accept-len distribution
-  std::string baseline_from;       ///< SGLang log without speculation: measured baseline tok/s
-  std::string anchor_trace;        ///< torch profiler trace: measured NCCL all-reduce us
+  std::string accept_from;    ///< SGLang log: accept-len distribution
+  std::string baseline_from;  ///< SGLang log without speculation: measured baseline tok/s
+  std::string anchor_trace;   ///< torch profiler trace: measured NCCL all-reduce us
 };
 
 /// Adds --trace, --csv, --cycles, --seed, --accept-from, --baseline-from, --anchor-trace.

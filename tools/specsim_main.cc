@@ -1,8 +1,9 @@
 // specsim: the command line. main() only picks the subcommand; each one parses its own flags
 // and calls the stages in order (spec -> plan -> cost -> timeline -> report).
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "report/report.h"
@@ -21,8 +22,10 @@ constexpr Command kCommands[] = {
     {"replay", "run the cycle on this GPU and compare measured with predicted", specsim::cli::cmd_replay},
     {"sweep", "evaluate a grid of settings (lists, ranges) on all cores: CSV, JSON, plots", specsim::cli::cmd_sweep},
     {"check", "rerun a scenario and compare it with a baseline JSON (exit 1 on a regression)", specsim::cli::cmd_check},
-    {"calibrate", "fit a hardware profile to measurements (nccl-tests logs, replay reports)", specsim::cli::cmd_calibrate},
-    {"ingest", "read a torch-profiler trace, SGLang log or nccl-tests log and print what it holds", specsim::cli::cmd_ingest},
+    {"calibrate", "fit a hardware profile to measurements (nccl-tests logs, replay reports)",
+     specsim::cli::cmd_calibrate},
+    {"ingest", "read a torch-profiler trace, SGLang log or nccl-tests log and print what it holds",
+     specsim::cli::cmd_ingest},
 };
 
 void usage() {

@@ -229,12 +229,8 @@ std::vector<VerifyResult> verify_allreduces(const std::vector<AllReduceCase>& ca
   }
   for (const auto& b : backends) {
     switch (b.kind) {
-      case AllReduceChoice::Kind::Custom:
-        verify_custom(b, cases, tp, out);
-        break;
-      case AllReduceChoice::Kind::Nccl:
-        verify_nccl(cases, tp, out);
-        break;
+      case AllReduceChoice::Kind::Custom: verify_custom(b, cases, tp, out); break;
+      case AllReduceChoice::Kind::Nccl: verify_nccl(cases, tp, out); break;
       case AllReduceChoice::Kind::Fixed:
         out.push_back({b.label(), "", 0, tp, false, 0, 0, "nothing to verify: a fixed latency, no kernel"});
         break;

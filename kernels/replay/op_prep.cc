@@ -82,15 +82,9 @@ PreparedOp prepare_op(const RankGpu& g, const Op& op, const OpBlock& b) {
   p.meta.ran_dtype = op.kind == OpKind::Gemm || op.kind == OpKind::MoeGemm ? op.dtype : DType::BF16;
   switch (op.kind) {
     case OpKind::Gemm:
-    case OpKind::MoeGemm:
-      prepare_gemm(g, op, p);
-      break;
-    case OpKind::Attention:
-      prepare_attention(op, p);
-      break;
-    case OpKind::AllReduce:
-      prepare_allreduce(g, op, p);
-      break;
+    case OpKind::MoeGemm: prepare_gemm(g, op, p); break;
+    case OpKind::Attention: prepare_attention(op, p); break;
+    case OpKind::AllReduce: prepare_allreduce(g, op, p); break;
     case OpKind::AllGather:
       p.how = How::AllGather;
       p.elems = std::size_t(std::max(1.0, std::ceil(op.comm_bytes / 2 / std::max(1, g.world))));

@@ -123,24 +123,16 @@ class PhaseRunner {
   void launch(const PreparedOp& p, int rep, cudaStream_t st) {
     const void* slot = p.rot.empty() ? nullptr : p.rot[std::size_t(rep) % p.rot.size()].p;
     switch (p.how) {
-      case How::Gemm:
-        p.gemm->run(slot, p.gs.fp8 ? s_.x8.p : s_.x.p, s_.y.p, g_.workspace.p, st);
-        break;
-      case How::Attention:
-        attention(s_.q.p, slot, p.attn, static_cast<float*>(s_.attn_out.p), st);
-        break;
-      case How::Memory:
-        stream_bytes(s_.src.p, s_.dst.p, p.vec16, g_.sms, st);
-        break;
+      case How::Gemm: p.gemm->run(slot, p.gs.fp8 ? s_.x8.p : s_.x.p, s_.y.p, g_.workspace.p, st); break;
+      case How::Attention: attention(s_.q.p, slot, p.attn, static_cast<float*>(s_.attn_out.p), st); break;
+      case How::Memory: stream_bytes(s_.src.p, s_.dst.p, p.vec16, g_.sms, st); break;
       case How::AllReduceNccl:
         GPU_CHECK(ncclAllReduce(s_.ar_in.p, s_.ar_out.p, p.elems, ncclBfloat16, ncclSum, g_.nccl, st));
         break;
       case How::AllReduceCustom:
         g_.car->allreduce(s_.ar_in.p, s_.ar_out.p, p.elems, car::DType::BF16, g_.car_variant, st);
         break;
-      case How::AllGather:
-        GPU_CHECK(ncclAllGather(s_.ag_in.p, s_.ag_out.p, p.elems, ncclBfloat16, g_.nccl, st));
-        break;
+      case How::AllGather: GPU_CHECK(ncclAllGather(s_.ag_in.p, s_.ag_out.p, p.elems, ncclBfloat16, g_.nccl, st)); break;
     }
   }
 
@@ -251,18 +243,11 @@ class PhaseRunner {
         OpMeasurement om = pb.ops[o].meta;
         om.measured_us = sum[o] / pb.block->repeat;
         switch (op_class(pb.ops[o].op->kind)) {
-          case OpClass::Gemm:
-            m.eager_gemm_us += sum[o];
-            break;
-          case OpClass::Attention:
-            m.eager_attention_us += sum[o];
-            break;
+          case OpClass::Gemm: m.eager_gemm_us += sum[o]; break;
+          case OpClass::Attention: m.eager_attention_us += sum[o]; break;
           case OpClass::AllReduce:
-          case OpClass::AllGather:
-            break;  // timed alone in a graph (allreduce_us, allgather_us)
-          default:
-            m.eager_other_us += sum[o];
-            break;
+          case OpClass::AllGather: break;  // timed alone in a graph (allreduce_us, allgather_us)
+          default: m.eager_other_us += sum[o]; break;
         }
         m.ops.push_back(std::move(om));
       }

@@ -2,10 +2,10 @@
 // The replay's own kernels (host launchers; no CUDA headers needed to call them): random fills,
 // a timed spin that keeps the host ahead of the GPU, a memory kernel moving a given byte count,
 // and a split-KV tensor-core attention kernel that reads a KV buffer from memory once.
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <cstdint>
-
-#include <cuda_runtime.h>
 
 namespace specsim::replay {
 
@@ -46,9 +46,9 @@ std::size_t attention_out_floats(const AttentionLaunch& l);
 
 /// Split-KV attention pass (flash-decoding): for each KV chunk and each query tile, S = Q Kc^T,
 /// P = exp(S/16), O += P Vc on tensor cores; each chunk's rows serve as both K and V. The KV is
-/// read from memory once: the CTAs of further query groups run beside the first and find it in L2. `q` holds l.qtiles x 16 x 128 bf16, `kv` l.chunks x 16 x
-/// 128 bf16, `out` attention_out_floats(l) floats: per warp, the sum of its O partials over the
-/// eight 16-column blocks (what the correctness test checks against a CPU reference).
+/// read from memory once: the CTAs of further query groups run beside the first and find it in L2. `q` holds l.qtiles x
+/// 16 x 128 bf16, `kv` l.chunks x 16 x 128 bf16, `out` attention_out_floats(l) floats: per warp, the sum of its O
+/// partials over the eight 16-column blocks (what the correctness test checks against a CPU reference).
 void attention(const void* q, const void* kv, const AttentionLaunch& l, float* out, cudaStream_t s);
 
 }  // namespace specsim::replay

@@ -28,7 +28,8 @@ json base_profile_json(const std::string& spec) {
     return {{"gpu", j["gpu"]}, {"topology", j["topology"]}};
   }
   const auto colon = spec.find(':');
-  if (colon == std::string::npos) throw InputError("expected GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile path", "--hardware");
+  if (colon == std::string::npos)
+    throw InputError("expected GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile path", "--hardware");
   load_hardware(spec, 1);  // validates the names with the usual messages
   const fs::path root = fs::path(models_dir()) / "hardware";
   return {{"gpu", read_json_file((root / "gpus" / (spec.substr(0, colon) + ".json")).string())},

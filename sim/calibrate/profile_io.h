@@ -1,9 +1,8 @@
 #pragma once
 // What every calibration mode shares: the base profile as raw JSON (so numbers it does not fit keep
 // their sources) and the date stamped into the sources of the numbers it does.
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace specsim {
 

@@ -62,12 +62,9 @@ struct ClassParams {
 };
 ClassParams params_of(RooflineClass c) {
   switch (c) {
-    case RooflineClass::Gemm:
-      return {kGemmCompute, kGemmMemory, kGemmFixed};
-    case RooflineClass::Attention:
-      return {kAttnCompute, kAttnMemory, kAttnFixed};
-    case RooflineClass::Memory:
-      break;
+    case RooflineClass::Gemm: return {kGemmCompute, kGemmMemory, kGemmFixed};
+    case RooflineClass::Attention: return {kAttnCompute, kAttnMemory, kAttnFixed};
+    case RooflineClass::Memory: break;
   }
   return {};
 }
@@ -91,8 +88,7 @@ std::pair<Eigen::Matrix<double, 1, kNumParams>, int> binding_row(const Op& op, c
       row(k.mem) = xm;
       if (k.fixed < kNumParams) row(k.fixed) = 1.0;
       return {row, 1 + k.mem};
-    case RooflineBound::Floor:
-      break;
+    case RooflineBound::Floor: break;
   }
   row(kFloor) = 1.0;
   return {row, 9};

@@ -27,10 +27,12 @@ double parse_tolerance(const std::string& text) {
     used = 0;
   }
   if (used == 0 || used != t.size() || !std::isfinite(v))
-    throw InputError("tolerance '" + text + "' is not a number: write a fraction (0.03) or a percentage (3%)", "--tolerance");
+    throw InputError("tolerance '" + text + "' is not a number: write a fraction (0.03) or a percentage (3%)",
+                     "--tolerance");
   if (percent) v /= 100;
   if (v < 0 || v >= 1)
-    throw InputError("tolerance '" + text + "' must be a fraction in [0, 1) (0.03) or a percentage (3%)", "--tolerance");
+    throw InputError("tolerance '" + text + "' must be a fraction in [0, 1) (0.03) or a percentage (3%)",
+                     "--tolerance");
   return v;
 }
 
@@ -88,11 +90,14 @@ std::vector<std::string> input_differences(const json& base, const json& now) {
   const std::string bsrc = bs.value("accept_len_source", ""), nsrc = ns.value("accept_len_source", "");
   const bool given = bsrc.rfind("given", 0) == 0 || nsrc.rfind("given", 0) == 0;
   const bool projected = bsrc.rfind("projected", 0) == 0 && nsrc.rfind("projected", 0) == 0;
-  if (!projected) diff_field(bs.value("accept_len_source", json(nullptr)), ns.value("accept_len_source", json(nullptr)),
-                             "settings/accept_len_source", out);
-  if (given) diff_field(bs.value("accept_len", json(nullptr)), ns.value("accept_len", json(nullptr)), "settings/accept_len", out);
-  for (const char* p : {"/anchors/allreduce/measured_us", "/anchors/baseline/measured_step_us",
-                        "/anchors/spec/measured_tok_per_s"}) {
+  if (!projected)
+    diff_field(bs.value("accept_len_source", json(nullptr)), ns.value("accept_len_source", json(nullptr)),
+               "settings/accept_len_source", out);
+  if (given)
+    diff_field(bs.value("accept_len", json(nullptr)), ns.value("accept_len", json(nullptr)), "settings/accept_len",
+               out);
+  for (const char* p :
+       {"/anchors/allreduce/measured_us", "/anchors/baseline/measured_step_us", "/anchors/spec/measured_tok_per_s"}) {
     const json::json_pointer ptr(p);
     diff_field(bs.contains(ptr) ? bs[ptr] : json(nullptr), ns.contains(ptr) ? ns[ptr] : json(nullptr),
                "settings" + std::string(p), out);
@@ -110,8 +115,10 @@ CheckRow figure(const std::string& sc, const std::string& name, double b, double
   CheckRow r{sc, name, b, n, 0, "ok", false};
   r.delta = b != 0 ? (n - b) / b : (n == 0 ? 0 : INFINITY);
   const double worse = higher_is_worse ? r.delta : -r.delta;
-  if (worse > tol) r.status = "REGRESSED", r.regressed = true;
-  else if (worse < -tol) r.status = higher_is_worse ? "faster" : "better";
+  if (worse > tol)
+    r.status = "REGRESSED", r.regressed = true;
+  else if (worse < -tol)
+    r.status = higher_is_worse ? "faster" : "better";
   return r;
 }
 

@@ -32,10 +32,10 @@ struct CheckRow {
   std::string scenario;  ///< all-reduce label
   std::string figure;    ///< "verify us", "spec tok/s", ...
   double baseline = 0, now = 0;
-  double delta = 0;      ///< (now - baseline) / baseline
-  std::string status;    ///< ok, faster, REGRESSED, refused, MISSING
+  double delta = 0;    ///< (now - baseline) / baseline
+  std::string status;  ///< ok, faster, REGRESSED, refused, MISSING
   bool regressed = false;
-  bool numeric = true;   ///< false: a refused or missing scenario or phase (no numbers to show)
+  bool numeric = true;  ///< false: a refused or missing scenario or phase (no numbers to show)
 };
 
 /// Every phase `us` (slower is worse) and the baseline and spec tok/s (lower is worse) per

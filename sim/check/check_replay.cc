@@ -20,14 +20,16 @@ BaselineKind baseline_kind(const json& j) {
 void require_baseline_kind(const json& j, bool replay, const std::string& where) {
   const BaselineKind k = baseline_kind(j);
   if (replay && k == BaselineKind::Analytic)
-    throw InputError("--replay compares measured phase times with a measured baseline, and this is an analytic "
-                     "`specsim run --json` report: make the baseline with `specsim replay -o FILE` (same flags), "
-                     "or drop --replay to compare predictions",
-                     where);
+    throw InputError(
+        "--replay compares measured phase times with a measured baseline, and this is an analytic "
+        "`specsim run --json` report: make the baseline with `specsim replay -o FILE` (same flags), "
+        "or drop --replay to compare predictions",
+        where);
   if (!replay && k == BaselineKind::Replay)
-    throw InputError("this baseline is a `specsim replay` report (measured times): add --replay to compare "
-                     "measured with measured, or make an analytic baseline with `specsim run --json`",
-                     where);
+    throw InputError(
+        "this baseline is a `specsim replay` report (measured times): add --replay to compare "
+        "measured with measured, or make an analytic baseline with `specsim run --json`",
+        where);
 }
 
 void validate_replay_report(const json& j, const std::string& where) {
@@ -86,8 +88,10 @@ std::vector<CheckRow> compare_replay_reports(const json& base, const json& now, 
     }
     const double n = (*np)["measured"]["us"].get<double>();
     CheckRow r{"replay", name + " us", b, n, (n - b) / b, "ok", false};
-    if (r.delta > tol) r.status = "REGRESSED", r.regressed = true;
-    else if (r.delta < -tol) r.status = "faster";
+    if (r.delta > tol)
+      r.status = "REGRESSED", r.regressed = true;
+    else if (r.delta < -tol)
+      r.status = "faster";
     rows.push_back(r);
   }
   return rows;

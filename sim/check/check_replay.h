@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "plan/cycle_plan.h"
 #include "check/check.h"
+#include "plan/cycle_plan.h"
 
 namespace specsim::sweep {
 
@@ -50,7 +50,7 @@ struct VerifyResult {
   std::string phase;      ///< phase name; empty for a line about the whole backend
   std::size_t bytes = 0;  ///< payload per rank
   int world = 0;
-  bool verified = false;  ///< the call ran and its outputs were compared
+  bool verified = false;     ///< the call ran and its outputs were compared
   std::size_t wrong = 0;     ///< elements (over all ranks) differing from the CPU reference
   std::size_t elements = 0;  ///< elements compared (count x world)
   std::string note;          ///< why not verified, or an error the call threw

@@ -27,9 +27,7 @@ std::string CustomAllReduce::describe(const AllReduceQuery& q) const {
   const auto e = custom_allreduce(q.bytes, q.world, *q.hw, q.choice->variant);
   return fmt::format("{} at {:.0f} B", custom_variant_name(e.variant), q.bytes);
 }
-std::string CustomAllReduce::refusal(const AllReduceQuery& q) const {
-  return custom_refusal(*q.hw, q.world, q.bytes);
-}
+std::string CustomAllReduce::refusal(const AllReduceQuery& q) const { return custom_refusal(*q.hw, q.world, q.bytes); }
 
 double FixedAllReduce::time_us(const AllReduceQuery& q) const { return q.choice->fixed_us; }
 double FixedAllReduce::host_us(const AllReduceQuery& q) const { return q.hw->gpu.host_launch_us; }

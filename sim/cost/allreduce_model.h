@@ -17,11 +17,11 @@ namespace specsim {
 
 /// What one all-reduce asks of a backend: the payload per rank, the group, and where it runs.
 struct AllReduceQuery {
-  double bytes = 0;                  ///< payload per rank
-  int world = 1;                     ///< ranks in the group (>= 2 when a model is asked)
-  bool graph = true;                 ///< inside a CUDA graph (else launched eagerly)
-  const Hardware* hw = nullptr;      ///< GPU and topology
-  const NcclSettings* nccl = nullptr;  ///< NCCL environment (NCCL_P2P_LEVEL, ALGO, PROTO)
+  double bytes = 0;                         ///< payload per rank
+  int world = 1;                            ///< ranks in the group (>= 2 when a model is asked)
+  bool graph = true;                        ///< inside a CUDA graph (else launched eagerly)
+  const Hardware* hw = nullptr;             ///< GPU and topology
+  const NcclSettings* nccl = nullptr;       ///< NCCL environment (NCCL_P2P_LEVEL, ALGO, PROTO)
   const AllReduceChoice* choice = nullptr;  ///< the user's choice, with its argument
 };
 

@@ -16,8 +16,7 @@ RooflineTerms roofline_terms(const Op& op, const GpuProfile& g) {
       t.cls = RooflineClass::Attention;
       t.peak_flop_per_us = g.peak_bf16_tflops * 1e6;
       break;
-    default:
-      break;  // norms and elementwise kernels: bytes only
+    default: break;  // norms and elementwise kernels: bytes only
   }
   t.flops = op.flops;
   t.bytes = op.bytes;
@@ -27,12 +26,10 @@ RooflineTerms roofline_terms(const Op& op, const GpuProfile& g) {
 
 RooflineParams roofline_params(RooflineClass cls, const GpuProfile& g) {
   switch (cls) {
-    case RooflineClass::Gemm:
-      return {g.gemm_compute_efficiency, g.gemm_memory_efficiency, g.gemm_fixed_us};
+    case RooflineClass::Gemm: return {g.gemm_compute_efficiency, g.gemm_memory_efficiency, g.gemm_fixed_us};
     case RooflineClass::Attention:
       return {g.attention_compute_efficiency, g.attention_memory_efficiency, g.attention_fixed_us};
-    case RooflineClass::Memory:
-      break;
+    case RooflineClass::Memory: break;
   }
   return {0, g.elementwise_memory_efficiency, 0};
 }
@@ -50,12 +47,9 @@ double compute_us(const Op& op, const GpuProfile& g) {
   const double flop_rate = t.peak_flop_per_us * p.compute_efficiency;  // FLOP per microsecond
   const double t_flop = flop_rate > 0 ? t.flops / flop_rate : 0.0;
   switch (roofline_bound(p.fixed_us, t_flop, t_mem, g.kernel_min_us)) {
-    case RooflineBound::Compute:
-      return p.fixed_us + t_flop;
-    case RooflineBound::Memory:
-      return p.fixed_us + t_mem;
-    case RooflineBound::Floor:
-      break;
+    case RooflineBound::Compute: return p.fixed_us + t_flop;
+    case RooflineBound::Memory: return p.fixed_us + t_mem;
+    case RooflineBound::Floor: break;
   }
   return g.kernel_min_us;
 }

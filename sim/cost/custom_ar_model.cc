@@ -10,7 +10,9 @@ namespace specsim {
 std::string custom_unsupported_reason(const Hardware& hw, int world) {
   if (world < kCustomMinWorld || world > kCustomMaxWorld)
     return "the custom all-reduce runs on 2..8 ranks, not " + std::to_string(world);
-  if (!hw.gpu.p2p) return hw.gpu.name + " does not allow peer-to-peer memory access (driver), so peers cannot reach each other's buffers";
+  if (!hw.gpu.p2p)
+    return hw.gpu.name +
+           " does not allow peer-to-peer memory access (driver), so peers cannot reach each other's buffers";
   if (!hw.topo.peer_access) return "peers on " + hw.topo.name + " cannot map each other's memory";
   return "";
 }
@@ -29,7 +31,7 @@ double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
   const double peers = n - 1;
   const double contention = t.peer_contention_us_per_peer * (peers - 1);  // loaded latency grows with peers
   const double reduce_us = n * bytes / (hw.gpu.mem_bw_gbps * 1e3 * hw.gpu.elementwise_memory_efficiency);
-  const double read_bw = std::min(t.peer_read_bw_gbps, hw.link_bw_gbps()) * 1e3;   // bytes per us
+  const double read_bw = std::min(t.peer_read_bw_gbps, hw.link_bw_gbps()) * 1e3;  // bytes per us
   const double write_bw = std::min(t.peer_write_bw_gbps, hw.link_bw_gbps()) * 1e3;
   switch (v) {
     case CustomVariant::OneShotPull:  // barrier, read every peer's whole input, reduce, barrier
@@ -59,8 +61,9 @@ CustomEstimate custom_allreduce(double bytes, int world, const Hardware& hw, con
     return {variant_us(picked, bytes, world, hw), picked};
   }
   if (v) return {variant_us(*v, bytes, world, hw), *v};
-  throw InputError("unknown custom all-reduce variant '" + requested + "': use auto, one-shot-pull, one-shot-push or two-shot",
-                   "--allreduce");
+  throw InputError(
+      "unknown custom all-reduce variant '" + requested + "': use auto, one-shot-pull, one-shot-push or two-shot",
+      "--allreduce");
 }
 
 }  // namespace specsim

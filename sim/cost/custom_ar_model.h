@@ -27,8 +27,8 @@ std::string custom_unsupported_reason(const Hardware& hw, int world);
 /// Why the custom kernel cannot reduce `bytes` per rank here: the above, or the buffer limit.
 std::string custom_refusal(const Hardware& hw, int world, double bytes);
 
-/// Time of one variant (requested: "auto" is what the kernel's selector runs, sim/cost/custom_ar_policy.h). `bytes` above the buffer limit or an
-/// unsupported machine throw InputError naming --allreduce.
+/// Time of one variant (requested: "auto" is what the kernel's selector runs, sim/cost/custom_ar_policy.h). `bytes`
+/// above the buffer limit or an unsupported machine throw InputError naming --allreduce.
 CustomEstimate custom_allreduce(double bytes, int world, const Hardware& hw, const std::string& requested);
 
 }  // namespace specsim

@@ -40,8 +40,7 @@ NcclEstimate best(double bytes, int n, int steps, double algbw_per_busbw, const 
   if (n <= 1 || bytes <= 0) return e;
   e.p2p = nccl_uses_p2p(hw.topo, s.p2p_level);
   const int link = hw.topo.link == LinkKind::NVLink ? 0 : 1;
-  const double busbw =
-      e.p2p ? std::min(hw.topo.nccl_p2p_busbw_gbps, hw.link_bw_gbps()) : hw.topo.nccl_shm_busbw_gbps;
+  const double busbw = e.p2p ? std::min(hw.topo.nccl_p2p_busbw_gbps, hw.link_bw_gbps()) : hw.topo.nccl_shm_busbw_gbps;
   const double extra_hop = e.p2p ? 0.0 : hw.topo.nccl_shm_hop_us;
   e.us = std::numeric_limits<double>::infinity();
   for (int a = 0; a < kNumAlgos; ++a) {
@@ -57,7 +56,8 @@ NcclEstimate best(double bytes, int n, int steps, double algbw_per_busbw, const 
   }
   if (e.us == std::numeric_limits<double>::infinity()) {
     // Every enabled pair was ruled out (e.g. only LL128 on PCIe): NCCL falls back to ring/Simple.
-    const double lat = hw.nccl.base_latency_us[kRing][kSimple] + steps * (hw.nccl.hop_latency_us[link][kRing][kSimple] + extra_hop);
+    const double lat =
+        hw.nccl.base_latency_us[kRing][kSimple] + steps * (hw.nccl.hop_latency_us[link][kRing][kSimple] + extra_hop);
     e = NcclEstimate{lat + bytes / (busbw * algbw_per_busbw * 1e3), kRing, kSimple, e.p2p, lat, busbw};
   }
   return e;

@@ -29,6 +29,7 @@ struct AnchorReport {
 
 /// Derives the anchors from `measured` (its measured_* fields) on its own plan.
 /// InputError when a measurement is impossible under the model (e.g. implied accept len > N).
-Anchors derive_anchors(const CyclePlan& measured_plan, const Hardware& hw, const RunSpec& measured, AnchorReport& report);
+Anchors derive_anchors(const CyclePlan& measured_plan, const Hardware& hw, const RunSpec& measured,
+                       AnchorReport& report);
 
 }  // namespace specsim

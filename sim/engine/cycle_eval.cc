@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace specsim {
 
 const PhaseTiming* CycleResult::phase(PhaseKind k) const {

@@ -35,12 +35,12 @@ OpCost op_cost(const Op& op, const CostContext& ctx, bool graph) {
       c.host_us = allreduce_model(ctx.backend).host_us(allreduce_query(op.comm_bytes, ctx, graph));
       break;
     case OpKind::AllGather:  // logits all-gathers go through NCCL whatever the all-reduce backend
-      c.gpu_us = ctx.world <= 1 ? 0 : std::max(nccl_allgather(op.comm_bytes, ctx.world, *ctx.hw, ctx.run->nccl).us, gpu.kernel_min_us);
+      c.gpu_us = ctx.world <= 1
+                     ? 0
+                     : std::max(nccl_allgather(op.comm_bytes, ctx.world, *ctx.hw, ctx.run->nccl).us, gpu.kernel_min_us);
       c.host_us = gpu.nccl_host_launch_us;
       break;
-    default:
-      c.gpu_us = compute_us(op, gpu);
-      c.host_us = gpu.host_launch_us;
+    default: c.gpu_us = compute_us(op, gpu); c.host_us = gpu.host_launch_us;
   }
   return c;
 }

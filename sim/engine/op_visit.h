@@ -12,7 +12,7 @@ namespace specsim {
 /// baseline decode step), where the measured baseline revealed it.
 inline double forward_overhead_us(const PhasePlan& phase, const CostContext& ctx) {
   return phase.kind == PhaseKind::Verify || phase.kind == PhaseKind::BaselineDecode ? ctx.anchors.forward_overhead_us
-                                                                                     : 0.0;
+                                                                                    : 0.0;
 }
 
 /// Walks a phase's ops block by block with their costs and switch gaps. Collectives of one phase

@@ -12,9 +12,9 @@ namespace {
 // lag' = max(lag + a, b) per kernel, with a = gpu - host and b = gpu: a max-plus map. Maps
 // compose to the same form, so a layer repeated r times is one map, and a phase is one map.
 struct LagMap {
-  double a = 0;      ///< added to the incoming lag
-  double b = -1e300; ///< floor
-  double host = 0;   ///< host time spent launching
+  double a = 0;       ///< added to the incoming lag
+  double b = -1e300;  ///< floor
+  double host = 0;    ///< host time spent launching
   void then(double a2, double b2, double host2) {
     b = std::max(b + a2, b2);
     a += a2;

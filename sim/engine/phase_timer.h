@@ -14,7 +14,8 @@ struct PhaseTiming {
   int kernels = 0;
   double us = 0;
   double gemm_us = 0, attention_us = 0, allreduce_us = 0, allgather_us = 0, other_us = 0;
-  double launch_us = 0;    ///< GPU time between kernels: graph launch + kernel switches, or idle waiting for eager host launches
+  double launch_us =
+      0;  ///< GPU time between kernels: graph launch + kernel switches, or idle waiting for eager host launches
   double switch_us = 0;    ///< of launch_us in a graph phase: gaps where a kernel follows one of another class
   double overhead_us = 0;  ///< unexplained per-forward time from the measured baseline anchor
   int allreduce_count = 0, allgather_count = 0;

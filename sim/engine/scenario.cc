@@ -23,7 +23,8 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
   } else if (run.accept_rate) {
     out.accept_rate = *run.accept_rate;
     out.accept_len = chain_accept_len(*run.accept_rate, run.num_steps);
-    out.accept_source = fmt::format("chain formula with --accept-rate {:g} over {} steps", *run.accept_rate, run.num_steps);
+    out.accept_source =
+        fmt::format("chain formula with --accept-rate {:g} over {} steps", *run.accept_rate, run.num_steps);
   } else if (rep.spec && same_draft_settings(run, rep)) {
     out.accept_len = rep.implied_accept_len;
     out.accept_rate = rep.implied_accept_rate;
@@ -36,7 +37,8 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
         "formula",
         rep.implied_accept_rate, rep.spec_measured_tok_s, rep.measured_steps);
   } else {
-    throw InputError("accept length unknown: give --accept-len, --accept-rate or --measured-spec-tok-s", "--accept-len");
+    throw InputError("accept length unknown: give --accept-len, --accept-rate or --measured-spec-tok-s",
+                     "--accept-len");
   }
   if (out.accept_len > run.num_draft_tokens + 1e-9)
     throw InputError(fmt::format("accept len {:.2f} exceeds the {} draft tokens", out.accept_len, run.num_draft_tokens),

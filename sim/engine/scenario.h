@@ -15,8 +15,8 @@ struct ScenarioResult {
   Anchors anchors;
   AnchorReport anchor_report;
   double accept_len = 0;
-  double accept_rate = -1;    ///< per-token rate when known (chain formula), else -1
-  std::string accept_source;  ///< where the accept len comes from, in words
+  double accept_rate = -1;           ///< per-token rate when known (chain formula), else -1
+  std::string accept_source;         ///< where the accept len comes from, in words
   std::vector<CycleResult> results;  ///< one per backend, in the order asked
 };
 

@@ -1,7 +1,8 @@
 #include "ingest/nccl_tests.h"
 
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "ingest/text_lines.h"
 
@@ -89,11 +90,15 @@ NcclTestsLog parse_nccl_tests(const std::string& text, const std::string& file) 
     if (log.tables.empty()) fail_at(file, ln, "data row before any '# nThread ... nGpus ...' header");
     // Without a header line, the field count tells: 13 = with root, 12 = without (old versions).
     Columns c = cols;
-    if (!c.known) c = f.size() == 12 || f.size() == 8 ? Columns{4, f.size() == 12 ? 2 : 1, true} : Columns{5, f.size() == 9 ? 1 : 2, true};
+    if (!c.known)
+      c = f.size() == 12 || f.size() == 8 ? Columns{4, f.size() == 12 ? 2 : 1, true}
+                                          : Columns{5, f.size() == 9 ? 1 : 2, true};
     const std::size_t want = static_cast<std::size_t>(c.lead + 4 * c.groups);
     if (f.size() != want)
-      fail_at(file, ln, fmt::format("expected {} columns (size count type redop{} then time algbw busbw #wrong x{}), got {} (truncated line?)",
-                                    want, c.lead == 5 ? " root" : "", c.groups, f.size()));
+      fail_at(file, ln,
+              fmt::format("expected {} columns (size count type redop{} then time algbw busbw #wrong x{}), got {} "
+                          "(truncated line?)",
+                          want, c.lead == 5 ? " root" : "", c.groups, f.size()));
     NcclTestsRow r;
     r.line = ln;
     if (!parse_number(f[0], r.bytes) || r.bytes <= 0) fail_at(file, ln, "size must be a positive byte count");
@@ -101,7 +106,8 @@ NcclTestsLog parse_nccl_tests(const std::string& text, const std::string& file) 
     r.redop = std::string(f[3]);
     auto num = [&](std::size_t k, const char* what) {
       double v = 0;
-      if (!parse_number(f[k], v) || v < 0) fail_at(file, ln, fmt::format("bad {} '{}' in column {}", what, f[k], k + 1));
+      if (!parse_number(f[k], v) || v < 0)
+        fail_at(file, ln, fmt::format("bad {} '{}' in column {}", what, f[k], k + 1));
       return v;
     };
     const auto g0 = static_cast<std::size_t>(c.lead);

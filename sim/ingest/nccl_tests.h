@@ -14,14 +14,14 @@ struct NcclTestsRow {
   std::string type, redop;
   double oop_us = 0, oop_busbw_gbps = 0;  ///< out-of-place
   bool has_in_place = false;
-  double ip_us = 0, ip_busbw_gbps = 0;    ///< in-place
+  double ip_us = 0, ip_busbw_gbps = 0;  ///< in-place
 };
 
 struct NcclTestsTable {
-  std::size_t line = 0;       ///< the `# nThread` line
-  std::string collective;     ///< e.g. all_reduce_perf ("" when the log does not say)
+  std::size_t line = 0;    ///< the `# nThread` line
+  std::string collective;  ///< e.g. all_reduce_perf ("" when the log does not say)
   int threads = 1, gpus_per_thread = 1, rank_lines = 0;
-  bool graph = false;         ///< `graph: 1`: timed with CUDA graphs
+  bool graph = false;  ///< `graph: 1`: timed with CUDA graphs
   int world() const { return rank_lines > threads * gpus_per_thread ? rank_lines : threads * gpus_per_thread; }
   std::vector<NcclTestsRow> rows;
 };

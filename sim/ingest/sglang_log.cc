@@ -1,8 +1,9 @@
 #include "ingest/sglang_log.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "ingest/text_lines.h"
 
@@ -48,7 +49,8 @@ DecodeLine parse_decode(std::string_view rest, const std::string& file, std::siz
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 2);
     if (item.empty()) continue;
     const std::size_t colon = item.rfind(": ");
-    if (colon == std::string_view::npos) fail_at(file, ln, fmt::format("decode line field '{}' has no 'key: value'", item));
+    if (colon == std::string_view::npos)
+      fail_at(file, ln, fmt::format("decode line field '{}' has no 'key: value'", item));
     const std::string_view key = trim(item.substr(0, colon)), val = trim(item.substr(colon + 2));
     double v = 0;
     auto number = [&](const char* what) {
@@ -58,14 +60,20 @@ DecodeLine parse_decode(std::string_view rest, const std::string& file, std::siz
     // Counts must be whole and fit their integer type (a fuzzed 1.8e58 once overflowed the cast).
     auto count = [&](const char* what, double max) {
       const double c = number(what);
-      if (c != std::floor(c) || c > max) fail_at(file, ln, fmt::format("bad {} '{}': expected a whole count up to {:g}", what, val, max));
+      if (c != std::floor(c) || c > max)
+        fail_at(file, ln, fmt::format("bad {} '{}': expected a whole count up to {:g}", what, val, max));
       return c;
     };
-    if (key == "#running-req") d.running_req = static_cast<int>(count("#running-req", 1e9)), have_running = true;
-    else if (key == "#token") d.tokens = static_cast<long long>(count("#token", 1e15));
-    else if (key == "accept len") d.accept_len = number("accept len");
-    else if (key == "accept rate") d.accept_rate = number("accept rate");
-    else if (key == "gen throughput (token/s)") d.gen_tok_s = number("gen throughput"), have_tput = true;
+    if (key == "#running-req")
+      d.running_req = static_cast<int>(count("#running-req", 1e9)), have_running = true;
+    else if (key == "#token")
+      d.tokens = static_cast<long long>(count("#token", 1e15));
+    else if (key == "accept len")
+      d.accept_len = number("accept len");
+    else if (key == "accept rate")
+      d.accept_rate = number("accept rate");
+    else if (key == "gen throughput (token/s)")
+      d.gen_tok_s = number("gen throughput"), have_tput = true;
     else if (key == "cuda graph") {
       if (val != "True" && val != "False") fail_at(file, ln, fmt::format("bad cuda graph '{}' (True or False)", val));
       d.cuda_graph = val == "True";
@@ -100,7 +108,8 @@ SglangLog parse_sglang_log(const std::string& text, const std::string& file) {
     }
   }
   if (log.decode.empty())
-    fail_at(file, lines.size(), fmt::format("no 'Decode batch' line in {} lines: not an SGLang server log?", lines.size()));
+    fail_at(file, lines.size(),
+            fmt::format("no 'Decode batch' line in {} lines: not an SGLang server log?", lines.size()));
   return log;
 }
 

@@ -23,8 +23,8 @@ struct DecodeLine {
 struct SglangLog {
   std::vector<DecodeLine> decode;
   std::size_t lines = 0, prefill_lines = 0;
-  std::size_t unknown_lines = 0;  ///< anything else (requests, warnings, tracebacks): skipped
-  bool speculative() const;       ///< some decode line reports an accept len
+  std::size_t unknown_lines = 0;            ///< anything else (requests, warnings, tracebacks): skipped
+  bool speculative() const;                 ///< some decode line reports an accept len
   std::vector<double> accept_lens() const;  ///< of the lines that report one, in order
   /// Median gen throughput of the non-speculative lines with one running request and a positive
   /// throughput; nullopt when there are none.

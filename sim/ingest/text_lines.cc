@@ -1,8 +1,9 @@
 #include "ingest/text_lines.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 

@@ -1,7 +1,8 @@
 #include "ingest/torch_trace.h"
 
-#include <cctype>
 #include <fmt/format.h>
+
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <vector>
@@ -11,7 +12,8 @@
 namespace specsim::ingest {
 
 std::string_view kernel_kind_name(KernelKind k) {
-  constexpr std::string_view names[] = {"nccl_allreduce", "nccl_other", "custom_allreduce", "gemm", "attention", "other"};
+  constexpr std::string_view names[] = {"nccl_allreduce", "nccl_other", "custom_allreduce",
+                                        "gemm",           "attention",  "other"};
   return names[static_cast<int>(k)];
 }
 
@@ -45,15 +47,18 @@ std::vector<std::size_t> event_lines(std::string_view t) {
     const char c = t[i];
     if (c == '\n') ++line;
     if (in_str) {
-      if (esc) esc = false;
-      else if (c == '\\') esc = true;
+      if (esc)
+        esc = false;
+      else if (c == '\\')
+        esc = true;
       else if (c == '"') {
         in_str = false;
         if (depth == 1) last_key = std::string(t.substr(str_start, i - str_start));
       }
       continue;
     }
-    if (c == '"') in_str = true, str_start = i + 1;
+    if (c == '"')
+      in_str = true, str_start = i + 1;
     else if (c == '[' || c == '{') {
       if (c == '[' && depth == 0) events_depth = 1;  // the trace is a bare array of events
       if (c == '[' && depth == 1 && last_key == "traceEvents") events_depth = 2;
@@ -67,21 +72,34 @@ std::vector<std::size_t> event_lines(std::string_view t) {
   return out;
 }
 
-const std::set<std::string, std::less<>> kKnownCats = {
-    "cpu_op", "user_annotation", "gpu_user_annotation", "cuda_runtime", "cuda_driver", "python_function",
-    "ac2g", "fwdbwd", "Trace", "overhead", "cpu_instant_event", "Runtime", "Kernel", "Memcpy", "Memset", "Memory"};
+const std::set<std::string, std::less<>> kKnownCats = {"cpu_op",
+                                                       "user_annotation",
+                                                       "gpu_user_annotation",
+                                                       "cuda_runtime",
+                                                       "cuda_driver",
+                                                       "python_function",
+                                                       "ac2g",
+                                                       "fwdbwd",
+                                                       "Trace",
+                                                       "overhead",
+                                                       "cpu_instant_event",
+                                                       "Runtime",
+                                                       "Kernel",
+                                                       "Memcpy",
+                                                       "Memset",
+                                                       "Memory"};
 
 }  // namespace
 
 KernelKind classify_kernel(std::string_view name) {
   const std::string n = lower(name);
-  if (has(n, "cross_device_reduce") || has(n, "custom_allreduce") || has_word(n, "car_")) return KernelKind::CustomAllReduce;
+  if (has(n, "cross_device_reduce") || has(n, "custom_allreduce") || has_word(n, "car_"))
+    return KernelKind::CustomAllReduce;
   if (has(n, "nccl")) return has(n, "allreduce") ? KernelKind::NcclAllReduce : KernelKind::NcclOther;
   if (has(n, "gemm")) return KernelKind::Gemm;  // before attention: flashinfer's grouped GEMMs say "flash"
   if (has(n, "flash") || has(n, "mla") || has(n, "attention") || has(n, "attn") || has(n, "fmha") || has(n, "pagedkv"))
     return KernelKind::Attention;
-  if (has(n, "cutlass") || has(n, "sm90_xmma") || has(n, "nvjet") || has(n, "cublas"))
-    return KernelKind::Gemm;
+  if (has(n, "cutlass") || has(n, "sm90_xmma") || has(n, "nvjet") || has(n, "cublas")) return KernelKind::Gemm;
   return KernelKind::Other;
 }
 
@@ -101,9 +119,12 @@ TorchTraceSummary parse_torch_trace(const std::string& text, const std::string& 
     fail_at(file, 1, std::string("unreadable JSON: ") + e.what());
   }
   const nlohmann::json* events = nullptr;
-  if (j.is_array()) events = &j;
-  else if (j.is_object() && j.contains("traceEvents") && j["traceEvents"].is_array()) events = &j["traceEvents"];
-  else fail_at(file, 1, "no \"traceEvents\" array: not a Chrome trace");
+  if (j.is_array())
+    events = &j;
+  else if (j.is_object() && j.contains("traceEvents") && j["traceEvents"].is_array())
+    events = &j["traceEvents"];
+  else
+    fail_at(file, 1, "no \"traceEvents\" array: not a Chrome trace");
   const auto lines = event_lines(text);
   auto line_of = [&](std::size_t i) { return i < lines.size() ? lines[i] : std::size_t{1}; };
   TorchTraceSummary s;

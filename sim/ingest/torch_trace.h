@@ -21,7 +21,7 @@ KernelKind classify_kernel(std::string_view name);
 struct TorchTraceSummary {
   std::array<double, kNumKernelKinds> us{};  ///< summed kernel time per kind over the trace
   std::array<long long, kNumKernelKinds> count{};
-  int steps = 0;              ///< ProfilerStep#N markers (0: none)
+  int steps = 0;  ///< ProfilerStep#N markers (0: none)
   long long events = 0, kernels = 0, memcpy_memset = 0;
   long long skipped_known = 0;  ///< CPU ops, runtime calls, annotations, flows, metadata: not used
   long long unknown = 0;        ///< events of a category this parser does not know: skipped

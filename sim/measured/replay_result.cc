@@ -1,9 +1,9 @@
 #include "measured/replay_result.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <ctime>
-
-#include <fmt/format.h>
 
 #include "report/report.h"
 #include "util/error.h"
@@ -34,22 +34,22 @@ std::string today() {
 
 json op_json(const OpMeasurement& o, double predicted_us) {
   json j = {{"block", o.block},
-          {"name", o.name},
-          {"repeat", o.repeat},
-          {"kind", std::string(op_kind_name(o.op.kind))},
-          {"dtype", std::string(dtype_name(o.op.dtype))},
-          {"ran_dtype", std::string(dtype_name(o.ran_dtype))},
-          {"m", o.op.m},
-          {"n", o.op.n},
-          {"k", o.op.k},
-          {"batch", o.op.batch},
-          {"experts", o.op.experts},
-          {"flops", o.op.flops},
-          {"bytes", o.op.bytes},
-          {"predicted_us", predicted_us},
-          {"measured_us", o.measured_us},
-          {"error_pct", error_pct(predicted_us, o.measured_us)},
-          {"note", o.note}};
+            {"name", o.name},
+            {"repeat", o.repeat},
+            {"kind", std::string(op_kind_name(o.op.kind))},
+            {"dtype", std::string(dtype_name(o.op.dtype))},
+            {"ran_dtype", std::string(dtype_name(o.ran_dtype))},
+            {"m", o.op.m},
+            {"n", o.op.n},
+            {"k", o.op.k},
+            {"batch", o.op.batch},
+            {"experts", o.op.experts},
+            {"flops", o.op.flops},
+            {"bytes", o.op.bytes},
+            {"predicted_us", predicted_us},
+            {"measured_us", o.measured_us},
+            {"error_pct", error_pct(predicted_us, o.measured_us)},
+            {"note", o.note}};
   if (o.op.is_collective()) j["comm_bytes"] = o.op.comm_bytes;  // payload per rank: what calibrate fits against
   return j;
 }
@@ -107,18 +107,19 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
   j["gpus"] = m.gpus;
   if (coll) j["allreduce_backend"] = m.allreduce_backend;
   if (coll)
-    j["collectives_detail"] = fmt::format("all-reduces through {}, all-gathers {}, on {} ranks ({}); predicted with the "
-                                          "same backend{}",
-                                          m.allreduce_backend,
-                                          m.shared_gpus ? "left out (ranks shared a GPU)" : "through NCCL", m.gpus,
-                                          m.launch.empty() ? "one thread per GPU" : m.launch,
-                                          m.shared_gpus ? ", without the all-gathers" : "");
+    j["collectives_detail"] = fmt::format(
+        "all-reduces through {}, all-gathers {}, on {} ranks ({}); predicted with the "
+        "same backend{}",
+        m.allreduce_backend, m.shared_gpus ? "left out (ranks shared a GPU)" : "through NCCL", m.gpus,
+        m.launch.empty() ? "one thread per GPU" : m.launch, m.shared_gpus ? ", without the all-gathers" : "");
   // Ranks that shared a GPU time-sliced it: a functional check, not a measurement to fit.
   if (coll) j["shared_gpus"] = m.shared_gpus;
-  j["collectives"] = coll ? std::string("measured") : share ? fmt::format("not measured: one rank's share of tp {} on one GPU; all-reduces and "
-                                         "all-gathers are left out of both predicted and measured",
-                                         r.plan.tp)
-                           : std::string("none: tp 1 runs no collectives");
+  j["collectives"] = coll    ? std::string("measured")
+                     : share ? fmt::format(
+                                   "not measured: one rank's share of tp {} on one GPU; all-reduces and "
+                                   "all-gathers are left out of both predicted and measured",
+                                   r.plan.tp)
+                             : std::string("none: tp 1 runs no collectives");
   const CycleResult* full = r.results.empty() ? nullptr : &r.results.front();
   json phases = json::array();
   for (const auto& pm : m.phases) {
@@ -151,7 +152,9 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
                      {"gemm_us", opt(pm.gemm_us)},
                      {"attention_us", opt(pm.attention_us)},
                      {"other_us", opt(pm.other_us)},
-                     {"allreduce_us", coll ? opt(pm.allreduce_us) : share ? json(nullptr) : json(0.0)},
+                     {"allreduce_us", coll    ? opt(pm.allreduce_us)
+                                      : share ? json(nullptr)
+                                              : json(0.0)},
                      {"eager_gemm_us", pm.eager_gemm_us},
                      {"eager_attention_us", pm.eager_attention_us},
                      {"eager_other_us", pm.eager_other_us},
@@ -184,13 +187,13 @@ std::string replay_text(const json& j) {
   const auto& sc = j.at("scenario");
   out += fmt::format("specsim replay on {} ({}; {} replays after {} warm-up)\n", j.value("device", "?"),
                      j.value("date", "?"), j.value("iters", 0), j.value("warmup", 0));
-  out += fmt::format("model {} tp {} batch {} context {} dtype {}, predicted with {}\n",
-                     sc.value("model", "?"), sc.value("tp", 0), sc.value("batch", 0), sc.value("context_len", 0LL),
-                     sc.value("dtype", "?"), sc.value("hardware", "?"));
+  out += fmt::format("model {} tp {} batch {} context {} dtype {}, predicted with {}\n", sc.value("model", "?"),
+                     sc.value("tp", 0), sc.value("batch", 0), sc.value("context_len", 0LL), sc.value("dtype", "?"),
+                     sc.value("hardware", "?"));
   out += fmt::format("collectives: {}\n\n", j.value("collectives", ""));
-  out += fmt::format("{:<16} {:>6} {:>5} | {:>10} {:>10} {:>7} | {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "phase",
-                     "tokens", "graph", "pred us", "meas us", "err %", "gemm p", "gemm m", "attn p", "attn m",
-                     "other p", "other m");
+  out +=
+      fmt::format("{:<16} {:>6} {:>5} | {:>10} {:>10} {:>7} | {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "phase", "tokens",
+                  "graph", "pred us", "meas us", "err %", "gemm p", "gemm m", "attn p", "attn m", "other p", "other m");
   auto num = [](const json& v) { return v.is_number() ? fmt::format("{:.1f}", v.get<double>()) : std::string("-"); };
   auto at = [&](const json& o, const char* k) { return o.contains(k) ? num(o[k]) : std::string("-"); };
   for (const auto& p : j.at("phases")) {
@@ -202,13 +205,15 @@ std::string replay_text(const json& j) {
                        at(me, "gemm_us"), at(pr, "attention_us"), at(me, "attention_us"), at(pr, "other_us"),
                        at(me, "other_us"));
   }
-  out += "\n(pred: the analytic engine on the same plan without collectives or scheduler overhead; meas: graph\n"
-         " replays or eager forwards, median; a class column m: that class's ops alone in one graph, median)\n";
+  out +=
+      "\n(pred: the analytic engine on the same plan without collectives or scheduler overhead; meas: graph\n"
+      " replays or eager forwards, median; a class column m: that class's ops alone in one graph, median)\n";
   for (const auto& p : j.at("phases"))
     if (p.at("predicted").contains("allreduce_us"))
       out += fmt::format("{}: all-reduce {} us predicted, {} us measured (alone in a graph); all-gather {} / {}\n",
-                         p.value("phase", "?"), at(p.at("predicted"), "allreduce_us"), at(p.at("measured"), "allreduce_us"),
-                         at(p.at("predicted"), "allgather_us"), at(p.at("measured"), "allgather_us"));
+                         p.value("phase", "?"), at(p.at("predicted"), "allreduce_us"),
+                         at(p.at("measured"), "allreduce_us"), at(p.at("predicted"), "allgather_us"),
+                         at(p.at("measured"), "allgather_us"));
   for (const auto& p : j.at("phases"))
     if (p.contains("gemm_chain_overhead_pct"))
       out += fmt::format("{}: GEMM chain {:.1f} us through the replay vs {:.1f} us bare ({:+.2f}%)\n",

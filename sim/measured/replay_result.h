@@ -2,10 +2,9 @@
 // What a GPU replay measured, and the report that holds it against the analytic prediction for
 // the same plan. CPU code: the CUDA executor (kernels/replay) fills ReplayMeasurement, and
 // `specsim calibrate --from` reads the JSON back.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/scenario.h"
 
@@ -14,11 +13,11 @@ namespace specsim {
 /// One distinct op of a block as replayed (its shape, and its time per call).
 struct OpMeasurement {
   std::string block, name;
-  int repeat = 1;  ///< the block's repeat: calls per forward
-  Op op;           ///< shape, FLOPs, bytes from the plan (op.name is not kept: see `name`)
+  int repeat = 1;                 ///< the block's repeat: calls per forward
+  Op op;                          ///< shape, FLOPs, bytes from the plan (op.name is not kept: see `name`)
   DType ran_dtype = DType::BF16;  ///< what the GPU ran (fp8 falls back to bf16 without fp8 GEMMs)
-  double measured_us = 0;  ///< per call: median over eager passes, mean over the block's repeats
-  std::string note;        ///< e.g. how the op was approximated
+  double measured_us = 0;         ///< per call: median over eager passes, mean over the block's repeats
+  std::string note;               ///< e.g. how the op was approximated
 };
 
 /// One forward of one phase as replayed.

@@ -1,7 +1,6 @@
 #include "plan/cycle_plan.h"
 
 #include <algorithm>
-
 #include <cmath>
 
 #include "plan/forward_builders.h"
@@ -10,7 +9,8 @@
 namespace specsim {
 
 std::string_view op_kind_name(OpKind k) {
-  constexpr std::string_view names[] = {"gemm", "moe_gemm", "attention", "norm", "elementwise", "all_reduce", "all_gather"};
+  constexpr std::string_view names[] = {"gemm",        "moe_gemm",   "attention", "norm",
+                                        "elementwise", "all_reduce", "all_gather"};
   return names[static_cast<int>(k)];
 }
 
@@ -58,7 +58,8 @@ const PhasePlan* CyclePlan::find(PhaseKind k) const {
 
 CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunSpec& run) {
   if (target.is_draft())
-    throw InputError("--model-path is an EAGLE-3 draft (" + target.architecture + "); give the target model", "--model-path");
+    throw InputError("--model-path is an EAGLE-3 draft (" + target.architecture + "); give the target model",
+                     "--model-path");
   check_tp_split(target, run.tp_size, "target");
   if (run.speculative()) {
     if (!draft) throw InputError("speculation needs a draft model", "--speculative-draft-model-path");

@@ -20,14 +20,14 @@ struct OpBlock {
 
 struct PhasePlan {
   PhaseKind kind = PhaseKind::BaselineDecode;
-  int count = 1;     ///< forwards of this phase per cycle (baseline: per step)
-  int tokens = 0;    ///< tokens in one forward (whole batch)
-  bool graph = true; ///< replayed from a CUDA graph; eager otherwise
+  int count = 1;      ///< forwards of this phase per cycle (baseline: per step)
+  int tokens = 0;     ///< tokens in one forward (whole batch)
+  bool graph = true;  ///< replayed from a CUDA graph; eager otherwise
   std::vector<OpBlock> blocks;
 
-  int kernels() const;                        ///< ops in one forward, repeats counted
-  int count_of(OpKind k) const;               ///< ops of one kind in one forward
-  double comm_bytes_of(OpKind k) const;       ///< summed payload of one kind in one forward
+  int kernels() const;                   ///< ops in one forward, repeats counted
+  int count_of(OpKind k) const;          ///< ops of one kind in one forward
+  double comm_bytes_of(OpKind k) const;  ///< summed payload of one kind in one forward
 };
 
 struct CyclePlan {

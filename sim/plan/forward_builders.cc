@@ -1,10 +1,11 @@
 // The target model's forward per rank, as SGLang lays it out under pure tensor parallelism:
 // vocab-parallel embedding + all-reduce; per layer attention -> o_proj all-reduce -> MLP/MoE ->
 // all-reduce; final norm, vocab-parallel lm_head, logits all-gather (docs/sources.md#S-sglang-collectives).
+#include "plan/forward_builders.h"
+
 #include <algorithm>
 #include <string>
 
-#include "plan/forward_builders.h"
 #include "plan/op_builders.h"
 #include "util/error.h"
 
@@ -26,8 +27,8 @@ void check_tp_split(const ModelSpec& m, int tp, const char* which) {
   if (!m.has_moe || m.moe.first_dense_layers > 0) need(m.intermediate, "intermediate_size");
   if (m.has_moe) need(m.moe.intermediate, "moe_intermediate_size");
   if (!m.has_mla && m.kv_heads % tp != 0 && tp % m.kv_heads != 0)
-    throw InputError(std::string(which) + " num_key_value_heads (" + std::to_string(m.kv_heads) +
-                         ") and tp " + std::to_string(tp) + " neither divide the other",
+    throw InputError(std::string(which) + " num_key_value_heads (" + std::to_string(m.kv_heads) + ") and tp " +
+                         std::to_string(tp) + " neither divide the other",
                      "--tp-size");
 }
 
@@ -133,12 +134,16 @@ std::vector<OpBlock> target_forward(const ModelSpec& m, DType w, const ForwardSh
   auto layer = [&](const char* name, int repeat, bool moe) {
     OpBlock b{name, repeat, {}};
     b.ops.push_back(add_norm("input_layernorm", t, h));
-    if (m.has_mla) mla_attention(b.ops, m, w, f);
-    else gqa_attention(b.ops, m, w, f, h, m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe);
+    if (m.has_mla)
+      mla_attention(b.ops, m, w, f);
+    else
+      gqa_attention(b.ops, m, w, f, h, m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe);
     b.ops.push_back(all_reduce("attn_allreduce", ar));
     b.ops.push_back(add_norm("post_attention_layernorm", t, h));
-    if (moe) moe_mlp(b.ops, m, w, f);
-    else dense_mlp(b.ops, t, h, double(m.intermediate) / f.tp, w);
+    if (moe)
+      moe_mlp(b.ops, m, w, f);
+    else
+      dense_mlp(b.ops, t, h, double(m.intermediate) / f.tp, w);
     b.ops.push_back(all_reduce("mlp_allreduce", ar));
     blocks.push_back(std::move(b));
   };

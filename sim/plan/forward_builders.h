@@ -8,9 +8,9 @@ namespace specsim {
 
 /// How many tokens one forward carries and how they sit over requests.
 struct ForwardShape {
-  double tokens = 1;        ///< tokens in the forward (whole batch)
-  double batch = 1;         ///< requests
-  double context = 2048;    ///< KV-cache tokens each request attends to
+  double tokens = 1;      ///< tokens in the forward (whole batch)
+  double batch = 1;       ///< requests
+  double context = 2048;  ///< KV-cache tokens each request attends to
   int tp = 1;
   PhaseKind phase = PhaseKind::BaselineDecode;
 };

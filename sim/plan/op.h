@@ -34,8 +34,8 @@ std::string_view op_kind_name(OpKind k);
 struct Op {
   const char* name = "";  ///< what SGLang calls it (q_b_proj, moe_w13, ...)
   OpKind kind = OpKind::Elementwise;
-  DType dtype = DType::BF16;  ///< weight dtype for GEMMs, element dtype otherwise
-  bool replicated = false;    ///< a GEMM every rank runs whole (not sharded)
+  DType dtype = DType::BF16;   ///< weight dtype for GEMMs, element dtype otherwise
+  bool replicated = false;     ///< a GEMM every rank runs whole (not sharded)
   double m = 0, n = 0, k = 0;  ///< GEMM shape per product (MoE: m = routed token-expert pairs)
   double batch = 1;            ///< independent products (BMM heads)
   double experts = 0;          ///< MoE: distinct experts whose weights are read

@@ -1,8 +1,7 @@
 #pragma once
 // What users read: the text table and the JSON object (contract in README.md).
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "engine/scenario.h"
 

@@ -7,8 +7,8 @@ namespace specsim {
 namespace {
 
 std::string model_line(const ModelSpec& m) {
-  return fmt::format("{} ({}, {} layer{}, hidden {}, {} weights, {:.0f}B params)", m.name, m.architecture, m.layers, m.layers == 1 ? "" : "s",
-                     m.hidden, dtype_name(m.weight_dtype), m.param_count() / 1e9);
+  return fmt::format("{} ({}, {} layer{}, hidden {}, {} weights, {:.0f}B params)", m.name, m.architecture, m.layers,
+                     m.layers == 1 ? "" : "s", m.hidden, dtype_name(m.weight_dtype), m.param_count() / 1e9);
 }
 
 void anchors_text(std::string& out, const ScenarioResult& r) {
@@ -16,30 +16,38 @@ void anchors_text(std::string& out, const ScenarioResult& r) {
   if (!a.any()) return;
   out += "anchored to measurements (taken with NCCL):\n";
   if (a.baseline)
-    out += fmt::format("  baseline {:.1f} tok/s = {:.0f} us/step; model {:.0f} us -> {:+.0f} us unexplained per target forward{}\n",
-                       1e6 / a.baseline_measured_us * r.plan.batch, a.baseline_measured_us, a.baseline_model_us,
-                       a.baseline_measured_us - a.baseline_model_us,
-                       a.baseline_measured_us < a.baseline_model_us ? " (the model is slower than measured: its profile is pessimistic)" : "");
+    out += fmt::format(
+        "  baseline {:.1f} tok/s = {:.0f} us/step; model {:.0f} us -> {:+.0f} us unexplained per target forward{}\n",
+        1e6 / a.baseline_measured_us * r.plan.batch, a.baseline_measured_us, a.baseline_model_us,
+        a.baseline_measured_us - a.baseline_model_us,
+        a.baseline_measured_us < a.baseline_model_us
+            ? " (the model is slower than measured: its profile is pessimistic)"
+            : "");
   if (a.allreduce)
-    out += fmt::format("  NCCL all-reduce in {} ({}, {:.0f} B): measured {:.1f} us, model {:.1f} us -> {:+.1f} us per NCCL all-reduce in {} phases\n",
-                       phase_name(a.allreduce_phase), a.allreduce_graph ? "graph" : "eager", a.allreduce_bytes,
-                       a.allreduce_measured_us, a.allreduce_model_us, a.allreduce_measured_us - a.allreduce_model_us,
-                       a.allreduce_graph ? "graph" : "eager");
+    out += fmt::format(
+        "  NCCL all-reduce in {} ({}, {:.0f} B): measured {:.1f} us, model {:.1f} us -> {:+.1f} us per NCCL all-reduce "
+        "in {} phases\n",
+        phase_name(a.allreduce_phase), a.allreduce_graph ? "graph" : "eager", a.allreduce_bytes,
+        a.allreduce_measured_us, a.allreduce_model_us, a.allreduce_measured_us - a.allreduce_model_us,
+        a.allreduce_graph ? "graph" : "eager");
   if (a.spec)
-    out += fmt::format("  speculation {:.1f} tok/s with a {:.0f} us cycle -> accept len {:.2f} (per-token acceptance {:.3f})\n",
-                       a.spec_measured_tok_s, a.spec_cycle_us, a.implied_accept_len, a.implied_accept_rate);
+    out += fmt::format(
+        "  speculation {:.1f} tok/s with a {:.0f} us cycle -> accept len {:.2f} (per-token acceptance {:.3f})\n",
+        a.spec_measured_tok_s, a.spec_cycle_us, a.implied_accept_len, a.implied_accept_rate);
 }
 
 void phase_table(std::string& out, const CycleResult& c) {
-  out += fmt::format("  {:<16} {:>5} {:>6} {:>5} {:>9} {:>9} {:>4} {:>8} {:>9} {:>8} {:>8} {:>8} {:>9} {:>10}\n", "phase",
-                     "count", "tokens", "mode", "gemm_us", "attn_us", "AR", "AR_KB", "AR_us", "AG_us", "other_us",
-                     "launch_us", "overhd_us", "total_us");
+  out += fmt::format("  {:<16} {:>5} {:>6} {:>5} {:>9} {:>9} {:>4} {:>8} {:>9} {:>8} {:>8} {:>8} {:>9} {:>10}\n",
+                     "phase", "count", "tokens", "mode", "gemm_us", "attn_us", "AR", "AR_KB", "AR_us", "AG_us",
+                     "other_us", "launch_us", "overhd_us", "total_us");
   for (const auto& p : c.phases) {
     const double kb = p.allreduce_count ? p.allreduce_bytes / p.allreduce_count / 1024.0 : 0.0;
-    out += fmt::format("  {:<16} {:>5} {:>6} {:>5} {:>9.1f} {:>9.1f} {:>4} {:>8.1f} {:>9.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>9.1f} {:>10.1f}\n",
-                       phase_name(p.kind), p.kind == PhaseKind::BaselineDecode ? std::string("-") : std::to_string(p.count),
-                       p.tokens, p.graph ? "graph" : "eager", p.gemm_us, p.attention_us, p.allreduce_count, kb,
-                       p.allreduce_us, p.allgather_us, p.other_us, p.launch_us, p.overhead_us, p.us);
+    out += fmt::format(
+        "  {:<16} {:>5} {:>6} {:>5} {:>9.1f} {:>9.1f} {:>4} {:>8.1f} {:>9.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>9.1f} "
+        "{:>10.1f}\n",
+        phase_name(p.kind), p.kind == PhaseKind::BaselineDecode ? std::string("-") : std::to_string(p.count), p.tokens,
+        p.graph ? "graph" : "eager", p.gemm_us, p.attention_us, p.allreduce_count, kb, p.allreduce_us, p.allgather_us,
+        p.other_us, p.launch_us, p.overhead_us, p.us);
   }
 }
 
@@ -55,32 +63,36 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
                      s.run.tp_size);
   const auto& run = s.run;
   out += fmt::format("settings: batch {}, context {}, cuda graphs {}{}\n", run.batch_size, run.context_len,
-                     run.disable_cuda_graph ? "off" : fmt::format("up to bs {}", run.cuda_graph_max_bs),
-                     [&] {
+                     run.disable_cuda_graph ? "off" : fmt::format("up to bs {}", run.cuda_graph_max_bs), [&] {
                        std::string e;
                        for (int i = 0; i < kNumPhaseKinds; ++i)
-                         if (run.force_eager[i]) e += (e.empty() ? "" : ",") + std::string(phase_name(static_cast<PhaseKind>(i)));
+                         if (run.force_eager[i])
+                           e += (e.empty() ? "" : ",") + std::string(phase_name(static_cast<PhaseKind>(i)));
                        return e.empty() ? std::string() : ", eager: " + e;
                      }());
   if (run.speculative())
-    out += fmt::format("speculation: {} steps {}, topk {}, draft tokens {}; accept len {:.2f} ({})\n", algo_name(run.algo),
-                       run.num_steps, run.topk, run.num_draft_tokens, r.accept_len, r.accept_source);
+    out +=
+        fmt::format("speculation: {} steps {}, topk {}, draft tokens {}; accept len {:.2f} ({})\n", algo_name(run.algo),
+                    run.num_steps, run.topk, run.num_draft_tokens, r.accept_len, r.accept_source);
   else
     out += "speculation: off (--speculative-algorithm NONE)\n";
   anchors_text(out, r);
   for (const auto& n : s.notes) out += "note: " + n + "\n";
 
   for (const auto& c : r.results) {
-    out += fmt::format("\n== all-reduce: {}{}\n", c.backend.label(), c.backend_detail.empty() ? "" : " (" + c.backend_detail + ")");
+    out += fmt::format("\n== all-reduce: {}{}\n", c.backend.label(),
+                       c.backend_detail.empty() ? "" : " (" + c.backend_detail + ")");
     if (!c.refused.empty()) {
       out += "  refused: " + c.refused + "\n";
       continue;
     }
     phase_table(out, c);
     if (run.speculative()) {
-      out += fmt::format("  cycle {:.0f} us | baseline step {:.0f} us | tok/s: baseline {:.1f}, {} {:.1f} (x{:.2f})\n",
-                         c.cycle_us, c.baseline_step_us, c.baseline_tok_s, algo_name(run.algo), c.spec_tok_s, c.speedup);
-      out += fmt::format("  break-even accept len {:.2f}{} | all-reduce share of the cycle {:.0f}%\n", c.breakeven_accept_len,
+      out +=
+          fmt::format("  cycle {:.0f} us | baseline step {:.0f} us | tok/s: baseline {:.1f}, {} {:.1f} (x{:.2f})\n",
+                      c.cycle_us, c.baseline_step_us, c.baseline_tok_s, algo_name(run.algo), c.spec_tok_s, c.speedup);
+      out += fmt::format("  break-even accept len {:.2f}{} | all-reduce share of the cycle {:.0f}%\n",
+                         c.breakeven_accept_len,
                          c.breakeven_accept_len > run.num_draft_tokens
                              ? fmt::format(" (> {} draft tokens: speculation cannot win)", run.num_draft_tokens)
                              : "",
@@ -99,8 +111,9 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
         continue;
       }
       if (run.speculative())
-        out += fmt::format("{:<22} {:>10.0f} {:>14.1f} {:>10.1f} {:>8.2f} {:>11.2f} {:>8.0f}%\n", c.backend.label(), c.cycle_us,
-                           c.spec_tok_s, c.baseline_tok_s, c.speedup, c.breakeven_accept_len, 100 * c.allreduce_share);
+        out += fmt::format("{:<22} {:>10.0f} {:>14.1f} {:>10.1f} {:>8.2f} {:>11.2f} {:>8.0f}%\n", c.backend.label(),
+                           c.cycle_us, c.spec_tok_s, c.baseline_tok_s, c.speedup, c.breakeven_accept_len,
+                           100 * c.allreduce_share);
       else
         out += fmt::format("{:<22} {:>10} {:>14} {:>10.1f}\n", c.backend.label(), "-", "-", c.baseline_tok_s);
     }

@@ -14,7 +14,10 @@ using nlohmann::json;
 namespace {
 
 // The sourced numbers of each profile, by key: one table drives parsing (and the README lists them).
-struct GpuField { const char* key; double GpuProfile::*member; };
+struct GpuField {
+  const char* key;
+  double GpuProfile::*member;
+};
 constexpr GpuField kGpuFields[] = {
     {"mem_bw_gbps", &GpuProfile::mem_bw_gbps},
     {"mem_gib", &GpuProfile::mem_gib},
@@ -38,7 +41,10 @@ constexpr GpuField kGpuFields[] = {
     {"host_launch_us", &GpuProfile::host_launch_us},
     {"nccl_host_launch_us", &GpuProfile::nccl_host_launch_us},
 };
-struct TopoField { const char* key; double TopologyProfile::*member; };
+struct TopoField {
+  const char* key;
+  double TopologyProfile::*member;
+};
 constexpr TopoField kTopoFields[] = {
     {"nccl_p2p_busbw_gbps", &TopologyProfile::nccl_p2p_busbw_gbps},
     {"nccl_shm_busbw_gbps", &TopologyProfile::nccl_shm_busbw_gbps},
@@ -53,10 +59,9 @@ constexpr TopoField kTopoFields[] = {
 
 // Fields that must be > 0 (the others may be 0: fp8 peak without fp8, no NVLink, zero latency).
 bool must_be_positive(std::string_view key) {
-  return key == "mem_bw_gbps" || key == "peak_bf16_tflops" || key == "peak_fp16_tflops" ||
-         key == "pcie_bw_gbps" || key.find("efficiency") != std::string_view::npos ||
-         key == "nccl_p2p_busbw_gbps" || key == "nccl_shm_busbw_gbps" || key == "peer_read_bw_gbps" ||
-         key == "peer_write_bw_gbps";
+  return key == "mem_bw_gbps" || key == "peak_bf16_tflops" || key == "peak_fp16_tflops" || key == "pcie_bw_gbps" ||
+         key.find("efficiency") != std::string_view::npos || key == "nccl_p2p_busbw_gbps" ||
+         key == "nccl_shm_busbw_gbps" || key == "peer_read_bw_gbps" || key == "peer_write_bw_gbps";
 }
 
 double checked(const json& j, const char* key, const std::string& where) {
@@ -87,7 +92,8 @@ GpuProfile gpu_from_json(const json& j, const std::string& where) {
   g.fp8 = json_bool(j, "fp8", where);
   g.p2p = json_bool(j, "p2p", where);
   for (const auto& f : kGpuFields) g.*(f.member) = checked(j, f.key, where);
-  if (g.fp8 && g.peak_fp8_tflops <= 0) throw InputError("fp8 is true but peak_fp8_tflops is 0", where + ".peak_fp8_tflops");
+  if (g.fp8 && g.peak_fp8_tflops <= 0)
+    throw InputError("fp8 is true but peak_fp8_tflops is 0", where + ".peak_fp8_tflops");
   return g;
 }
 
@@ -96,9 +102,12 @@ TopologyProfile topology_from_json(const json& j, const std::string& where) {
   t.name = json_string(j, "name", where);
   t.description = j.contains("description") ? json_string(j, "description", where) : "";
   const std::string link = json_string(j, "link", where);
-  if (link == "nvlink") t.link = LinkKind::NVLink;
-  else if (link == "pcie") t.link = LinkKind::PCIe;
-  else throw InputError("unknown link '" + link + "': use nvlink or pcie", where + ".link");
+  if (link == "nvlink")
+    t.link = LinkKind::NVLink;
+  else if (link == "pcie")
+    t.link = LinkKind::PCIe;
+  else
+    throw InputError("unknown link '" + link + "': use nvlink or pcie", where + ".link");
   t.nccl_path = parse_path_type(json_string(j, "nccl_path", where), where + ".nccl_path");
   t.peer_access = json_bool(j, "peer_access", where);
   t.max_gpus = json_int(j, "max_gpus", where);
@@ -164,13 +173,14 @@ NcclTuning load_nccl_tuning() {
       if (!j.contains("hop_latency_us") || !j["hop_latency_us"].contains(links[l]) ||
           !j["hop_latency_us"][links[l]].contains(algos[a]))
         throw InputError(std::string("missing hop_latency_us.") + links[l] + "." + algos[a], w);
-      t.hop_latency_us[l][a] = proto_row(j["hop_latency_us"][links[l]][algos[a]],
-                                         w + ".hop_latency_us." + links[l] + "." + algos[a]);
+      t.hop_latency_us[l][a] =
+          proto_row(j["hop_latency_us"][links[l]][algos[a]], w + ".hop_latency_us." + links[l] + "." + algos[a]);
     }
   }
   const char* arches[] = {"ampere", "ada", "hopper", "blackwell"};
   if (!j.contains("ll_max_bw_gbps")) throw InputError("missing ll_max_bw_gbps", w);
-  for (int i = 0; i < 4; ++i) t.ll_max_bw_gbps[i] = sourced_number(j["ll_max_bw_gbps"], arches[i], w + ".ll_max_bw_gbps");
+  for (int i = 0; i < 4; ++i)
+    t.ll_max_bw_gbps[i] = sourced_number(j["ll_max_bw_gbps"], arches[i], w + ".ll_max_bw_gbps");
   t.ll_bw_fraction = sourced_number(j, "ll_bw_fraction", w);
   t.ll128_bw_fraction = sourced_number(j, "ll128_bw_fraction", w);
   t.tree_bw_fraction = sourced_number(j, "tree_bw_fraction", w);
@@ -195,13 +205,15 @@ Hardware load_hardware(const std::string& spec, int num_gpus, const std::string&
     const std::string gpu_path = (root / "gpus" / (gpu + ".json")).string();
     const std::string topo_path = (root / "topologies" / (topo + ".json")).string();
     if (!is_file(gpu_path))
-      throw InputError("unknown GPU '" + gpu + "': use h200, h100-sxm, a100-sxm, rtx-pro-6000, rtx-5090, rtx-4090, l40s", flag);
+      throw InputError(
+          "unknown GPU '" + gpu + "': use h200, h100-sxm, a100-sxm, rtx-pro-6000, rtx-5090, rtx-4090, l40s", flag);
     if (!is_file(topo_path))
       throw InputError("unknown topology '" + topo + "': use nvswitch, pcie-switch or pcie-numa", flag);
     hw.gpu = parse_gpu(gpu_path);
     hw.topo = parse_topology(topo_path);
   } else {
-    throw InputError("expected GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile file path; '" + spec + "' is neither", flag);
+    throw InputError("expected GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile file path; '" + spec + "' is neither",
+                     flag);
   }
   hw.nccl = load_nccl_tuning();
   if (hw.topo.link == LinkKind::NVLink && hw.gpu.nvlink_bw_gbps <= 0)

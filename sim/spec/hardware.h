@@ -2,10 +2,9 @@
 // GPU, interconnect and NCCL-constant profiles, read from models/hardware/ and models/nccl/.
 // Every number there carries a source; see models/hardware/README.md for each field.
 #include <array>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "spec/dtype.h"
 #include "spec/nccl_fit_profile.h"

@@ -20,7 +20,8 @@ int positive(const json& cfg, const char* key, const std::string& where, int fal
   }
   const int v = json_int(cfg, key, where);
   // 1<<24 bounds every real dimension by far and keeps products of three dims in double range.
-  if (v <= 0 || v > (1 << 24)) throw InputError(std::string("'") + key + "' must be in 1..16777216", where + ": " + key);
+  if (v <= 0 || v > (1 << 24))
+    throw InputError(std::string("'") + key + "' must be in 1..16777216", where + ": " + key);
   return v;
 }
 
@@ -77,8 +78,8 @@ double ModelSpec::param_count() const {
   const double dense_mlp = 3.0 * h * intermediate;
   const double expert = 3.0 * h * moe.intermediate;
   const int moe_layers = has_moe ? layers - moe.first_dense_layers : 0;
-  const double mlp = double(layers - moe_layers) * dense_mlp +
-                     double(moe_layers) * (moe.routed_experts + moe.shared_experts) * expert;
+  const double mlp =
+      double(layers - moe_layers) * dense_mlp + double(moe_layers) * (moe.routed_experts + moe.shared_experts) * expert;
   const double emb = 2.0 * h * vocab;
   return layers * attn + mlp + emb;
 }
@@ -103,10 +104,12 @@ ModelSpec model_from_json(const json& cfg, const std::string& path, const std::s
   m.weight_dtype = config_dtype(cfg, where);
   if (m.arch != Arch::DeepseekV3) {
     if (!cfg.contains("head_dim") && m.hidden % m.heads != 0)
-      throw InputError("hidden_size is not a multiple of num_attention_heads and head_dim is missing", where + ": head_dim");
+      throw InputError("hidden_size is not a multiple of num_attention_heads and head_dim is missing",
+                       where + ": head_dim");
     m.head_dim = positive(cfg, "head_dim", where, m.hidden / m.heads);
     if (m.heads % m.kv_heads != 0)
-      throw InputError("num_attention_heads must be a multiple of num_key_value_heads", where + ": num_key_value_heads");
+      throw InputError("num_attention_heads must be a multiple of num_key_value_heads",
+                       where + ": num_key_value_heads");
   }
   switch (m.arch) {
     case Arch::Llama:
@@ -139,7 +142,8 @@ ModelSpec model_from_json(const json& cfg, const std::string& path, const std::s
       m.moe.experts_per_token = positive(cfg, "num_experts_per_tok", where);
       m.moe.intermediate = positive(cfg, "moe_intermediate_size", where);
       m.moe.shared_experts = cfg.contains("n_shared_experts") ? json_int(cfg, "n_shared_experts", where) : 0;
-      m.moe.first_dense_layers = cfg.contains("first_k_dense_replace") ? json_int(cfg, "first_k_dense_replace", where) : 0;
+      m.moe.first_dense_layers =
+          cfg.contains("first_k_dense_replace") ? json_int(cfg, "first_k_dense_replace", where) : 0;
       if (m.moe.shared_experts < 0 || m.moe.first_dense_layers < 0 || m.moe.first_dense_layers > m.layers)
         throw InputError("n_shared_experts / first_k_dense_replace out of range", where + ": first_k_dense_replace");
       if (cfg.contains("moe_layer_freq") && json_int(cfg, "moe_layer_freq", where) != 1)

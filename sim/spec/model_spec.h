@@ -1,8 +1,7 @@
 #pragma once
 // A model's shapes as the cost model needs them, read from a Hugging Face config.json.
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "spec/dtype.h"
 

@@ -1,7 +1,8 @@
 #include "spec/paths.h"
 
-#include <cstdlib>
 #include <sys/stat.h>
+
+#include <cstdlib>
 
 namespace specsim {
 

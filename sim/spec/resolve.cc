@@ -52,19 +52,26 @@ std::array<bool, kNumPhaseKinds> parse_eager(const std::string& s, const std::st
 void apply_nccl_algo(NcclSettings& n, const std::string& s) {
   n.algo_enabled = {false, false};
   for (const auto& a : split_list(lower(s))) {
-    if (a == "tree") n.algo_enabled[kTree] = true;
-    else if (a == "ring") n.algo_enabled[kRing] = true;
-    else throw InputError("unknown NCCL algorithm '" + a + "': the model knows ring and tree", "--nccl-algo");
+    if (a == "tree")
+      n.algo_enabled[kTree] = true;
+    else if (a == "ring")
+      n.algo_enabled[kRing] = true;
+    else
+      throw InputError("unknown NCCL algorithm '" + a + "': the model knows ring and tree", "--nccl-algo");
   }
 }
 
 void apply_nccl_proto(NcclSettings& n, const std::string& s) {
   n.proto_enabled = {false, false, false};
   for (const auto& p : split_list(lower(s))) {
-    if (p == "ll") n.proto_enabled[kLL] = true;
-    else if (p == "ll128") n.proto_enabled[kLL128] = true;
-    else if (p == "simple") n.proto_enabled[kSimple] = true;
-    else throw InputError("unknown NCCL protocol '" + p + "': use LL, LL128 or Simple", "--nccl-proto");
+    if (p == "ll")
+      n.proto_enabled[kLL] = true;
+    else if (p == "ll128")
+      n.proto_enabled[kLL128] = true;
+    else if (p == "simple")
+      n.proto_enabled[kSimple] = true;
+    else
+      throw InputError("unknown NCCL protocol '" + p + "': use LL, LL128 or Simple", "--nccl-proto");
   }
 }
 
@@ -79,7 +86,8 @@ RunSpec builtin_run(const json& d, const std::string& where) {
   r.batch_size = json_int(d, "batch_size", where);
   r.context_len = static_cast<long long>(sourced_number(d, "context_len", where));
   r.cuda_graph_max_bs = json_int(d, "cuda_graph_max_bs", where);
-  for (const auto& p : d.at("eager_phases")) r.force_eager[static_cast<int>(parse_phase(p.get<std::string>(), where))] = true;
+  for (const auto& p : d.at("eager_phases"))
+    r.force_eager[static_cast<int>(parse_phase(p.get<std::string>(), where))] = true;
   const auto& n = d.at("nccl");
   r.nccl.p2p_level = json_string(n, "p2p_level", where + ".nccl");
   apply_nccl_algo(r.nccl, json_string(n, "algo", where + ".nccl"));
@@ -93,8 +101,10 @@ RunSpec builtin_run(const json& d, const std::string& where) {
 
 // SGLang's auto choice of (steps, topk, draft tokens): DeepSeek (3,1,4), others (5,4,8).
 void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
-  if (target.arch == Arch::DeepseekV3) r.num_steps = 3, r.topk = 1, r.num_draft_tokens = 4;
-  else r.num_steps = 5, r.topk = 4, r.num_draft_tokens = 8;
+  if (target.arch == Arch::DeepseekV3)
+    r.num_steps = 3, r.topk = 1, r.num_draft_tokens = 4;
+  else
+    r.num_steps = 5, r.topk = 4, r.num_draft_tokens = 8;
 }
 
 }  // namespace
@@ -154,14 +164,18 @@ Scenario resolve_scenario(const RunArgs& a) {
                      a.num_gpus ? "--num-gpus" : "--tp-size");
 
   // The draft is needed by the run, or by the built-in measured run it projects from.
-  if (run.speculative() || (builtin && base.speculative() && !(a.measured_baseline_tok_s || a.measured_allreduce_us || a.measured_spec_tok_s))) {
+  if (run.speculative() || (builtin && base.speculative() &&
+                            !(a.measured_baseline_tok_s || a.measured_allreduce_us || a.measured_spec_tok_s))) {
     std::string draft_cfg;
-    if (a.draft_model_path) draft_cfg = resolve_model_config(*a.draft_model_path, "--speculative-draft-model-path");
-    else draft_cfg = zoo_draft_config(target_cfg);
+    if (a.draft_model_path)
+      draft_cfg = resolve_model_config(*a.draft_model_path, "--speculative-draft-model-path");
+    else
+      draft_cfg = zoo_draft_config(target_cfg);
     if (draft_cfg.empty())
-      throw InputError("speculation needs an EAGLE-3 draft: give --speculative-draft-model-path, or "
-                       "--speculative-algorithm NONE",
-                       "--speculative-draft-model-path");
+      throw InputError(
+          "speculation needs an EAGLE-3 draft: give --speculative-draft-model-path, or "
+          "--speculative-algorithm NONE",
+          "--speculative-draft-model-path");
     s.draft = model_from_config(draft_cfg, "--speculative-draft-model-path");
   }
 

@@ -73,9 +73,9 @@ AllReduceChoice parse_allreduce(std::string_view s, const std::string& where) {
     c.kind = AllReduceChoice::Kind::Custom;
     c.variant = std::string(s.substr(7));
     if (!car_policy::parse_variant(c.variant))
-      throw InputError("unknown custom all-reduce variant '" + c.variant +
-                           "': use auto, one-shot-pull, one-shot-push or two-shot",
-                       where);
+      throw InputError(
+          "unknown custom all-reduce variant '" + c.variant + "': use auto, one-shot-pull, one-shot-push or two-shot",
+          where);
     return c;
   }
   if (s.rfind("fixed:", 0) == 0) {
@@ -127,8 +127,8 @@ void validate_run(const RunSpec& r) {
               r.nccl.p2p_level == "PHB" || r.nccl.p2p_level == "SYS" || r.nccl.p2p_level == "LOC",
           "use LOC, NVL, PIX, PXB, PHB or SYS", "--nccl-p2p-level");
   require(r.nccl.algo_enabled[0] || r.nccl.algo_enabled[1], "enable at least one algorithm", "--nccl-algo");
-  require(r.nccl.proto_enabled[0] || r.nccl.proto_enabled[1] || r.nccl.proto_enabled[2],
-          "enable at least one protocol", "--nccl-proto");
+  require(r.nccl.proto_enabled[0] || r.nccl.proto_enabled[1] || r.nccl.proto_enabled[2], "enable at least one protocol",
+          "--nccl-proto");
   if (!r.speculative()) {
     require(!r.measured_spec_tok_s, "needs speculation on", "--measured-spec-tok-s");
     return;

@@ -21,12 +21,12 @@ PhaseKind parse_phase(std::string_view s, const std::string& where);
 /// registered by name (cost/allreduce_model.h costs each).
 struct AllReduceChoice {
   enum class Kind { Nccl, Custom, Fixed, Registered } kind = Kind::Nccl;
-  double fixed_us = 0;              ///< Fixed: latency of every all-reduce
-  std::string variant = "auto";     ///< Custom: auto, one-shot-pull, one-shot-push, two-shot
-  std::string name;                 ///< Registered: the backend's name
-  std::string arg;                  ///< Registered: what follows `NAME:`, if anything
-  std::string label() const;        ///< "nccl", "custom", "fixed:40"
-  std::string kind_name() const;    ///< "nccl", "custom", "fixed" (the JSON contract's value)
+  double fixed_us = 0;            ///< Fixed: latency of every all-reduce
+  std::string variant = "auto";   ///< Custom: auto, one-shot-pull, one-shot-push, two-shot
+  std::string name;               ///< Registered: the backend's name
+  std::string arg;                ///< Registered: what follows `NAME:`, if anything
+  std::string label() const;      ///< "nccl", "custom", "fixed:40"
+  std::string kind_name() const;  ///< "nccl", "custom", "fixed" (the JSON contract's value)
 };
 /// Parses nccl | custom[:VARIANT] | fixed:US | NAME[:ARG] (a registered backend; an unknown
 /// NAME is refused when the backend is looked up, cost/allreduce_model.h).
@@ -34,8 +34,8 @@ AllReduceChoice parse_allreduce(std::string_view s, const std::string& where = "
 
 /// NCCL environment the model honours (NCCL_P2P_LEVEL, NCCL_ALGO, NCCL_PROTO).
 struct NcclSettings {
-  std::string p2p_level = "PXB";   ///< NCCL's default: P2P up to PCIe switches
-  std::array<bool, 2> algo_enabled{true, true};      ///< [tree, ring]
+  std::string p2p_level = "PXB";                        ///< NCCL's default: P2P up to PCIe switches
+  std::array<bool, 2> algo_enabled{true, true};         ///< [tree, ring]
   std::array<bool, 3> proto_enabled{true, true, true};  ///< [LL, LL128, Simple]
 };
 
@@ -51,9 +51,9 @@ struct RunSpec {
   int cuda_graph_max_bs = 160;
   bool disable_cuda_graph = false;
   std::array<bool, kNumPhaseKinds> force_eager{};  ///< phases run eagerly whatever the graph settings
-  std::optional<DType> dtype;                     ///< overrides the target's weight dtype
-  std::optional<double> accept_len;    ///< mean accepted draft tokens per verify + 1
-  std::optional<double> accept_rate;   ///< per-token acceptance (chain formula)
+  std::optional<DType> dtype;                      ///< overrides the target's weight dtype
+  std::optional<double> accept_len;                ///< mean accepted draft tokens per verify + 1
+  std::optional<double> accept_rate;               ///< per-token acceptance (chain formula)
   std::optional<double> measured_baseline_tok_s;
   std::optional<double> measured_allreduce_us;
   std::optional<double> measured_spec_tok_s;

@@ -13,8 +13,17 @@ namespace specsim::sweep {
 
 /// The swept settings, outermost first. A setting with no values keeps the scenario's own.
 enum Axis : int {
-  kTp = 0, kDtype, kBatch, kContext, kGraphBs, kTopk, kSteps, kDraftTokens,  // plan-shaping
-  kAllReduce, kAcceptLen, kAcceptRate,                                     // per evaluation
+  kTp = 0,
+  kDtype,
+  kBatch,
+  kContext,
+  kGraphBs,
+  kTopk,
+  kSteps,
+  kDraftTokens,  // plan-shaping
+  kAllReduce,
+  kAcceptLen,
+  kAcceptRate,  // per evaluation
   kNumAxes
 };
 /// The first axis that does not change the plan: points differing only from here on share one.

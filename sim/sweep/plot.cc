@@ -145,8 +145,10 @@ Script tokps(const View& v) {
   const auto xs = fixed_axis(v);
   // Series: the accept axis if swept, else the first swept plan-shaping axis.
   int series = -1;
-  if (v.g.swept(kAcceptLen)) series = kAcceptLen;
-  else if (v.g.swept(kAcceptRate)) series = kAcceptRate;
+  if (v.g.swept(kAcceptLen))
+    series = kAcceptLen;
+  else if (v.g.swept(kAcceptRate))
+    series = kAcceptRate;
   else
     for (int a = 0; a < kFirstEvalAxis && series < 0; ++a)
       if (v.g.swept(a)) series = a;
@@ -166,9 +168,11 @@ Script tokps(const View& v) {
     if (pts.empty()) continue;
     for (const auto& p : pts) s.data += fmt::format("{} {} {}\n", p[0], p[1], p[2]);
     s.data += "\n\n";
-    const std::string name = series < 0 ? "" : fmt::format(" ({} {})", axis_short(series), axis_value(v.g, v.r.backends, series, values[k]));
+    const std::string name =
+        series < 0 ? "" : fmt::format(" ({} {})", axis_short(series), axis_value(v.g, v.r.backends, series, values[k]));
     // Break-even: where speculation's tok/s crosses the baseline's (linear between points).
-    std::string be = pts.front()[2] > pts.front()[1] ? ", faster at every latency shown" : ", slower at every latency shown";
+    std::string be =
+        pts.front()[2] > pts.front()[1] ? ", faster at every latency shown" : ", slower at every latency shown";
     for (size_t i = 1; i < pts.size(); ++i) {
       const double d0 = pts[i - 1][2] - pts[i - 1][1], d1 = pts[i][2] - pts[i][1];
       if ((d0 >= 0) == (d1 >= 0)) continue;
@@ -222,7 +226,8 @@ Script heatmap(const View& v) {
   if (s.data.empty()) throw InputError("nothing to plot: every point of the plotted slice was skipped", "--plot");
   s.text = fmt::format(
       "$BE << EOD\n{}EOD\n"
-      "set title {}\nset xlabel 'all-reduce latency (us)'\nset ylabel 'accept len'\nset cblabel 'speedup (spec / baseline tok/s)'\n"
+      "set title {}\nset xlabel 'all-reduce latency (us)'\nset ylabel 'accept len'\nset cblabel 'speedup (spec / "
+      "baseline tok/s)'\n"
       "set view map\nset pm3d map corners2color c1\nset key at screen 0.5,0.06 center horizontal\n"
       "set cbrange [{}:{}]\nset palette defined ({} '#b2182b', 1 'white', {} '#1a9850')\n"
       "set xrange [{}:{}]\nset yrange [*:*] noextend\n"
@@ -242,7 +247,9 @@ Script breakdown(const View& v) {
     const auto ix = v.g.decode(i);
     std::string label;
     for (int a = 0; a < kNumAxes; ++a)
-      if (v.g.swept(a)) label += (label.empty() ? "" : " ") + std::string(axis_short(a)) + " " + axis_value(v.g, v.r.backends, a, ix[a]);
+      if (v.g.swept(a))
+        label +=
+            (label.empty() ? "" : " ") + std::string(axis_short(a)) + " " + axis_value(v.g, v.r.backends, a, ix[a]);
     if (label.empty()) label = v.r.backends[p.backend].label();
     s.data += "\"" + label + "\"";
     for (const double part : p.cycle_parts_us) s.data += fmt::format(" {}", part);
@@ -289,10 +296,12 @@ void run_gnuplot(const std::string& gnuplot, const std::string& script, const st
 PlotKind choose_plot_kind(PlotKind requested, const Grid& grid, const std::vector<AllReduceChoice>& backends) {
   const size_t fixed = fixed_count(backends);
   PlotKind k = requested;
-  if (k == PlotKind::Auto) k = fixed >= 2 ? (accept_swept(grid) ? PlotKind::Heatmap : PlotKind::TokPs) : PlotKind::Breakdown;
+  if (k == PlotKind::Auto)
+    k = fixed >= 2 ? (accept_swept(grid) ? PlotKind::Heatmap : PlotKind::TokPs) : PlotKind::Breakdown;
   if ((k == PlotKind::TokPs || k == PlotKind::Heatmap) && fixed < 2)
-    throw InputError("this plot needs the all-reduce latency swept: --allreduce fixed:A..B[:STEP] with two or more values",
-                     "--plot-kind");
+    throw InputError(
+        "this plot needs the all-reduce latency swept: --allreduce fixed:A..B[:STEP] with two or more values",
+        "--plot-kind");
   if (k == PlotKind::Heatmap && !accept_swept(grid))
     throw InputError("a heat map needs --accept-len (or --accept-rate) swept too", "--plot-kind");
   if (k == PlotKind::Breakdown) {
@@ -309,9 +318,9 @@ PlotKind choose_plot_kind(PlotKind requested, const Grid& grid, const std::vecto
 
 void check_plot_target(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
-  if (ext != ".png" && ext != ".svg") throw InputError("plot file must end in .png or .svg, got '" + path + "'", "--plot");
-  if (find_gnuplot().empty())
-    throw EnvironmentError("plots need gnuplot on the PATH", "apt-get install gnuplot-nox");
+  if (ext != ".png" && ext != ".svg")
+    throw InputError("plot file must end in .png or .svg, got '" + path + "'", "--plot");
+  if (find_gnuplot().empty()) throw EnvironmentError("plots need gnuplot on the PATH", "apt-get install gnuplot-nox");
 }
 
 void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std::string& path,
@@ -327,13 +336,12 @@ void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std:
   const fs::path dir = tmpl;
   const std::string tmp_out = path + ".tmp." + std::to_string(::getpid()) + fs::path(path).extension().string();
   // Data inline as a gnuplot datablock: one file to run, nothing to quote in paths.
-  const std::string script = terminal(path) + "set output " + q(tmp_out) + "\n$DATA << EOD\n" + s.data + "EOD\n" +
-                             s.text + "unset output\n";
-  {
-    std::ofstream(dir / "plot.gp") << script;
-  }
+  const std::string script =
+      terminal(path) + "set output " + q(tmp_out) + "\n$DATA << EOD\n" + s.data + "EOD\n" + s.text + "unset output\n";
+  { std::ofstream(dir / "plot.gp") << script; }
   if (!script_path.empty()) {
-    const std::string kept = fmt::format("{}set output {}\n$DATA << EOD\n{}EOD\n{}", terminal(path), q(path), s.data, s.text);
+    const std::string kept =
+        fmt::format("{}set output {}\n$DATA << EOD\n{}EOD\n{}", terminal(path), q(path), s.data, s.text);
     write_file_atomic(script_path, kept, "--plot-script");
   }
   try {

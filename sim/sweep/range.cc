@@ -29,7 +29,8 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 }
 
 [[noreturn]] void malformed(std::string_view item, const std::string& flag, std::string_view why) {
-  throw InputError(fmt::format("malformed value '{}': {} (use N, A..B or A..B:STEP, comma separated)", item, why), flag);
+  throw InputError(fmt::format("malformed value '{}': {} (use N, A..B or A..B:STEP, comma separated)", item, why),
+                   flag);
 }
 
 // A finite number spelled whole (no trailing junk); `decimals` gets the digits after the point.
@@ -48,7 +49,7 @@ double number(std::string_view s, std::string_view item, const std::string& flag
 
 struct Range {
   double a = 0, b = 0, step = 1;
-  int decimals = 0;   // most decimals among A, B and STEP
+  int decimals = 0;  // most decimals among A, B and STEP
   bool has_step = false, is_range = false;
 };
 

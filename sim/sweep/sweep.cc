@@ -16,8 +16,8 @@
 namespace specsim::sweep {
 
 const char* part_name(int part) {
-  static constexpr const char* kNames[kNumParts] = {"gemm", "attention", "allreduce", "allgather",
-                                                   "other", "launch", "overhead"};
+  static constexpr const char* kNames[kNumParts] = {"gemm",  "attention", "allreduce", "allgather",
+                                                    "other", "launch",    "overhead"};
   return part >= 0 && part < kNumParts ? kNames[part] : "?";
 }
 
@@ -114,7 +114,8 @@ void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backen
                     i);
   } else if (run.speculative() && !grid.accept_rate.empty()) {
     const double rate = grid.accept_rate[ix[kAcceptRate]];
-    if (!(rate >= 0 && rate < 1)) return w.skip(fmt::format("accept rate {:g} outside [0, 1) (--accept-rate)", rate), i);
+    if (!(rate >= 0 && rate < 1))
+      return w.skip(fmt::format("accept rate {:g} outside [0, 1) (--accept-rate)", rate), i);
     accept = chain_accept_len(rate, run.num_steps);
   }
   const AllReduceChoice& backend = backends[ix[kAllReduce]];
@@ -138,8 +139,8 @@ void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backen
     const bool in_cycle = run.speculative() ? p.kind != PhaseKind::BaselineDecode : p.kind == PhaseKind::BaselineDecode;
     if (!in_cycle) continue;
     const double n = run.speculative() ? p.count : 1;
-    const double parts[kNumParts] = {p.gemm_us, p.attention_us, p.allreduce_us, p.allgather_us,
-                                     p.other_us, p.launch_us,   p.overhead_us};
+    const double parts[kNumParts] = {p.gemm_us,  p.attention_us, p.allreduce_us, p.allgather_us,
+                                     p.other_us, p.launch_us,    p.overhead_us};
     for (int k = 0; k < kNumParts; ++k) out.cycle_parts_us[k] += n * parts[k];
   }
   ++w.evaluated;
@@ -163,7 +164,7 @@ SweepResult run_sweep(const SweepInput& in) {
   out.backends = !grid.allreduce.empty() ? grid.allreduce : out.base.run.allreduce;
   if (out.backends.empty()) out.backends = {parse_allreduce("nccl"), parse_allreduce("custom")};
   for (const auto& b : out.backends) allreduce_model(b);  // an unknown backend fails before any point
-  Grid eff = grid;  // the all-reduce axis always has values from here on
+  Grid eff = grid;                                        // the all-reduce axis always has values from here on
   eff.allreduce = out.backends;
   const size_t total = eff.size();
   SweepInput run_in = in;
@@ -185,8 +186,10 @@ SweepResult run_sweep(const SweepInput& in) {
         for (size_t i = lo; i < hi; ++i) {
           const Index ix = eff.decode(i);
           if (i / per_plan != g.id) prepare_group(run_in, resolved, i / per_plan, ix, g);
-          if (!g.error.empty()) w.skip(g.error, i);
-          else eval_point(run_in, out.backends, g, ix, i, out.points[i], w);
+          if (!g.error.empty())
+            w.skip(g.error, i);
+          else
+            eval_point(run_in, out.backends, g, ix, i, out.points[i], w);
         }
         if (in.progress) in.progress->fetch_add(hi - lo, std::memory_order_relaxed);
       }

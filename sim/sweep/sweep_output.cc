@@ -12,10 +12,23 @@
 namespace specsim::sweep {
 
 std::vector<std::string> csv_columns() {
-  std::vector<std::string> c = {"tp_size", "dtype", "batch_size", "context_len", "cuda_graph_max_bs",
-                                "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
-                                "allreduce", "allreduce_fixed_us", "accept_len", "baseline_step_us",
-                                "baseline_tok_s", "cycle_us", "spec_tok_s", "speedup", "breakeven_accept_len",
+  std::vector<std::string> c = {"tp_size",
+                                "dtype",
+                                "batch_size",
+                                "context_len",
+                                "cuda_graph_max_bs",
+                                "speculative_num_steps",
+                                "speculative_eagle_topk",
+                                "speculative_num_draft_tokens",
+                                "allreduce",
+                                "allreduce_fixed_us",
+                                "accept_len",
+                                "baseline_step_us",
+                                "baseline_tok_s",
+                                "cycle_us",
+                                "spec_tok_s",
+                                "speedup",
+                                "breakeven_accept_len",
                                 "allreduce_share"};
   for (int p = 0; p < kNumPhaseKinds; ++p) c.push_back(std::string(phase_name(static_cast<PhaseKind>(p))) + "_us");
   for (int k = 0; k < kNumParts; ++k) c.push_back(std::string("cycle_") + part_name(k) + "_us");
@@ -28,8 +41,10 @@ enum class Style { Csv, Json };
 
 // A number, shortest round-trip; non-finite as an empty cell or null.
 void num(std::string& s, double v, Style st) {
-  if (!std::isfinite(v)) s += st == Style::Csv ? "" : "null";
-  else fmt::format_to(std::back_inserter(s), "{}", v);
+  if (!std::isfinite(v))
+    s += st == Style::Csv ? "" : "null";
+  else
+    fmt::format_to(std::back_inserter(s), "{}", v);
 }
 
 void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice>& backends, Style st) {
@@ -40,8 +55,10 @@ void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice
   if (st == Style::Json) s += '[';
   fmt::format_to(out, "{},{}{}{},{},{},{},{},{},{},{}{}{},", p.tp, q, dtype_name(p.dtype), q, p.batch, p.context,
                  p.graph_bs, p.steps, p.topk, p.draft_tokens, q, b.label(), q);
-  if (b.kind == AllReduceChoice::Kind::Fixed) num(s, b.fixed_us, st);
-  else if (st == Style::Json) s += "null";
+  if (b.kind == AllReduceChoice::Kind::Fixed)
+    num(s, b.fixed_us, st);
+  else if (st == Style::Json)
+    s += "null";
   for (const double v : {p.accept_len, p.baseline_step_us, p.baseline_tok_s, p.cycle_us, p.spec_tok_s, p.speedup,
                          p.breakeven_accept_len, p.allreduce_share}) {
     s += sep;
@@ -49,8 +66,10 @@ void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice
   }
   for (const double v : p.phase_us) {
     s += sep;
-    if (v >= 0) num(s, v, st);
-    else if (st == Style::Json) s += "null";
+    if (v >= 0)
+      num(s, v, st);
+    else if (st == Style::Json)
+      s += "null";
   }
   for (const double v : p.cycle_parts_us) {
     s += sep;
@@ -113,15 +132,9 @@ std::string sweep_json(const SweepResult& r, const Grid& grid, int threads) {
   json skipped = json::array();
   for (const auto& s : r.skipped)
     skipped.push_back({{"reason", s.reason}, {"count", s.count}, {"first_point", s.first_point}});
-  const json head = {{"specsim_version", kSpecsimVersion},
-                     {"title", r.base.title},
-                     {"model", r.base.target.name},
-                     {"hardware", r.base.hw.spec},
-                     {"axes", axes},
-                     {"points", r.points.size()},
-                     {"evaluated", r.evaluated},
-                     {"skipped", skipped},
-                     {"columns", csv_columns()}};
+  const json head = {{"specsim_version", kSpecsimVersion}, {"title", r.base.title}, {"model", r.base.target.name},
+                     {"hardware", r.base.hw.spec},         {"axes", axes},          {"points", r.points.size()},
+                     {"evaluated", r.evaluated},           {"skipped", skipped},    {"columns", csv_columns()}};
   std::string text = head.dump(1);
   text.pop_back();  // the closing brace: the rows follow inside the same object
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();

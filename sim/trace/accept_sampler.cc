@@ -1,7 +1,8 @@
 #include "trace/accept_sampler.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "engine/accept.h"
 
@@ -12,8 +13,8 @@ AcceptSampler AcceptSampler::chain(double a, int depth, std::uint64_t seed) {
   s.rng_.seed(seed);
   s.depth_ = std::max(1, depth);
   s.rates_ = {std::clamp(a, 0.0, 1.0)};
-  s.describe_ = fmt::format("chain model, per-token acceptance {:.3f} over {} draft tokens (mean accept len {:.3f})",
-                            a, s.depth_, chain_accept_len(a, s.depth_));
+  s.describe_ = fmt::format("chain model, per-token acceptance {:.3f} over {} draft tokens (mean accept len {:.3f})", a,
+                            s.depth_, chain_accept_len(a, s.depth_));
   return s;
 }
 
@@ -28,9 +29,9 @@ AcceptSampler AcceptSampler::empirical(std::vector<double> accept_lens, int dept
     s.rates_.push_back(chain_accept_rate(clamped, s.depth_));
     sum += clamped;
   }
-  s.describe_ = fmt::format(
-      "empirical: {} logged accept-len means (mean {:.3f}), each cycle the chain model at one of them",
-      accept_lens.size(), sum / static_cast<double>(accept_lens.size()));
+  s.describe_ =
+      fmt::format("empirical: {} logged accept-len means (mean {:.3f}), each cycle the chain model at one of them",
+                  accept_lens.size(), sum / static_cast<double>(accept_lens.size()));
   return s;
 }
 

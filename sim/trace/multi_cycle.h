@@ -17,7 +17,7 @@ struct CycleSample {
   long long context_len = 0;  ///< KV tokens per request at the cycle's start
   int tokens = 0;             ///< tokens emitted by the whole batch this cycle
   double cycle_us = 0;
-  double tok_s = 0;           ///< tokens / cycle time
+  double tok_s = 0;  ///< tokens / cycle time
 };
 
 struct CycleStats {
@@ -26,7 +26,7 @@ struct CycleStats {
   std::string accept_source;
   double mean_accept_len = 0;  ///< per request
   double mean_us = 0, p50_us = 0, p90_us = 0, p99_us = 0;
-  double tok_s = 0;  ///< all tokens over all time
+  double tok_s = 0;                                    ///< all tokens over all time
   double tok_s_p50 = 0, tok_s_p90 = 0, tok_s_p99 = 0;  ///< of per-cycle tok/s, ascending
 };
 

@@ -10,9 +10,9 @@ namespace specsim {
 
 /// One kernel of one forward, times relative to the forward's start (microseconds).
 struct OpEvent {
-  const Op* op = nullptr;        ///< points into the PhasePlan it was expanded from
-  const char* block = "";        ///< the OpBlock's name (e.g. "layer")
-  int layer = 0;                 ///< repeat index within the block
+  const Op* op = nullptr;                     ///< points into the PhasePlan it was expanded from
+  const char* block = "";                     ///< the OpBlock's name (e.g. "layer")
+  int layer = 0;                              ///< repeat index within the block
   double start_us = 0, dur_us = 0;            ///< on the GPU stream
   double host_start_us = 0, host_dur_us = 0;  ///< eager: the host launch slice; graph: 0, 0
 };

@@ -86,7 +86,8 @@ std::string shape_json(const ReplayTraceOp& o) {
 std::string op_args(const ReplayTracePhase& p, const ReplayTraceEvent& e) {
   const ReplayTraceOp& o = *e.op;
   return fmt::format(
-      "{{\"phase\":\"{}\",\"block\":\"{}\",\"layer\":{},\"kind\":\"{}\",\"shape\":{},\"dtype\":\"{}\",\"ran_dtype\":\"{}\","
+      "{{\"phase\":\"{}\",\"block\":\"{}\",\"layer\":{},\"kind\":\"{}\",\"shape\":{},\"dtype\":\"{}\",\"ran_dtype\":\"{"
+      "}\","
       "\"bytes\":{:.0f},\"flops\":{:.0f},\"predicted_us\":{},\"measured_us\":{},\"measured_scaled_us\":{},\"scale\":{},"
       "\"note\":\"{}\"}}",
       trace_escape(p.name), trace_escape(o.block), e.layer, trace_escape(o.kind), shape_json(o), trace_escape(o.dtype),
@@ -151,8 +152,8 @@ ReplayTrace replay_trace_from_report(const json& j, const std::string& where) {
     lay_out(p);
     // The next phase starts after the longer of the two spans, on a whole nanosecond, so measured
     // and predicted of one phase start together and slice times round the same way.
-    const double end = t0 + std::max({p.measured_us, p.predicted_us, p.events.back().pred_start_us +
-                                                                         p.events.back().pred_dur_us - t0});
+    const double end = t0 + std::max({p.measured_us, p.predicted_us,
+                                      p.events.back().pred_start_us + p.events.back().pred_dur_us - t0});
     t0 = std::ceil(end * 1e3) / 1e3;
     t.phases.push_back(std::move(p));
   }
@@ -170,23 +171,26 @@ std::string replay_chrome_trace(const ReplayTrace& t) {
       "one forward per phase as replayed, phases in report order (draft_decode runs num_steps times per cycle, drawn "
       "once); each phase starts on both tracks after the longer of the previous phase's measured and predicted spans"};
   if (t.gpus > 1)
-    notes.push_back(fmt::format("{} GPUs replayed one rank each; the trace shows rank 0's ops (all ranks run the same "
-                                "ops); collectives: {}",
-                                t.gpus, t.collectives));
+    notes.push_back(
+        fmt::format("{} GPUs replayed one rank each; the trace shows rank 0's ops (all ranks run the same "
+                    "ops); collectives: {}",
+                    t.gpus, t.collectives));
   for (const auto& n : t.report_notes) notes.push_back("replay: " + n);
   fmt::memory_buffer b;
-  fmt::format_to(std::back_inserter(b),
-                 "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"specsim_version\":\"{}\",\"kind\":\"specsim-replay-trace\","
-                 "\"source\":\"{}\",\"device\":\"{}\",\"date\":\"{}\",\"model\":\"{}\",\"hardware\":\"{}\",\"tp\":{},"
-                 "\"gpus\":{},\"notes\":[",
-                 kSpecsimVersion, trace_escape(t.source), trace_escape(t.device), trace_escape(t.date),
-                 trace_escape(t.model), trace_escape(t.hardware), t.tp, t.gpus);
+  fmt::format_to(
+      std::back_inserter(b),
+      "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"specsim_version\":\"{}\",\"kind\":\"specsim-replay-trace\","
+      "\"source\":\"{}\",\"device\":\"{}\",\"date\":\"{}\",\"model\":\"{}\",\"hardware\":\"{}\",\"tp\":{},"
+      "\"gpus\":{},\"notes\":[",
+      kSpecsimVersion, trace_escape(t.source), trace_escape(t.device), trace_escape(t.date), trace_escape(t.model),
+      trace_escape(t.hardware), t.tp, t.gpus);
   for (std::size_t i = 0; i < notes.size(); ++i)
     fmt::format_to(std::back_inserter(b), "{}\"{}\"", i ? "," : "", trace_escape(notes[i]));
   fmt::format_to(std::back_inserter(b), "]}},\"traceEvents\":[\n");
   // The first event carries no leading comma; trace_slice/trace_meta start theirs with ",\n".
-  fmt::format_to(std::back_inserter(b), "{{\"ph\":\"M\",\"pid\":{},\"tid\":0,\"name\":\"process_name\",\"args\":{{\"name\":\"{}\"}}}}",
-                 kPid, trace_escape("GPU replay on " + t.device + " (measured vs predicted)"));
+  fmt::format_to(std::back_inserter(b),
+                 "{{\"ph\":\"M\",\"pid\":{},\"tid\":0,\"name\":\"process_name\",\"args\":{{\"name\":\"{}\"}}}}", kPid,
+                 trace_escape("GPU replay on " + t.device + " (measured vs predicted)"));
   trace_meta(b, kPid, kTidMeasPhases, "thread_name", "measured phases");
   trace_meta(b, kPid, kTidMeasGpu, "thread_name", "measured GPU stream (scaled event times)");
   trace_meta(b, kPid, kTidPredPhases, "thread_name", "predicted phases");
@@ -225,9 +229,10 @@ std::string replay_trace_csv(const ReplayTrace& t) {
   for (const auto& p : t.phases)
     for (const auto& e : p.events) {
       const ReplayTraceOp& o = *e.op;
-      fmt::format_to(std::back_inserter(b), "0,{},0,{},{:g}x{:g}x{:g},{:.0f},{:.3f},{:.3f},0,{},{},{:.0f},,{:.3f},{:.3f},{:.3f}\n",
-                     p.name, o.name, o.m, o.n, o.k, o.bytes, e.start_us, e.dur_us, e.layer, o.kind, o.flops,
-                     o.measured_us, e.pred_start_us, e.pred_dur_us);
+      fmt::format_to(std::back_inserter(b),
+                     "0,{},0,{},{:g}x{:g}x{:g},{:.0f},{:.3f},{:.3f},0,{},{},{:.0f},,{:.3f},{:.3f},{:.3f}\n", p.name,
+                     o.name, o.m, o.n, o.k, o.bytes, e.start_us, e.dur_us, e.layer, o.kind, o.flops, o.measured_us,
+                     e.pred_start_us, e.pred_dur_us);
     }
   return fmt::to_string(b);
 }

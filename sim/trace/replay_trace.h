@@ -1,10 +1,9 @@
 #pragma once
 // Measured latency traces from a GPU replay: a replay report (what `specsim replay -o` writes) as
 // the same Chrome trace and CSV the analytic run writes, with the predicted timeline beside it.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace specsim {
 
@@ -20,7 +19,7 @@ struct ReplayTraceOp {
 /// One op call placed in time, microseconds from the trace's start.
 struct ReplayTraceEvent {
   const ReplayTraceOp* op = nullptr;
-  int layer = 0;  ///< repeat index within the block
+  int layer = 0;                              ///< repeat index within the block
   double start_us = 0, dur_us = 0;            ///< measured, scaled (see ReplayTracePhase::scale)
   double pred_start_us = 0, pred_dur_us = 0;  ///< predicted
 };

@@ -17,9 +17,12 @@ namespace {
 std::string esc(std::string_view s) {
   std::string o;
   for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
-    else if (static_cast<unsigned char>(c) < 0x20) o += fmt::format("\\u{:04x}", static_cast<int>(c));
-    else o += c;
+    if (c == '"' || c == '\\')
+      o += '\\', o += c;
+    else if (static_cast<unsigned char>(c) < 0x20)
+      o += fmt::format("\\u{:04x}", static_cast<int>(c));
+    else
+      o += c;
   }
   return o;
 }
@@ -61,14 +64,16 @@ void slice(fmt::memory_buffer& b, int pid, int tid, std::string_view name, std::
            double end_us, std::string_view args_json) {
   const long long ts = std::llround(start_us * 1e3), te = std::max(ts, std::llround(end_us * 1e3));
   fmt::format_to(std::back_inserter(b),
-                 ",\n{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"name\":\"{}\",\"cat\":\"{}\",\"ts\":{}.{:03d},\"dur\":{}.{:03d},\"args\":{}}}",
+                 ",\n{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"name\":\"{}\",\"cat\":\"{}\",\"ts\":{}.{:03d},\"dur\":{}.{:"
+                 "03d},\"args\":{}}}",
                  pid, tid, esc(name), cat, ts / 1000, static_cast<int>(ts % 1000), (te - ts) / 1000,
                  static_cast<int>((te - ts) % 1000), args_json.empty() ? "{}" : args_json);
 }
 
 void meta(fmt::memory_buffer& b, int pid, int tid, const char* what, std::string_view name) {
-  fmt::format_to(std::back_inserter(b), ",\n{{\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"{}\",\"args\":{{\"name\":\"{}\"}}}}",
-                 pid, tid, what, esc(name));
+  fmt::format_to(std::back_inserter(b),
+                 ",\n{{\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"{}\",\"args\":{{\"name\":\"{}\"}}}}", pid, tid,
+                 what, esc(name));
 }
 
 // The slices of one forward on one process, shifted to `t0`.
@@ -99,10 +104,11 @@ void forward_slices(fmt::memory_buffer& b, int pid, const PhasePlan& p, int j, d
 
 }  // namespace
 
-const char* const kTraceCsvHeader = "cycle,phase,rank,op,shape,bytes,start_us,dur_us,forward,layer,kind,flops,comm_bytes";
+const char* const kTraceCsvHeader =
+    "cycle,phase,rank,op,shape,bytes,start_us,dur_us,forward,layer,kind,flops,comm_bytes";
 
-void trace_slice(fmt::memory_buffer& b, int pid, int tid, std::string_view name, std::string_view cat,
-                 double start_us, double end_us, std::string_view args_json) {
+void trace_slice(fmt::memory_buffer& b, int pid, int tid, std::string_view name, std::string_view cat, double start_us,
+                 double end_us, std::string_view args_json) {
   slice(b, pid, tid, name, cat, start_us, end_us, args_json);
 }
 void trace_meta(fmt::memory_buffer& b, int pid, int tid, const char* what, std::string_view name) {
@@ -120,13 +126,16 @@ long long trace_slice_count(const TraceInput& in) {
 
 std::string chrome_trace_json(const TraceInput& in) {
   fmt::memory_buffer b;
-  fmt::format_to(std::back_inserter(b), "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"specsim_version\":\"{}\","
+  fmt::format_to(std::back_inserter(b),
+                 "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"specsim_version\":\"{}\","
                  "\"allreduce\":\"{}\",\"ranks\":{},\"tp_size\":{},\"cycles\":{},\"notes\":[",
                  kSpecsimVersion, esc(in.backend.label()), in.ranks, in.scenario->run.tp_size, in.cycles.size());
-  for (std::size_t i = 0; i < in.notes.size(); ++i) fmt::format_to(std::back_inserter(b), "{}\"{}\"", i ? "," : "", esc(in.notes[i]));
+  for (std::size_t i = 0; i < in.notes.size(); ++i)
+    fmt::format_to(std::back_inserter(b), "{}\"{}\"", i ? "," : "", esc(in.notes[i]));
   fmt::format_to(std::back_inserter(b), "]}},\"traceEvents\":[\n");
   // The first event carries no leading comma; every later one starts with ",\n".
-  fmt::format_to(std::back_inserter(b), "{{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"process_name\",\"args\":{{\"name\":\"rank 0\"}}}}");
+  fmt::format_to(std::back_inserter(b),
+                 "{{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"process_name\",\"args\":{{\"name\":\"rank 0\"}}}}");
   for (int r = 0; r < in.ranks; ++r) {
     if (r) meta(b, r, 0, "process_name", fmt::format("rank {}", r));
     meta(b, r, kTidSpans, "thread_name", "phases");

@@ -1,11 +1,11 @@
 #pragma once
 // The simulated cycles as files: Chrome Trace Event JSON (Perfetto, chrome://tracing) and CSV.
 // All ranks run the same ops in the analytic engine, so every rank's track is the same timeline.
+#include <fmt/format.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "trace/multi_cycle.h"
 
@@ -14,10 +14,10 @@ namespace specsim {
 struct TraceInput {
   const Scenario* scenario = nullptr;
   const ScenarioResult* result = nullptr;
-  AllReduceChoice backend;              ///< the backend whose timeline is drawn
-  std::vector<CycleSample> cycles;      ///< one per cycle, in order (context and tokens)
-  int ranks = 1;                        ///< ranks emitted (the tp size, capped by the caller)
-  std::vector<std::string> notes;       ///< e.g. that ranks were capped
+  AllReduceChoice backend;          ///< the backend whose timeline is drawn
+  std::vector<CycleSample> cycles;  ///< one per cycle, in order (context and tokens)
+  int ranks = 1;                    ///< ranks emitted (the tp size, capped by the caller)
+  std::vector<std::string> notes;   ///< e.g. that ranks were capped
 };
 
 /// Most op slices one trace or CSV may hold (about 250 bytes each): larger asks are refused.
@@ -40,8 +40,8 @@ extern const char* const kTraceCsvHeader;
 /// Hooks for other trace producers (replay_trace.cc), so every trace encodes events the same way:
 /// an "X" slice with times in whole nanoseconds (written with its leading ",\n"), an "M"
 /// metadata event, and JSON string escaping.
-void trace_slice(fmt::memory_buffer& b, int pid, int tid, std::string_view name, std::string_view cat,
-                 double start_us, double end_us, std::string_view args_json);
+void trace_slice(fmt::memory_buffer& b, int pid, int tid, std::string_view name, std::string_view cat, double start_us,
+                 double end_us, std::string_view args_json);
 void trace_meta(fmt::memory_buffer& b, int pid, int tid, const char* what, std::string_view name);
 std::string trace_escape(std::string_view s);
 

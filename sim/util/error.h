@@ -10,8 +10,7 @@ namespace specsim {
 /// unsupported combination. `where` names the flag, file or field the user must fix.
 class InputError : public std::runtime_error {
  public:
-  InputError(std::string what, std::string where)
-      : std::runtime_error(what), where_(std::move(where)) {}
+  InputError(std::string what, std::string where) : std::runtime_error(what), where_(std::move(where)) {}
   /// The flag, file or JSON field the message is about.
   const std::string& where() const { return where_; }
   /// `what (where)`, the one line the command line prints after `error: `.

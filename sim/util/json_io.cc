@@ -1,11 +1,12 @@
 #include "util/json_io.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "util/error.h"
 
@@ -36,8 +37,7 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& where
   }
 }
 
-static const nlohmann::json& field(const nlohmann::json& obj, const std::string& key,
-                                   const std::string& where) {
+static const nlohmann::json& field(const nlohmann::json& obj, const std::string& key, const std::string& where) {
   if (!obj.is_object() || !obj.contains(key)) throw InputError("missing field '" + key + "'", where + "." + key);
   return obj.at(key);
 }

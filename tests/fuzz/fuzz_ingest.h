@@ -6,12 +6,12 @@
 
 #include "util/error.h"
 
-#define SPECSIM_TEXT_FUZZER(call)                                                 \
-  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {       \
-    const std::string text(reinterpret_cast<const char*>(data), size);            \
-    try {                                                                         \
-      (void)call(text, "fuzz");                                                   \
-    } catch (const specsim::InputError&) {                                        \
-    }                                                                             \
-    return 0;                                                                     \
+#define SPECSIM_TEXT_FUZZER(call)                                           \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) { \
+    const std::string text(reinterpret_cast<const char*>(data), size);      \
+    try {                                                                   \
+      (void)call(text, "fuzz");                                             \
+    } catch (const specsim::InputError&) {                                  \
+    }                                                                       \
+    return 0;                                                               \
   }

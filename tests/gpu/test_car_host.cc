@@ -39,8 +39,7 @@ int main() {
   for (DType d : {DType::BF16, DType::FP16, DType::FP32})
     ck.expect(car::parse_dtype(car::to_string(d)) == d, "dtype name " + std::string(name(d)));
   ck.expect(!car::parse_variant("one-shot").has_value(), "unknown variant name parsed");
-  ck.expect(car::parse_link("pcie") == Link::PCIe && car::parse_link("nvlink") == Link::NVLink,
-            "link names");
+  ck.expect(car::parse_link("pcie") == Link::PCIe && car::parse_link("nvlink") == Link::NVLink, "link names");
   ck.expect(car::parse_dtype("float") == DType::FP32, "nccl-tests dtype name float");
 
   // selector: never Auto; NVLink one-shot for small, two-shot for large; PCIe pushes small

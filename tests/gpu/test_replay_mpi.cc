@@ -112,7 +112,8 @@ int main() {
   const Run bad = mpirun(dir, 2, "", "replay --mpi --tp-size 4" + kFlags + " -o {DIR}/r.json");
   expect(bad.rc == 2, "world size != --tp-size: exit 2");
   expect(lines_starting(bad.err[0], "error: mpirun started 2 processes; --mpi runs one rank per process, so start 4") ==
-             1 && specsim_lines(bad.err[0]) == 1,
+                 1 &&
+             specsim_lines(bad.err[0]) == 1,
          "rank 0 says why, in one line");
   expect(rank1_silent(bad) && bad.out[0].empty(), "rank 1 printed nothing, no report");
   expect(slurp(bad.dir + "/r.json").empty(), "nothing written");
@@ -125,7 +126,8 @@ int main() {
 
   // Two ranks on one GPU: the custom all-reduce through CUDA IPC, the all-gathers left out.
   const std::string one_gpu = "CUDA_VISIBLE_DEVICES=0";
-  const Run shared = mpirun(dir, 2, one_gpu, "replay --mpi --tp-size 2 --allreduce custom" + kFlags + " -o {DIR}/r.json");
+  const Run shared =
+      mpirun(dir, 2, one_gpu, "replay --mpi --tp-size 2 --allreduce custom" + kFlags + " -o {DIR}/r.json");
   expect(shared.rc == 0, "2 ranks on one GPU, --allreduce custom: exit 0");
   expect(has(shared.out[0], "specsim replay on ") && has(shared.out[0], "2 processes under MPI"),
          "rank 0 printed the report");
@@ -136,7 +138,8 @@ int main() {
   expect(j.value("shared_gpus", false), "report: shared_gpus true");
   expect(has(j.value("collectives_detail", ""), "all-gathers left out"), "report: all-gathers left out (detail)");
   expect(note_has(j, "2 processes under MPI"), "note: 2 processes under MPI");
-  expect(note_has(j, "functional check, not a performance measurement"), "note: shared-GPU timings are a functional check");
+  expect(note_has(j, "functional check, not a performance measurement"),
+         "note: shared-GPU timings are a functional check");
   const auto phases = j.value("phases", nlohmann::json::array());
   expect(phases.size() == 4, "report: 4 phases (draft decode, verify, draft extend, baseline)");
   for (const auto& p : phases) {

@@ -35,19 +35,12 @@ std::size_t parse_size(const std::string& s) {
   if (pos < s.size()) {
     switch (s[pos]) {
       case 'K':
-      case 'k':
-        mul = 1u << 10;
-        break;
+      case 'k': mul = 1u << 10; break;
       case 'M':
-      case 'm':
-        mul = 1u << 20;
-        break;
+      case 'm': mul = 1u << 20; break;
       case 'G':
-      case 'g':
-        mul = 1u << 30;
-        break;
-      default:
-        throw std::runtime_error("bad size '" + s + "'");
+      case 'g': mul = 1u << 30; break;
+      default: throw std::runtime_error("bad size '" + s + "'");
     }
   }
   return static_cast<std::size_t>(v * static_cast<double>(mul));
