@@ -39,6 +39,8 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   app.add_option("--measured-allreduce-us", a.measured_allreduce_us, "measured NCCL all-reduce us in verify (anchor)");
   app.add_option("--measured-spec-tok-s", a.measured_spec_tok_s,
                  "measured speculative tok/s with NCCL (implies accept len)");
+  app.add_option("--runtime", a.runtime,
+                 "serving runtime whose own work is costed: sglang (default), vllm, none, or a profile .json");
   app.add_option("--nccl-p2p-level", a.nccl_p2p_level, "NCCL_P2P_LEVEL: LOC, NVL, PIX, PXB (default), PHB, SYS");
   app.add_option("--nccl-algo", a.nccl_algo, "NCCL_ALGO: ring, tree (comma list)");
   app.add_option("--nccl-proto", a.nccl_proto, "NCCL_PROTO: LL, LL128, Simple (comma list)");

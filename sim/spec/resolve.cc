@@ -198,6 +198,8 @@ Scenario resolve_scenario(const RunArgs& a) {
       s.notes.push_back("other hardware, tp or dtype than the measured box: only the measured acceptance carries over");
     }
   }
+  const std::string rt = a.runtime.value_or("sglang");
+  if (rt != "none") s.runtime = load_runtime_profile(rt, "--runtime");
   s.run = run;
   return s;
 }
