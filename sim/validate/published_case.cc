@@ -19,6 +19,12 @@ const json& need(const json& j, const char* key, const std::string& f) {
   return j.at(key);
 }
 
+std::string str(const json& j, const char* key, const std::string& f) {
+  const json& v = need(j, key, f);
+  if (!v.is_string() || v.get<std::string>().empty()) throw InputError("expected a non-empty string", f + key);
+  return v.get<std::string>();
+}
+
 std::optional<std::string> opt_string(const json& j, const char* key, const std::string& f) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
   if (!j.at(key).is_string() || j.at(key).get<std::string>().empty())
@@ -56,17 +62,18 @@ PublishedCase load_published_case(const std::string& path) {
   const std::string f = c.file + ":";
   const json j = read_json_file(path);
   if (!j.is_object()) throw InputError("a case must be a JSON object", f + "(top)");
-  c.id = json_string(j, "id", c.file);
-  const std::string role = json_string(j, "role", c.file);
+  c.id = str(j, "id", f);
+  const std::string role = str(j, "role", f);
   if (role != "fit" && role != "held_out") throw InputError("role must be fit or held_out", f + "role");
   c.held_out = role == "held_out";
-  c.serving = json_string(j, "serving", c.file);
+  c.serving = str(j, "serving", f);
   if (c.serving != "SGLang" && c.serving != "vLLM") throw InputError("serving must be SGLang or vLLM", f + "serving");
-  c.algorithm = json_string(j, "speculative_algorithm", c.file);
+  c.algorithm = str(j, "speculative_algorithm", f);
   need(j, "zoo_model", f), need(j, "zoo_gpu", f);
   c.zoo_model = opt_string(j, "zoo_model", f);
   c.zoo_gpu = opt_string(j, "zoo_gpu", f);
   c.zoo_topology = opt_string(j, "zoo_topology", f);
+  c.zoo_draft = opt_string(j, "zoo_draft", f);
   c.tp = opt_count(j, "tp", f);
   c.batch_size = opt_count(j, "batch_size", f);
   c.num_steps = opt_count(j, "speculative_num_steps", f);
@@ -78,8 +85,7 @@ PublishedCase load_published_case(const std::string& path) {
   c.speedup_stated = opt_positive(j, "speedup_stated", f);
   const json& src = need(j, "source", f);
   if (!src.is_object()) throw InputError("expected an object", f + "source");
-  c.url = json_string(src, "url", f + "source");
-  if (c.url.empty()) throw InputError("every case needs its source", f + "source.url");
+  c.url = str(src, "url", f + "source.");
   return c;
 }
 

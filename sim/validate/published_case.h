@@ -13,6 +13,7 @@ struct PublishedCase {
   std::string serving;    ///< "SGLang", "vLLM"
   std::string algorithm;  ///< as the source writes it
   std::optional<std::string> zoo_model, zoo_gpu, zoo_topology;
+  std::optional<std::string> zoo_draft;  ///< the draft's zoo config when the target's own is not it
   std::optional<int> tp, batch_size, num_steps, topk, num_draft_tokens;
   std::optional<double> baseline_tok_s, spec_tok_s, accept_length, speedup_stated;
   std::string url;
