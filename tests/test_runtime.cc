@@ -175,3 +175,19 @@ TEST_CASE("both shipped runtime profiles load") {
   CHECK_FALSE(v.overlap_plain_decode);
   CHECK(load_runtime_profile("sglang").overlap_plain_decode);
 }
+
+TEST_CASE("EAGLE and NEXTN on DeepSeek pick its NextN layer; EAGLE3 keeps the EAGLE-3 draft") {
+  RunArgs a;
+  a.model_path = "deepseek-v3";
+  a.tp_size = 8;
+  a.hardware = "h200:nvswitch";
+  a.accept_len = 2.0;
+  for (const char* algo : {"EAGLE", "NEXTN", "nextn"}) {
+    a.algorithm = algo;
+    const Scenario s = resolve_scenario(a);
+    REQUIRE(s.draft);
+    CHECK(s.draft->is_nextn());
+  }
+  a.algorithm = "EAGLE3";
+  CHECK_FALSE(resolve_scenario(a).draft->is_nextn());
+}
