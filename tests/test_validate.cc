@@ -7,6 +7,7 @@
 #include "spec/resolve.h"
 #include "test_util.h"
 #include "util/error.h"
+#include "validate/nccl_check.h"
 #include "validate/validate.h"
 
 using namespace specsim;
@@ -94,4 +95,20 @@ TEST_CASE("the shipped published set loads and every case is listed") {
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j.at("cases").size() >= 19);
+}
+
+TEST_CASE("validate --nccl: the NCCL model against the A100 nccl-tests log, 8 KB - 1 MB") {
+  const auto logs = run_nccl_check(test::traces_path("nccl-tests"), 8 * 1024, 1024 * 1024);
+  REQUIRE(!logs.empty());
+  const NcclCheckLog& a100 = logs.front();
+  CHECK(a100.gpus == 8);
+  REQUIRE(a100.rows.size() == 8);          // 8 KB, 16 KB, ..., 1 MB
+  CHECK(a100.rows.front().bytes == 8192);  // the log's rows, as printed
+  CHECK(a100.rows.front().measured_us == Approx(36.86));
+  CHECK(a100.rows.back().measured_us == Approx(67.31));
+  CHECK(a100.small_rows == 4);  // 8, 16, 32, 64 KB
+  for (const auto& r : a100.rows) CHECK(r.predicted_us > 0);
+  const auto cli = test::run_specsim({"validate", "--nccl", "--json"});
+  REQUIRE(cli.exit_code == 0);
+  CHECK(nlohmann::json::parse(cli.out).at(0).at("rows").size() == 8);
 }
