@@ -18,7 +18,8 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   app.add_option("--hardware", a.hardware, "GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile JSON path");
   app.add_option("--num-gpus", a.num_gpus, "GPUs in the box (default: the tp size)");
   app.add_option("--tp-size", a.tp_size, "tensor-parallel size" + fr::kTpSize.help_suffix());
-  app.add_option("--speculative-algorithm", a.algorithm, "NONE, EAGLE, EAGLE3 or NEXTN (EAGLE/NEXTN on DeepSeek: its NextN layer)");
+  app.add_option("--speculative-algorithm", a.algorithm,
+                 "NONE, EAGLE, EAGLE3 or NEXTN (EAGLE/NEXTN on DeepSeek: its NextN layer)");
   app.add_option("--speculative-num-steps", a.num_steps, "draft steps per cycle (S)" + fr::kNumSteps.help_suffix());
   app.add_option("--speculative-eagle-topk", a.topk, "draft branches per step (K)" + fr::kTopk.help_suffix());
   app.add_option("--speculative-num-draft-tokens", a.num_draft_tokens,

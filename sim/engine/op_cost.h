@@ -24,7 +24,7 @@ struct CostContext {
   const RunSpec* run = nullptr;
   AllReduceChoice backend;
   Anchors anchors;
-  int world = 1;  ///< tensor-parallel group size
+  int world = 1;                         ///< tensor-parallel group size
   const RuntimeCost* runtime = nullptr;  ///< the serving runtime's own work; null: forwards only
 };
 
