@@ -47,7 +47,7 @@ TEST_CASE("tok/s and break-even algebra") {
     double cycle = 0;
     for (const auto& p : c.phases) {
       CHECK(p.us == Approx(p.gemm_us + p.attention_us + p.allreduce_us + p.allgather_us + p.other_us + p.launch_us +
-                           p.overhead_us));
+                           p.overhead_us + p.spec_overhead_us));
       if (p.kind != PhaseKind::BaselineDecode) cycle += p.count * p.us;
     }
     CHECK(cycle == Approx(c.cycle_us));

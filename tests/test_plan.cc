@@ -151,3 +151,36 @@ TEST_CASE("tp sizes that do not divide heads or vocab are refused, naming --tp-s
     CHECK(std::string(e.what()).find("not divisible") != std::string::npos);
   }
 }
+
+TEST_CASE("DeepSeek's NextN draft: one MLA + MoE layer, replicated eh_proj, shared vocab-parallel head") {
+  const std::string cfg = resolve_model_config("deepseek-v3", "--model-path");
+  const ModelSpec target = model_from_config(cfg, "--model-path");
+  const std::string nextn_cfg = zoo_draft_config(cfg, true);
+  CHECK(nextn_cfg.find("nextn") != std::string::npos);
+  CHECK(zoo_draft_config(cfg, false).find("eagle3") != std::string::npos);  // EAGLE3 keeps EAGLE-3's draft
+  const ModelSpec nextn = model_from_config(nextn_cfg, "draft");
+  REQUIRE(nextn.is_nextn());
+  CHECK(nextn.is_draft());
+  CHECK(nextn.draft_vocab == 129280);
+  const CyclePlan plan = build_plan(target, &nextn, spec_run(8, 1, 3, 1, 4));
+  const PhasePlan* dec = plan.find(PhaseKind::DraftDecode);
+  REQUIRE(dec);
+  CHECK(dec->count == 2);
+  // Embedding, attention and MoE all-reduces of tokens x 7168 x 2 bytes, one logits all-gather.
+  CHECK(dec->count_of(OpKind::AllReduce) == 3);
+  CHECK(dec->count_of(OpKind::AllGather) == 1);
+  CHECK(dec->comm_bytes_of(OpKind::AllReduce) == 3 * 1 * 7168 * 2);
+  const Op* eh = find_op(*dec, "nextn_embed", "eh_proj");
+  REQUIRE(eh);
+  CHECK(eh->n == 7168);  // replicated: 2H -> H on every rank
+  CHECK(eh->k == 2 * 7168);
+  const Op* head = find_op(*dec, "nextn_lm_head", "lm_head");
+  REQUIRE(head);
+  CHECK(head->n == Approx(129280.0 / 8));
+  CHECK(find_op(*dec, "nextn_layer", "moe_w13"));
+  CHECK(find_op(*dec, "nextn_layer", "mla_attention"));
+  const PhasePlan* ext = plan.find(PhaseKind::DraftExtend);
+  REQUIRE(ext);
+  CHECK(ext->tokens == 4);  // bs x (S + 1)
+  CHECK(ext->comm_bytes_of(OpKind::AllReduce) == 3 * 4 * 7168 * 2);
+}

@@ -18,7 +18,8 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   app.add_option("--hardware", a.hardware, "GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile JSON path");
   app.add_option("--num-gpus", a.num_gpus, "GPUs in the box (default: the tp size)");
   app.add_option("--tp-size", a.tp_size, "tensor-parallel size" + fr::kTpSize.help_suffix());
-  app.add_option("--speculative-algorithm", a.algorithm, "NONE, EAGLE or EAGLE3");
+  app.add_option("--speculative-algorithm", a.algorithm,
+                 "NONE, EAGLE, EAGLE3 or NEXTN (EAGLE/NEXTN on DeepSeek: its NextN layer)");
   app.add_option("--speculative-num-steps", a.num_steps, "draft steps per cycle (S)" + fr::kNumSteps.help_suffix());
   app.add_option("--speculative-eagle-topk", a.topk, "draft branches per step (K)" + fr::kTopk.help_suffix());
   app.add_option("--speculative-num-draft-tokens", a.num_draft_tokens,
@@ -39,6 +40,8 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   app.add_option("--measured-allreduce-us", a.measured_allreduce_us, "measured NCCL all-reduce us in verify (anchor)");
   app.add_option("--measured-spec-tok-s", a.measured_spec_tok_s,
                  "measured speculative tok/s with NCCL (implies accept len)");
+  app.add_option("--runtime", a.runtime,
+                 "serving runtime whose own work is costed: sglang (default), vllm, none, or a profile .json");
   app.add_option("--nccl-p2p-level", a.nccl_p2p_level, "NCCL_P2P_LEVEL: LOC, NVL, PIX, PXB (default), PHB, SYS");
   app.add_option("--nccl-algo", a.nccl_algo, "NCCL_ALGO: ring, tree (comma list)");
   app.add_option("--nccl-proto", a.nccl_proto, "NCCL_PROTO: LL, LL128, Simple (comma list)");

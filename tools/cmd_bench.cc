@@ -19,7 +19,8 @@ int cmd_bench(int argc, char** argv) {
     using clock = std::chrono::steady_clock;
     const Scenario s = resolve_scenario(args);
     const ScenarioResult r = run_scenario(s);  // anchors and accept len, once
-    CostContext ctx{&s.hw, &s.run, s.run.allreduce.front(), r.anchors, s.run.tp_size};
+    CostContext ctx{&s.hw,     &s.run,        s.run.allreduce.front(),
+                    r.anchors, s.run.tp_size, r.runtime.active ? &r.runtime : nullptr};
 
     volatile double sink = 0;  // each result is stored, so the compiler cannot drop the work
     auto rate = [&](auto&& once) {

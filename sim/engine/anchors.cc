@@ -8,9 +8,10 @@
 
 namespace specsim {
 
-Anchors derive_anchors(const CyclePlan& plan, const Hardware& hw, const RunSpec& run, AnchorReport& rep) {
+Anchors derive_anchors(const CyclePlan& plan, const Hardware& hw, const RunSpec& run, AnchorReport& rep,
+                       const RuntimeCost* runtime) {
   Anchors a;
-  CostContext ctx{&hw, &run, AllReduceChoice{}, a, run.tp_size};
+  CostContext ctx{&hw, &run, AllReduceChoice{}, a, run.tp_size, runtime};
   rep = AnchorReport{};
 
   if (run.measured_allreduce_us) {

@@ -30,6 +30,6 @@ struct AnchorReport {
 /// Derives the anchors from `measured` (its measured_* fields) on its own plan.
 /// InputError when a measurement is impossible under the model (e.g. implied accept len > N).
 Anchors derive_anchors(const CyclePlan& measured_plan, const Hardware& hw, const RunSpec& measured,
-                       AnchorReport& report);
+                       AnchorReport& report, const RuntimeCost* runtime = nullptr);
 
 }  // namespace specsim

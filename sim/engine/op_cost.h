@@ -4,6 +4,7 @@
 #include "cost/allreduce_model.h"
 #include "plan/cycle_plan.h"
 #include "plan/op.h"
+#include "runtime/runtime_cost.h"
 #include "spec/hardware.h"
 #include "spec/run_spec.h"
 
@@ -23,7 +24,8 @@ struct CostContext {
   const RunSpec* run = nullptr;
   AllReduceChoice backend;
   Anchors anchors;
-  int world = 1;  ///< tensor-parallel group size
+  int world = 1;                         ///< tensor-parallel group size
+  const RuntimeCost* runtime = nullptr;  ///< the serving runtime's own work; null: forwards only
 };
 
 struct OpCost {

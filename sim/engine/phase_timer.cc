@@ -77,6 +77,13 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
   }
   t.overhead_us = forward_overhead_us(phase, ctx);
   t.us = gpu + t.launch_us + t.overhead_us;
+  if (ctx.runtime) {
+    const PhaseRuntime& rt = ctx.runtime->phase[static_cast<int>(phase.kind)];
+    t.runtime_host_us = rt.host_us;
+    t.runtime_gpu_us = rt.gpu_eager_us + rt.gpu_graphed_us;
+    t.spec_overhead_us = rt.exposed_us(t.us);
+    t.us += t.spec_overhead_us;
+  }
   return t;
 }
 

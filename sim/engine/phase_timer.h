@@ -16,8 +16,12 @@ struct PhaseTiming {
   double gemm_us = 0, attention_us = 0, allreduce_us = 0, allgather_us = 0, other_us = 0;
   double launch_us =
       0;  ///< GPU time between kernels: graph launch + kernel switches, or idle waiting for eager host launches
-  double switch_us = 0;    ///< of launch_us in a graph phase: gaps where a kernel follows one of another class
-  double overhead_us = 0;  ///< unexplained per-forward time from the measured baseline anchor
+  double switch_us = 0;         ///< of launch_us in a graph phase: gaps where a kernel follows one of another class
+  double overhead_us = 0;       ///< unexplained per-forward time from the measured baseline anchor
+  double spec_overhead_us = 0;  ///< the runtime's own work around this forward as it adds to `us`
+                                ///< (models/runtime/: scheduling, tree/accept bookkeeping, syncs)
+  double runtime_host_us = 0;   ///< of the runtime's work: host (Python) time, before overlap
+  double runtime_gpu_us = 0;    ///< of the runtime's work: its small kernels
   int allreduce_count = 0, allgather_count = 0;
   double allreduce_bytes = 0, allgather_bytes = 0;
 };

@@ -47,11 +47,18 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
 
 }  // namespace
 
+RuntimeCost runtime_for(const Scenario& s, const RunSpec& run, const Hardware& hw) {
+  if (!s.runtime) return {};
+  const int draft_vocab = s.draft ? (s.draft->draft_vocab > 0 ? s.draft->draft_vocab : s.draft->vocab) : 0;
+  return runtime_cost(*s.runtime, run, hw, s.target.vocab, draft_vocab);
+}
+
 ScenarioResult run_scenario(const Scenario& s) {
   validate_run(s.run);
   const ModelSpec* draft = s.draft ? &*s.draft : nullptr;
   ScenarioResult out;
   out.plan = build_plan(s.target, draft, s.run);
+  if (s.runtime) out.runtime = runtime_for(s, s.run, s.hw);
 
   const bool measured_elsewhere = s.measured.has_value();
   const RunSpec& mrun = measured_elsewhere ? *s.measured : s.run;
@@ -59,19 +66,22 @@ ScenarioResult run_scenario(const Scenario& s) {
     if (measured_elsewhere) {
       validate_run(mrun);
       const CyclePlan mplan = build_plan(s.target, draft, mrun);
-      out.anchors = derive_anchors(mplan, s.measured_hw ? *s.measured_hw : s.hw, mrun, out.anchor_report);
+      const Hardware& mhw = s.measured_hw ? *s.measured_hw : s.hw;
+      const RuntimeCost mrt = s.runtime ? runtime_for(s, mrun, mhw) : RuntimeCost{};
+      out.anchors = derive_anchors(mplan, mhw, mrun, out.anchor_report, mrt.active ? &mrt : nullptr);
       if (s.anchor_accept_only) {  // box-specific anchors stay with the measured box
         out.anchors = Anchors{};
         out.anchor_report.allreduce = out.anchor_report.baseline = false;
       }
     } else {
-      out.anchors = derive_anchors(out.plan, s.hw, mrun, out.anchor_report);
+      out.anchors =
+          derive_anchors(out.plan, s.hw, mrun, out.anchor_report, out.runtime.active ? &out.runtime : nullptr);
     }
   }
   resolve_accept(s, out);
 
   for (const auto& backend : s.run.allreduce) {
-    CostContext ctx{&s.hw, &s.run, backend, out.anchors, s.run.tp_size};
+    CostContext ctx{&s.hw, &s.run, backend, out.anchors, s.run.tp_size, out.runtime.active ? &out.runtime : nullptr};
     CycleResult r;
     if (const std::string why = refusal(out.plan, ctx); !why.empty()) {
       // Refused: an error when the user asked for this backend, a visible row when defaulted.

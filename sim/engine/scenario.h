@@ -17,8 +17,12 @@ struct ScenarioResult {
   double accept_len = 0;
   double accept_rate = -1;           ///< per-token rate when known (chain formula), else -1
   std::string accept_source;         ///< where the accept len comes from, in words
+  RuntimeCost runtime;               ///< the runtime profile priced for this run (inactive: none)
   std::vector<CycleResult> results;  ///< one per backend, in the order asked
 };
+
+/// The scenario's runtime profile priced for `run` on `hw` (inactive when it has none).
+RuntimeCost runtime_for(const Scenario& s, const RunSpec& run, const Hardware& hw);
 
 /// Plans, anchors and evaluates. InputError on bad or contradictory input.
 ScenarioResult run_scenario(const Scenario& s);

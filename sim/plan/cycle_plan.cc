@@ -64,7 +64,8 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
   if (run.speculative()) {
     if (!draft) throw InputError("speculation needs a draft model", "--speculative-draft-model-path");
     if (!draft->is_draft())
-      throw InputError("the draft must be an EAGLE-3 draft (LlamaForCausalLMEagle3), got " + draft->architecture,
+      throw InputError("the draft must be an EAGLE-3 draft (LlamaForCausalLMEagle3) or a DeepSeek NextN layer, got " +
+                           draft->architecture,
                        "--speculative-draft-model-path");
     if (draft->hidden != target.hidden)
       throw InputError("draft hidden_size " + std::to_string(draft->hidden) + " differs from the target's " +
@@ -95,12 +96,12 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
     const double t_dec = bs * run.topk;
     if (run.num_steps > 1)
       phase(PhaseKind::DraftDecode, run.num_steps - 1, t_dec,
-            draft_forward(*draft, target.hidden, shape(PhaseKind::DraftDecode, t_dec), false));
+            draft_forward(*draft, target.hidden, shape(PhaseKind::DraftDecode, t_dec), false, weights));
     const double t_ver = bs * run.num_draft_tokens;
     phase(PhaseKind::Verify, 1, t_ver, target_forward(target, weights, shape(PhaseKind::Verify, t_ver)));
     const double t_ext = bs * (run.num_steps + 1);
     phase(PhaseKind::DraftExtend, 1, t_ext,
-          draft_forward(*draft, target.hidden, shape(PhaseKind::DraftExtend, t_ext), true));
+          draft_forward(*draft, target.hidden, shape(PhaseKind::DraftExtend, t_ext), true, weights));
   }
   phase(PhaseKind::BaselineDecode, 1, bs, target_forward(target, weights, shape(PhaseKind::BaselineDecode, bs)));
   if (run.tp_size == 1) {  // one rank: SGLang runs no collectives at all

@@ -120,6 +120,49 @@ const char* tail_name(PhaseKind p) {
   }
 }
 
+// One decoder layer of a target (or of the NextN draft), `repeat` times.
+OpBlock decoder_layer(const char* name, int repeat, bool moe, const ModelSpec& m, DType w, const ForwardShape& f) {
+  const double t = f.tokens, h = m.hidden, ar = t * h * kB;
+  OpBlock b{name, repeat, {}};
+  b.ops.push_back(add_norm("input_layernorm", t, h));
+  if (m.has_mla)
+    mla_attention(b.ops, m, w, f);
+  else
+    gqa_attention(b.ops, m, w, f, h, m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe);
+  b.ops.push_back(all_reduce("attn_allreduce", ar));
+  b.ops.push_back(add_norm("post_attention_layernorm", t, h));
+  if (moe)
+    moe_mlp(b.ops, m, w, f);
+  else
+    dense_mlp(b.ops, t, h, double(m.intermediate) / f.tp, w);
+  b.ops.push_back(all_reduce("mlp_allreduce", ar));
+  return b;
+}
+
+// DeepSeek's NextN layer as SGLang's DeepseekModelNextN runs it (docs/sources-runtime.md#sglang-deepseek-nextn):
+// the vocab-parallel embedding (its all-reduce), enorm(embed) and hnorm(target hidden)
+// concatenated through the replicated eh_proj (plain nn.Linear, bf16, no collective), one MoE
+// decoder layer, shared_head.norm and the target's vocab-parallel LM head with its all-gather.
+std::vector<OpBlock> nextn_forward(const ModelSpec& d, DType w, const ForwardShape& f) {
+  const double t = f.tokens, h = d.hidden, ar = t * h * kB;
+  std::vector<OpBlock> blocks;
+  OpBlock embed{"nextn_embed", 1, {}};
+  embed.ops.push_back(small("vocab_embedding", OpKind::Elementwise, 2.0 * t * h * kB));
+  embed.ops.push_back(all_reduce("embed_allreduce", ar));
+  embed.ops.push_back(small("enorm", OpKind::Norm, 2.0 * t * h * kB));
+  embed.ops.push_back(small("hnorm", OpKind::Norm, 2.0 * t * h * kB));
+  embed.ops.push_back(gemm("eh_proj", t, h, 2.0 * h, DType::BF16, /*replicated=*/true));
+  blocks.push_back(std::move(embed));
+  blocks.push_back(decoder_layer("nextn_layer", 1, true, d, w, f));
+  OpBlock head{"nextn_lm_head", 1, {}};
+  head.ops.push_back(add_norm("shared_head_norm", t, h));
+  head.ops.push_back(gemm("lm_head", t, double(d.vocab) / f.tp, h, DType::BF16));
+  head.ops.push_back(all_gather("logits_allgather", t * d.vocab * kB));
+  head.ops.push_back(small("draft_topk", OpKind::Elementwise, t * d.vocab * 4.0));
+  blocks.push_back(std::move(head));
+  return blocks;
+}
+
 }  // namespace
 
 std::vector<OpBlock> target_forward(const ModelSpec& m, DType w, const ForwardShape& f) {
@@ -132,20 +175,7 @@ std::vector<OpBlock> target_forward(const ModelSpec& m, DType w, const ForwardSh
   blocks.push_back(std::move(embed));
 
   auto layer = [&](const char* name, int repeat, bool moe) {
-    OpBlock b{name, repeat, {}};
-    b.ops.push_back(add_norm("input_layernorm", t, h));
-    if (m.has_mla)
-      mla_attention(b.ops, m, w, f);
-    else
-      gqa_attention(b.ops, m, w, f, h, m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe);
-    b.ops.push_back(all_reduce("attn_allreduce", ar));
-    b.ops.push_back(add_norm("post_attention_layernorm", t, h));
-    if (moe)
-      moe_mlp(b.ops, m, w, f);
-    else
-      dense_mlp(b.ops, t, h, double(m.intermediate) / f.tp, w);
-    b.ops.push_back(all_reduce("mlp_allreduce", ar));
-    blocks.push_back(std::move(b));
+    blocks.push_back(decoder_layer(name, repeat, moe, m, w, f));
   };
   const int dense_layers = m.has_moe ? m.moe.first_dense_layers : m.layers;
   if (dense_layers > 0) layer("dense_layer", dense_layers, false);
@@ -161,7 +191,9 @@ std::vector<OpBlock> target_forward(const ModelSpec& m, DType w, const ForwardSh
   return blocks;
 }
 
-std::vector<OpBlock> draft_forward(const ModelSpec& d, int target_hidden, const ForwardShape& f, bool with_fc) {
+std::vector<OpBlock> draft_forward(const ModelSpec& d, int target_hidden, const ForwardShape& f, bool with_fc,
+                                   DType target_weights) {
+  if (d.is_nextn()) return nextn_forward(d, target_weights, f);
   const double t = f.tokens, h = d.hidden, ar = t * h * kB;
   const DType w = d.weight_dtype;
   std::vector<OpBlock> blocks;

@@ -18,8 +18,11 @@ struct ForwardShape {
 /// The target model's forward (embedding, layers, lm_head + all-gather, sampling tail).
 std::vector<OpBlock> target_forward(const ModelSpec& m, DType weights, const ForwardShape& f);
 
-/// The EAGLE-3 draft's forward; `with_fc` on the extend forward (input: 3 target hidden states).
-std::vector<OpBlock> draft_forward(const ModelSpec& d, int target_hidden, const ForwardShape& f, bool with_fc);
+/// The draft's forward. EAGLE-3: `with_fc` on the extend forward (input: 3 target hidden
+/// states). NextN: enorm/hnorm, the replicated eh_proj, one MLA + MoE layer at the target's
+/// weight dtype `target_weights`, the shared vocab-parallel LM head.
+std::vector<OpBlock> draft_forward(const ModelSpec& d, int target_hidden, const ForwardShape& f, bool with_fc,
+                                   DType target_weights = DType::BF16);
 
 /// Throws InputError naming --tp-size when the model cannot be split `tp` ways.
 void check_tp_split(const ModelSpec& m, int tp, const char* which);

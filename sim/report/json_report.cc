@@ -38,7 +38,8 @@ json settings_json(const Scenario& s, const ScenarioResult& r) {
             {"disable_cuda_graph", run.disable_cuda_graph},
             {"eager_phases", eager},
             {"dtype", std::string(dtype_name(run.dtype.value_or(s.target.weight_dtype)))},
-            {"nccl_p2p_level", run.nccl.p2p_level}};
+            {"nccl_p2p_level", run.nccl.p2p_level},
+            {"runtime", s.runtime ? json(s.runtime->name) : json(nullptr)}};
   if (run.speculative()) {
     j["accept_len"] = r.accept_len;
     j["accept_len_source"] = r.accept_source;
@@ -86,7 +87,10 @@ json phase_json(const PhaseTiming& t) {
           {"other_us", t.other_us},
           {"launch_us", t.launch_us},
           {"switch_us", t.switch_us},
-          {"overhead_us", t.overhead_us}};
+          {"overhead_us", t.overhead_us},
+          {"spec_overhead_us", t.spec_overhead_us},
+          {"runtime_host_us", t.runtime_host_us},
+          {"runtime_gpu_us", t.runtime_gpu_us}};
 }
 
 json report_json(const Scenario& s, const ScenarioResult& r) {

@@ -37,17 +37,17 @@ void anchors_text(std::string& out, const ScenarioResult& r) {
 }
 
 void phase_table(std::string& out, const CycleResult& c) {
-  out += fmt::format("  {:<16} {:>5} {:>6} {:>5} {:>9} {:>9} {:>4} {:>8} {:>9} {:>8} {:>8} {:>8} {:>9} {:>10}\n",
+  out += fmt::format("  {:<16} {:>5} {:>6} {:>5} {:>9} {:>9} {:>4} {:>8} {:>9} {:>8} {:>8} {:>8} {:>9} {:>10} {:>10}\n",
                      "phase", "count", "tokens", "mode", "gemm_us", "attn_us", "AR", "AR_KB", "AR_us", "AG_us",
-                     "other_us", "launch_us", "overhd_us", "total_us");
+                     "other_us", "launch_us", "overhd_us", "runtime_us", "total_us");
   for (const auto& p : c.phases) {
     const double kb = p.allreduce_count ? p.allreduce_bytes / p.allreduce_count / 1024.0 : 0.0;
     out += fmt::format(
         "  {:<16} {:>5} {:>6} {:>5} {:>9.1f} {:>9.1f} {:>4} {:>8.1f} {:>9.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>9.1f} "
-        "{:>10.1f}\n",
+        "{:>10.1f} {:>10.1f}\n",
         phase_name(p.kind), p.kind == PhaseKind::BaselineDecode ? std::string("-") : std::to_string(p.count), p.tokens,
         p.graph ? "graph" : "eager", p.gemm_us, p.attention_us, p.allreduce_count, kb, p.allreduce_us, p.allgather_us,
-        p.other_us, p.launch_us, p.overhead_us, p.us);
+        p.other_us, p.launch_us, p.overhead_us, p.spec_overhead_us, p.us);
   }
 }
 
@@ -76,6 +76,11 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
                     run.num_steps, run.topk, run.num_draft_tokens, r.accept_len, r.accept_source);
   else
     out += "speculation: off (--speculative-algorithm NONE)\n";
+  if (s.runtime)
+    out += fmt::format("runtime:  {} (its own work per phase in runtime_us; models/runtime/{}.json)\n", s.runtime->name,
+                       s.runtime->name);
+  else
+    out += "runtime:  none (forwards only, --runtime none)\n";
   anchors_text(out, r);
   for (const auto& n : s.notes) out += "note: " + n + "\n";
 

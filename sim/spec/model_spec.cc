@@ -35,6 +35,7 @@ Arch parse_arch(const json& cfg, const std::string& where) {
   if (a == "Qwen3MoeForCausalLM") return Arch::Qwen3Moe;
   if (a == "DeepseekV3ForCausalLM") return Arch::DeepseekV3;
   if (a == "LlamaForCausalLMEagle3") return Arch::LlamaEagle3;
+  if (a == "DeepseekV3ForCausalLMNextN") return Arch::DeepseekV3NextN;
   throw InputError("unknown architecture '" + a +
                        "': supported are LlamaForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, "
                        "DeepseekV3ForCausalLM, LlamaForCausalLMEagle3",
@@ -102,7 +103,7 @@ ModelSpec model_from_json(const json& cfg, const std::string& path, const std::s
   m.vocab = positive(cfg, "vocab_size", where);
   m.intermediate = positive(cfg, "intermediate_size", where);
   m.weight_dtype = config_dtype(cfg, where);
-  if (m.arch != Arch::DeepseekV3) {
+  if (m.arch != Arch::DeepseekV3 && m.arch != Arch::DeepseekV3NextN) {
     if (!cfg.contains("head_dim") && m.hidden % m.heads != 0)
       throw InputError("hidden_size is not a multiple of num_attention_heads and head_dim is missing",
                        where + ": head_dim");
@@ -130,6 +131,7 @@ ModelSpec model_from_json(const json& cfg, const std::string& path, const std::s
         throw InputError("mlp_only_layers is not modelled: every layer must be MoE", where + ": mlp_only_layers");
       break;
     }
+    case Arch::DeepseekV3NextN:
     case Arch::DeepseekV3: {
       m.has_mla = m.has_moe = true;
       m.mla.q_lora_rank = positive(cfg, "q_lora_rank", where, 0);
@@ -151,6 +153,13 @@ ModelSpec model_from_json(const json& cfg, const std::string& path, const std::s
       // SGLang fuses the shared expert into the routed MoE only for 256 routed experts + 1 shared
       // (DeepSeek-V3/R1); Kimi-K2 (384) runs it as a separate TP-sharded MLP.
       m.moe.fuse_shared = m.moe.routed_experts == 256 && m.moe.shared_experts == 1;
+      if (m.arch == Arch::DeepseekV3NextN) {
+        // SGLang builds the NextN layer as a MoE layer (is_nextn) and samples over the full vocab.
+        if (m.layers != 1)
+          throw InputError("a NextN draft has exactly one decoder layer", where + ": num_hidden_layers");
+        m.moe.first_dense_layers = 0;
+        m.draft_vocab = m.vocab;
+      }
       break;
     }
   }
@@ -174,8 +183,13 @@ std::string resolve_model_config(const std::string& in, const std::string& flag)
                    flag);
 }
 
-std::string zoo_draft_config(const std::string& target_config_path) {
-  const std::string c = (fs::path(target_config_path).parent_path() / "eagle3" / "config.json").string();
+std::string zoo_draft_config(const std::string& target_config_path, bool nextn) {
+  const fs::path dir = fs::path(target_config_path).parent_path();
+  if (nextn) {  // SGLang's EAGLE / NEXTN on DeepSeek runs the model's own MTP layer
+    const std::string c = (dir / "nextn" / "config.json").string();
+    if (is_file(c)) return c;
+  }
+  const std::string c = (dir / "eagle3" / "config.json").string();
   return is_file(c) ? c : std::string();
 }
 

@@ -8,7 +8,7 @@
 namespace specsim {
 
 /// Architectures specsim knows how to lay out as SGLang runs them.
-enum class Arch { Llama, Qwen3, Qwen3Moe, DeepseekV3, LlamaEagle3 };
+enum class Arch { Llama, Qwen3, Qwen3Moe, DeepseekV3, LlamaEagle3, DeepseekV3NextN };
 
 /// Multi-head latent attention (DeepSeek-V3 family).
 struct MlaDims {
@@ -47,7 +47,10 @@ struct ModelSpec {
   MoeDims moe;
   DType weight_dtype = DType::BF16;  ///< dtype of the linear layers' weights
   int draft_vocab = 0;               ///< EAGLE-3 drafts: the reduced draft vocabulary
-  bool is_draft() const { return arch == Arch::LlamaEagle3; }
+  bool is_draft() const { return arch == Arch::LlamaEagle3 || arch == Arch::DeepseekV3NextN; }
+  /// DeepSeek's NextN (MTP) layer as SGLang runs it for EAGLE/NEXTN: one MLA + MoE decoder layer
+  /// plus eh_proj, sharing the target's embedding and LM head.
+  bool is_nextn() const { return arch == Arch::DeepseekV3NextN; }
   /// Parameters in one copy of the model (approximate, for the report).
   double param_count() const;
 };
@@ -62,7 +65,8 @@ ModelSpec model_from_json(const nlohmann::json& cfg, const std::string& source, 
 /// name under models/. Returns the config.json path; InputError naming `flag` otherwise.
 std::string resolve_model_config(const std::string& path_or_name, const std::string& flag);
 
-/// The zoo's EAGLE-3 draft config for a target config path inside models/, or "" if none.
-std::string zoo_draft_config(const std::string& target_config_path);
+/// The zoo's draft config for a target config path inside models/, or "" if none: its NextN
+/// layer when `nextn` (EAGLE / NEXTN on DeepSeek) and the model has one, else its EAGLE-3 draft.
+std::string zoo_draft_config(const std::string& target_config_path, bool nextn = false);
 
 }  // namespace specsim

@@ -39,7 +39,8 @@ SpecAlgo parse_algo(const std::string& s) {
   if (u == "none") return SpecAlgo::None;
   if (u == "eagle") return SpecAlgo::Eagle;
   if (u == "eagle3") return SpecAlgo::Eagle3;
-  throw InputError("unknown algorithm '" + s + "': use NONE, EAGLE or EAGLE3", "--speculative-algorithm");
+  if (u == "nextn") return SpecAlgo::NextN;
+  throw InputError("unknown algorithm '" + s + "': use NONE, EAGLE, EAGLE3 or NEXTN", "--speculative-algorithm");
 }
 
 std::array<bool, kNumPhaseKinds> parse_eager(const std::string& s, const std::string& where) {
@@ -170,7 +171,7 @@ Scenario resolve_scenario(const RunArgs& a) {
     if (a.draft_model_path)
       draft_cfg = resolve_model_config(*a.draft_model_path, "--speculative-draft-model-path");
     else
-      draft_cfg = zoo_draft_config(target_cfg);
+      draft_cfg = zoo_draft_config(target_cfg, run.algo == SpecAlgo::Eagle || run.algo == SpecAlgo::NextN);
     if (draft_cfg.empty())
       throw InputError(
           "speculation needs an EAGLE-3 draft: give --speculative-draft-model-path, or "
@@ -198,6 +199,8 @@ Scenario resolve_scenario(const RunArgs& a) {
       s.notes.push_back("other hardware, tp or dtype than the measured box: only the measured acceptance carries over");
     }
   }
+  const std::string rt = a.runtime.value_or("sglang");
+  if (rt != "none") s.runtime = load_runtime_profile(rt, "--runtime");
   s.run = run;
   return s;
 }

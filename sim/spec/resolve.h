@@ -21,6 +21,7 @@ struct RunArgs {
   std::optional<double> measured_baseline_tok_s, measured_allreduce_us, measured_spec_tok_s;
   std::vector<std::string> allreduce;
   std::optional<std::string> nccl_p2p_level, nccl_algo, nccl_proto;
+  std::optional<std::string> runtime;  ///< sglang (default), vllm, none, or a profile .json
 };
 
 /// Builds the scenario; InputError naming the flag on bad input.

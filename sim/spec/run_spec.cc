@@ -26,6 +26,7 @@ std::string_view algo_name(SpecAlgo a) {
     case SpecAlgo::None: return "NONE";
     case SpecAlgo::Eagle: return "EAGLE";
     case SpecAlgo::Eagle3: return "EAGLE3";
+    case SpecAlgo::NextN: return "NEXTN";
   }
   return "NONE";
 }

@@ -9,7 +9,8 @@
 
 namespace specsim {
 
-enum class SpecAlgo { None, Eagle, Eagle3 };
+/// NextN is SGLang's name for EAGLE with DeepSeek's MTP layer as the draft (same worker).
+enum class SpecAlgo { None, Eagle, Eagle3, NextN };
 
 /// The forwards of one cycle, plus the plain decode step it is compared with.
 enum class PhaseKind { DraftDecode = 0, Verify = 1, DraftExtend = 2, BaselineDecode = 3 };

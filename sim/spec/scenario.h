@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/runtime_profile.h"
 #include "spec/hardware.h"
 #include "spec/model_spec.h"
 #include "spec/run_spec.h"
@@ -26,6 +27,8 @@ struct Scenario {
   /// The measured box differs from this run's: keep only the measured acceptance, not the
   /// box-specific all-reduce and overhead anchors.
   bool anchor_accept_only = false;
+  /// The serving runtime whose own work is costed (--runtime); none: forwards only.
+  std::optional<RuntimeProfile> runtime;
   std::string title;               ///< e.g. the built-in scenario's name
   std::vector<std::string> notes;  ///< assumptions to print with the report
 };

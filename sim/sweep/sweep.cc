@@ -17,7 +17,7 @@ namespace specsim::sweep {
 
 const char* part_name(int part) {
   static constexpr const char* kNames[kNumParts] = {"gemm",  "attention", "allreduce", "allgather",
-                                                    "other", "launch",    "overhead"};
+                                                    "other", "launch",    "overhead",  "runtime"};
   return part >= 0 && part < kNumParts ? kNames[part] : "?";
 }
 
@@ -119,7 +119,7 @@ void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backen
     accept = chain_accept_len(rate, run.num_steps);
   }
   const AllReduceChoice& backend = backends[ix[kAllReduce]];
-  const CostContext ctx{&g.s.hw, &run, backend, g.r.anchors, run.tp_size};
+  const CostContext ctx{&g.s.hw, &run, backend, g.r.anchors, run.tp_size, g.r.runtime.active ? &g.r.runtime : nullptr};
   if (const std::string why = refusal(g.r.plan, ctx); !why.empty())
     return w.skip(allreduce_refused(backend, why).line(), i);
   const CycleResult c = evaluate_cycle(g.r.plan, ctx, accept);
@@ -140,7 +140,7 @@ void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backen
     if (!in_cycle) continue;
     const double n = run.speculative() ? p.count : 1;
     const double parts[kNumParts] = {p.gemm_us,  p.attention_us, p.allreduce_us, p.allgather_us,
-                                     p.other_us, p.launch_us,    p.overhead_us};
+                                     p.other_us, p.launch_us,    p.overhead_us,  p.spec_overhead_us};
     for (int k = 0; k < kNumParts; ++k) out.cycle_parts_us[k] += n * parts[k];
   }
   ++w.evaluated;

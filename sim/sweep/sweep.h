@@ -16,7 +16,7 @@
 namespace specsim::sweep {
 
 /// Parts of a cycle's time, summed over its forwards (the baseline step's when speculation is off).
-enum Part : int { kGemm = 0, kAttention, kAllReducePart, kAllGather, kOther, kLaunch, kOverhead, kNumParts };
+enum Part : int { kGemm = 0, kAttention, kAllReducePart, kAllGather, kOther, kLaunch, kOverhead, kRuntime, kNumParts };
 const char* part_name(int part);  ///< "gemm", "attention", ...
 
 /// One evaluated point: its resolved settings and the cycle figures (as in `specsim run --json`).

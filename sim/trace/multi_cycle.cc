@@ -14,7 +14,7 @@ CyclePlan plan_at_context(const Scenario& s, long long context_len) {
 }
 
 CostContext cost_context(const Scenario& s, const ScenarioResult& r, const AllReduceChoice& backend) {
-  return CostContext{&s.hw, &s.run, backend, r.anchors, s.run.tp_size};
+  return CostContext{&s.hw, &s.run, backend, r.anchors, s.run.tp_size, r.runtime.active ? &r.runtime : nullptr};
 }
 
 std::vector<CycleSample> simulate_cycles(const Scenario& s, const ScenarioResult& r, const AllReduceChoice& backend,

@@ -47,6 +47,10 @@ ForwardTimeline expand_forward(const PhasePlan& phase, const CostContext& ctx) {
     }
   }
   f.total_us = gpu_end + f.overhead_us;
+  if (ctx.runtime) {
+    f.runtime_us = ctx.runtime->phase[static_cast<int>(phase.kind)].exposed_us(f.total_us);
+    f.total_us += f.runtime_us;
+  }
   return f;
 }
 

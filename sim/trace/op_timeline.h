@@ -23,6 +23,7 @@ struct ForwardTimeline {
   bool graph = true;
   double graph_launch_us = 0;  ///< graph: host cost of the replay, placed first
   double overhead_us = 0;      ///< anchored unexplained per-forward time, placed last
+  double runtime_us = 0;       ///< the runtime's own work (PhaseTiming::spec_overhead_us), after it
   double total_us = 0;         ///< equals time_phase(phase, ctx).us
   std::vector<OpEvent> ops;
 };

@@ -97,8 +97,12 @@ void forward_slices(fmt::memory_buffer& b, int pid, const PhasePlan& p, int j, d
       slice(b, pid, kTidHost, std::string("launch ") + op.name, "launch", t0 + e.host_start_us,
             t0 + (e.host_start_us + e.host_dur_us), "");
   }
+  const double ops_end = f.total_us - f.runtime_us;
   if (f.overhead_us > 0)
-    slice(b, pid, kTidHost, "unexplained per-forward time (anchored)", "overhead", t0 + (f.total_us - f.overhead_us),
+    slice(b, pid, kTidHost, "unexplained per-forward time (anchored)", "overhead", t0 + (ops_end - f.overhead_us),
+          t0 + ops_end, "");
+  if (f.runtime_us > 0)
+    slice(b, pid, kTidHost, "runtime's own work (scheduler, tree, accept, syncs)", "runtime", t0 + ops_end,
           t0 + f.total_us, "");
 }
 

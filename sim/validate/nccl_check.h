@@ -1,0 +1,31 @@
+#pragma once
+// The shipped NCCL model (uncalibrated) against real nccl-tests logs (traces/nccl-tests/):
+// predicted vs measured all-reduce time per log and message size.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace specsim {
+
+struct NcclCheckRow {
+  double bytes = 0, measured_us = 0, predicted_us = 0;
+  std::string choice;  ///< the algorithm/protocol/transport the model picked
+};
+
+struct NcclCheckLog {
+  std::string file, hardware;
+  int gpus = 0;
+  bool graph = false;
+  std::vector<NcclCheckRow> rows;  ///< sizes in [min_bytes, max_bytes] that the log holds
+  double worst_small_pct = 0;      ///< worst |error| at 8-64 KB (0 when the log has none there)
+  int small_rows = 0;
+};
+
+/// Reads `dir`/index.json and every log it names; rows between `min_bytes` and `max_bytes`.
+/// InputError naming index.json:field or the log's file:line on bad input.
+std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_bytes, double max_bytes);
+
+std::string nccl_check_text(const std::vector<NcclCheckLog>& logs);
+nlohmann::json nccl_check_json(const std::vector<NcclCheckLog>& logs);
+
+}  // namespace specsim

@@ -1,0 +1,104 @@
+#include "validate/published_case.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "spec/paths.h"
+#include "util/error.h"
+#include "util/json_io.h"
+
+namespace specsim {
+
+using nlohmann::json;
+
+namespace {
+
+const json& need(const json& j, const char* key, const std::string& f) {
+  if (!j.contains(key)) throw InputError("missing field", f + key);
+  return j.at(key);
+}
+
+std::string str(const json& j, const char* key, const std::string& f) {
+  const json& v = need(j, key, f);
+  if (!v.is_string() || v.get<std::string>().empty()) throw InputError("expected a non-empty string", f + key);
+  return v.get<std::string>();
+}
+
+std::optional<std::string> opt_string(const json& j, const char* key, const std::string& f) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  if (!j.at(key).is_string() || j.at(key).get<std::string>().empty())
+    throw InputError("expected a non-empty string or null", f + key);
+  return j.at(key).get<std::string>();
+}
+
+std::optional<int> opt_count(const json& j, const char* key, const std::string& f) {
+  const json& v = need(j, key, f);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 1 << 20)
+    throw InputError("expected a positive integer or null", f + key);
+  return v.get<int>();
+}
+
+std::optional<double> opt_positive(const json& j, const char* key, const std::string& f, bool required = true) {
+  if (!required && !j.contains(key)) return std::nullopt;
+  const json& v = need(j, key, f);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0)
+    throw InputError("expected a positive number or null", f + key);
+  return v.get<double>();
+}
+
+}  // namespace
+
+std::optional<double> PublishedCase::speedup() const {
+  if (baseline_tok_s && spec_tok_s) return *spec_tok_s / *baseline_tok_s;
+  return speedup_stated;
+}
+
+PublishedCase load_published_case(const std::string& path) {
+  PublishedCase c;
+  c.file = std::filesystem::path(path).filename().string();
+  const std::string f = c.file + ":";
+  const json j = read_json_file(path);
+  if (!j.is_object()) throw InputError("a case must be a JSON object", f + "(top)");
+  c.id = str(j, "id", f);
+  const std::string role = str(j, "role", f);
+  if (role != "fit" && role != "held_out") throw InputError("role must be fit or held_out", f + "role");
+  c.held_out = role == "held_out";
+  c.serving = str(j, "serving", f);
+  if (c.serving != "SGLang" && c.serving != "vLLM") throw InputError("serving must be SGLang or vLLM", f + "serving");
+  c.algorithm = str(j, "speculative_algorithm", f);
+  need(j, "zoo_model", f), need(j, "zoo_gpu", f);
+  c.zoo_model = opt_string(j, "zoo_model", f);
+  c.zoo_gpu = opt_string(j, "zoo_gpu", f);
+  c.zoo_topology = opt_string(j, "zoo_topology", f);
+  c.zoo_draft = opt_string(j, "zoo_draft", f);
+  c.tp = opt_count(j, "tp", f);
+  c.batch_size = opt_count(j, "batch_size", f);
+  c.num_steps = opt_count(j, "speculative_num_steps", f);
+  c.topk = opt_count(j, "speculative_eagle_topk", f);
+  c.num_draft_tokens = opt_count(j, "speculative_num_draft_tokens", f);
+  c.baseline_tok_s = opt_positive(j, "baseline_tok_s", f);
+  c.spec_tok_s = opt_positive(j, "spec_tok_s", f);
+  c.accept_length = opt_positive(j, "accept_length", f);
+  c.speedup_stated = opt_positive(j, "speedup_stated", f);
+  const json& src = need(j, "source", f);
+  if (!src.is_object()) throw InputError("expected an object", f + "source");
+  c.url = str(src, "url", f + "source.");
+  return c;
+}
+
+std::vector<PublishedCase> load_published_set(const std::string& dir, const std::string& flag) {
+  if (!is_dir(dir)) throw InputError("no such folder: " + dir, flag);
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw InputError("no *.json cases in " + dir, flag);
+  std::vector<PublishedCase> out;
+  for (const auto& p : files) out.push_back(load_published_case(p));
+  return out;
+}
+
+}  // namespace specsim

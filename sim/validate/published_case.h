@@ -1,0 +1,30 @@
+#pragma once
+// One public measurement of speculative decoding (traces/published/*.json): the settings the
+// source states and the figures it reports, `null` where the source is silent.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace specsim {
+
+struct PublishedCase {
+  std::string id, file;   ///< `file`: as named in errors (the file name)
+  bool held_out = false;  ///< role "held_out" (else "fit")
+  std::string serving;    ///< "SGLang", "vLLM"
+  std::string algorithm;  ///< as the source writes it
+  std::optional<std::string> zoo_model, zoo_gpu, zoo_topology;
+  std::optional<std::string> zoo_draft;  ///< the draft's zoo config when the target's own is not it
+  std::optional<int> tp, batch_size, num_steps, topk, num_draft_tokens;
+  std::optional<double> baseline_tok_s, spec_tok_s, accept_length, speedup_stated;
+  std::string url;
+  /// The measured speedup: spec / baseline when both are given, else the stated one.
+  std::optional<double> speedup() const;
+};
+
+/// Reads one case; InputError naming file:field on a missing or malformed field.
+PublishedCase load_published_case(const std::string& path);
+
+/// Every *.json in `dir`, sorted by name (README and others skipped); InputError when none.
+std::vector<PublishedCase> load_published_set(const std::string& dir, const std::string& flag);
+
+}  // namespace specsim

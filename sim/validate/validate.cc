@@ -1,0 +1,238 @@
+#include "validate/validate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/scenario.h"
+#include "spec/paths.h"
+#include "spec/resolve.h"
+#include "util/error.h"
+
+namespace specsim {
+
+using nlohmann::json;
+
+namespace {
+
+std::string upper(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// The algorithm name as the command line takes it: the source's wording varies ("EAGLE (MTP)",
+// "EAGLE3 (chain)", "DeepSeek MTP (chain)").
+std::string algorithm_flag(const PublishedCase& c) {
+  const std::string a = upper(c.algorithm);
+  if (a.find("EAGLE3") != std::string::npos) return "EAGLE3";
+  if (a.find("MTP") != std::string::npos || a.find("NEXTN") != std::string::npos) return "NEXTN";
+  return "EAGLE";
+}
+
+CaseOutcome predict(const PublishedCase& c) {
+  CaseOutcome o;
+  o.c = c;
+  if (!c.zoo_model) return o.skipped = "model not in the zoo (zoo_model null)", o;
+  if (!c.zoo_gpu) return o.skipped = "GPU not stated or not in the zoo (zoo_gpu null)", o;
+  if (!c.tp) return o.skipped = "tp not stated", o;
+  if (!c.batch_size) return o.skipped = "batch size not stated", o;
+  RunArgs a;
+  a.model_path = *c.zoo_model;
+  if (c.zoo_draft) a.draft_model_path = models_dir() + "/" + *c.zoo_draft;
+  a.hardware = *c.zoo_gpu + ":" + c.zoo_topology.value_or("nvswitch");
+  a.tp_size = *c.tp;
+  a.batch_size = *c.batch_size;
+  a.runtime = c.serving == "vLLM" ? "vllm" : "sglang";
+  a.allreduce = {"nccl"};
+  a.algorithm = algorithm_flag(c);
+  a.num_steps = c.num_steps, a.topk = c.topk, a.num_draft_tokens = c.num_draft_tokens;
+  // Without a stated accept length the cycle is still timed (accept len 1 as a placeholder) so
+  // the measured spec tok/s can imply one; no spec tok/s is predicted then.
+  a.accept_len = c.accept_length.value_or(1.0);
+  auto evaluate = [&](const RunArgs& args) {
+    const Scenario s = resolve_scenario(args);
+    const ScenarioResult r = run_scenario(s);
+    const CycleResult cr = r.results.front();
+    if (!cr.refused.empty()) throw InputError("the all-reduce cannot run: " + cr.refused, "--allreduce");
+    return cr;
+  };
+  const double bs = *c.batch_size;
+  try {
+    const CycleResult cr = evaluate(a);
+    o.baseline_tok_s = cr.baseline_tok_s / bs;
+    if (c.spec_tok_s) o.implied_accept_len = *c.spec_tok_s * cr.cycle_us / 1e6;
+    if (c.accept_length) {
+      o.spec_tok_s = cr.spec_tok_s / bs;
+      o.speedup = cr.speedup;
+    } else {
+      o.spec_skipped = "no accept length stated";
+    }
+    return o;
+  } catch (const InputError& e) {
+    o.spec_skipped = "cannot model the speculation: " + e.line();
+  }
+  try {  // the plain decode step alone
+    RunArgs plain = a;
+    plain.algorithm = "NONE";
+    plain.accept_len.reset();
+    o.baseline_tok_s = evaluate(plain).baseline_tok_s / bs;
+  } catch (const InputError& e) {
+    o.skipped = "cannot model: " + e.line();
+  }
+  return o;
+}
+
+ErrorStats stats(const std::vector<CaseOutcome>& cases, bool held_out,
+                 std::optional<double> (*pred)(const CaseOutcome&), std::optional<double> (*meas)(const CaseOutcome&)) {
+  ErrorStats s;
+  std::vector<double> abs;
+  for (const auto& o : cases) {
+    if (o.c.held_out != held_out) continue;
+    const auto p = pred(o), m = meas(o);
+    if (!p || !m) continue;
+    const double e = error_pct(*p, *m);
+    abs.push_back(std::fabs(e));
+    if (std::fabs(e) >= std::fabs(s.worst_pct)) s.worst_pct = e, s.worst_id = o.c.id;
+  }
+  s.n = static_cast<int>(abs.size());
+  if (s.n) {
+    std::sort(abs.begin(), abs.end());
+    s.median_abs_pct = s.n % 2 ? abs[s.n / 2] : 0.5 * (abs[s.n / 2 - 1] + abs[s.n / 2]);
+  }
+  return s;
+}
+
+std::optional<double> pred_base(const CaseOutcome& o) { return o.baseline_tok_s; }
+std::optional<double> meas_base(const CaseOutcome& o) { return o.c.baseline_tok_s; }
+std::optional<double> pred_spec(const CaseOutcome& o) { return o.spec_tok_s; }
+std::optional<double> meas_spec(const CaseOutcome& o) { return o.c.spec_tok_s; }
+std::optional<double> pred_speedup(const CaseOutcome& o) { return o.speedup; }
+std::optional<double> meas_speedup(const CaseOutcome& o) { return o.c.speedup(); }
+
+std::string cell(std::optional<double> v, const char* f = "{:.1f}") {
+  return v ? fmt::format(fmt::runtime(f), *v) : std::string("-");
+}
+
+std::string err_cell(std::optional<double> p, std::optional<double> m) {
+  return p && m ? fmt::format("{:+.0f}%", error_pct(*p, *m)) : std::string("-");
+}
+
+json opt(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
+
+json stats_json(const ErrorStats& s) {
+  return {{"n", s.n},
+          {"median_abs_error_pct", s.n ? json(s.median_abs_pct) : json(nullptr)},
+          {"worst_error_pct", s.n ? json(s.worst_pct) : json(nullptr)},
+          {"worst_case", s.n ? json(s.worst_id) : json(nullptr)}};
+}
+
+std::string stats_text(const char* what, const ErrorStats& s) {
+  if (!s.n) return fmt::format("  {:<22} {:>3}  -\n", what, 0);
+  return fmt::format("  {:<22} {:>3}  median {:>5.1f}%  worst {:+6.1f}% ({})\n", what, s.n, s.median_abs_pct,
+                     s.worst_pct, s.worst_id);
+}
+
+}  // namespace
+
+double error_pct(double predicted, double measured) { return 100.0 * (predicted - measured) / measured; }
+
+bool Target::met() const {
+  if (!stats.n) return false;
+  return (median ? stats.median_abs_pct : std::fabs(stats.worst_pct)) <= limit_pct;
+}
+
+ValidateResult run_validate(const std::string& set_dir, const std::string& label) {
+  ValidateResult r;
+  r.set = label.empty() ? set_dir : label;
+  for (const auto& c : load_published_set(set_dir, "--set")) r.cases.push_back(predict(c));
+  for (int h = 0; h < 2; ++h) {
+    r.baseline[h] = stats(r.cases, h == 1, pred_base, meas_base);
+    r.spec[h] = stats(r.cases, h == 1, pred_spec, meas_spec);
+    r.speedup[h] = stats(r.cases, h == 1, pred_speedup, meas_speedup);
+  }
+  r.targets = {{"spec tok/s, held-out, median", 10, r.spec[1], true},
+               {"spec tok/s, held-out, worst", 25, r.spec[1], false},
+               {"baseline tok/s, held-out, median", 10, r.baseline[1], true}};
+  return r;
+}
+
+std::string validate_text(const ValidateResult& r) {
+  std::string out = fmt::format(
+      "published cases in {}: {} (predicted without anchors; tok/s per request stream; error = predicted / "
+      "measured - 1)\n\n",
+      r.set, r.cases.size());
+  out += fmt::format("  {:<48} {:<8} {:>8} {:>8} {:>6}  {:>8} {:>8} {:>6}  {:>6} {:>6} {:>6}\n", "case", "role", "base",
+                     "pred", "err", "spec", "pred", "err", "x", "pred", "err");
+  std::string skipped;
+  for (const auto& o : r.cases) {
+    if (!o.skipped.empty()) {
+      skipped += fmt::format("  {:<48} {}\n", o.c.id, o.skipped);
+      continue;
+    }
+    const auto mx = o.c.speedup();
+    out += fmt::format("  {:<48} {:<8} {:>8} {:>8} {:>6}  {:>8} {:>8} {:>6}  {:>6} {:>6} {:>6}\n", o.c.id,
+                       o.c.held_out ? "held_out" : "fit", cell(o.c.baseline_tok_s), cell(o.baseline_tok_s),
+                       err_cell(o.baseline_tok_s, o.c.baseline_tok_s), cell(o.c.spec_tok_s), cell(o.spec_tok_s),
+                       err_cell(o.spec_tok_s, o.c.spec_tok_s), cell(mx, "{:.2f}"), cell(o.speedup, "{:.2f}"),
+                       err_cell(o.speedup, mx));
+    if (!o.spec_skipped.empty())
+      out += fmt::format("  {:<48} (speculation not predicted: {}{})\n", "", o.spec_skipped,
+                         o.implied_accept_len
+                             ? fmt::format("; the measured spec tok/s implies accept len {:.2f}", *o.implied_accept_len)
+                             : "");
+  }
+  if (!skipped.empty()) out += "\nskipped:\n" + skipped;
+  out += "\nerrors (|predicted/measured - 1|):\n";
+  const char* role[2] = {"fit", "held-out"};
+  for (int h = 0; h < 2; ++h) {
+    out += stats_text(fmt::format("baseline tok/s, {}", role[h]).c_str(), r.baseline[h]);
+    out += stats_text(fmt::format("spec tok/s, {}", role[h]).c_str(), r.spec[h]);
+    out += stats_text(fmt::format("speedup, {}", role[h]).c_str(), r.speedup[h]);
+  }
+  out += "\ntargets:\n";
+  for (const auto& t : r.targets) {
+    const double v = t.median ? t.stats.median_abs_pct : std::fabs(t.stats.worst_pct);
+    out += t.stats.n ? fmt::format("  {:<34} <= {:>2.0f}%: {:5.1f}%  {}\n", t.what, t.limit_pct, v,
+                                   t.met() ? "met" : fmt::format("missed by {:.1f} points", v - t.limit_pct))
+                     : fmt::format("  {:<34} <= {:>2.0f}%: no case to score  missed\n", t.what, t.limit_pct);
+  }
+  return out;
+}
+
+json validate_json(const ValidateResult& r) {
+  json cases = json::array();
+  for (const auto& o : r.cases) {
+    json c = {
+        {"id", o.c.id},
+        {"file", o.c.file},
+        {"role", o.c.held_out ? "held_out" : "fit"},
+        {"skipped", o.skipped.empty() ? json(nullptr) : json(o.skipped)},
+        {"spec_skipped", o.spec_skipped.empty() ? json(nullptr) : json(o.spec_skipped)},
+        {"implied_accept_len", opt(o.implied_accept_len)},
+        {"measured",
+         {{"baseline_tok_s", opt(o.c.baseline_tok_s)},
+          {"spec_tok_s", opt(o.c.spec_tok_s)},
+          {"speedup", opt(o.c.speedup())}}},
+        {"predicted",
+         {{"baseline_tok_s", opt(o.baseline_tok_s)}, {"spec_tok_s", opt(o.spec_tok_s)}, {"speedup", opt(o.speedup)}}}};
+    cases.push_back(c);
+  }
+  json summary = json::object();
+  const char* role[2] = {"fit", "held_out"};
+  for (int h = 0; h < 2; ++h)
+    summary[role[h]] = {{"baseline_tok_s", stats_json(r.baseline[h])},
+                        {"spec_tok_s", stats_json(r.spec[h])},
+                        {"speedup", stats_json(r.speedup[h])}};
+  json targets = json::array();
+  for (const auto& t : r.targets)
+    targets.push_back({{"what", t.what},
+                       {"limit_pct", t.limit_pct},
+                       {"statistic", t.median ? "median" : "worst"},
+                       {"value_pct", t.stats.n ? json(t.median ? t.stats.median_abs_pct : std::fabs(t.stats.worst_pct))
+                                               : json(nullptr)},
+                       {"met", t.met()}});
+  return {{"set", r.set}, {"cases", cases}, {"summary", summary}, {"targets", targets}};
+}
+
+}  // namespace specsim

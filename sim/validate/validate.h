@@ -1,0 +1,55 @@
+#pragma once
+// `specsim validate`: every published case predicted without anchors and set beside what was
+// measured, with the median and worst error per role and the accuracy targets.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "validate/published_case.h"
+
+namespace specsim {
+
+/// One case predicted. `skipped` non-empty: no prediction, and why.
+struct CaseOutcome {
+  PublishedCase c;
+  std::string skipped;
+  std::string spec_skipped;  ///< baseline predicted, speculation not (e.g. no accept length)
+  std::optional<double> baseline_tok_s, spec_tok_s, speedup;  ///< predicted, per request stream
+  std::optional<double> implied_accept_len;  ///< measured spec tok/s x predicted cycle (no accept length given)
+};
+
+/// Error of a prediction against a measurement, percent (positive: predicted too fast).
+double error_pct(double predicted, double measured);
+
+/// Absolute errors of one figure over a group of cases.
+struct ErrorStats {
+  int n = 0;
+  double median_abs_pct = 0, worst_pct = 0;  ///< worst keeps its sign
+  std::string worst_id;
+};
+
+/// The accuracy goals `validate` prints with met / missed.
+struct Target {
+  std::string what;
+  double limit_pct = 0;
+  ErrorStats stats;
+  bool median = true;  ///< median (else worst) against the limit
+  bool met() const;
+};
+
+struct ValidateResult {
+  std::string set;
+  std::vector<CaseOutcome> cases;
+  ErrorStats baseline[2], spec[2], speedup[2];  ///< [0] fit, [1] held out
+  std::vector<Target> targets;
+};
+
+/// Predicts every case of `set` (a folder of case files; `label` names it in the output). InputError naming file:field
+/// on a bad case; cases the zoo cannot express are skipped with the reason.
+ValidateResult run_validate(const std::string& set_dir, const std::string& label = "");
+
+std::string validate_text(const ValidateResult& r);
+nlohmann::json validate_json(const ValidateResult& r);
+
+}  // namespace specsim

@@ -1,0 +1,193 @@
+// The serving runtime's own work (models/runtime/): loading, pricing per phase, and how it adds
+// to the forwards.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "engine/scenario.h"
+#include "runtime/runtime_cost.h"
+#include "spec/resolve.h"
+#include "test_util.h"
+#include "util/error.h"
+
+using namespace specsim;
+
+namespace {
+
+RuntimeTerm term(const char* name, RuntimeTerm::Section sec, PhaseKind phase, double us, bool host,
+                 bool graphed = false, int kernels = 0) {
+  RuntimeTerm t;
+  t.name = name, t.section = sec, t.phase = phase, t.value_us = us, t.host = host, t.graphed = graphed;
+  t.kernels = kernels;
+  return t;
+}
+
+// A profile whose per-op bases equal the box's, so every scale factor is 1 and the sums are by hand.
+RuntimeProfile unit_profile(const Hardware& hw) {
+  using S = RuntimeTerm::Section;
+  RuntimeProfile p;
+  p.name = "test";
+  p.overlap_plain_decode = true;
+  p.host_op_us = hw.gpu.host_launch_us;
+  p.graphed_kernel_us = hw.gpu.kernel_min_us + hw.gpu.kernel_switch_us;
+  p.eager_kernel_gpu_us = 2.0;
+  p.reference_mem_bw_gbps = hw.gpu.mem_bw_gbps;
+  RuntimeTerm sched = term("scheduler_host_us", S::Cycle, PhaseKind::Verify, 100, true);
+  sched.cycle_phase = true;
+  p.terms.push_back(sched);
+  RuntimeTerm meta = term("meta_host_us", S::DraftStep, PhaseKind::DraftDecode, 10, true);
+  meta.times = RuntimeTerm::Times::DraftForwards;
+  p.terms.push_back(meta);
+  p.terms.push_back(term("select_us", S::DraftStep, PhaseKind::DraftDecode, 3, false, true, 2));
+  RuntimeTerm probs = term("probs_us_per_token", S::DraftStep, PhaseKind::DraftDecode, 0.5, false, true);
+  probs.per = RuntimeTerm::Per::Token, probs.vocab_basis = 1000;
+  p.terms.push_back(probs);
+  p.terms.push_back(term("verify_prepare_host_us", S::Cycle, PhaseKind::Verify, 50, true));
+  p.terms.push_back(term("verify_prepare_gpu_us", S::Cycle, PhaseKind::Verify, 20, false, false, 5));
+  RuntimeTerm acc = term("accept_host_us_per_accepted_token", S::Cycle, PhaseKind::Verify, 2, true);
+  acc.per = RuntimeTerm::Per::AcceptedToken;
+  p.terms.push_back(acc);
+  RuntimeTerm launch = term("extend_graph_launch_us", S::Cycle, PhaseKind::DraftExtend, 1000, true);
+  launch.counted_by_forward = true;  // must not count
+  p.terms.push_back(launch);
+  RuntimeTerm sampling = term("sampling_extra_host_us", S::Cycle, PhaseKind::Verify, 1000, true);
+  sampling.sampling_only = true;  // greedy: must not count
+  p.terms.push_back(sampling);
+  p.terms.push_back(term("extend_prepare_host_us", S::Cycle, PhaseKind::DraftExtend, 30, true));
+  p.terms.push_back(term("decode_prepare_host_us", S::PlainStep, PhaseKind::BaselineDecode, 40, true));
+  p.terms.push_back(term("decode_sample_gpu_us", S::PlainStep, PhaseKind::BaselineDecode, 4, false, false, 2));
+  return p;
+}
+
+const PhaseRuntime& at(const RuntimeCost& c, PhaseKind k) { return c.phase[static_cast<int>(k)]; }
+
+}  // namespace
+
+TEST_CASE("runtime terms are priced per forward of each phase, by hand") {
+  const Hardware hw = load_hardware("h200:nvswitch", 8);
+  RunSpec run;
+  run.num_steps = 3, run.topk = 2, run.num_draft_tokens = 6, run.batch_size = 2;
+  const RuntimeCost c = runtime_cost(unit_profile(hw), run, hw, 4000, 2000);
+  // draft_decode: 2 forwards. host 10 x 2 forwards; graphed 3 x 3 steps + 0.5 x 3 steps x (2 x 2
+  // tokens) x 2000/1000 = 9 + 12 = 21. Per forward: 10 and 10.5.
+  CHECK(at(c, PhaseKind::DraftDecode).host_us == Approx(10));
+  CHECK(at(c, PhaseKind::DraftDecode).gpu_graphed_us == Approx(10.5));
+  CHECK(at(c, PhaseKind::DraftDecode).exposed_us(500) == Approx(20.5));
+  // verify: 100 scheduler + 50 prepare + 2 x bs 2 x (S+1) 4 = 166 host; 20 eager GPU under it.
+  CHECK(at(c, PhaseKind::Verify).host_us == Approx(166));
+  CHECK(at(c, PhaseKind::Verify).gpu_eager_us == Approx(20));
+  CHECK(at(c, PhaseKind::Verify).exposed_us(1000) == Approx(166));
+  // draft_extend: 30 host (the graph launch is already in the forward model).
+  CHECK(at(c, PhaseKind::DraftExtend).host_us == Approx(30));
+  // baseline, overlap scheduler: the 4 us of sampling kernels always, the 40 us host only past the step.
+  const PhaseRuntime& b = at(c, PhaseKind::BaselineDecode);
+  CHECK(b.overlapped);
+  CHECK(b.exposed_us(1000) == Approx(4));
+  CHECK(b.exposed_us(25) == Approx(4 + 15));
+}
+
+TEST_CASE("with one draft step the draft-step terms move onto verify") {
+  const Hardware hw = load_hardware("h200:nvswitch", 8);
+  RunSpec run;
+  run.num_steps = 1, run.topk = 1, run.num_draft_tokens = 2, run.batch_size = 1;
+  const RuntimeCost c = runtime_cost(unit_profile(hw), run, hw, 4000, 2000);
+  CHECK(at(c, PhaseKind::DraftDecode).host_us == 0);
+  // 100 + 50 + 2 x 1 x 2 accepted = 154 host; draft_forwards = 0 so no metadata term.
+  CHECK(at(c, PhaseKind::Verify).host_us == Approx(154));
+  // graphed: 3 x 1 step + 0.5 x 1 x 1 token x 2 = 4
+  CHECK(at(c, PhaseKind::Verify).gpu_graphed_us == Approx(4));
+}
+
+TEST_CASE("host terms scale with the box's host launch cost, kernel terms with its kernel floor") {
+  Hardware hw = load_hardware("h200:nvswitch", 8);
+  RuntimeProfile p = unit_profile(hw);
+  hw.gpu.host_launch_us *= 2;  // a host twice as slow
+  RunSpec run;
+  run.num_steps = 3, run.topk = 2, run.num_draft_tokens = 6, run.batch_size = 2;
+  const RuntimeCost c = runtime_cost(p, run, hw, 4000, 2000);
+  CHECK(at(c, PhaseKind::Verify).host_us == Approx(2 * 166));
+  CHECK(at(c, PhaseKind::Verify).gpu_eager_us == Approx(20));
+  p.host_scale = 0.5;
+  CHECK(at(runtime_cost(p, run, hw, 4000, 2000), PhaseKind::Verify).host_us == Approx(166));
+}
+
+TEST_CASE("the runtime's work adds to each phase and the cycle") {
+  RunArgs none;  // no measurements, so no anchor absorbs part of the runtime's work
+  none.model_path = "deepseek-v3";
+  none.hardware = "h200:nvswitch";
+  none.tp_size = 8;
+  none.runtime = "none";
+  none.accept_len = 2.0;
+  RunArgs sg = none;
+  sg.runtime = "sglang";
+  const Scenario s0 = resolve_scenario(none);
+  const Scenario s1 = resolve_scenario(sg);
+  REQUIRE(s1.runtime);
+  CHECK_FALSE(s0.runtime);
+  const ScenarioResult r0 = run_scenario(s0);
+  const ScenarioResult r1 = run_scenario(s1);
+  const CycleResult& a = r0.results.front();
+  const CycleResult& b = r1.results.front();
+  double added = 0;
+  for (const auto& p : b.phases) {
+    CHECK(p.us == Approx(p.gemm_us + p.attention_us + p.allreduce_us + p.allgather_us + p.other_us + p.launch_us +
+                         p.overhead_us + p.spec_overhead_us));
+    if (p.kind != PhaseKind::BaselineDecode) added += p.count * p.spec_overhead_us;
+    CHECK(p.spec_overhead_us > 0);
+  }
+  for (const auto& p : a.phases) CHECK(p.spec_overhead_us == 0);
+  // SGLang spec v1: ~1 ms of host work per cycle on the critical path.
+  CHECK(added > 700);
+  CHECK(added < 1500);
+  CHECK(b.cycle_us == Approx(a.cycle_us + added));
+}
+
+TEST_CASE("a bad runtime profile is one error naming file:field") {
+  const std::string dir = test::fresh_dir();
+  auto j = nlohmann::json::parse(test::slurp(test::models_path("runtime/sglang.json")));
+  j["per_cycle"]["scheduler_host_us"]["value"] = -5;
+  test::write_text(dir + "/bad.json", j.dump());
+  try {
+    load_runtime_profile(dir + "/bad.json");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.where().find("per_cycle.scheduler_host_us.value") != std::string::npos);
+  }
+  j = nlohmann::json::parse(test::slurp(test::models_path("runtime/sglang.json")));
+  j["per_cycle"]["scheduler_host_us"].erase("source");
+  test::write_text(dir + "/nosource.json", j.dump());
+  CHECK_THROWS_AS(load_runtime_profile(dir + "/nosource.json"), InputError);
+  j = nlohmann::json::parse(test::slurp(test::models_path("runtime/sglang.json")));
+  j["per_cycle"]["scheduler_host_us"]["kind"] = "cpu";
+  test::write_text(dir + "/kind.json", j.dump());
+  CHECK_THROWS_AS(load_runtime_profile(dir + "/kind.json"), InputError);
+
+  const auto cli = test::run_specsim({"--runtime", dir + "/bad.json"});
+  CHECK(cli.exit_code == 2);
+  CHECK(cli.out.empty());
+  CHECK(cli.err.rfind("error: ", 0) == 0);
+  CHECK(cli.err.find("scheduler_host_us") != std::string::npos);
+  CHECK(test::run_specsim({"--runtime", "tgi"}).exit_code == 2);
+}
+
+TEST_CASE("both shipped runtime profiles load") {
+  CHECK(load_runtime_profile("sglang").terms.size() > 20);
+  const RuntimeProfile v = load_runtime_profile("vllm");
+  CHECK_FALSE(v.overlap_plain_decode);
+  CHECK(load_runtime_profile("sglang").overlap_plain_decode);
+}
+
+TEST_CASE("EAGLE and NEXTN on DeepSeek pick its NextN layer; EAGLE3 keeps the EAGLE-3 draft") {
+  RunArgs a;
+  a.model_path = "deepseek-v3";
+  a.tp_size = 8;
+  a.hardware = "h200:nvswitch";
+  a.accept_len = 2.0;
+  for (const char* algo : {"EAGLE", "NEXTN", "nextn"}) {
+    a.algorithm = algo;
+    const Scenario s = resolve_scenario(a);
+    REQUIRE(s.draft);
+    CHECK(s.draft->is_nextn());
+  }
+  a.algorithm = "EAGLE3";
+  CHECK_FALSE(resolve_scenario(a).draft->is_nextn());
+}

@@ -1,0 +1,114 @@
+// `specsim validate`: published cases predicted without anchors, errors per role, targets.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "engine/scenario.h"
+#include "spec/resolve.h"
+#include "test_util.h"
+#include "util/error.h"
+#include "validate/nccl_check.h"
+#include "validate/validate.h"
+
+using namespace specsim;
+
+namespace {
+
+// The tiny set's predictions made directly: llama-3.1-8b on one H100, SGLang, (3, 1, 4), bs 1.
+CycleResult direct(double accept) {
+  RunArgs a;
+  a.model_path = "llama-3.1-8b";
+  a.hardware = "h100-sxm:nvswitch";
+  a.tp_size = 1, a.batch_size = 1, a.num_steps = 3, a.topk = 1, a.num_draft_tokens = 4;
+  a.algorithm = "EAGLE3";
+  a.accept_len = accept;
+  a.runtime = "sglang";
+  a.allreduce = {"nccl"};
+  return run_scenario(resolve_scenario(a)).results.front();
+}
+
+const CaseOutcome& find(const ValidateResult& r, const std::string& id) {
+  for (const auto& o : r.cases)
+    if (o.c.id == id) return o;
+  throw std::runtime_error("no case " + id);
+}
+
+}  // namespace
+
+TEST_CASE("validate predicts each case and summarises the errors per role") {
+  const ValidateResult r = run_validate(test::traces_path("../tests/data/validate-set"));
+  REQUIRE(r.cases.size() == 5);
+  const double p = direct(3.0).baseline_tok_s;
+  CHECK(*find(r, "a-fit-base100").baseline_tok_s == Approx(p));
+  // Fit: measured 100, 150, 200 against one prediction P (~152 tok/s): errors P/100 - 1 (~ +52%),
+  // P/150 - 1 (~ +1%), P/200 - 1 (~ -24%). Median |error| is the -24% one's size; worst is +52%.
+  REQUIRE(p > 125);
+  REQUIRE(p < 175);
+  CHECK(r.baseline[0].n == 3);
+  CHECK(r.baseline[0].median_abs_pct == Approx(100 * (1 - p / 200)));
+  CHECK(r.baseline[0].worst_pct == Approx(100 * (p / 100 - 1)));
+  CHECK(r.baseline[0].worst_id == "a-fit-base100");
+  // Held out: the one spec case, accept len 3 as stated; the skipped case is not scored.
+  const CaseOutcome& d = find(r, "d-held-spec");
+  CHECK(*d.spec_tok_s == Approx(direct(3.0).spec_tok_s));
+  CHECK(r.spec[1].n == 1);
+  CHECK(r.spec[1].median_abs_pct == Approx(std::fabs(100 * (*d.spec_tok_s / 300 - 1))));
+  CHECK(r.spec[0].n == 0);  // no fit case states an accept length
+  CHECK(find(r, "e-skip-no-zoo").skipped.find("zoo_model") != std::string::npos);
+  // Fit cases without an accept length still time the cycle: no spec prediction, no implied length.
+  CHECK_FALSE(find(r, "a-fit-base100").spec_tok_s);
+  // Targets: spec median and worst over held-out cases, baseline median over held-out cases.
+  REQUIRE(r.targets.size() == 3);
+  CHECK(r.targets[0].met() == (r.spec[1].median_abs_pct <= 10));
+  CHECK(r.targets[2].stats.n == 1);
+}
+
+TEST_CASE("specsim validate: text, JSON, and bad cases") {
+  const std::string set = test::traces_path("../tests/data/validate-set");
+  const auto text = test::run_specsim({"validate", "--set", set});
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find("skipped:") != std::string::npos);
+  CHECK(text.out.find("targets:") != std::string::npos);
+  const auto js = test::run_specsim({"validate", "--set", set, "--json"});
+  REQUIRE(js.exit_code == 0);
+  const auto j = nlohmann::json::parse(js.out);
+  CHECK(j.at("cases").size() == 5);
+  CHECK(j.at("summary").at("fit").at("baseline_tok_s").at("n") == 3);
+
+  const std::string dir = test::fresh_dir();
+  auto c = nlohmann::json::parse(test::slurp(set + "/a-fit-base100.json"));
+  c.erase("role");
+  test::write_text(dir + "/x.json", c.dump());
+  const auto bad = test::run_specsim({"validate", "--set", dir});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.find("x.json:role") != std::string::npos);
+  c = nlohmann::json::parse(test::slurp(set + "/a-fit-base100.json"));
+  c["baseline_tok_s"] = -3;
+  test::write_text(dir + "/x.json", c.dump());
+  CHECK(test::run_specsim({"validate", "--set", dir}).err.find("x.json:baseline_tok_s") != std::string::npos);
+  CHECK(test::run_specsim({"validate", "--set", dir + "/none"}).exit_code == 2);
+}
+
+TEST_CASE("the shipped published set loads and every case is listed") {
+  const auto r = test::run_specsim({"validate", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("cases").size() >= 19);
+}
+
+TEST_CASE("validate --nccl: the NCCL model against the A100 nccl-tests log, 8 KB - 1 MB") {
+  const auto logs = run_nccl_check(test::traces_path("nccl-tests"), 8 * 1024, 1024 * 1024);
+  REQUIRE(!logs.empty());
+  const NcclCheckLog& a100 = logs.front();
+  CHECK(a100.gpus == 8);
+  REQUIRE(a100.rows.size() == 8);          // 8 KB, 16 KB, ..., 1 MB
+  CHECK(a100.rows.front().bytes == 8192);  // the log's rows, as printed
+  CHECK(a100.rows.front().measured_us == Approx(36.86));
+  CHECK(a100.rows.back().measured_us == Approx(67.31));
+  CHECK(a100.small_rows == 4);  // 8, 16, 32, 64 KB
+  for (const auto& r : a100.rows) CHECK(r.predicted_us > 0);
+  const auto cli = test::run_specsim({"validate", "--nccl", "--json"});
+  REQUIRE(cli.exit_code == 0);
+  CHECK(nlohmann::json::parse(cli.out).at(0).at("rows").size() == 8);
+}

@@ -1,0 +1,43 @@
+// `specsim validate`: the published measurements (traces/published/) against unanchored predictions.
+#include <iostream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "spec/paths.h"
+#include "validate/nccl_check.h"
+#include "validate/validate.h"
+
+namespace specsim::cli {
+
+int cmd_validate(int argc, char** argv) {
+  CLI::App app{"specsim validate: published speculative-decoding measurements against unanchored predictions"};
+  app.name("specsim validate");
+  std::string set;
+  bool json = false, nccl = false;
+  std::string nccl_dir;
+  app.add_option("--set", set, "folder of case files (default: the repo's traces/published/)");
+  app.add_flag("--nccl", nccl, "instead: the NCCL model against the nccl-tests logs (8 KB - 1 MB)");
+  app.add_option("--nccl-logs", nccl_dir, "folder with index.json and the logs (default: traces/nccl-tests/)");
+  app.add_flag("--json", json, "print the result as one JSON object");
+  return guarded(app, argc, argv, [&] {
+    if (nccl) {
+      if (nccl_dir.empty()) nccl_dir = models_dir() + "/../traces/nccl-tests";
+      const auto logs = run_nccl_check(nccl_dir, 8 * 1024, 1024 * 1024);
+      if (json)
+        std::cout << nccl_check_json(logs).dump(2) << "\n";
+      else
+        std::cout << nccl_check_text(logs);
+      return kExitOk;
+    }
+    const bool builtin = set.empty();
+    if (builtin) set = models_dir() + "/../traces/published";
+    const ValidateResult r = run_validate(set, builtin ? "traces/published" : set);
+    if (json)
+      std::cout << validate_json(r).dump(2) << "\n";
+    else
+      std::cout << validate_text(r);
+    return kExitOk;
+  });
+}
+
+}  // namespace specsim::cli
