@@ -34,6 +34,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "car_layout.h"
 
@@ -394,9 +396,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) two_shot_kernel(con
 //
 // Rotation. Slots alternate by the parity of the call count. A rank finishes call e only after
 // every peer wrote its data of call e, that is after every peer finished call e-1 (stream order:
-// a kernel starts after the previous one completes), including the emptying of the slots it read
-// in call e-1. So when a rank writes parity p again (call e+1 after e-1), the reader of that slot
-// has emptied it, and no sender can overwrite data a slower rank has not consumed.
+// a kernel touches memory only after the previous one completed; with programmatic dependent
+// launch it may start earlier but waits at griddepcontrol.wait), including the emptying of the
+// slots it read in call e-1. So when a rank writes parity p again (call e+1 after e-1), the
+// reader of that slot has emptied it, and no sender can overwrite data a slower rank has not
+// consumed.
 //
 // Call count. Block b of a rank reads ll_calls[b] at its start and stores the new count into
 // ll_calls[j] for every j = b (mod blocks) at its end, so every entry is current whatever the
@@ -416,6 +420,42 @@ __device__ __forceinline__ void store_relaxed_sys(uint4* p, uint4 v) {
   asm volatile("st.relaxed.sys.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
                : "memory");
 }
+
+#if defined(SPECSIM_LL_PROBE)
+/// Timing-only builds: the poll's load as chosen by LaunchArgs::ld_kind (0 relaxed.sys,
+/// 1 volatile, 2 relaxed.gpu, 3 ld.global.cg) and the send's store by st_kind (0 relaxed.sys,
+/// 1 volatile, 2 weak st.global).
+__device__ __forceinline__ uint4 load_kind(const uint4* p, int kind) {
+  uint4 v;
+  if (kind == 1)
+    asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p)
+                 : "memory");
+  else if (kind == 2)
+    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p)
+                 : "memory");
+  else if (kind == 3)
+    asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p)
+                 : "memory");
+  else
+    v = load_relaxed_sys(p);
+  return v;
+}
+__device__ __forceinline__ void store_kind(uint4* p, uint4 v, int kind) {
+  if (kind == 1)
+    asm volatile("st.volatile.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
+  else if (kind == 2)
+    asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+  else
+    store_relaxed_sys(p, v);
+}
+#endif
 
 /// The reserved (empty) value in every element.
 __device__ __forceinline__ uint4 empty_vec() { return make_uint4(~0u, ~0u, ~0u, ~0u); }
@@ -510,8 +550,8 @@ __device__ __forceinline__ std::uint32_t bits_of<__half>(__half x) {
 /// reduce_pack on register vectors: the same sums in the same order, by bit operations; rank
 /// `self`'s vector is `own` (selected per use: an assignment v[self] = own would index the array
 /// at run time and move it to local memory).
-template <typename T>
-__device__ __forceinline__ uint4 reduce_regs(const uint4 (&v)[kMaxRanks], const uint4& own, int self, int world) {
+template <typename T, int kR>
+__device__ __forceinline__ uint4 reduce_regs(const uint4 (&v)[kR], const uint4& own, int self, int world) {
   constexpr int kPerWord = 4 / static_cast<int>(sizeof(T));
   std::uint32_t out[4];
 #pragma unroll
@@ -522,7 +562,7 @@ __device__ __forceinline__ uint4 reduce_regs(const uint4 (&v)[kMaxRanks], const 
       const std::uint32_t mine = word(own, j);
       float acc = lane<T>(self == 0 ? mine : word(v[0], j), h);
 #pragma unroll
-      for (int q = 1; q < kMaxRanks; ++q)
+      for (int q = 1; q < kR; ++q)
         if (q < world) acc += lane<T>(self == q ? mine : word(v[q], j), h);
       out[j] |= bits_of<T>(to_output<T>(acc)) << (16 * h);
     }
@@ -530,12 +570,52 @@ __device__ __forceinline__ uint4 reduce_regs(const uint4 (&v)[kMaxRanks], const 
   return make_uint4(out[0], out[1], out[2], out[3]);
 }
 
+/// Programmatic dependent launch (sm_90): wait until the kernels before this one in the stream
+/// completed and their writes are visible; a no-op when launched without the attribute.
+__device__ __forceinline__ void grid_dependency_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+/// Lets the next kernel in the stream launch (it runs up to its own grid_dependency_wait).
+__device__ __forceinline__ void trigger_dependents() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
+
+#if defined(SPECSIM_LL_PROBE)
+/// Timing-only builds: an integer from the environment (read once per launch; host only).
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::atoi(v) : fallback;
+}
+/// Programmatic dependent launch of the flag-free kernels: SPECSIM_LL_PDL (default on).
+bool ll_pdl() { return env_int("SPECSIM_LL_PDL", 1) != 0; }
+#else
+/// Programmatic dependent launch of the flag-free kernels.
+constexpr bool ll_pdl() { return true; }
+#endif
+
+#if defined(SPECSIM_LL_PROBE)
+// Timing-only builds (tools/arbench/ll_experiments.sh; results are wrong and not checked):
+// LaunchArgs::probe picks which parts of the flag-free push kernel run.
+// 0: the real kernel
+constexpr int kProbeParams = 1;   // return after the dependency wait: launch + parameters only
+constexpr int kProbeNoPolls = 2;  // sends, then the own input as output: no waiting for peers
+constexpr int kProbeLocal = 3;    // input -> output and the call count: no sends, no polls
+constexpr int kProbeOnePoll = 4;  // the real kernel, but one poll pass whatever it finds: no waiting
+constexpr int kProbeStamps = 5;   // the real kernel, printing %globaltimer stamps every 64th call
+constexpr int kProbeNoEmpty = 6;  // as kProbeOnePoll, without emptying the slots read
+constexpr int kProbeNoLoads = 7;  // as kProbeOnePoll, without the slot loads (own input instead)
+/// Where kProbeStamps keeps the previous call's end time (free control space of the region).
+constexpr std::size_t kProbeStampOff = 8192;
+static_assert(kLlCallsOff + kMaxBlocks * sizeof(std::uint32_t) <= kProbeStampOff && kProbeStampOff + 8 <= kDataOff);
+#endif
+
 /// Flag-free one-shot; kPull selects one-shot-ll-pull. See the top of this section.
 /// At most kLlMaxThreads threads a block, so that the 8 peer vectors in flight stay in registers
 /// (128 a thread); kMinBlocksPerSm blocks per SM, as the barrier kernels, keep the co-residency cap.
-template <typename T, bool kPull>
+/// kWorld: the world size when fixed at compile time (2), else 0 (any world, read from `a`). A
+/// fixed world unrolls every per-peer loop to its real length, so a 2-rank call runs a fraction
+/// of the 8-rank code.
+template <typename T, bool kPull, int kWorld>
 __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     flag_free_kernel(const __grid_constant__ LaunchArgs a) {
+  constexpr int kR = kWorld != 0 ? kWorld : kMaxRanks;  // per-peer loops' length
+  const int world = kWorld != 0 ? kWorld : a.world;
   const RankPtrs& me = a.r[blockIdx.y];
   if (me.absent) return;
   __shared__ std::uint32_t s_done;  // calls this rank completed
@@ -543,6 +623,18 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   const std::size_t nvec = (a.count + kPack<T> - 1) / kPack<T>;
   const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  // Programmatic dependent launch: everything above reads only kernel parameters; the earlier
+  // kernels' writes (the input, the call count, the emptied slots) are visible after the wait.
+  // Then the next kernel in the stream may launch and run up to its own wait.
+#if defined(SPECSIM_LL_PROBE)
+  const std::uint64_t t_start = global_timer_ns();
+#endif
+  grid_dependency_wait();
+  trigger_dependents();
+#if defined(SPECSIM_LL_PROBE)
+  const std::uint64_t t_waited = global_timer_ns();
+  if (a.probe == kProbeParams) return;
+#endif
   // Every load of the prologue is issued before any result is used (warps issue in order: a use
   // stalls every later instruction), so the input's and the call count's latencies overlap.
   const uint4 first_raw = first < nvec ? load_input<T>(me.in, first, a.count) : uint4{};
@@ -555,44 +647,80 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   const std::uint32_t call = s_done + 1;
   const int par = static_cast<int>(call & 1);
   const uint4 first_in = unreserve<T>(first_raw);
+  // slot [par][idx] of a region = its base + area + idx * ll_slot (ll_off, computed once)
+  const std::size_t area = ll_off(a.slot, a.ll_slot, world, par, 0);
+  char* const own_area = me.base[me.rank] + area;
+  const std::size_t my_off = a.ll_slot * static_cast<std::size_t>(me.rank);
   // slot written by this rank for reader q; slot this rank reads from sender q
   const auto out_slot = [&](int q) {
-    return reinterpret_cast<uint4*>(kPull ? me.base[me.rank] + ll_off(a.slot, a.ll_slot, a.world, par, q)
-                                          : me.base[q] + ll_off(a.slot, a.ll_slot, a.world, par, me.rank));
+    return reinterpret_cast<uint4*>(kPull ? own_area + a.ll_slot * static_cast<std::size_t>(q)
+                                          : me.base[q] + area + my_off);
   };
   const auto in_slot = [&](int q) {
-    return reinterpret_cast<uint4*>(kPull ? me.base[q] + ll_off(a.slot, a.ll_slot, a.world, par, me.rank)
-                                          : me.base[me.rank] + ll_off(a.slot, a.ll_slot, a.world, par, q));
+    return reinterpret_cast<uint4*>(kPull ? me.base[q] + area + my_off
+                                          : own_area + a.ll_slot * static_cast<std::size_t>(q));
   };
   const auto input = [&](std::size_t i) {
     return i == first ? first_in : unreserve<T>(load_input<T>(me.in, i, a.count));
   };
 
+#if defined(SPECSIM_LL_PROBE)
+  if (a.probe == kProbeLocal || a.probe == kProbeNoPolls) {
+    for (std::size_t i = first; i < nvec; i += stride) {
+      const uint4 v = input(i);
+      if (a.probe == kProbeNoPolls)
+#pragma unroll
+        for (int q = 0; q < kR; ++q)
+          if (q < world && q != me.rank) store_kind(out_slot(q) + i, v, a.st_kind);
+      store_output<T>(me.out, i, a.count, v);
+    }
+    if (threadIdx.x == 0)
+      for (unsigned j = blockIdx.x; j < static_cast<unsigned>(kMaxBlocks); j += gridDim.x) calls[j] = call;
+    return;
+  }
+#endif
+#if defined(SPECSIM_LL_PROBE)
+  const std::uint64_t t_sending = global_timer_ns();
+#endif
+#if defined(SPECSIM_LL_PROBE)
+#define LL_SEND(p, v) store_kind((p), (v), a.st_kind)
+#define LL_POLL(p) (a.probe == kProbeNoLoads ? own : load_kind((p), a.ld_kind))
+#else
+#define LL_SEND(p, v) store_relaxed_sys((p), (v))
+#define LL_POLL(p) load_relaxed_sys(p)
+#endif
   // send: posted stores, no waiting
   for (std::size_t i = first; i < nvec; i += stride) {
     const uint4 v = input(i);
 #pragma unroll
-    for (int q = 0; q < kMaxRanks; ++q)
-      if (q < a.world && q != me.rank) store_relaxed_sys(out_slot(q) + i, v);
+    for (int q = 0; q < kR; ++q)
+      if (q < world && q != me.rank) LL_SEND(out_slot(q) + i, v);
   }
 
+#if defined(SPECSIM_LL_PROBE)
+  const std::uint64_t t_sent = global_timer_ns();
+  std::uint64_t t_seen = 0;
+#endif
   // receive: poll every peer's vector until filled (bounded), reduce in rank order, empty the slots
   for (std::size_t i = first; i < nvec; i += stride) {
     const uint4 own = input(i);  // issued before the polls, so its latency hides behind them
-    uint4 v[kMaxRanks];
+    uint4 v[kR];
     unsigned pending = 0;
 #pragma unroll
-    for (int q = 0; q < kMaxRanks; ++q)
-      if (q < a.world && q != me.rank) pending |= 1u << q;
+    for (int q = 0; q < kR; ++q)
+      if (q < world && q != me.rank) pending |= 1u << q;
     SpinBound bound;
     while (true) {
       // all pending peers' loads in flight at once, then the checks
 #pragma unroll
-      for (int q = 0; q < kMaxRanks; ++q)
-        if (pending & (1u << q)) v[q] = load_relaxed_sys(in_slot(q) + i);
+      for (int q = 0; q < kR; ++q)
+        if (pending & (1u << q)) v[q] = LL_POLL(in_slot(q) + i);
 #pragma unroll
-      for (int q = 0; q < kMaxRanks; ++q)
+      for (int q = 0; q < kR; ++q)
         if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
+#if defined(SPECSIM_LL_PROBE)
+      if (a.probe == kProbeOnePoll || a.probe == kProbeNoEmpty || a.probe == kProbeNoLoads) pending = 0;
+#endif
       if (pending == 0 || *static_cast<volatile int*>(&s_failed)) break;
       if (bound.expired(a.timeout_ns)) {
         volatile unsigned long long* err = me.err;
@@ -606,13 +734,58 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
       }
     }
     if (pending != 0) break;  // gave up: the error word says why; the output is not written
+#if defined(SPECSIM_LL_PROBE)
+    if (t_seen == 0) t_seen = global_timer_ns();
+#endif
+#if defined(SPECSIM_LL_PROBE)
+    if (a.probe != kProbeNoEmpty)
+#endif
 #pragma unroll
-    for (int q = 0; q < kMaxRanks; ++q)
-      if (q < a.world && q != me.rank) in_slot(q)[i] = empty_vec();
-    store_output<T>(me.out, i, a.count, reduce_regs<T>(v, own, me.rank, a.world));
+      for (int q = 0; q < kR; ++q)
+        if (q < world && q != me.rank) in_slot(q)[i] = empty_vec();
+    store_output<T>(me.out, i, a.count, reduce_regs<T, kR>(v, own, me.rank, world));
   }
   if (threadIdx.x == 0)
     for (unsigned j = blockIdx.x; j < static_cast<unsigned>(kMaxBlocks); j += gridDim.x) calls[j] = call;
+#undef LL_SEND
+#undef LL_POLL
+#if defined(SPECSIM_LL_PROBE)
+  // thread 0 of block 0 of each rank: where one call's time goes, every 64th call
+  if (a.probe == kProbeStamps && threadIdx.x == 0 && blockIdx.x == 0) {
+    const std::uint64_t t_end = global_timer_ns();
+    auto* prev_end = reinterpret_cast<std::uint64_t*>(me.base[me.rank] + kProbeStampOff);
+    if (call % 64 == 0)
+      printf("stamps rank %d call %u start %llu ns: gap %lld wait %lld prologue %lld send %lld poll %lld tail %lld\n",
+             me.rank, call, static_cast<unsigned long long>(t_start % 1000000000ull),
+             static_cast<long long>(t_start - *prev_end), static_cast<long long>(t_waited - t_start),
+             static_cast<long long>(t_sending - t_waited), static_cast<long long>(t_sent - t_sending),
+             static_cast<long long>(t_seen - t_sent), static_cast<long long>(t_end - t_seen));
+    *prev_end = t_end;
+  }
+#endif
+}
+
+/// Launches a flag-free kernel, with programmatic dependent launch when ll_pdl() says so.
+cudaError_t launch_flag_free(void (*kernel)(const LaunchArgs), dim3 grid, const LaunchArgs& a, cudaStream_t stream) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(static_cast<unsigned>(a.threads));
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = ll_pdl() ? 1 : 0;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+#if defined(SPECSIM_LL_PROBE)
+  LaunchArgs p = a;
+  p.probe = env_int("SPECSIM_LL_PROBE", 0);
+  p.ld_kind = env_int("SPECSIM_LL_LD", 0);
+  p.st_kind = env_int("SPECSIM_LL_ST", 0);
+  return cudaLaunchKernelEx(&cfg, kernel, p);
+#else
+  return cudaLaunchKernelEx(&cfg, kernel, a);
+#endif
 }
 
 template <typename T>
@@ -622,12 +795,19 @@ cudaError_t launch_typed(const LaunchArgs& a, Variant v, cudaStream_t stream) {
   // the barrier kernels assume kThreads threads; the flag-free one takes 32..kLlMaxThreads
   if (ff ? (a.threads < 32 || a.threads > kLlMaxThreads || a.threads % 32 != 0) : a.threads != kThreads)
     return cudaErrorInvalidConfiguration;
+#if defined(SPECSIM_LL_PROBE)
+  const bool fixed2 = a.world == 2 && env_int("SPECSIM_LL_GENERIC", 0) == 0;  // A/B of the 2-rank kernel
+#else
+  const bool fixed2 = a.world == 2;  // the 2-rank flag-free kernels (kWorld = 2)
+#endif
   switch (v) {
     case Variant::OneShotPull: pull_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
     case Variant::OneShotPush: push_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
     case Variant::TwoShot: two_shot_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
-    case Variant::OneShotLL: flag_free_kernel<T, false><<<grid, a.threads, 0, stream>>>(a); break;
-    case Variant::OneShotLLPull: flag_free_kernel<T, true><<<grid, a.threads, 0, stream>>>(a); break;
+    case Variant::OneShotLL:
+      return launch_flag_free(fixed2 ? flag_free_kernel<T, false, 2> : flag_free_kernel<T, false, 0>, grid, a, stream);
+    case Variant::OneShotLLPull:
+      return launch_flag_free(fixed2 ? flag_free_kernel<T, true, 2> : flag_free_kernel<T, true, 0>, grid, a, stream);
     default:  // Auto must be resolved by the caller: refuse, never skip
       return cudaErrorInvalidValue;
   }
@@ -643,10 +823,12 @@ int occupancy_typed() {
   best = std::min(best, n);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, two_shot_kernel<T>, kThreads, 0);
   best = std::min(best, n);
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, flag_free_kernel<T, false>, kLlMaxThreads, 0);
-  best = std::min(best, n);
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, flag_free_kernel<T, true>, kLlMaxThreads, 0);
-  return std::min(best, n);
+  for (auto* k : {flag_free_kernel<T, false, 0>, flag_free_kernel<T, true, 0>, flag_free_kernel<T, false, 2>,
+                  flag_free_kernel<T, true, 2>}) {
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, kLlMaxThreads, 0);
+    best = std::min(best, n);
+  }
+  return best;
 }
 
 }  // namespace

@@ -96,6 +96,11 @@ struct LaunchArgs {
   int ranks;                 ///< ranks driven by this launch (gridDim.y)
   int blocks;                ///< blocks per rank (gridDim.x)
   int threads;               ///< threads per block (kThreads, or Options::ll_threads for flag-free)
+#if defined(SPECSIM_LL_PROBE)
+  int probe;    ///< timing-only builds: which parts of the flag-free kernel run (car_kernels.cu)
+  int ld_kind;  ///< timing-only builds: the flag-free polls' load instruction
+  int st_kind;  ///< timing-only builds: the flag-free sends' store instruction
+#endif
 };
 static_assert(sizeof(LaunchArgs) < 4000, "kernel parameters must stay under 4 KB");
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "car_layout.h"
 #include "floors.h"
 
 namespace specsim::arbench {
@@ -18,6 +19,16 @@ void check(cudaError_t e, const char* what) {
 #define FL_CUDA(call) check((call), #call)
 
 __global__ void empty_kernel() {}
+/// Empty but for one read of a parameter block as large as the all-reduce's.
+__global__ void params_kernel(const __grid_constant__ car::detail::LaunchArgs a) {
+  if (a.count == 1) asm volatile("trap;");
+}
+/// The same, waiting for the previous kernel and then letting the next one launch (PDL).
+__global__ void params_pdl_kernel(const __grid_constant__ car::detail::LaunchArgs a) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  if (a.count == 1) asm volatile("trap;");
+}
 
 __device__ __forceinline__ std::uint64_t now_ns() {
   std::uint64_t t;
@@ -28,20 +39,11 @@ __device__ __forceinline__ std::uint64_t now_ns() {
 __device__ __forceinline__ std::uint32_t load_kind(const std::uint32_t* p, int kind) {
   std::uint32_t v;
   switch (kind) {
-    case kLoadL2:
-      asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-      break;
-    case kLoadRelaxedGpu:
-      asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-      break;
-    case kLoadVolatile:
-      asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-      break;
-    case kLoadAcquireSys:
-      asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-      break;
-    default:
-      asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    case kLoadL2: asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); break;
+    case kLoadRelaxedGpu: asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); break;
+    case kLoadVolatile: asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); break;
+    case kLoadAcquireSys: asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); break;
+    default: asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   }
   return v;
 }
@@ -108,14 +110,31 @@ double timer_read_cycles(int device, int n) {
   return static_cast<double>(res[0]) / n;
 }
 
-double empty_graph_node_us(int device, int nodes) {
+int node_param_bytes() { return static_cast<int>(sizeof(car::detail::LaunchArgs)); }
+
+double empty_graph_node_us(int device, int nodes, int kind) {
   FL_CUDA(cudaSetDevice(device));
   cudaStream_t st;
   FL_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cudaGraph_t g;
   cudaGraphExec_t x;
   FL_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-  for (int k = 0; k < nodes; ++k) empty_kernel<<<1, 32, 0, st>>>();
+  car::detail::LaunchArgs args{};
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(1);
+  cfg.blockDim = dim3(32);
+  cfg.stream = st;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = kind == kNodeParamsPdl ? 1 : 0;
+  for (int k = 0; k < nodes; ++k) {
+    if (kind == kNodeEmpty)
+      empty_kernel<<<1, 32, 0, st>>>();
+    else
+      FL_CUDA(cudaLaunchKernelEx(&cfg, kind == kNodeParams ? params_kernel : params_pdl_kernel, args));
+  }
   FL_CUDA(cudaStreamEndCapture(st, &g));
   FL_CUDA(cudaGraphInstantiate(&x, g, 0));
   cudaEvent_t e0, e1;

@@ -5,8 +5,17 @@
 
 namespace specsim::arbench {
 
+/// Empty kernels the node floor compares: no parameters; a parameter block the size of the
+/// all-reduce's LaunchArgs; that block launched with programmatic dependent launch (the kernel
+/// waits for its predecessor, then lets its successor launch, as the flag-free kernels do).
+enum NodeKind { kNodeEmpty, kNodeParams, kNodeParamsPdl, kNodeKinds };
+inline constexpr const char* kNodeNames[kNodeKinds] = {"no parameters", "LaunchArgs-sized parameters",
+                                                       "LaunchArgs-sized parameters + PDL"};
+
 /// Microseconds per node of a CUDA graph of `nodes` empty kernels on `device` (median of 5 replays).
-double empty_graph_node_us(int device, int nodes);
+double empty_graph_node_us(int device, int nodes, int kind = kNodeEmpty);
+/// Bytes of the parameter block of kNodeParams (sizeof the all-reduce's LaunchArgs).
+int node_param_bytes();
 
 /// SM clock cycles per read of %globaltimer (a chain of `n` dependent reads by one thread).
 double timer_read_cycles(int device, int n);

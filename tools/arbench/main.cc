@@ -318,9 +318,11 @@ int real_main(int argc, char** argv) {
              nccl_version);
   fmt::print("# copy bandwidth (cudaMemcpy D2D 512 MiB, bytes read + written): {:.1f} GB/s\n", copy_gbps);
   if (a.floors) {
-    fmt::print("# floor: empty kernel node in a CUDA graph (200 nodes, median of 5 replays): {:.2f} us\n",
-               specsim::arbench::empty_graph_node_us(0, 200));
     namespace ab = specsim::arbench;
+    fmt::print("# floor: empty kernel node in a CUDA graph (200 nodes, median of 5 replays), us:");
+    for (int k = 0; k < ab::kNodeKinds; ++k)
+      fmt::print("{} {} {:.2f}", k ? ";" : "", ab::kNodeNames[k], ab::empty_graph_node_us(0, 200, k));
+    fmt::print(" (parameter block {} B)\n", ab::node_param_bytes());
     fmt::print("# floor: one read of %globaltimer: {:.0f} SM cycles\n", ab::timer_read_cycles(0, 2000));
     fmt::print("# floor: one dependent 4-byte load, ns (GPU 0's memory):");
     for (int k = 0; k < ab::kLoadKinds; ++k)
