@@ -9,14 +9,14 @@ namespace specsim {
 
 namespace {
 
-bool same_draft_settings(const RunSpec& a, const AnchorReport& r) {
-  return a.num_steps == r.measured_steps && a.topk == r.measured_topk && a.num_draft_tokens == r.measured_draft_tokens;
+bool same_draft_settings(const RunSpec& a, const AnchorEntry& e) {
+  return a.num_steps == e.steps && a.topk == e.topk && a.num_draft_tokens == e.draft_tokens;
 }
 
 void resolve_accept(const Scenario& s, ScenarioResult& out) {
   const RunSpec& run = s.run;
   if (!run.speculative()) return;
-  const auto& rep = out.anchor_report;
+  const AnchorEntry* m = out.anchor_report.acceptance();
   if (run.accept_len) {
     out.accept_len = *run.accept_len;
     out.accept_source = "given (--accept-len)";
@@ -25,17 +25,17 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
     out.accept_len = chain_accept_len(*run.accept_rate, run.num_steps);
     out.accept_source =
         fmt::format("chain formula with --accept-rate {:g} over {} steps", *run.accept_rate, run.num_steps);
-  } else if (rep.spec && same_draft_settings(run, rep)) {
-    out.accept_len = rep.implied_accept_len;
-    out.accept_rate = rep.implied_accept_rate;
-    out.accept_source = fmt::format("implied by the measured {:g} tok/s with NCCL", rep.spec_measured_tok_s);
-  } else if (rep.spec) {
-    out.accept_rate = rep.implied_accept_rate;
-    out.accept_len = chain_accept_len(rep.implied_accept_rate, run.num_steps);
+  } else if (m && same_draft_settings(run, *m)) {
+    out.accept_len = m->derived;
+    out.accept_rate = m->accept_rate;
+    out.accept_source = fmt::format("implied by the measured {:g} tok/s with NCCL", m->measured);
+  } else if (m) {
+    out.accept_rate = m->accept_rate;
+    out.accept_len = chain_accept_len(m->accept_rate, run.num_steps);
     out.accept_source = fmt::format(
         "projected: per-token acceptance {:.3f} (implied by the measured {:g} tok/s at {} steps) through the chain "
         "formula",
-        rep.implied_accept_rate, rep.spec_measured_tok_s, rep.measured_steps);
+        m->accept_rate, m->measured, m->steps);
   } else {
     throw InputError("accept length unknown: give --accept-len, --accept-rate or --measured-spec-tok-s",
                      "--accept-len");
@@ -53,21 +53,10 @@ ScenarioResult run_scenario(const Scenario& s) {
   ScenarioResult out;
   out.plan = build_plan(s.target, draft, s.run);
 
-  const bool measured_elsewhere = s.measured.has_value();
-  const RunSpec& mrun = measured_elsewhere ? *s.measured : s.run;
-  if (mrun.measured_allreduce_us || mrun.measured_baseline_tok_s || mrun.measured_spec_tok_s) {
-    if (measured_elsewhere) {
-      validate_run(mrun);
-      const CyclePlan mplan = build_plan(s.target, draft, mrun);
-      out.anchors = derive_anchors(mplan, s.measured_hw ? *s.measured_hw : s.hw, mrun, out.anchor_report);
-      if (s.anchor_accept_only) {  // box-specific anchors stay with the measured box
-        out.anchors = Anchors{};
-        out.anchor_report.allreduce = out.anchor_report.baseline = false;
-      }
-    } else {
-      out.anchors = derive_anchors(out.plan, s.hw, mrun, out.anchor_report);
-    }
-  }
+  const double given_accept = s.run.accept_len    ? *s.run.accept_len
+                              : s.run.accept_rate ? chain_accept_len(*s.run.accept_rate, s.run.num_steps)
+                                                  : 0.0;
+  out.anchors = derive_anchors(s, out.plan, given_accept, out.anchor_report);
   resolve_accept(s, out);
 
   for (const auto& backend : s.run.allreduce) {

@@ -11,29 +11,40 @@ std::string model_line(const ModelSpec& m) {
                      m.layers == 1 ? "" : "s", m.hidden, dtype_name(m.weight_dtype), m.param_count() / 1e9);
 }
 
+std::string anchor_line(const AnchorEntry& e) {
+  const std::string where = fmt::format("bs {}, {}", e.batch_size, e.box);
+  switch (e.kind) {
+    case AnchorKind::AllReduce:
+      return fmt::format(
+          "NCCL all-reduce {:.1f} us in {} ({}, {:.0f} B; {}): model {:.1f} us -> {:+.1f} us per NCCL "
+          "all-reduce in {} phases",
+          e.measured, phase_name(e.phase), e.graph ? "graph" : "eager", e.bytes, where, e.model, e.derived,
+          e.graph ? "graph" : "eager");
+    case AnchorKind::Baseline:
+      return fmt::format(
+          "baseline {:.1f} tok/s measured at bs {} = {:.0f} us/step ({}): model {:.0f} us -> {:+.0f} us "
+          "per target forward{}",
+          e.measured, e.batch_size, e.batch_size * 1e6 / e.measured, e.box, e.model, e.derived,
+          e.derived < 0 ? " (the model is slower than measured: its profile is pessimistic)" : "");
+    default:
+      return fmt::format(
+          "speculation {:.1f} tok/s (steps {}, topk {}, {} draft tokens; {}) with a modelled {:.0f} us "
+          "cycle -> accept len {:.2f} (per-token acceptance {:.3f})",
+          e.measured, e.steps, e.topk, e.draft_tokens, where, e.model, e.derived, e.accept_rate);
+  }
+}
+
 void anchors_text(std::string& out, const ScenarioResult& r) {
   const auto& a = r.anchor_report;
   if (!a.any()) return;
-  out += "anchored to measurements (taken with NCCL):\n";
-  if (a.baseline)
-    out += fmt::format(
-        "  baseline {:.1f} tok/s = {:.0f} us/step; model {:.0f} us -> {:+.0f} us unexplained per target forward{}\n",
-        1e6 / a.baseline_measured_us * r.plan.batch, a.baseline_measured_us, a.baseline_model_us,
-        a.baseline_measured_us - a.baseline_model_us,
-        a.baseline_measured_us < a.baseline_model_us
-            ? " (the model is slower than measured: its profile is pessimistic)"
-            : "");
-  if (a.allreduce)
-    out += fmt::format(
-        "  NCCL all-reduce in {} ({}, {:.0f} B): measured {:.1f} us, model {:.1f} us -> {:+.1f} us per NCCL all-reduce "
-        "in {} phases\n",
-        phase_name(a.allreduce_phase), a.allreduce_graph ? "graph" : "eager", a.allreduce_bytes,
-        a.allreduce_measured_us, a.allreduce_model_us, a.allreduce_measured_us - a.allreduce_model_us,
-        a.allreduce_graph ? "graph" : "eager");
-  if (a.spec)
-    out += fmt::format(
-        "  speculation {:.1f} tok/s with a {:.0f} us cycle -> accept len {:.2f} (per-token acceptance {:.3f})\n",
-        a.spec_measured_tok_s, a.spec_cycle_us, a.implied_accept_len, a.implied_accept_rate);
+  out += "anchored to measurements (each where it was taken, with NCCL):\n";
+  for (const auto& e : a.entries) {
+    out += fmt::format("  [{}{}] {}\n", e.origin, e.used ? "" : ", not used", anchor_line(e));
+    out += "      source: " + e.source + "\n";
+    for (const auto& t : e.applies) out += "      applies: " + t + "\n";
+    for (const auto& t : e.not_applies) out += "      not: " + t + "\n";
+    if (e.used && !e.conflict.empty()) out += "      " + e.conflict + "\n";
+  }
 }
 
 void phase_table(std::string& out, const CycleResult& c) {

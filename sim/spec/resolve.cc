@@ -134,6 +134,7 @@ Scenario resolve_scenario(const RunArgs& a) {
 
   RunSpec run = base;
   run.measured_baseline_tok_s.reset(), run.measured_allreduce_us.reset(), run.measured_spec_tok_s.reset();
+  run.accept_len.reset(), run.accept_rate.reset();
   if (a.algorithm) run.algo = parse_algo(*a.algorithm);
   if (a.tp_size) run.tp_size = *a.tp_size;
   run.num_gpus = a.num_gpus.value_or(run.tp_size);
@@ -164,8 +165,7 @@ Scenario resolve_scenario(const RunArgs& a) {
                      a.num_gpus ? "--num-gpus" : "--tp-size");
 
   // The draft is needed by the run, or by the built-in measured run it projects from.
-  if (run.speculative() || (builtin && base.speculative() &&
-                            !(a.measured_baseline_tok_s || a.measured_allreduce_us || a.measured_spec_tok_s))) {
+  if (run.speculative() || (builtin && base.speculative())) {
     std::string draft_cfg;
     if (a.draft_model_path)
       draft_cfg = resolve_model_config(*a.draft_model_path, "--speculative-draft-model-path");
@@ -179,24 +179,34 @@ Scenario resolve_scenario(const RunArgs& a) {
     s.draft = model_from_config(draft_cfg, "--speculative-draft-model-path");
   }
 
-  const bool user_measured = a.measured_baseline_tok_s || a.measured_allreduce_us || a.measured_spec_tok_s;
-  if (user_measured) {
-    run.measured_baseline_tok_s = a.measured_baseline_tok_s;
-    run.measured_allreduce_us = a.measured_allreduce_us;
-    run.measured_spec_tok_s = a.measured_spec_tok_s;
-    if (builtin) s.notes.push_back("your --measured-* flags replace the built-in scenario's measurements");
-  } else if (builtin) {
-    // The built-in measurements were taken at the scenario's own settings; what-ifs project from them.
-    s.measured = base;
-    s.measured->num_gpus = base.tp_size;
+  // Each set of measurements keeps the settings and box it was taken at (engine/anchors.h).
+  if (builtin) {
+    MeasuredRun m;
+    m.origin = "built-in";
+    m.run = base;
+    m.run.num_gpus = base.tp_size;
+    m.hw = load_hardware(json_string(def, "hardware", where), base.tp_size);
+    const auto& md = def.at("measured");
+    m.baseline_source =
+        "built-in " + json_string(md.at("baseline_tok_s"), "source", where + ".measured.baseline_tok_s");
+    m.allreduce_source = "built-in " + json_string(md.at("allreduce_us"), "source", where + ".measured.allreduce_us");
+    m.spec_source = "built-in " + json_string(md.at("spec_tok_s"), "source", where + ".measured.spec_tok_s");
+    s.measured.push_back(std::move(m));
     s.notes.push_back(json_string(def, "eager_phases_source", where));
-    const bool same_box = hw_spec == json_string(def, "hardware", where) && run.tp_size == base.tp_size &&
-                          run.num_gpus == base.tp_size && !run.dtype;
-    if (!same_box) {
-      s.anchor_accept_only = true;
-      s.measured_hw = load_hardware(json_string(def, "hardware", where), base.tp_size);
-      s.notes.push_back("other hardware, tp or dtype than the measured box: only the measured acceptance carries over");
-    }
+  }
+  if (a.measured_baseline_tok_s || a.measured_allreduce_us || a.measured_spec_tok_s) {
+    MeasuredRun m;
+    m.origin = "command line";
+    m.run = run;
+    m.run.measured_baseline_tok_s = a.measured_baseline_tok_s;
+    m.run.measured_allreduce_us = a.measured_allreduce_us;
+    m.run.measured_spec_tok_s = a.measured_spec_tok_s;
+    m.hw = s.hw;
+    m.baseline_source = a.measured_baseline_source.value_or("--measured-baseline-tok-s");
+    m.allreduce_source = a.measured_allreduce_source.value_or("--measured-allreduce-us");
+    m.spec_source = "--measured-spec-tok-s";
+    validate_run(m.run);
+    s.measured.push_back(std::move(m));
   }
   s.run = run;
   return s;
