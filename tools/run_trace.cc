@@ -84,6 +84,13 @@ TraceOutcome run_trace_outputs(const TraceArgs& t, const Scenario& s, const Scen
   const int n = t.cycles > 0 ? t.cycles : 1;
   o.ran = true;
   const int depth = s.run.num_steps;
+  // Each cycle adds up to steps + 1 tokens per request to the context the next one attends over.
+  const long long most = s.run.context_len + static_cast<long long>(n) * (s.run.speculative() ? depth + 1 : 1);
+  if (s.target.max_position > 0 && most > s.target.max_position)
+    throw InputError(fmt::format("{} cycles grow the context from {} to up to {} tokens, past {}'s "
+                                 "max_position_embeddings ({}): ask for fewer cycles or a shorter --context-len",
+                                 n, s.run.context_len, most, s.target.name, s.target.max_position),
+                     "--cycles");
   auto make_sampler = [&]() {
     if (!t.accept_from.empty()) {
       const auto log = ingest::parse_sglang_log(ingest::read_text(t.accept_from, "--accept-from"), t.accept_from);

@@ -40,8 +40,8 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
     throw InputError("accept length unknown: give --accept-len, --accept-rate or --measured-spec-tok-s",
                      "--accept-len");
   }
-  if (out.accept_len > run.num_draft_tokens + 1e-9)
-    throw InputError(fmt::format("accept len {:.2f} exceeds the {} draft tokens", out.accept_len, run.num_draft_tokens),
+  if (out.accept_len > run.num_steps + 1 + 1e-9)
+    throw InputError(fmt::format("accept len {:.2f} exceeds steps + 1 ({})", out.accept_len, run.num_steps + 1),
                      "--accept-len");
 }
 

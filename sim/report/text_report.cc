@@ -104,8 +104,8 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
                       c.cycle_us, c.baseline_step_us, c.baseline_tok_s, algo_name(run.algo), c.spec_tok_s, c.speedup);
       out += fmt::format("  break-even accept len {:.2f}{} | all-reduce share of the cycle {:.0f}%\n",
                          c.breakeven_accept_len,
-                         c.breakeven_accept_len > run.num_draft_tokens
-                             ? fmt::format(" (> {} draft tokens: speculation cannot win)", run.num_draft_tokens)
+                         c.breakeven_accept_len > run.num_steps + 1
+                             ? fmt::format(" (> steps + 1 = {}: speculation cannot win)", run.num_steps + 1)
                              : "",
                          100 * c.allreduce_share);
     } else {

@@ -47,6 +47,7 @@ struct ModelSpec {
   MoeDims moe;
   DType weight_dtype = DType::BF16;  ///< dtype of the linear layers' weights
   int draft_vocab = 0;               ///< EAGLE-3 drafts: the reduced draft vocabulary
+  long long max_position = 0;        ///< max_position_embeddings (0: not given)
   bool is_draft() const { return arch == Arch::LlamaEagle3; }
   /// Parameters in one copy of the model (approximate, for the report).
   double param_count() const;

@@ -1,9 +1,12 @@
 #include "spec/resolve.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
 
+#include "spec/memory_fit.h"
 #include "spec/paths.h"
 #include "util/error.h"
 #include "util/json_io.h"
@@ -147,6 +150,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   if (a.dtype) run.dtype = parse_dtype(*a.dtype, "--dtype");
   run.accept_len = a.accept_len;
   run.accept_rate = a.accept_rate;
+  run.mem_fraction_static = a.mem_fraction_static;
   if (a.nccl_p2p_level) run.nccl.p2p_level = *a.nccl_p2p_level;
   if (a.nccl_algo) apply_nccl_algo(run.nccl, *a.nccl_algo);
   if (a.nccl_proto) apply_nccl_proto(run.nccl, *a.nccl_proto);
@@ -178,6 +182,13 @@ Scenario resolve_scenario(const RunArgs& a) {
           "--speculative-draft-model-path");
     s.draft = model_from_config(draft_cfg, "--speculative-draft-model-path");
   }
+
+  if (s.target.max_position > 0 && run.context_len > s.target.max_position)
+    throw InputError(fmt::format("{} tokens of context exceed {}'s max_position_embeddings ({})", run.context_len,
+                                 s.target.name, s.target.max_position),
+                     "--context-len");
+  require_fit(memory_fit(s.target, s.draft ? &*s.draft : nullptr, s.hw, run, run.mem_fraction_static), s.target.name,
+              s.hw, run);
 
   // Each set of measurements keeps the settings and box it was taken at (engine/anchors.h).
   if (builtin) {

@@ -149,14 +149,18 @@ void validate_run(const RunSpec& r) {
           "--batch-size");
   if (r.accept_len) {
     require(std::isfinite(*r.accept_len), "must be a finite number", "--accept-len");
-    require(*r.accept_len >= 1.0 && *r.accept_len <= r.num_draft_tokens,
-            "must be in [1, " + std::to_string(r.num_draft_tokens) + "] (1 bonus token .. all draft tokens)",
+    require(*r.accept_len >= 1.0 && *r.accept_len <= r.num_steps + 1,
+            "must be in [1, " + std::to_string(r.num_steps + 1) +
+                "] (1 bonus token .. one per draft step + 1; a tree accepts at most its depth, the steps)",
             "--accept-len");
   }
   if (r.accept_rate)
     require(std::isfinite(*r.accept_rate) && *r.accept_rate >= 0 && *r.accept_rate < 1, "must be in [0, 1)",
             "--accept-rate");
   require(!(r.accept_len && r.accept_rate), "give --accept-len or --accept-rate, not both", "--accept-rate");
+  if (r.mem_fraction_static)
+    require(std::isfinite(*r.mem_fraction_static) && *r.mem_fraction_static > 0 && *r.mem_fraction_static < 1,
+            "must be in (0, 1)", "--mem-fraction-static");
 }
 
 }  // namespace specsim

@@ -54,6 +54,7 @@ struct RunSpec {
   std::optional<DType> dtype;                      ///< overrides the target's weight dtype
   std::optional<double> accept_len;                ///< mean accepted draft tokens per verify + 1
   std::optional<double> accept_rate;               ///< per-token acceptance (chain formula)
+  std::optional<double> mem_fraction_static;       ///< SGLang's --mem-fraction-static (default: SGLang's)
   std::optional<double> measured_baseline_tok_s;
   std::optional<double> measured_allreduce_us;
   std::optional<double> measured_spec_tok_s;
