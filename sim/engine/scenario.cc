@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "engine/accept.h"
 #include "util/error.h"
 
@@ -58,6 +60,17 @@ ScenarioResult run_scenario(const Scenario& s) {
                                                   : 0.0;
   out.anchors = derive_anchors(s, out.plan, given_accept, out.anchor_report);
   resolve_accept(s, out);
+
+  {  // the reference baseline: NCCL everywhere, as measured
+    const CostContext nccl{&s.hw, &s.run, AllReduceChoice{}, out.anchors, s.run.tp_size};
+    const double step_us = time_phase(*out.plan.find(PhaseKind::BaselineDecode), nccl).us;
+    out.reference_baseline_tok_s = s.run.batch_size * 1e6 / step_us;
+    const std::string run_box = box_key(s.hw, s.run, s.target);
+    for (const auto& e : out.anchor_report.entries)
+      if (e.kind == AnchorKind::Baseline && e.used && e.box == run_box && e.batch_size == s.run.batch_size &&
+          std::abs(e.measured - out.reference_baseline_tok_s) <= 1e-6 * e.measured)
+        out.reference_measured = true;
+  }
 
   for (const auto& backend : s.run.allreduce) {
     CostContext ctx{&s.hw, &s.run, backend, out.anchors, s.run.tp_size};

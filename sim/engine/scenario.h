@@ -18,6 +18,10 @@ struct ScenarioResult {
   double accept_rate = -1;           ///< per-token rate when known (chain formula), else -1
   std::string accept_source;         ///< where the accept len comes from, in words
   std::vector<CycleResult> results;  ///< one per backend, in the order asked
+  /// The baseline every what-if is also compared with: plain decoding with NCCL at these
+  /// settings, anchored; `reference_measured` when it is the measured figure itself.
+  double reference_baseline_tok_s = 0;
+  bool reference_measured = false;
 };
 
 /// Plans, anchors and evaluates. InputError on bad or contradictory input.

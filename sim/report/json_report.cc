@@ -126,6 +126,7 @@ json report_json(const Scenario& s, const ScenarioResult& r) {
                     {"tok_per_s", c.spec_tok_s},
                     {"accept_len", c.accept_len},
                     {"speedup", c.speedup},
+                    {"speedup_vs_reference_baseline", c.spec_tok_s / r.reference_baseline_tok_s},
                     {"breakeven_accept_len", c.breakeven_accept_len},
                     {"allreduce_share", c.allreduce_share}};
     else
@@ -146,6 +147,10 @@ json report_json(const Scenario& s, const ScenarioResult& r) {
             {"link", s.hw.topo.link == LinkKind::NVLink ? "nvlink" : "pcie"},
             {"nccl_path", std::string(path_type_name(s.hw.topo.nccl_path))}}},
           {"settings", settings_json(s, r)},
+          {"reference_baseline",
+           {{"tok_per_s", r.reference_baseline_tok_s},
+            {"kind", r.reference_measured ? "measured" : "modelled"},
+            {"what", "plain decoding with NCCL in every phase at these settings, anchored"}}},
           {"notes", s.notes},
           {"scenarios", scenarios}};
 }

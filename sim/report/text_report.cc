@@ -99,6 +99,11 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
     }
     phase_table(out, c);
     if (run.speculative()) {
+      out += fmt::format(
+          "  speedup x{:.2f} against its own baseline ({:.1f} tok/s); x{:.2f} against the {} ({:.1f} tok/s)\n",
+          c.speedup, c.baseline_tok_s, c.spec_tok_s / r.reference_baseline_tok_s,
+          r.reference_measured ? "measured baseline, NCCL" : "NCCL baseline at these settings",
+          r.reference_baseline_tok_s);
       out +=
           fmt::format("  cycle {:.0f} us | baseline step {:.0f} us | tok/s: baseline {:.1f}, {} {:.1f} (x{:.2f})\n",
                       c.cycle_us, c.baseline_step_us, c.baseline_tok_s, algo_name(run.algo), c.spec_tok_s, c.speedup);
@@ -127,6 +132,15 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
                            100 * c.allreduce_share);
       else
         out += fmt::format("{:<22} {:>10} {:>14} {:>10.1f}\n", c.backend.label(), "-", "-", c.baseline_tok_s);
+    }
+    if (run.speculative()) {
+      out += fmt::format("speedup against the {} ({:.1f} tok/s):",
+                         r.reference_measured ? "measured baseline, NCCL" : "NCCL baseline at these settings",
+                         r.reference_baseline_tok_s);
+      for (const auto& c : r.results)
+        if (c.refused.empty())
+          out += fmt::format(" {} {:.2f}", c.backend.label(), c.spec_tok_s / r.reference_baseline_tok_s);
+      out += "\n";
     }
   }
   return out;

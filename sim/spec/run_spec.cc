@@ -51,6 +51,15 @@ std::string AllReduceChoice::kind_name() const {
 }
 
 std::string AllReduceChoice::label() const {
+  if (scoped) {
+    AllReduceChoice all = *this;
+    all.scoped = false;
+    std::string s = all.label() + "@";
+    bool first = true;
+    for (int i = 0; i < kNumPhaseKinds; ++i)
+      if (phases[i]) s += (first ? "" : ",") + std::string(phase_name(static_cast<PhaseKind>(i))), first = false;
+    return s;
+  }
   if (kind == Kind::Fixed) {
     std::string s = std::to_string(fixed_us);
     s.erase(s.find_last_not_of('0') + 1);
@@ -62,7 +71,29 @@ std::string AllReduceChoice::label() const {
   return kind_name();
 }
 
+namespace {
+AllReduceChoice parse_unscoped(std::string_view s, const std::string& where);
+}
+
 AllReduceChoice parse_allreduce(std::string_view s, const std::string& where) {
+  const auto at = s.find('@');
+  if (at == std::string_view::npos) return parse_unscoped(s, where);
+  AllReduceChoice c = parse_unscoped(s.substr(0, at), where);
+  c.scoped = true;
+  c.phases = {};
+  std::string_view rest = s.substr(at + 1);
+  if (rest.empty()) throw InputError("BACKEND@PHASES needs phases after '@' (e.g. fixed:40@verify)", where);
+  for (bool more = true; more;) {  // every comma-separated name must be a phase, none empty
+    const auto comma = rest.find(',');
+    c.phases[static_cast<int>(parse_phase(rest.substr(0, comma), where))] = true;
+    more = comma != std::string_view::npos;
+    if (more) rest = rest.substr(comma + 1);
+  }
+  return c;
+}
+
+namespace {
+AllReduceChoice parse_unscoped(std::string_view s, const std::string& where) {
   AllReduceChoice c;
   if (s == "nccl") return c;
   if (s == "custom") {
@@ -103,6 +134,8 @@ AllReduceChoice parse_allreduce(std::string_view s, const std::string& where) {
   if (name.size() < s.size()) c.arg = std::string(s.substr(name.size() + 1));
   return c;
 }
+
+}  // namespace
 
 namespace {
 void require(bool ok, const std::string& what, const std::string& where) {
