@@ -5,6 +5,8 @@
 #include "commands.h"
 #include "report/report.h"
 #include "run_trace.h"
+#include "spec/scenario_file.h"
+#include "util/json_io.h"
 
 namespace specsim::cli {
 
@@ -17,12 +19,30 @@ int cmd_run(int argc, char** argv) {
   add_run_flags(app, args);
   add_trace_flags(app, trace);
   app.add_flag("--json", json, "print the report as one JSON object");
+  std::string scenario_file, save_scenario;
+  app.add_option("--scenario", scenario_file,
+                 "scenario file (JSON, as --save-scenario writes it): model, draft, hardware, settings, measurements; "
+                 "flags override it");
+  app.add_option("--save-scenario", save_scenario, "write the resolved scenario to FILE (JSON) for --scenario");
   return guarded(app, argc, argv, [&] {
     const auto file_notes = apply_measurement_files(trace, args);
+    const std::string given_model = args.model_path.value_or(""), given_draft = args.draft_model_path.value_or("");
+    nlohmann::json file;
+    if (!scenario_file.empty()) {
+      file = read_json_file(scenario_file);
+      args_from_scenario_file(file, args, scenario_file);
+    }
     Scenario s = resolve_scenario(args);
     s.notes.insert(s.notes.end(), file_notes.begin(), file_notes.end());
+    if (!scenario_file.empty()) apply_scenario_file(file, s, scenario_file);
     const ScenarioResult r = run_scenario(s);
     const TraceOutcome cycles = run_trace_outputs(trace, s, r);  // files first: nothing printed if they fail
+    if (!save_scenario.empty()) {
+      const std::string model = args.model_path.value_or(given_model.empty() ? s.target.name : given_model);
+      write_file_atomic(save_scenario,
+                        scenario_file_json(s, model, args.draft_model_path.value_or(given_draft)).dump(2) + "\n",
+                        "--save-scenario");
+    }
     if (json) {
       auto j = report_json(s, r);
       add_cycles_json(j, cycles);

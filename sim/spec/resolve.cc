@@ -8,6 +8,7 @@
 
 #include "spec/memory_fit.h"
 #include "spec/paths.h"
+#include "spec/scenario_file.h"
 #include "util/error.h"
 #include "util/json_io.h"
 
@@ -78,30 +79,6 @@ void apply_nccl_proto(NcclSettings& n, const std::string& s) {
   }
 }
 
-// The built-in scenario's settings (models/scenarios/default.json).
-RunSpec builtin_run(const json& d, const std::string& where) {
-  RunSpec r;
-  r.tp_size = json_int(d, "tp_size", where);
-  r.algo = parse_algo(json_string(d, "speculative_algorithm", where));
-  r.num_steps = json_int(d, "speculative_num_steps", where);
-  r.topk = json_int(d, "speculative_eagle_topk", where);
-  r.num_draft_tokens = json_int(d, "speculative_num_draft_tokens", where);
-  r.batch_size = json_int(d, "batch_size", where);
-  r.context_len = static_cast<long long>(sourced_number(d, "context_len", where));
-  r.cuda_graph_max_bs = json_int(d, "cuda_graph_max_bs", where);
-  for (const auto& p : d.at("eager_phases"))
-    r.force_eager[static_cast<int>(parse_phase(p.get<std::string>(), where))] = true;
-  const auto& n = d.at("nccl");
-  r.nccl.p2p_level = json_string(n, "p2p_level", where + ".nccl");
-  apply_nccl_algo(r.nccl, json_string(n, "algo", where + ".nccl"));
-  apply_nccl_proto(r.nccl, json_string(n, "proto", where + ".nccl"));
-  const auto& m = d.at("measured");
-  r.measured_baseline_tok_s = sourced_number(m, "baseline_tok_s", where + ".measured");
-  r.measured_allreduce_us = sourced_number(m, "allreduce_us", where + ".measured");
-  r.measured_spec_tok_s = sourced_number(m, "spec_tok_s", where + ".measured");
-  return r;
-}
-
 // SGLang's auto choice of (steps, topk, draft tokens): DeepSeek (3,1,4), others (5,4,8).
 void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
   if (target.arch == Arch::DeepseekV3)
@@ -113,27 +90,23 @@ void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
 }  // namespace
 
 Scenario resolve_scenario(const RunArgs& a) {
-  const bool builtin = !a.model_path;
+  if (!a.model_path) {  // the built-in scenario: a scenario file like any other
+    const std::string path = default_scenario_path();
+    const json f = read_json_file(path);
+    RunArgs b = a;
+    args_from_scenario_file(f, b, path);
+    Scenario s = resolve_scenario(b);
+    apply_scenario_file(f, s, path);
+    return s;
+  }
   Scenario s;
-  json def;
-  RunSpec base;
-  std::string where;
-  if (builtin) {
-    where = default_scenario_path();
-    def = read_json_file(where);
-    base = builtin_run(def, where);
-    s.title = json_string(def, "title", where);
-  }
-  const std::string model = builtin ? json_string(def, "model", where) : *a.model_path;
-  const std::string target_cfg = resolve_model_config(model, "--model-path");
+  const std::string target_cfg = resolve_model_config(*a.model_path, "--model-path");
   s.target = model_from_config(target_cfg, "--model-path");
-  if (!builtin) {
-    base = RunSpec{};
-    base.tp_size = 1;
-    sglang_draft_defaults(base, s.target);
-    const bool have_draft = a.draft_model_path || !zoo_draft_config(target_cfg).empty();
-    base.algo = have_draft ? SpecAlgo::Eagle3 : SpecAlgo::None;
-  }
+  RunSpec base;
+  base.tp_size = 1;
+  sglang_draft_defaults(base, s.target);
+  const bool have_draft = a.draft_model_path || !zoo_draft_config(target_cfg).empty();
+  base.algo = have_draft ? SpecAlgo::Eagle3 : SpecAlgo::None;
 
   RunSpec run = base;
   run.measured_baseline_tok_s.reset(), run.measured_allreduce_us.reset(), run.measured_spec_tok_s.reset();
@@ -160,8 +133,8 @@ Scenario resolve_scenario(const RunArgs& a) {
   base.allreduce = run.allreduce;
   validate_run(run);
 
-  const std::string hw_spec = a.hardware.value_or(builtin ? json_string(def, "hardware", where) : "h200:nvswitch");
-  if (!builtin && !a.hardware) s.notes.push_back("no --hardware given: assuming h200:nvswitch");
+  const std::string hw_spec = a.hardware.value_or("h200:nvswitch");
+  if (!a.hardware) s.notes.push_back("no --hardware given: assuming h200:nvswitch");
   s.hw = load_hardware(hw_spec, run.num_gpus);
   if (run.num_gpus > s.hw.topo.max_gpus)
     throw InputError(std::to_string(run.num_gpus) + " GPUs do not fit " + s.hw.topo.name + " (at most " +
@@ -169,7 +142,7 @@ Scenario resolve_scenario(const RunArgs& a) {
                      a.num_gpus ? "--num-gpus" : "--tp-size");
 
   // The draft is needed by the run, or by the built-in measured run it projects from.
-  if (run.speculative() || (builtin && base.speculative())) {
+  if (run.speculative()) {
     std::string draft_cfg;
     if (a.draft_model_path)
       draft_cfg = resolve_model_config(*a.draft_model_path, "--speculative-draft-model-path");
@@ -191,20 +164,6 @@ Scenario resolve_scenario(const RunArgs& a) {
               s.hw, run);
 
   // Each set of measurements keeps the settings and box it was taken at (engine/anchors.h).
-  if (builtin) {
-    MeasuredRun m;
-    m.origin = "built-in";
-    m.run = base;
-    m.run.num_gpus = base.tp_size;
-    m.hw = load_hardware(json_string(def, "hardware", where), base.tp_size);
-    const auto& md = def.at("measured");
-    m.baseline_source =
-        "built-in " + json_string(md.at("baseline_tok_s"), "source", where + ".measured.baseline_tok_s");
-    m.allreduce_source = "built-in " + json_string(md.at("allreduce_us"), "source", where + ".measured.allreduce_us");
-    m.spec_source = "built-in " + json_string(md.at("spec_tok_s"), "source", where + ".measured.spec_tok_s");
-    s.measured.push_back(std::move(m));
-    s.notes.push_back(json_string(def, "eager_phases_source", where));
-  }
   if (a.measured_baseline_tok_s || a.measured_allreduce_us || a.measured_spec_tok_s) {
     MeasuredRun m;
     m.origin = "command line";
