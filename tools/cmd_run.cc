@@ -6,6 +6,7 @@
 #include "report/report.h"
 #include "run_trace.h"
 #include "spec/scenario_file.h"
+#include "spec/yaml_file.h"
 #include "util/json_io.h"
 
 namespace specsim::cli {
@@ -21,15 +22,15 @@ int cmd_run(int argc, char** argv) {
   app.add_flag("--json", json, "print the report as one JSON object");
   std::string scenario_file, save_scenario;
   app.add_option("--scenario", scenario_file,
-                 "scenario file (JSON, as --save-scenario writes it): model, draft, hardware, settings, measurements; "
-                 "flags override it");
+                 "scenario file: JSON as --save-scenario writes it, or a flat YAML/JSON mapping of flags as SGLang's "
+                 "--config (model-path: ..., tp-size: 8); flags override it");
   app.add_option("--save-scenario", save_scenario, "write the resolved scenario to FILE (JSON) for --scenario");
   return guarded(app, argc, argv, [&] {
     const auto file_notes = apply_measurement_files(trace, args);
     const std::string given_model = args.model_path.value_or(""), given_draft = args.draft_model_path.value_or("");
     nlohmann::json file;
     if (!scenario_file.empty()) {
-      file = read_json_file(scenario_file);
+      file = is_yaml_path(scenario_file) ? read_yaml_file(scenario_file) : read_json_file(scenario_file);
       args_from_scenario_file(file, args, scenario_file);
     }
     Scenario s = resolve_scenario(args);

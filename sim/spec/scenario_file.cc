@@ -90,6 +90,100 @@ void fill_args(const json& st, RunArgs& a, const std::string& w) {
     a.nccl_proto = enabled_list(st.at("nccl_proto_enabled"), w + ".nccl_proto_enabled");
 }
 
+// SGLang's --config form: one flat mapping of flag names (dashes or underscores).
+void fill_flat(const json& f, RunArgs& a, const std::string& w) {
+  auto str = [&](const json& v, const std::string& k) {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_number() || v.is_boolean()) return v.dump();
+    throw InputError("must be a string or a number", w + ": " + k);
+  };
+  auto num = [&](const json& v, const std::string& k) {
+    if (!v.is_number()) throw InputError("must be a number", w + ": " + k);
+    return v.get<double>();
+  };
+  auto integer = [&](const json& v, const std::string& k) {
+    const double d = num(v, k);
+    if (d != static_cast<double>(static_cast<int>(d))) throw InputError("must be an integer", w + ": " + k);
+    return static_cast<int>(d);
+  };
+  for (const auto& [key, v] : f.items()) {
+    std::string k = key;
+    std::replace(k.begin(), k.end(), '-', '_');
+    auto set_s = [&](std::optional<std::string>& o) {
+      if (!o) o = str(v, key);
+    };
+    auto set_i = [&](std::optional<int>& o) {
+      if (!o) o = integer(v, key);
+    };
+    auto set_d = [&](std::optional<double>& o) {
+      if (!o) o = num(v, key);
+    };
+    if (k == "model_path" || k == "model")
+      set_s(a.model_path);
+    else if (k == "speculative_draft_model_path")
+      set_s(a.draft_model_path);
+    else if (k == "hardware")
+      set_s(a.hardware);
+    else if (k == "dtype")
+      set_s(a.dtype);
+    else if (k == "speculative_algorithm")
+      set_s(a.algorithm);
+    else if (k == "eager_phases")
+      set_s(a.eager_phases);
+    else if (k == "nccl_p2p_level")
+      set_s(a.nccl_p2p_level);
+    else if (k == "nccl_algo")
+      set_s(a.nccl_algo);
+    else if (k == "nccl_proto")
+      set_s(a.nccl_proto);
+    else if (k == "tp_size" || k == "tp")
+      set_i(a.tp_size);
+    else if (k == "num_gpus")
+      set_i(a.num_gpus);
+    else if (k == "speculative_num_steps")
+      set_i(a.num_steps);
+    else if (k == "speculative_eagle_topk")
+      set_i(a.topk);
+    else if (k == "speculative_num_draft_tokens")
+      set_i(a.num_draft_tokens);
+    else if (k == "batch_size")
+      set_i(a.batch_size);
+    else if (k == "cuda_graph_max_bs")
+      set_i(a.cuda_graph_max_bs);
+    else if (k == "context_len") {
+      if (!a.context_len) a.context_len = static_cast<long long>(num(v, key));
+    } else if (k == "disable_cuda_graph") {
+      if (v.is_boolean())
+        a.disable_cuda_graph |= v.get<bool>();
+      else
+        throw InputError("must be true or false", w + ": " + key);
+    } else if (k == "accept_len")
+      set_d(a.accept_len);
+    else if (k == "accept_rate")
+      set_d(a.accept_rate);
+    else if (k == "mem_fraction_static")
+      set_d(a.mem_fraction_static);
+    else if (k == "measured_baseline_tok_s")
+      set_d(a.measured_baseline_tok_s);
+    else if (k == "measured_allreduce_us")
+      set_d(a.measured_allreduce_us);
+    else if (k == "measured_spec_tok_s")
+      set_d(a.measured_spec_tok_s);
+    else if (k == "allreduce") {
+      if (!a.allreduce.empty()) continue;
+      if (v.is_array())
+        for (const auto& b : v) a.allreduce.push_back(str(b, key));
+      else
+        a.allreduce.push_back(str(v, key));
+    } else
+      throw InputError(
+          "not a setting specsim knows (SGLang flags that do not change the cycle are left out of "
+          "scenario files)",
+          w + ": " + key);
+  }
+  if (!a.model_path) throw InputError("missing: the model", w + ": model-path");
+}
+
 }  // namespace
 
 json scenario_file_json(const Scenario& s, const std::string& model, const std::string& draft) {
@@ -112,6 +206,7 @@ json scenario_file_json(const Scenario& s, const std::string& model, const std::
 }
 
 void args_from_scenario_file(const json& f, RunArgs& a, const std::string& w) {
+  if (f.is_object() && !f.contains("format")) return fill_flat(f, a, w);
   if (!f.is_object() || f.value("format", "") != kFormat)
     throw InputError(std::string("not a scenario file (\"format\": \"") + kFormat + "\" missing)", w + ": format");
   if (!a.model_path) a.model_path = json_string(f, "model", w);
@@ -122,6 +217,7 @@ void args_from_scenario_file(const json& f, RunArgs& a, const std::string& w) {
 }
 
 void apply_scenario_file(const json& f, Scenario& s, const std::string& w) {
+  if (!f.contains("format")) return;  // SGLang's --config form: flags only
   std::vector<MeasuredRun> runs;
   if (f.contains("measured")) {
     int i = 0;
