@@ -65,3 +65,18 @@ TEST_CASE("--sglang-args takes the command as one string; specsim's own flags ov
   const CliResult no_model = run_specsim({"--sglang-args", "python -m sglang.launch_server --tp 8"});
   CHECK(no_model.exit_code == 2);
 }
+
+TEST_CASE("vocabularies are padded as SGLang pads them: 128257 runs at tp 8") {
+  const std::string dir = fresh_dir();
+  json cfg = json::parse(slurp(models_path("llama-3.1-8b/config.json")));
+  cfg["vocab_size"] = 128257;
+  write_text(dir + "/config.json", cfg.dump());
+  const CliResult r = run_specsim({"--json", "--model-path", dir + "/config.json", "--tp-size", "8"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  // the logits all-gather carries the padded 128320 columns (bf16) of the one decode token
+  const auto& base = j["scenarios"][0]["phases"].back();
+  CHECK(base["name"] == "baseline_decode");
+  CHECK(base["allgather_bytes"].get<double>() == Approx(128320.0 * 2));
+}
