@@ -52,11 +52,11 @@ TEST_CASE("check passes on its own baseline") {
   CHECK(run_specsim({"check", "--baseline", b2, "--batch-size", "4", "--allreduce", "fixed:40"}).exit_code == 0);
 }
 
-TEST_CASE("check fails with exit 1 on a doctored baseline") {
+TEST_CASE("check --gate phases fails with exit 1 on a doctored baseline") {
   const std::string dir = fresh_dir();
   const std::string base = make_baseline(dir);
   // The baseline claims verify was 10% faster: the rerun is slower than it.
-  const auto r = run_specsim({"check", "--baseline", doctor(dir, base, "verify", 0.9)});
+  const auto r = run_specsim({"check", "--baseline", doctor(dir, base, "verify", 0.9), "--gate", "phases"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("REGRESSED") != std::string::npos);
@@ -66,9 +66,9 @@ TEST_CASE("check fails with exit 1 on a doctored baseline") {
   CHECK(run_specsim({"check", "--baseline", doctor(dir, base, "spec", 1.1)}).exit_code == 1);
   // 2% is within the default 3%, not within 1%.
   const std::string two = doctor(dir, base, "baseline_decode", 0.98);
-  CHECK(run_specsim({"check", "--baseline", two}).exit_code == 0);
-  CHECK(run_specsim({"check", "--baseline", two, "--tolerance", "1%"}).exit_code == 1);
-  CHECK(run_specsim({"check", "--baseline", two, "--tolerance", "0.01"}).exit_code == 1);
+  CHECK(run_specsim({"check", "--baseline", two, "--gate", "phases"}).exit_code == 0);
+  CHECK(run_specsim({"check", "--baseline", two, "--tolerance", "1%", "--gate", "phases"}).exit_code == 1);
+  CHECK(run_specsim({"check", "--baseline", two, "--tolerance", "0.01", "--gate", "phases"}).exit_code == 1);
   // Faster than the baseline is not a regression.
   const auto faster = run_specsim({"check", "--baseline", doctor(dir, base, "verify", 1.2)});
   CHECK(faster.exit_code == 0);
@@ -121,4 +121,49 @@ TEST_CASE("tolerance parsing") {
   CHECK_THROWS_AS(parse_tolerance("3"), specsim::InputError);
   CHECK_THROWS_AS(parse_tolerance("-1%"), specsim::InputError);
   CHECK_THROWS_AS(parse_tolerance("3%%"), specsim::InputError);
+}
+
+TEST_CASE("check gates: tok/s by default, cycle time or every phase on request; JSON for CI") {
+  const std::string dir = fresh_dir();
+  // steps 2 -> 3: the verify forward is slower (+5%) but speculative tok/s rises
+  const std::string base = make_baseline(dir, {"--speculative-num-steps", "2"});
+  const std::vector<std::string> rerun = {
+      "check", "--baseline", base, "--speculative-num-steps", "3", "--allow-different-settings"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = rerun;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_specsim(a);
+  };
+  const auto tok = with({});
+  INFO(tok.out << tok.err);
+  CHECK(tok.exit_code == 0);
+  CHECK(tok.out.find("worse (not gated)") != std::string::npos);
+  CHECK(with({"--gate", "phases"}).exit_code == 1);
+  CHECK(with({"--gate", "cycle_us"}).exit_code == 1);  // the NCCL cycle grows 6%
+  CHECK(with({"--gate", "cycle_us", "--tolerance", "10%"}).exit_code == 0);
+  const auto bad = with({"--gate", "latency"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("(--gate)") != std::string::npos);
+
+  const auto j = with({"--json", "--gate", "phases"});
+  CHECK(j.exit_code == 1);
+  const nlohmann::json out = nlohmann::json::parse(j.out);
+  CHECK(out["gate"] == "phases");
+  CHECK(out["verdict"] == "regressed");
+  bool verify_regressed = false;
+  for (const auto& r : out["rows"])
+    if (r["figure"] == "verify us" && r["allreduce"] == "nccl") verify_regressed = r["regressed"].get<bool>();
+  CHECK(verify_regressed);
+  CHECK(nlohmann::json::parse(with({"--json"}).out)["verdict"] == "ok");
+}
+
+TEST_CASE("check takes the rerun's accept len from an SGLang log") {
+  const std::string dir = fresh_dir();
+  const std::string log = traces_path("sglang-eagle3-decode-synthetic.log");
+  const std::string base = make_baseline(dir, {"--accept-from", log});
+  const auto same = run_specsim({"check", "--baseline", base, "--accept-from", log});
+  INFO(same.out << same.err);
+  CHECK(same.exit_code == 0);
+  // without the log the accept len is the built-in one: a different input, refused
+  CHECK(run_specsim({"check", "--baseline", base}).exit_code == 2);
 }

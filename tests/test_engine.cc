@@ -79,6 +79,9 @@ TEST_CASE("what-ifs project from the anchors") {
 
 TEST_CASE("GeForce cards cannot run the custom kernel: refused visibly, or an error when asked for") {
   RunArgs a;
+  a.model_path = "llama-3.1-8b";  // DeepSeek-V3 does not fit eight 24 GB cards
+  a.tp_size = 2;
+  a.accept_len = 2;
   a.hardware = "rtx-4090:pcie-switch";
   const ScenarioResult r = run_scenario(resolve_scenario(a));
   CHECK_FALSE(backend(r, "custom").refused.empty());

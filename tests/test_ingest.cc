@@ -265,13 +265,25 @@ TEST_CASE("ingest and run: the command line on measurement files") {
   CHECK(j["scenarios"][0]["cycles"]["accept_source"].get<std::string>().find("empirical") != std::string::npos);
   CHECK(j["scenarios"][0]["cycles"]["mean_accept_len"].get<double>() == Approx(2.04).epsilon(0.1));
 
-  // Measurements given by the user replace the built-in scenario's, so the accept len is given too.
+  // Measurements from files join the built-in scenario's, each listed with its file.
   r = run_specsim({"--json", "--anchor-trace", kTorch, "--baseline-from", kBaseLog, "--accept-len", "2"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   j = json::parse(r.out);
-  CHECK(j["settings"]["anchors"]["allreduce"]["measured_us"].get<double>() == Approx(200).epsilon(0.01));
-  CHECK(j["settings"]["anchors"]["baseline"]["measured_step_us"].get<double>() == Approx(1e6 / 89.5).epsilon(0.03));
+  int from_files = 0;
+  for (const auto& a : j["settings"]["anchors"]) {
+    if (a["origin"] != "command line") continue;
+    ++from_files;
+    if (a["kind"] == "allreduce") {
+      CHECK(a["measured"].get<double>() == Approx(200).epsilon(0.01));
+      CHECK(a["source"].get<std::string>().find("--anchor-trace") == 0);
+    } else {
+      CHECK(a["kind"] == "baseline");
+      CHECK(a["measured_step_us"].get<double>() == Approx(1e6 / 89.5).epsilon(0.03));
+      CHECK(a["source"].get<std::string>().find("--baseline-from") == 0);
+    }
+  }
+  CHECK(from_files == 2);
 }
 
 TEST_CASE("every parser: any truncation or byte flip parses or gives a FILE:LINE InputError, nothing else") {

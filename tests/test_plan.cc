@@ -141,7 +141,7 @@ TEST_CASE("tp 1 runs no collectives") {
   }
 }
 
-TEST_CASE("tp sizes that do not divide heads or vocab are refused, naming --tp-size") {
+TEST_CASE("tp sizes that do not divide the heads are refused, naming --tp-size (vocabularies are padded)") {
   const auto m = zoo("deepseek-v3");
   try {
     build_plan(m.target, &m.draft, spec_run(3, 1, 2, 1, 3));

@@ -98,8 +98,10 @@ TEST_CASE("sweep: one row per point with every setting and figure") {
 
 TEST_CASE("sweep: a point equals `specsim run --json` with the same flags") {
   const std::string dir = fresh_dir();
+  // Llama-3.1-70B fits the H200s at tp 4 and 8 (DeepSeek-V3 does not fit four of the built-in box's GPUs)
   const auto r = run_specsim({"sweep", "--tp-size", "4,8", "--speculative-num-draft-tokens", "2..4", "--batch-size",
-                              "1,4", "--allreduce", "nccl,fixed:50", "-o", dir + "/s.csv"});
+                              "1,4", "--allreduce", "nccl,fixed:50", "--model-path", "llama-3.1-70b", "--accept-len",
+                              "2", "-o", dir + "/s.csv"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const Csv c = parse_csv(slurp(dir + "/s.csv"));
@@ -115,8 +117,9 @@ TEST_CASE("sweep: a point equals `specsim run --json` with the same flags") {
           rw[c.col("batch_size")] == k.bs && rw[c.col("allreduce")] == k.ar)
         row = &rw;
     REQUIRE(row);
-    const auto one = run_specsim({"run", "--json", "--tp-size", k.tp, "--speculative-num-draft-tokens", k.n,
-                                  "--batch-size", k.bs, "--allreduce", k.ar});
+    const auto one =
+        run_specsim({"run", "--json", "--tp-size", k.tp, "--speculative-num-draft-tokens", k.n, "--batch-size", k.bs,
+                     "--allreduce", k.ar, "--model-path", "llama-3.1-70b", "--accept-len", "2"});
     REQUIRE(one.exit_code == 0);
     const json j = json::parse(one.out);
     const json& sc = j["scenarios"][0];

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "measured/replay_result.h"
 #include "report/report.h"
+#include "run_trace.h"
 #include "util/error.h"
 #include "util/json_io.h"
 #ifdef SPECSIM_WITH_REPLAY
@@ -108,6 +109,15 @@ int cmd_check(int argc, char** argv) {
   bool replay = false, allow_different = false;
   int iters = 50, warmup = 10;
   add_run_flags(app, args);
+  std::string gate_text = "tok_per_s";
+  bool json_out = false;
+  TraceArgs files;
+  app.add_option("--gate", gate_text,
+                 "what may fail the check: tok_per_s (default), cycle_us (cycle and step time) or phases (every "
+                 "phase time); the others are shown, not gated");
+  app.add_flag("--json", json_out, "print the rows and the verdict as one JSON object (for CI)");
+  app.add_option("--accept-from", files.accept_from,
+                 "SGLang server log: its mean logged accept len is the rerun's accept len");
   app.add_option("--baseline", baseline_path, "baseline JSON written by `specsim run --json`")->required();
   app.add_option("--tolerance", tolerance_text, "allowed slowdown: a fraction (0.03) or a percentage (3%), default 3%");
   app.add_flag("--replay", replay,
@@ -119,6 +129,8 @@ int cmd_check(int argc, char** argv) {
                "compare even when the rerun's model, hardware or settings differ from the baseline's");
   return guarded(app, argc, argv, [&] {
     const double tol = sweep::parse_tolerance(tolerance_text);
+    const sweep::Gate gate = sweep::parse_gate(gate_text);
+    apply_measurement_files(files, args);
     const nlohmann::json base = read_json_file(baseline_path);
     sweep::require_baseline_kind(base, replay, baseline_path);
     if (replay) return check_replay(args, base, baseline_path, tol, allow_different, iters, warmup);
@@ -130,7 +142,14 @@ int cmd_check(int argc, char** argv) {
     const std::string bver = base["specsim_version"].get<std::string>();
     if (bver != kSpecsimVersion) fmt::print("baseline made with specsim {}, rerun with {}\n", bver, kSpecsimVersion);
 
-    return verdict(sweep::compare_reports(base, now, tol), tol, "figures", "");
+    auto rows = sweep::compare_reports(base, now, tol);
+    sweep::apply_gate(rows, gate);
+    if (json_out) {
+      const nlohmann::json j = sweep::check_json(rows, gate, tol);
+      std::cout << j.dump(2) << "\n";
+      return j["verdict"] == "ok" ? kExitOk : kExitRegression;
+    }
+    return verdict(rows, tol, fmt::format("figures (gate {})", sweep::gate_name(gate)).c_str(), "");
   });
 }
 

@@ -57,6 +57,7 @@ std::vector<std::string> apply_measurement_files(const TraceArgs& t, RunArgs& ar
       throw InputError("no decode line without speculation at #running-req 1 with a positive gen throughput",
                        "--baseline-from " + t.baseline_from);
     args.measured_baseline_tok_s = *tps;
+    args.measured_baseline_source = "--baseline-from " + t.baseline_from;
     notes.push_back(
         fmt::format("measured baseline {:.1f} tok/s = median gen throughput of {} lines at 1 running request in {}",
                     *tps, log.baseline_lines(), t.baseline_from));
@@ -68,6 +69,7 @@ std::vector<std::string> apply_measurement_files(const TraceArgs& t, RunArgs& ar
     const double us = tr.mean_nccl_allreduce_us();
     if (us <= 0) throw InputError("the trace holds no NCCL all-reduce kernel", "--anchor-trace " + t.anchor_trace);
     args.measured_allreduce_us = us;
+    args.measured_allreduce_source = "--anchor-trace " + t.anchor_trace;
     notes.push_back(
         fmt::format("measured NCCL all-reduce {:.1f} us = mean of {} NCCL all-reduce kernels in {} (all phases)", us,
                     tr.count[static_cast<int>(ingest::KernelKind::NcclAllReduce)], t.anchor_trace));
@@ -82,6 +84,13 @@ TraceOutcome run_trace_outputs(const TraceArgs& t, const Scenario& s, const Scen
   const int n = t.cycles > 0 ? t.cycles : 1;
   o.ran = true;
   const int depth = s.run.num_steps;
+  // Each cycle adds up to steps + 1 tokens per request to the context the next one attends over.
+  const long long most = s.run.context_len + static_cast<long long>(n) * (s.run.speculative() ? depth + 1 : 1);
+  if (s.target.max_position > 0 && most > s.target.max_position)
+    throw InputError(fmt::format("{} cycles grow the context from {} to up to {} tokens, past {}'s "
+                                 "max_position_embeddings ({}): ask for fewer cycles or a shorter --context-len",
+                                 n, s.run.context_len, most, s.target.name, s.target.max_position),
+                     "--cycles");
   auto make_sampler = [&]() {
     if (!t.accept_from.empty()) {
       const auto log = ingest::parse_sglang_log(ingest::read_text(t.accept_from, "--accept-from"), t.accept_from);

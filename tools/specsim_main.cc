@@ -34,7 +34,9 @@ void usage() {
   fmt::print("specsim {}: speculative-decoding verify-cycle simulator\n\nusage: specsim [COMMAND] [FLAGS]\n\n",
              specsim::kSpecsimVersion);
   for (const auto& c : kCommands) fmt::print("  {:<10} {}\n", c.name, c.help);
-  fmt::print("\nWith no COMMAND, `run`. `specsim COMMAND --help` lists a command's flags.\n");
+  fmt::print(
+      "\nWith no COMMAND, `run`. `specsim COMMAND --help` lists a command's flags; `specsim --version` prints "
+      "the version.\n");
 }
 
 }  // namespace
@@ -43,7 +45,11 @@ int main(int argc, char** argv) {
   // NCCL reads this when it starts: never NVLink SHARP (multicast), whichever command starts NCCL
   // (replay, check --replay); kernels/replay refuses to start NCCL without it.
   ::setenv("NCCL_NVLS_ENABLE", "0", 1);
-  if (argc >= 2 && (!std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--version"))) {
+  if (argc >= 2 && !std::strcmp(argv[1], "--version")) {
+    fmt::print("specsim {}\n", specsim::kSpecsimVersion);
+    return 0;
+  }
+  if (argc >= 2 && (!std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h"))) {
     usage();
     return 0;
   }

@@ -96,12 +96,14 @@ std::vector<std::string> input_differences(const json& base, const json& now) {
   if (given)
     diff_field(bs.value("accept_len", json(nullptr)), ns.value("accept_len", json(nullptr)), "settings/accept_len",
                out);
-  for (const char* p :
-       {"/anchors/allreduce/measured_us", "/anchors/baseline/measured_step_us", "/anchors/spec/measured_tok_per_s"}) {
-    const json::json_pointer ptr(p);
-    diff_field(bs.contains(ptr) ? bs[ptr] : json(nullptr), ns.contains(ptr) ? ns[ptr] : json(nullptr),
-               "settings" + std::string(p), out);
-  }
+  auto measured = [](const json& s) {  // each anchor's kind, origin and value, in order
+    json l = json::array();
+    if (s.contains("anchors") && s["anchors"].is_array())
+      for (const auto& a : s["anchors"])
+        if (a.is_object()) l.push_back({a.value("kind", ""), a.value("origin", ""), a.value("measured", 0.0)});
+    return l;
+  };
+  diff_field(measured(bs), measured(ns), "settings/anchors (kind, origin, measured)", out);
   json bl = json::array(), nl = json::array();
   for (const auto& s : base["scenarios"]) bl.push_back(s.value("label", ""));
   for (const auto& s : now["scenarios"]) nl.push_back(s.value("label", ""));
@@ -156,6 +158,11 @@ std::vector<CheckRow> compare_reports(const json& base, const json& now, double 
         rows.push_back(figure(label, "spec tok/s", bs["spec"]["tok_per_s"].get<double>(),
                               (*ns)["spec"]["tok_per_s"].get<double>(), false, tol));
     }
+    if (bs.contains("spec") && bs["spec"].is_object() && ns->contains("spec") && (*ns)["spec"].is_object())
+      rows.push_back(figure(label, "cycle us", bs["spec"]["cycle_us"].get<double>(),
+                            (*ns)["spec"]["cycle_us"].get<double>(), true, tol));
+    rows.push_back(figure(label, "baseline step us", bs["baseline"]["step_us"].get<double>(),
+                          (*ns)["baseline"]["step_us"].get<double>(), true, tol));
     for (const auto& bp : bs["phases"]) {
       const std::string name = bp.value("name", "");
       const json* np = find_by((*ns)["phases"], "name", name);
@@ -167,6 +174,47 @@ std::vector<CheckRow> compare_reports(const json& base, const json& now, double 
     }
   }
   return rows;
+}
+
+Gate parse_gate(const std::string& text) {
+  if (text == "tok_per_s") return Gate::TokPerS;
+  if (text == "cycle_us") return Gate::CycleUs;
+  if (text == "phases") return Gate::Phases;
+  throw InputError("unknown gate '" + text + "': use tok_per_s, cycle_us or phases", "--gate");
+}
+
+std::string_view gate_name(Gate g) {
+  switch (g) {
+    case Gate::TokPerS: return "tok_per_s";
+    case Gate::CycleUs: return "cycle_us";
+    default: return "phases";
+  }
+}
+
+void apply_gate(std::vector<CheckRow>& rows, Gate gate) {
+  for (auto& r : rows) {
+    if (!r.numeric) continue;  // a missing or newly refused scenario fails every gate
+    const bool tok = r.figure == "baseline tok/s" || r.figure == "spec tok/s";
+    const bool cycle = r.figure == "cycle us" || r.figure == "baseline step us";
+    const bool phase = !tok && !cycle;
+    const bool gated = gate == Gate::TokPerS ? tok : gate == Gate::CycleUs ? cycle : phase;
+    if (gated || !r.regressed) continue;
+    r.regressed = false;
+    r.status = "worse (not gated)";
+  }
+}
+
+json check_json(const std::vector<CheckRow>& rows, Gate gate, double tol) {
+  json out = json::array();
+  bool bad = false;
+  for (const auto& r : rows) {
+    bad |= r.regressed;
+    json j = {{"allreduce", r.scenario}, {"figure", r.figure}, {"status", r.status}, {"regressed", r.regressed}};
+    if (r.numeric) j["baseline"] = r.baseline, j["now"] = r.now, j["delta"] = r.delta;
+    out.push_back(j);
+  }
+  return {
+      {"gate", std::string(gate_name(gate))}, {"tolerance", tol}, {"verdict", bad ? "regressed" : "ok"}, {"rows", out}};
 }
 
 std::string check_table(const std::vector<CheckRow>& rows) {

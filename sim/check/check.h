@@ -42,6 +42,20 @@ struct CheckRow {
 /// all-reduce scenario; a figure regresses beyond `tolerance` (a fraction).
 std::vector<CheckRow> compare_reports(const nlohmann::json& baseline, const nlohmann::json& now, double tolerance);
 
+/// Which figures may fail a check: tok/s (baseline and speculative), cycle and step time, or
+/// every phase time. The others are shown and marked "not gated".
+enum class Gate { TokPerS, CycleUs, Phases };
+
+/// "tok_per_s" | "cycle_us" | "phases"; InputError naming --gate otherwise.
+Gate parse_gate(const std::string& text);
+std::string_view gate_name(Gate g);
+
+/// Clears `regressed` on rows the gate does not cover (their status says so).
+void apply_gate(std::vector<CheckRow>& rows, Gate gate);
+
+/// The rows and verdict as one JSON object (for CI).
+nlohmann::json check_json(const std::vector<CheckRow>& rows, Gate gate, double tolerance);
+
 /// The diff table, one row per figure.
 std::string check_table(const std::vector<CheckRow>& rows);
 

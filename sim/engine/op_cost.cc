@@ -21,6 +21,13 @@ double allreduce_us(double bytes, const CostContext& ctx, bool graph) {
   return std::max(us, ctx.hw->gpu.kernel_min_us);
 }
 
+CostContext in_phase(const CostContext& ctx, PhaseKind phase) {
+  if (ctx.backend.applies_to(phase)) return ctx;
+  CostContext c = ctx;
+  c.backend = AllReduceChoice{};
+  return c;
+}
+
 bool follows_other_class(const OpBlock& block, std::size_t i) {
   const std::size_t n = block.ops.size();
   return n >= 2 && op_class(block.ops[i].kind) != op_class(block.ops[(i + n - 1) % n].kind);

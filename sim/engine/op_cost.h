@@ -37,6 +37,10 @@ struct OpCost {
 /// last op precedes its first); a one-op block never switches.
 bool follows_other_class(const OpBlock& block, std::size_t i);
 
+/// The context a phase runs in: a backend scoped to other phases (`fixed:40@verify`) leaves
+/// this one on NCCL, as measured.
+CostContext in_phase(const CostContext& ctx, PhaseKind phase);
+
 /// Cost of one op in a phase that runs from a graph (`graph`) or eagerly.
 OpCost op_cost(const Op& op, const CostContext& ctx, bool graph);
 

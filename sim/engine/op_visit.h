@@ -2,6 +2,8 @@
 // The per-op rules of a forward, stated once for the phase timer (closed form) and the trace
 // timeline (op by op): what each op costs, the switch gap before it, and the anchored overhead.
 #include <cstddef>
+#include <functional>
+#include <optional>
 
 #include "engine/op_cost.h"
 #include "plan/cycle_plan.h"
@@ -19,7 +21,10 @@ inline double forward_overhead_us(const PhasePlan& phase, const CostContext& ctx
 /// all carry the same payload, so the last cost per collective kind is reused.
 class OpVisitor {
  public:
-  OpVisitor(const PhasePlan& phase, const CostContext& ctx) : phase_(phase), ctx_(ctx) {}
+  OpVisitor(const PhasePlan& phase, const CostContext& ctx) : phase_(phase), ctx_(ctx) {
+    // a backend scoped to other phases (`fixed:40@verify`) leaves this one on NCCL
+    if (!ctx.backend.applies_to(phase.kind)) scoped_ = in_phase(ctx, phase.kind), ctx_ = *scoped_;
+  }
 
   /// Calls f(i, op, cost, gap_us) for each op of `block` in order, once per distinct op (the
   /// block's repeats are identical). gap_us is kernel_switch_us where the op's class differs
@@ -28,7 +33,7 @@ class OpVisitor {
   void visit(const OpBlock& block, F&& f) {
     const std::size_t n = block.ops.size();
     if (n == 0) return;
-    const double switch_us = n > 1 ? ctx_.hw->gpu.kernel_switch_us : 0.0;
+    const double switch_us = n > 1 ? ctx_.get().hw->gpu.kernel_switch_us : 0.0;
     OpClass before = op_class(block.ops.back().kind);
     for (std::size_t i = 0; i < n; ++i) {
       const Op& op = block.ops[i];
@@ -45,13 +50,14 @@ class OpVisitor {
     OpCost cost;
   };
   OpCost cost(const Op& op) {
-    if (op.kind != OpKind::AllReduce && op.kind != OpKind::AllGather) return op_cost(op, ctx_, phase_.graph);
+    if (op.kind != OpKind::AllReduce && op.kind != OpKind::AllGather) return op_cost(op, ctx_.get(), phase_.graph);
     Memo& m = op.kind == OpKind::AllReduce ? ar_ : ag_;
-    if (m.bytes != op.comm_bytes) m = {op.comm_bytes, op_cost(op, ctx_, phase_.graph)};
+    if (m.bytes != op.comm_bytes) m = {op.comm_bytes, op_cost(op, ctx_.get(), phase_.graph)};
     return m.cost;
   }
   const PhasePlan& phase_;
-  const CostContext& ctx_;
+  std::optional<CostContext> scoped_;
+  std::reference_wrapper<const CostContext> ctx_;  ///< the context with the backend this phase uses
   Memo ar_, ag_;
 };
 

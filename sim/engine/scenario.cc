@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "engine/accept.h"
 #include "util/error.h"
 
@@ -9,14 +11,14 @@ namespace specsim {
 
 namespace {
 
-bool same_draft_settings(const RunSpec& a, const AnchorReport& r) {
-  return a.num_steps == r.measured_steps && a.topk == r.measured_topk && a.num_draft_tokens == r.measured_draft_tokens;
+bool same_draft_settings(const RunSpec& a, const AnchorEntry& e) {
+  return a.num_steps == e.steps && a.topk == e.topk && a.num_draft_tokens == e.draft_tokens;
 }
 
 void resolve_accept(const Scenario& s, ScenarioResult& out) {
   const RunSpec& run = s.run;
   if (!run.speculative()) return;
-  const auto& rep = out.anchor_report;
+  const AnchorEntry* m = out.anchor_report.acceptance();
   if (run.accept_len) {
     out.accept_len = *run.accept_len;
     out.accept_source = "given (--accept-len)";
@@ -25,23 +27,23 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
     out.accept_len = chain_accept_len(*run.accept_rate, run.num_steps);
     out.accept_source =
         fmt::format("chain formula with --accept-rate {:g} over {} steps", *run.accept_rate, run.num_steps);
-  } else if (rep.spec && same_draft_settings(run, rep)) {
-    out.accept_len = rep.implied_accept_len;
-    out.accept_rate = rep.implied_accept_rate;
-    out.accept_source = fmt::format("implied by the measured {:g} tok/s with NCCL", rep.spec_measured_tok_s);
-  } else if (rep.spec) {
-    out.accept_rate = rep.implied_accept_rate;
-    out.accept_len = chain_accept_len(rep.implied_accept_rate, run.num_steps);
+  } else if (m && same_draft_settings(run, *m)) {
+    out.accept_len = m->derived;
+    out.accept_rate = m->accept_rate;
+    out.accept_source = fmt::format("implied by the measured {:g} tok/s with NCCL", m->measured);
+  } else if (m) {
+    out.accept_rate = m->accept_rate;
+    out.accept_len = chain_accept_len(m->accept_rate, run.num_steps);
     out.accept_source = fmt::format(
         "projected: per-token acceptance {:.3f} (implied by the measured {:g} tok/s at {} steps) through the chain "
         "formula",
-        rep.implied_accept_rate, rep.spec_measured_tok_s, rep.measured_steps);
+        m->accept_rate, m->measured, m->steps);
   } else {
     throw InputError("accept length unknown: give --accept-len, --accept-rate or --measured-spec-tok-s",
                      "--accept-len");
   }
-  if (out.accept_len > run.num_draft_tokens + 1e-9)
-    throw InputError(fmt::format("accept len {:.2f} exceeds the {} draft tokens", out.accept_len, run.num_draft_tokens),
+  if (out.accept_len > run.num_steps + 1 + 1e-9)
+    throw InputError(fmt::format("accept len {:.2f} exceeds steps + 1 ({})", out.accept_len, run.num_steps + 1),
                      "--accept-len");
 }
 
@@ -60,25 +62,23 @@ ScenarioResult run_scenario(const Scenario& s) {
   out.plan = build_plan(s.target, draft, s.run);
   if (s.runtime) out.runtime = runtime_for(s, s.run, s.hw);
 
-  const bool measured_elsewhere = s.measured.has_value();
-  const RunSpec& mrun = measured_elsewhere ? *s.measured : s.run;
-  if (mrun.measured_allreduce_us || mrun.measured_baseline_tok_s || mrun.measured_spec_tok_s) {
-    if (measured_elsewhere) {
-      validate_run(mrun);
-      const CyclePlan mplan = build_plan(s.target, draft, mrun);
-      const Hardware& mhw = s.measured_hw ? *s.measured_hw : s.hw;
-      const RuntimeCost mrt = s.runtime ? runtime_for(s, mrun, mhw) : RuntimeCost{};
-      out.anchors = derive_anchors(mplan, mhw, mrun, out.anchor_report, mrt.active ? &mrt : nullptr);
-      if (s.anchor_accept_only) {  // box-specific anchors stay with the measured box
-        out.anchors = Anchors{};
-        out.anchor_report.allreduce = out.anchor_report.baseline = false;
-      }
-    } else {
-      out.anchors =
-          derive_anchors(out.plan, s.hw, mrun, out.anchor_report, out.runtime.active ? &out.runtime : nullptr);
-    }
-  }
+  const double given_accept = s.run.accept_len    ? *s.run.accept_len
+                              : s.run.accept_rate ? chain_accept_len(*s.run.accept_rate, s.run.num_steps)
+                                                  : 0.0;
+  out.anchors = derive_anchors(s, out.plan, given_accept, out.anchor_report);
   resolve_accept(s, out);
+
+  {  // the reference baseline: NCCL everywhere, as measured
+    const CostContext nccl{&s.hw,       &s.run,        AllReduceChoice{},
+                           out.anchors, s.run.tp_size, out.runtime.active ? &out.runtime : nullptr};
+    const double step_us = time_phase(*out.plan.find(PhaseKind::BaselineDecode), nccl).us;
+    out.reference_baseline_tok_s = s.run.batch_size * 1e6 / step_us;
+    const std::string run_box = box_key(s.hw, s.run, s.target);
+    for (const auto& e : out.anchor_report.entries)
+      if (e.kind == AnchorKind::Baseline && e.used && e.box == run_box && e.batch_size == s.run.batch_size &&
+          std::abs(e.measured - out.reference_baseline_tok_s) <= 1e-6 * e.measured)
+        out.reference_measured = true;
+  }
 
   for (const auto& backend : s.run.allreduce) {
     CostContext ctx{&s.hw, &s.run, backend, out.anchors, s.run.tp_size, out.runtime.active ? &out.runtime : nullptr};

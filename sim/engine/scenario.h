@@ -19,6 +19,10 @@ struct ScenarioResult {
   std::string accept_source;         ///< where the accept len comes from, in words
   RuntimeCost runtime;               ///< the runtime profile priced for this run (inactive: none)
   std::vector<CycleResult> results;  ///< one per backend, in the order asked
+  /// The baseline every what-if is also compared with: plain decoding with NCCL at these
+  /// settings, anchored; `reference_measured` when it is the measured figure itself.
+  double reference_baseline_tok_s = 0;
+  bool reference_measured = false;
 };
 
 /// The scenario's runtime profile priced for `run` on `hw` (inactive when it has none).

@@ -22,8 +22,7 @@ void check_tp_split(const ModelSpec& m, int tp, const char* which) {
                        "--tp-size");
   };
   need(m.heads, "num_attention_heads");
-  need(m.is_draft() ? m.draft_vocab : m.vocab, m.is_draft() ? "draft_vocab_size" : "vocab_size");
-  need(m.vocab, "vocab_size");
+  // vocabularies are padded (padded_vocab), so any vocab size splits
   if (!m.has_moe || m.moe.first_dense_layers > 0) need(m.intermediate, "intermediate_size");
   if (m.has_moe) need(m.moe.intermediate, "moe_intermediate_size");
   if (!m.has_mla && m.kv_heads % tp != 0 && tp % m.kv_heads != 0)
@@ -34,6 +33,10 @@ void check_tp_split(const ModelSpec& m, int tp, const char* which) {
 
 namespace {
 
+// SGLang pads vocab-parallel embeddings and lm_heads to a multiple of 64 rows
+// (DEFAULT_VOCAB_PADDING_SIZE in sglang/srt/layers/vocab_parallel_embedding.py), then splits them
+// across the tp ranks: a vocab of 128257 runs at tp 8 as 128320 rows.
+double padded_vocab(int vocab) { return double((vocab + 63) / 64 * 64); }
 constexpr double kB = kActBytes;
 
 // A fused residual-add + RMSNorm over [t, h]: reads x and residual, writes both.
@@ -182,10 +185,10 @@ std::vector<OpBlock> target_forward(const ModelSpec& m, DType w, const ForwardSh
   if (m.layers - dense_layers > 0) layer("moe_layer", m.layers - dense_layers, true);
 
   OpBlock head{"lm_head", 1, {}};
-  const double vl = double(m.vocab) / f.tp;
+  const double vl = padded_vocab(m.vocab) / f.tp;
   head.ops.push_back(add_norm("final_norm", t, h));
   head.ops.push_back(gemm("lm_head", t, vl, h, DType::BF16));
-  head.ops.push_back(all_gather("logits_allgather", t * m.vocab * kB));
+  head.ops.push_back(all_gather("logits_allgather", t * padded_vocab(m.vocab) * kB));
   head.ops.push_back(small(tail_name(f.phase), OpKind::Elementwise, t * m.vocab * 4.0));
   blocks.push_back(std::move(head));
   return blocks;
@@ -217,7 +220,7 @@ std::vector<OpBlock> draft_forward(const ModelSpec& d, int target_hidden, const 
 
   OpBlock head{"draft_lm_head", 1, {}};
   head.ops.push_back(add_norm("final_norm", t, h));
-  head.ops.push_back(gemm("lm_head", t, double(d.draft_vocab) / f.tp, h, w));
+  head.ops.push_back(gemm("lm_head", t, padded_vocab(d.draft_vocab) / f.tp, h, w));
   head.ops.push_back(all_gather("logits_allgather", t * d.draft_vocab * kB));
   head.ops.push_back(small("draft_topk", OpKind::Elementwise, t * d.draft_vocab * 4.0));
   blocks.push_back(std::move(head));

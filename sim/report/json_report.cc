@@ -45,24 +45,40 @@ json settings_json(const Scenario& s, const ScenarioResult& r) {
     j["accept_len_source"] = r.accept_source;
     j["accept_rate"] = r.accept_rate >= 0 ? json(r.accept_rate) : json(nullptr);
   }
-  const auto& a = r.anchor_report;
-  json anchors = json::object();
-  if (a.allreduce)
-    anchors["allreduce"] = {{"phase", std::string(phase_name(a.allreduce_phase))},
-                            {"mode", a.allreduce_graph ? "graph" : "eager"},
-                            {"bytes", a.allreduce_bytes},
-                            {"measured_us", a.allreduce_measured_us},
-                            {"model_us", a.allreduce_model_us},
-                            {"extra_us_per_nccl_allreduce", a.allreduce_measured_us - a.allreduce_model_us}};
-  if (a.baseline)
-    anchors["baseline"] = {{"measured_step_us", a.baseline_measured_us},
-                           {"model_step_us", a.baseline_model_us},
-                           {"overhead_us_per_target_forward", a.baseline_measured_us - a.baseline_model_us}};
-  if (a.spec)
-    anchors["spec"] = {{"measured_tok_per_s", a.spec_measured_tok_s},
-                       {"cycle_us", a.spec_cycle_us},
-                       {"implied_accept_len", a.implied_accept_len},
-                       {"implied_accept_rate", a.implied_accept_rate}};
+  json anchors = json::array();
+  for (const auto& e : r.anchor_report.entries) {
+    json t = {{"phase", std::string(phase_name(e.phase))},
+              {"mode", e.graph ? "graph" : "eager"},
+              {"batch_size", e.batch_size},
+              {"backend", "nccl"},
+              {"box", e.box}};
+    json x = {{"kind", std::string(anchor_kind_name(e.kind))},
+              {"origin", e.origin},
+              {"source", e.source},
+              {"measured", e.measured},
+              {"unit", e.kind == AnchorKind::AllReduce ? "us" : "tok_per_s"},
+              {"taken_at", t},
+              {"model", e.model},
+              {"used", e.used},
+              {"applies", e.applies},
+              {"does_not_apply", e.not_applies}};
+    if (!e.conflict.empty()) x["conflict"] = e.conflict;
+    if (e.kind == AnchorKind::AllReduce) {
+      t["bytes"] = e.bytes;
+      x["taken_at"] = t;
+      x["extra_us_per_nccl_allreduce"] = e.derived;
+    } else if (e.kind == AnchorKind::Baseline) {
+      x["measured_step_us"] = e.batch_size * 1e6 / e.measured;
+      x["overhead_us_per_target_forward"] = e.derived;
+    } else {
+      t["speculative_num_steps"] = e.steps, t["speculative_eagle_topk"] = e.topk;
+      t["speculative_num_draft_tokens"] = e.draft_tokens;
+      x["taken_at"] = t;
+      x["implied_accept_len"] = e.derived;
+      x["implied_accept_rate"] = e.accept_rate;
+    }
+    anchors.push_back(x);
+  }
   j["anchors"] = anchors;
   return j;
 }
@@ -114,6 +130,7 @@ json report_json(const Scenario& s, const ScenarioResult& r) {
                     {"tok_per_s", c.spec_tok_s},
                     {"accept_len", c.accept_len},
                     {"speedup", c.speedup},
+                    {"speedup_vs_reference_baseline", c.spec_tok_s / r.reference_baseline_tok_s},
                     {"breakeven_accept_len", c.breakeven_accept_len},
                     {"allreduce_share", c.allreduce_share}};
     else
@@ -134,6 +151,10 @@ json report_json(const Scenario& s, const ScenarioResult& r) {
             {"link", s.hw.topo.link == LinkKind::NVLink ? "nvlink" : "pcie"},
             {"nccl_path", std::string(path_type_name(s.hw.topo.nccl_path))}}},
           {"settings", settings_json(s, r)},
+          {"reference_baseline",
+           {{"tok_per_s", r.reference_baseline_tok_s},
+            {"kind", r.reference_measured ? "measured" : "modelled"},
+            {"what", "plain decoding with NCCL in every phase at these settings, anchored"}}},
           {"notes", s.notes},
           {"scenarios", scenarios}};
 }

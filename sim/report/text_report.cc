@@ -11,29 +11,40 @@ std::string model_line(const ModelSpec& m) {
                      m.layers == 1 ? "" : "s", m.hidden, dtype_name(m.weight_dtype), m.param_count() / 1e9);
 }
 
+std::string anchor_line(const AnchorEntry& e) {
+  const std::string where = fmt::format("bs {}, {}", e.batch_size, e.box);
+  switch (e.kind) {
+    case AnchorKind::AllReduce:
+      return fmt::format(
+          "NCCL all-reduce {:.1f} us in {} ({}, {:.0f} B; {}): model {:.1f} us -> {:+.1f} us per NCCL "
+          "all-reduce in {} phases",
+          e.measured, phase_name(e.phase), e.graph ? "graph" : "eager", e.bytes, where, e.model, e.derived,
+          e.graph ? "graph" : "eager");
+    case AnchorKind::Baseline:
+      return fmt::format(
+          "baseline {:.1f} tok/s measured at bs {} = {:.0f} us/step ({}): model {:.0f} us -> {:+.0f} us "
+          "per target forward{}",
+          e.measured, e.batch_size, e.batch_size * 1e6 / e.measured, e.box, e.model, e.derived,
+          e.derived < 0 ? " (the model is slower than measured: its profile is pessimistic)" : "");
+    default:
+      return fmt::format(
+          "speculation {:.1f} tok/s (steps {}, topk {}, {} draft tokens; {}) with a modelled {:.0f} us "
+          "cycle -> accept len {:.2f} (per-token acceptance {:.3f})",
+          e.measured, e.steps, e.topk, e.draft_tokens, where, e.model, e.derived, e.accept_rate);
+  }
+}
+
 void anchors_text(std::string& out, const ScenarioResult& r) {
   const auto& a = r.anchor_report;
   if (!a.any()) return;
-  out += "anchored to measurements (taken with NCCL):\n";
-  if (a.baseline)
-    out += fmt::format(
-        "  baseline {:.1f} tok/s = {:.0f} us/step; model {:.0f} us -> {:+.0f} us unexplained per target forward{}\n",
-        1e6 / a.baseline_measured_us * r.plan.batch, a.baseline_measured_us, a.baseline_model_us,
-        a.baseline_measured_us - a.baseline_model_us,
-        a.baseline_measured_us < a.baseline_model_us
-            ? " (the model is slower than measured: its profile is pessimistic)"
-            : "");
-  if (a.allreduce)
-    out += fmt::format(
-        "  NCCL all-reduce in {} ({}, {:.0f} B): measured {:.1f} us, model {:.1f} us -> {:+.1f} us per NCCL all-reduce "
-        "in {} phases\n",
-        phase_name(a.allreduce_phase), a.allreduce_graph ? "graph" : "eager", a.allreduce_bytes,
-        a.allreduce_measured_us, a.allreduce_model_us, a.allreduce_measured_us - a.allreduce_model_us,
-        a.allreduce_graph ? "graph" : "eager");
-  if (a.spec)
-    out += fmt::format(
-        "  speculation {:.1f} tok/s with a {:.0f} us cycle -> accept len {:.2f} (per-token acceptance {:.3f})\n",
-        a.spec_measured_tok_s, a.spec_cycle_us, a.implied_accept_len, a.implied_accept_rate);
+  out += "anchored to measurements (each where it was taken, with NCCL):\n";
+  for (const auto& e : a.entries) {
+    out += fmt::format("  [{}{}] {}\n", e.origin, e.used ? "" : ", not used", anchor_line(e));
+    out += "      source: " + e.source + "\n";
+    for (const auto& t : e.applies) out += "      applies: " + t + "\n";
+    for (const auto& t : e.not_applies) out += "      not: " + t + "\n";
+    if (e.used && !e.conflict.empty()) out += "      " + e.conflict + "\n";
+  }
 }
 
 void phase_table(std::string& out, const CycleResult& c) {
@@ -93,13 +104,18 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
     }
     phase_table(out, c);
     if (run.speculative()) {
+      out += fmt::format(
+          "  speedup x{:.2f} against its own baseline ({:.1f} tok/s); x{:.2f} against the {} ({:.1f} tok/s)\n",
+          c.speedup, c.baseline_tok_s, c.spec_tok_s / r.reference_baseline_tok_s,
+          r.reference_measured ? "measured baseline, NCCL" : "NCCL baseline at these settings",
+          r.reference_baseline_tok_s);
       out +=
           fmt::format("  cycle {:.0f} us | baseline step {:.0f} us | tok/s: baseline {:.1f}, {} {:.1f} (x{:.2f})\n",
                       c.cycle_us, c.baseline_step_us, c.baseline_tok_s, algo_name(run.algo), c.spec_tok_s, c.speedup);
       out += fmt::format("  break-even accept len {:.2f}{} | all-reduce share of the cycle {:.0f}%\n",
                          c.breakeven_accept_len,
-                         c.breakeven_accept_len > run.num_draft_tokens
-                             ? fmt::format(" (> {} draft tokens: speculation cannot win)", run.num_draft_tokens)
+                         c.breakeven_accept_len > run.num_steps + 1
+                             ? fmt::format(" (> steps + 1 = {}: speculation cannot win)", run.num_steps + 1)
                              : "",
                          100 * c.allreduce_share);
     } else {
@@ -121,6 +137,15 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
                            100 * c.allreduce_share);
       else
         out += fmt::format("{:<22} {:>10} {:>14} {:>10.1f}\n", c.backend.label(), "-", "-", c.baseline_tok_s);
+    }
+    if (run.speculative()) {
+      out += fmt::format("speedup against the {} ({:.1f} tok/s):",
+                         r.reference_measured ? "measured baseline, NCCL" : "NCCL baseline at these settings",
+                         r.reference_baseline_tok_s);
+      for (const auto& c : r.results)
+        if (c.refused.empty())
+          out += fmt::format(" {} {:.2f}", c.backend.label(), c.spec_tok_s / r.reference_baseline_tok_s);
+      out += "\n";
     }
   }
   return out;

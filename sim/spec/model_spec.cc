@@ -103,6 +103,7 @@ ModelSpec model_from_json(const json& cfg, const std::string& path, const std::s
   m.vocab = positive(cfg, "vocab_size", where);
   m.intermediate = positive(cfg, "intermediate_size", where);
   m.weight_dtype = config_dtype(cfg, where);
+  if (cfg.contains("max_position_embeddings")) m.max_position = positive(cfg, "max_position_embeddings", where);
   if (m.arch != Arch::DeepseekV3 && m.arch != Arch::DeepseekV3NextN) {
     if (!cfg.contains("head_dim") && m.hidden % m.heads != 0)
       throw InputError("hidden_size is not a multiple of num_attention_heads and head_dim is missing",

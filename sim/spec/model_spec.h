@@ -47,6 +47,7 @@ struct ModelSpec {
   MoeDims moe;
   DType weight_dtype = DType::BF16;  ///< dtype of the linear layers' weights
   int draft_vocab = 0;               ///< EAGLE-3 drafts: the reduced draft vocabulary
+  long long max_position = 0;        ///< max_position_embeddings (0: not given)
   bool is_draft() const { return arch == Arch::LlamaEagle3 || arch == Arch::DeepseekV3NextN; }
   /// DeepSeek's NextN (MTP) layer as SGLang runs it for EAGLE/NEXTN: one MLA + MoE decoder layer
   /// plus eh_proj, sharing the target's embedding and LM head.

@@ -1,10 +1,14 @@
 #include "spec/resolve.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
 
+#include "spec/memory_fit.h"
 #include "spec/paths.h"
+#include "spec/scenario_file.h"
 #include "util/error.h"
 #include "util/json_io.h"
 
@@ -76,30 +80,6 @@ void apply_nccl_proto(NcclSettings& n, const std::string& s) {
   }
 }
 
-// The built-in scenario's settings (models/scenarios/default.json).
-RunSpec builtin_run(const json& d, const std::string& where) {
-  RunSpec r;
-  r.tp_size = json_int(d, "tp_size", where);
-  r.algo = parse_algo(json_string(d, "speculative_algorithm", where));
-  r.num_steps = json_int(d, "speculative_num_steps", where);
-  r.topk = json_int(d, "speculative_eagle_topk", where);
-  r.num_draft_tokens = json_int(d, "speculative_num_draft_tokens", where);
-  r.batch_size = json_int(d, "batch_size", where);
-  r.context_len = static_cast<long long>(sourced_number(d, "context_len", where));
-  r.cuda_graph_max_bs = json_int(d, "cuda_graph_max_bs", where);
-  for (const auto& p : d.at("eager_phases"))
-    r.force_eager[static_cast<int>(parse_phase(p.get<std::string>(), where))] = true;
-  const auto& n = d.at("nccl");
-  r.nccl.p2p_level = json_string(n, "p2p_level", where + ".nccl");
-  apply_nccl_algo(r.nccl, json_string(n, "algo", where + ".nccl"));
-  apply_nccl_proto(r.nccl, json_string(n, "proto", where + ".nccl"));
-  const auto& m = d.at("measured");
-  r.measured_baseline_tok_s = sourced_number(m, "baseline_tok_s", where + ".measured");
-  r.measured_allreduce_us = sourced_number(m, "allreduce_us", where + ".measured");
-  r.measured_spec_tok_s = sourced_number(m, "spec_tok_s", where + ".measured");
-  return r;
-}
-
 // SGLang's auto choice of (steps, topk, draft tokens): DeepSeek (3,1,4), others (5,4,8).
 void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
   if (target.arch == Arch::DeepseekV3)
@@ -111,30 +91,27 @@ void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
 }  // namespace
 
 Scenario resolve_scenario(const RunArgs& a) {
-  const bool builtin = !a.model_path;
+  if (!a.model_path) {  // the built-in scenario: a scenario file like any other
+    const std::string path = default_scenario_path();
+    const json f = read_json_file(path);
+    RunArgs b = a;
+    args_from_scenario_file(f, b, path);
+    Scenario s = resolve_scenario(b);
+    apply_scenario_file(f, s, path);
+    return s;
+  }
   Scenario s;
-  json def;
-  RunSpec base;
-  std::string where;
-  if (builtin) {
-    where = default_scenario_path();
-    def = read_json_file(where);
-    base = builtin_run(def, where);
-    s.title = json_string(def, "title", where);
-  }
-  const std::string model = builtin ? json_string(def, "model", where) : *a.model_path;
-  const std::string target_cfg = resolve_model_config(model, "--model-path");
+  const std::string target_cfg = resolve_model_config(*a.model_path, "--model-path");
   s.target = model_from_config(target_cfg, "--model-path");
-  if (!builtin) {
-    base = RunSpec{};
-    base.tp_size = 1;
-    sglang_draft_defaults(base, s.target);
-    const bool have_draft = a.draft_model_path || !zoo_draft_config(target_cfg).empty();
-    base.algo = have_draft ? SpecAlgo::Eagle3 : SpecAlgo::None;
-  }
+  RunSpec base;
+  base.tp_size = 1;
+  sglang_draft_defaults(base, s.target);
+  const bool have_draft = a.draft_model_path || !zoo_draft_config(target_cfg).empty();
+  base.algo = have_draft ? SpecAlgo::Eagle3 : SpecAlgo::None;
 
   RunSpec run = base;
   run.measured_baseline_tok_s.reset(), run.measured_allreduce_us.reset(), run.measured_spec_tok_s.reset();
+  run.accept_len.reset(), run.accept_rate.reset();
   if (a.algorithm) run.algo = parse_algo(*a.algorithm);
   if (a.tp_size) run.tp_size = *a.tp_size;
   run.num_gpus = a.num_gpus.value_or(run.tp_size);
@@ -147,6 +124,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   if (a.dtype) run.dtype = parse_dtype(*a.dtype, "--dtype");
   run.accept_len = a.accept_len;
   run.accept_rate = a.accept_rate;
+  run.mem_fraction_static = a.mem_fraction_static;
   if (a.nccl_p2p_level) run.nccl.p2p_level = *a.nccl_p2p_level;
   if (a.nccl_algo) apply_nccl_algo(run.nccl, *a.nccl_algo);
   if (a.nccl_proto) apply_nccl_proto(run.nccl, *a.nccl_proto);
@@ -156,8 +134,8 @@ Scenario resolve_scenario(const RunArgs& a) {
   base.allreduce = run.allreduce;
   validate_run(run);
 
-  const std::string hw_spec = a.hardware.value_or(builtin ? json_string(def, "hardware", where) : "h200:nvswitch");
-  if (!builtin && !a.hardware) s.notes.push_back("no --hardware given: assuming h200:nvswitch");
+  const std::string hw_spec = a.hardware.value_or("h200:nvswitch");
+  if (!a.hardware) s.notes.push_back("no --hardware given: assuming h200:nvswitch");
   s.hw = load_hardware(hw_spec, run.num_gpus);
   if (run.num_gpus > s.hw.topo.max_gpus)
     throw InputError(std::to_string(run.num_gpus) + " GPUs do not fit " + s.hw.topo.name + " (at most " +
@@ -165,8 +143,7 @@ Scenario resolve_scenario(const RunArgs& a) {
                      a.num_gpus ? "--num-gpus" : "--tp-size");
 
   // The draft is needed by the run, or by the built-in measured run it projects from.
-  if (run.speculative() || (builtin && base.speculative() &&
-                            !(a.measured_baseline_tok_s || a.measured_allreduce_us || a.measured_spec_tok_s))) {
+  if (run.speculative()) {
     std::string draft_cfg;
     if (a.draft_model_path)
       draft_cfg = resolve_model_config(*a.draft_model_path, "--speculative-draft-model-path");
@@ -180,24 +157,27 @@ Scenario resolve_scenario(const RunArgs& a) {
     s.draft = model_from_config(draft_cfg, "--speculative-draft-model-path");
   }
 
-  const bool user_measured = a.measured_baseline_tok_s || a.measured_allreduce_us || a.measured_spec_tok_s;
-  if (user_measured) {
-    run.measured_baseline_tok_s = a.measured_baseline_tok_s;
-    run.measured_allreduce_us = a.measured_allreduce_us;
-    run.measured_spec_tok_s = a.measured_spec_tok_s;
-    if (builtin) s.notes.push_back("your --measured-* flags replace the built-in scenario's measurements");
-  } else if (builtin) {
-    // The built-in measurements were taken at the scenario's own settings; what-ifs project from them.
-    s.measured = base;
-    s.measured->num_gpus = base.tp_size;
-    s.notes.push_back(json_string(def, "eager_phases_source", where));
-    const bool same_box = hw_spec == json_string(def, "hardware", where) && run.tp_size == base.tp_size &&
-                          run.num_gpus == base.tp_size && !run.dtype;
-    if (!same_box) {
-      s.anchor_accept_only = true;
-      s.measured_hw = load_hardware(json_string(def, "hardware", where), base.tp_size);
-      s.notes.push_back("other hardware, tp or dtype than the measured box: only the measured acceptance carries over");
-    }
+  if (s.target.max_position > 0 && run.context_len > s.target.max_position)
+    throw InputError(fmt::format("{} tokens of context exceed {}'s max_position_embeddings ({})", run.context_len,
+                                 s.target.name, s.target.max_position),
+                     "--context-len");
+  require_fit(memory_fit(s.target, s.draft ? &*s.draft : nullptr, s.hw, run, run.mem_fraction_static), s.target.name,
+              s.hw, run);
+
+  // Each set of measurements keeps the settings and box it was taken at (engine/anchors.h).
+  if (a.measured_baseline_tok_s || a.measured_allreduce_us || a.measured_spec_tok_s) {
+    MeasuredRun m;
+    m.origin = "command line";
+    m.run = run;
+    m.run.measured_baseline_tok_s = a.measured_baseline_tok_s;
+    m.run.measured_allreduce_us = a.measured_allreduce_us;
+    m.run.measured_spec_tok_s = a.measured_spec_tok_s;
+    m.hw = s.hw;
+    m.baseline_source = a.measured_baseline_source.value_or("--measured-baseline-tok-s");
+    m.allreduce_source = a.measured_allreduce_source.value_or("--measured-allreduce-us");
+    m.spec_source = "--measured-spec-tok-s";
+    validate_run(m.run);
+    s.measured.push_back(std::move(m));
   }
   const std::string rt = a.runtime.value_or("sglang");
   if (rt != "none") s.runtime = load_runtime_profile(rt, "--runtime");

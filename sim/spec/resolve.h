@@ -18,7 +18,10 @@ struct RunArgs {
   bool disable_cuda_graph = false;
   std::optional<std::string> eager_phases;  ///< comma list of phases, or "none"
   std::optional<double> accept_len, accept_rate;
+  std::optional<double> mem_fraction_static;
   std::optional<double> measured_baseline_tok_s, measured_allreduce_us, measured_spec_tok_s;
+  /// Where a measured value came from when not its flag (a log or trace file, in words).
+  std::optional<std::string> measured_baseline_source, measured_allreduce_source;
   std::vector<std::string> allreduce;
   std::optional<std::string> nccl_p2p_level, nccl_algo, nccl_proto;
   std::optional<std::string> runtime;  ///< sglang (default), vllm, none, or a profile .json

@@ -52,6 +52,15 @@ std::string AllReduceChoice::kind_name() const {
 }
 
 std::string AllReduceChoice::label() const {
+  if (scoped) {
+    AllReduceChoice all = *this;
+    all.scoped = false;
+    std::string s = all.label() + "@";
+    bool first = true;
+    for (int i = 0; i < kNumPhaseKinds; ++i)
+      if (phases[i]) s += (first ? "" : ",") + std::string(phase_name(static_cast<PhaseKind>(i))), first = false;
+    return s;
+  }
   if (kind == Kind::Fixed) {
     std::string s = std::to_string(fixed_us);
     s.erase(s.find_last_not_of('0') + 1);
@@ -63,7 +72,29 @@ std::string AllReduceChoice::label() const {
   return kind_name();
 }
 
+namespace {
+AllReduceChoice parse_unscoped(std::string_view s, const std::string& where);
+}
+
 AllReduceChoice parse_allreduce(std::string_view s, const std::string& where) {
+  const auto at = s.find('@');
+  if (at == std::string_view::npos) return parse_unscoped(s, where);
+  AllReduceChoice c = parse_unscoped(s.substr(0, at), where);
+  c.scoped = true;
+  c.phases = {};
+  std::string_view rest = s.substr(at + 1);
+  if (rest.empty()) throw InputError("BACKEND@PHASES needs phases after '@' (e.g. fixed:40@verify)", where);
+  for (bool more = true; more;) {  // every comma-separated name must be a phase, none empty
+    const auto comma = rest.find(',');
+    c.phases[static_cast<int>(parse_phase(rest.substr(0, comma), where))] = true;
+    more = comma != std::string_view::npos;
+    if (more) rest = rest.substr(comma + 1);
+  }
+  return c;
+}
+
+namespace {
+AllReduceChoice parse_unscoped(std::string_view s, const std::string& where) {
   AllReduceChoice c;
   if (s == "nccl") return c;
   if (s == "custom") {
@@ -103,6 +134,8 @@ AllReduceChoice parse_allreduce(std::string_view s, const std::string& where) {
   if (name.size() < s.size()) c.arg = std::string(s.substr(name.size() + 1));
   return c;
 }
+
+}  // namespace
 
 namespace {
 void require(bool ok, const std::string& what, const std::string& where) {
@@ -149,14 +182,18 @@ void validate_run(const RunSpec& r) {
           "--batch-size");
   if (r.accept_len) {
     require(std::isfinite(*r.accept_len), "must be a finite number", "--accept-len");
-    require(*r.accept_len >= 1.0 && *r.accept_len <= r.num_draft_tokens,
-            "must be in [1, " + std::to_string(r.num_draft_tokens) + "] (1 bonus token .. all draft tokens)",
+    require(*r.accept_len >= 1.0 && *r.accept_len <= r.num_steps + 1,
+            "must be in [1, " + std::to_string(r.num_steps + 1) +
+                "] (1 bonus token .. one per draft step + 1; a tree accepts at most its depth, the steps)",
             "--accept-len");
   }
   if (r.accept_rate)
     require(std::isfinite(*r.accept_rate) && *r.accept_rate >= 0 && *r.accept_rate < 1, "must be in [0, 1)",
             "--accept-rate");
   require(!(r.accept_len && r.accept_rate), "give --accept-len or --accept-rate, not both", "--accept-rate");
+  if (r.mem_fraction_static)
+    require(std::isfinite(*r.mem_fraction_static) && *r.mem_fraction_static > 0 && *r.mem_fraction_static < 1,
+            "must be in (0, 1)", "--mem-fraction-static");
 }
 
 }  // namespace specsim

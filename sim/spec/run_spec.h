@@ -22,15 +22,20 @@ PhaseKind parse_phase(std::string_view s, const std::string& where);
 /// registered by name (cost/allreduce_model.h costs each).
 struct AllReduceChoice {
   enum class Kind { Nccl, Custom, Fixed, Registered } kind = Kind::Nccl;
-  double fixed_us = 0;            ///< Fixed: latency of every all-reduce
-  std::string variant = "auto";   ///< Custom: auto or a name from car_policy::variant_names()
-  std::string name;               ///< Registered: the backend's name
-  std::string arg;                ///< Registered: what follows `NAME:`, if anything
-  std::string label() const;      ///< "nccl", "custom", "fixed:40"
+  double fixed_us = 0;           ///< Fixed: latency of every all-reduce
+  std::string variant = "auto";  ///< Custom: auto or a name from car_policy::variant_names()
+  std::string name;              ///< Registered: the backend's name
+  std::string arg;               ///< Registered: what follows `NAME:`, if anything
+  /// `BACKEND@PHASES`: the phases it replaces NCCL in (none given: every phase).
+  std::array<bool, kNumPhaseKinds> phases{true, true, true, true};
+  bool scoped = false;  ///< phases were given
+  bool applies_to(PhaseKind p) const { return phases[static_cast<int>(p)]; }
+  std::string label() const;      ///< "nccl", "custom", "fixed:40", "fixed:40@verify"
   std::string kind_name() const;  ///< "nccl", "custom", "fixed" (the JSON contract's value)
 };
 /// Parses nccl | custom[:VARIANT] | fixed:US | NAME[:ARG] (a registered backend; an unknown
-/// NAME is refused when the backend is looked up, cost/allreduce_model.h).
+/// NAME is refused when the backend is looked up, cost/allreduce_model.h), each optionally
+/// followed by @PHASE[,PHASE...]: the backend in those phases, NCCL in the others.
 AllReduceChoice parse_allreduce(std::string_view s, const std::string& where = "--allreduce");
 
 /// NCCL environment the model honours (NCCL_P2P_LEVEL, NCCL_ALGO, NCCL_PROTO).
@@ -55,6 +60,7 @@ struct RunSpec {
   std::optional<DType> dtype;                      ///< overrides the target's weight dtype
   std::optional<double> accept_len;                ///< mean accepted draft tokens per verify + 1
   std::optional<double> accept_rate;               ///< per-token acceptance (chain formula)
+  std::optional<double> mem_fraction_static;       ///< SGLang's --mem-fraction-static (default: SGLang's)
   std::optional<double> measured_baseline_tok_s;
   std::optional<double> measured_allreduce_us;
   std::optional<double> measured_spec_tok_s;

@@ -7,6 +7,7 @@
 
 #include "runtime/runtime_profile.h"
 #include "spec/hardware.h"
+#include "spec/measured_run.h"
 #include "spec/model_spec.h"
 #include "spec/run_spec.h"
 
@@ -17,16 +18,10 @@ struct Scenario {
   std::optional<ModelSpec> draft;
   Hardware hw;
   RunSpec run;
-  /// Settings at which the measured_* anchors were taken, when they differ from `run` (the
-  /// built-in scenario's what-ifs); none: the run's own settings.
-  std::optional<RunSpec> measured;
-  /// The hardware the measurements were taken on, when it differs from `hw`.
-  std::optional<Hardware> measured_hw;
+  /// The measurements anchoring the model, each with where it was taken (built-in first).
+  std::vector<MeasuredRun> measured;
   /// The user did not pick backends: a refused custom kernel is shown as refused, not fatal.
   bool backends_defaulted = false;
-  /// The measured box differs from this run's: keep only the measured acceptance, not the
-  /// box-specific all-reduce and overhead anchors.
-  bool anchor_accept_only = false;
   /// The serving runtime whose own work is costed (--runtime); none: forwards only.
   std::optional<RuntimeProfile> runtime;
   std::string title;               ///< e.g. the built-in scenario's name

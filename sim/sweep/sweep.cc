@@ -108,9 +108,9 @@ void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backen
   double accept = g.r.accept_len;
   if (run.speculative() && !grid.accept_len.empty()) {
     accept = grid.accept_len[ix[kAcceptLen]];
-    if (!(accept >= 1.0 && accept <= run.num_draft_tokens))
-      return w.skip(fmt::format("accept len {:g} outside [1, {}] (1 bonus token .. all draft tokens) (--accept-len)",
-                                accept, run.num_draft_tokens),
+    if (!(accept >= 1.0 && accept <= run.num_steps + 1))
+      return w.skip(fmt::format("accept len {:g} outside [1, {}] (1 bonus token .. steps + 1) (--accept-len)", accept,
+                                run.num_steps + 1),
                     i);
   } else if (run.speculative() && !grid.accept_rate.empty()) {
     const double rate = grid.accept_rate[ix[kAcceptRate]];

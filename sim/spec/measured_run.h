@@ -1,0 +1,19 @@
+#pragma once
+// Measurements taken together: one box (hardware, tp, dtype) at one set of serving settings.
+// The built-in scenario brings one; what the user gives on the command line is another, taken
+// at the run's own settings. engine/anchors.h turns each into what it reveals beyond the model.
+#include <string>
+
+#include "spec/hardware.h"
+#include "spec/run_spec.h"
+
+namespace specsim {
+
+struct MeasuredRun {
+  std::string origin;  ///< "built-in" or "command line"
+  RunSpec run;         ///< the settings they were taken at; measured_* hold the values
+  Hardware hw;         ///< the box they were taken on
+  std::string baseline_source, allreduce_source, spec_source;  ///< where each value comes from
+};
+
+}  // namespace specsim

@@ -1,0 +1,16 @@
+#pragma once
+// YAML input (a scenario file written as SGLang's --config YAML): read into the same JSON value
+// a JSON file would give. Built with yaml-cpp (Debian: libyaml-cpp-dev) when CMake finds it.
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace specsim {
+
+/// Whether `path` names a YAML file (.yaml or .yml).
+bool is_yaml_path(const std::string& path);
+
+/// Reads a YAML file as JSON (scalars that parse as numbers or booleans become those).
+/// InputError naming the file on bad YAML, or when this build has no YAML support.
+nlohmann::json read_yaml_file(const std::string& path);
+
+}  // namespace specsim

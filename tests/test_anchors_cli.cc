@@ -1,0 +1,117 @@
+// Anchors compose: each measurement kept where it was taken, listed with where it applies,
+// contradictions reported; the built-in scenario keeps its anchors when the user adds one.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using namespace specsim::test;
+using nlohmann::json;
+
+namespace {
+json run_json(const std::vector<std::string>& args) {
+  std::vector<std::string> a = args;
+  a.push_back("--json");
+  const CliResult r = run_specsim(a);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+const json* anchor(const json& j, const std::string& kind, const std::string& origin) {
+  for (const auto& a : j["settings"]["anchors"])
+    if (a["kind"] == kind && a["origin"] == origin) return &a;
+  return nullptr;
+}
+double tok_s(const json& j, const std::string& backend, const char* part = "spec") {
+  for (const auto& sc : j["scenarios"])
+    if (sc["label"] == backend) return sc[part]["tok_per_s"].get<double>();
+  FAIL("no backend " << backend);
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("the built-in scenario lists its three measurements with where they apply") {
+  const json j = run_json({});
+  const auto& as = j["settings"]["anchors"];
+  REQUIRE(as.size() == 3);
+  for (const auto& a : as) {
+    CHECK(a["origin"] == "built-in");
+    CHECK(a["used"] == true);
+    CHECK_FALSE(a["applies"].empty());
+    CHECK(a["taken_at"]["batch_size"] == 1);
+    CHECK(a["taken_at"]["backend"] == "nccl");
+  }
+  const json* ar = anchor(j, "allreduce", "built-in");
+  REQUIRE(ar);
+  CHECK((*ar)["taken_at"]["phase"] == "verify");
+  CHECK((*ar)["taken_at"]["mode"] == "eager");
+  // the graphed phases and the custom kernel are named where it does not apply
+  const std::string no = (*ar)["does_not_apply"].dump();
+  CHECK(no.find("baseline_decode") != std::string::npos);
+  CHECK(no.find("custom") != std::string::npos);
+}
+
+TEST_CASE("--measured-allreduce-us on the built-in scenario joins its other anchors, the contradiction reported") {
+  const CliResult t = run_specsim({"--measured-allreduce-us", "100"});
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  CHECK(t.out.find("contradicts the built-in 200 us") != std::string::npos);
+  const json j = run_json({"--measured-allreduce-us", "100"});
+  const json* mine = anchor(j, "allreduce", "command line");
+  const json* builtin = anchor(j, "allreduce", "built-in");
+  REQUIRE(mine);
+  REQUIRE(builtin);
+  CHECK((*mine)["used"] == true);
+  CHECK((*builtin)["used"] == false);
+  CHECK((*builtin)["conflict"].get<std::string>().find("contradicted") != std::string::npos);
+  // the baseline and the speculation measurements still anchor: both tok/s reproduced with NCCL
+  CHECK(anchor(j, "baseline", "built-in"));
+  CHECK(tok_s(j, "nccl", "baseline") == Approx(89.5).epsilon(1e-6));
+  CHECK(tok_s(j, "nccl") == Approx(54.1).epsilon(1e-6));
+  // with a cheaper all-reduce, the same 54.1 tok/s implies a lower acceptance
+  CHECK(j["settings"]["accept_len"].get<double>() < run_json({})["settings"]["accept_len"].get<double>());
+}
+
+TEST_CASE("a baseline log added to the built-in scenario keeps the built-in all-reduce anchor") {
+  const json base = run_json({});
+  const json j = run_json({"--baseline-from", traces_path("sglang-baseline-old-form-synthetic.log")});
+  const json* ar = anchor(j, "allreduce", "built-in");
+  REQUIRE(ar);
+  CHECK((*ar)["used"] == true);
+  const json* log = anchor(j, "baseline", "command line");
+  REQUIRE(log);
+  CHECK((*log)["used"] == true);
+  CHECK((*log)["source"].get<std::string>().find("--baseline-from") == 0);
+  CHECK(anchor(j, "baseline", "built-in")->at("used") == false);
+  // the log's ~89 tok/s is the baseline now; the 200 us all-reduce still weighs on the verify
+  CHECK(tok_s(j, "nccl", "baseline") == Approx((*log)["measured"].get<double>()).epsilon(1e-6));
+  CHECK(tok_s(j, "nccl") == Approx(54.1).epsilon(1e-6));
+  CHECK(tok_s(j, "nccl") / tok_s(j, "nccl", "baseline") < 1.0);  // still slower than plain decoding
+  CHECK(j["scenarios"][0]["spec"]["speedup"].get<double>() ==
+        Approx(base["scenarios"][0]["spec"]["speedup"].get<double>()).epsilon(0.05));
+}
+
+TEST_CASE("measurements at other settings compose by execution mode") {
+  // CUDA graphs on verify: the user's all-reduce measurement is a graph one, the built-in an eager one
+  const json j = run_json({"--eager-phases", "none", "--measured-allreduce-us", "30"});
+  const json* mine = anchor(j, "allreduce", "command line");
+  const json* builtin = anchor(j, "allreduce", "built-in");
+  REQUIRE(mine);
+  REQUIRE(builtin);
+  CHECK((*mine)["taken_at"]["mode"] == "graph");
+  CHECK((*builtin)["taken_at"]["mode"] == "eager");
+  CHECK((*mine)["used"] == true);
+  CHECK((*builtin)["used"] == true);
+  CHECK((*builtin)["applies"].dump().find("no phase of this run") != std::string::npos);
+  const auto& verify = j["scenarios"][0]["phases"][1];
+  CHECK(verify["allreduce_us"].get<double>() / verify["allreduce_count"].get<double>() == Approx(30).epsilon(1e-6));
+}
+
+TEST_CASE("on other hardware only the acceptance carries, and the listing says so") {
+  const json j = run_json({"--hardware", "h200:nvswitch"});
+  const json* ar = anchor(j, "allreduce", "built-in");
+  REQUIRE(ar);
+  CHECK((*ar)["applies"].empty());
+  CHECK((*ar)["does_not_apply"].dump().find("this run's box") != std::string::npos);
+  CHECK_FALSE(anchor(j, "spec", "built-in")->at("applies").empty());
+}

@@ -1,0 +1,111 @@
+// Scenario files: --save-scenario writes the resolved scenario, --scenario reads it back to the
+// byte-identical --json; flags override it; the built-in scenario spelled out with flags agrees.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using namespace specsim::test;
+using nlohmann::json;
+
+namespace {
+std::string run_ok(std::vector<std::string> args) {
+  args.push_back("--json");
+  const CliResult r = run_specsim(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+json scenarios(const std::string& out) { return json::parse(out)["scenarios"]; }
+}  // namespace
+
+TEST_CASE("--scenario on a saved file gives byte-identical --json") {
+  const std::string dir = fresh_dir();
+  const std::vector<std::vector<std::string>> runs = {
+      {},
+      {"--eager-phases", "none", "--measured-allreduce-us", "30", "--batch-size", "4", "--allreduce",
+       "fixed:40@verify"},
+      {"--model-path", "llama-3.1-8b", "--tp-size", "2", "--accept-len", "3", "--hardware", "h100-sxm:nvswitch"},
+      {"--baseline-from", traces_path("sglang-baseline-old-form-synthetic.log"), "--speculative-num-steps", "3"},
+  };
+  int i = 0;
+  for (auto args : runs) {
+    const std::string file = dir + "/s" + std::to_string(i++) + ".json";
+    args.insert(args.end(), {"--save-scenario", file});
+    const std::string saved = run_ok(args);
+    REQUIRE(exists(file));
+    CHECK(slurp(file).find("\"format\": \"specsim-scenario-1\"") != std::string::npos);
+    CHECK(run_ok({"--scenario", file}) == saved);
+  }
+}
+
+TEST_CASE("flags override a scenario file") {
+  const std::string dir = fresh_dir();
+  run_ok({"--save-scenario", dir + "/s.json"});
+  CHECK(scenarios(run_ok({"--scenario", dir + "/s.json", "--eager-phases", "none"})) ==
+        scenarios(run_ok({"--eager-phases", "none"})));
+  // one part of the draft shape on the command line replaces the file's whole shape
+  CHECK(scenarios(run_ok({"--scenario", dir + "/s.json", "--speculative-num-draft-tokens", "4"})) ==
+        scenarios(run_ok({"--speculative-num-draft-tokens", "4"})));
+}
+
+TEST_CASE("the built-in scenario spelled out with flags gives the same answer") {
+  CHECK(scenarios(run_ok({"--model-path",
+                          "deepseek-v3",
+                          "--tp-size",
+                          "8",
+                          "--hardware",
+                          "rtx-pro-6000:pcie-numa",
+                          "--speculative-num-steps",
+                          "2",
+                          "--cuda-graph-max-bs",
+                          "128",
+                          "--eager-phases",
+                          "verify",
+                          "--nccl-p2p-level",
+                          "SYS",
+                          "--nccl-algo",
+                          "ring",
+                          "--nccl-proto",
+                          "LL",
+                          "--measured-baseline-tok-s",
+                          "89.5",
+                          "--measured-allreduce-us",
+                          "200",
+                          "--measured-spec-tok-s",
+                          "54.1"})) == scenarios(run_ok({})));
+}
+
+TEST_CASE("a file that is not a scenario is bad input, and nothing is saved on an error") {
+  const std::string dir = fresh_dir();
+  write_text(dir + "/x.json", "{\"format\": \"another-tool-1\", \"model\": \"deepseek-v3\"}");
+  const CliResult r = run_specsim({"--scenario", dir + "/x.json"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("x.json: format") != std::string::npos);
+  CHECK(run_specsim({"--accept-len", "9", "--save-scenario", dir + "/no.json"}).exit_code == 2);
+  CHECK_FALSE(exists(dir + "/no.json"));
+}
+
+TEST_CASE("a YAML scenario in SGLang's --config form gives the built-in scenario's answer") {
+  const std::string dir = fresh_dir();
+  write_text(dir + "/s.yaml",
+             "model-path: deepseek-v3\ntp-size: 8\nhardware: rtx-pro-6000:pcie-numa\nspeculative-num-steps: 2\n"
+             "cuda-graph-max-bs: 128\neager-phases: verify\nnccl-p2p-level: SYS\nnccl-algo: ring\nnccl-proto: LL\n"
+             "measured-baseline-tok-s: 89.5\nmeasured-allreduce-us: 200\nmeasured-spec-tok-s: 54.1\n");
+  const CliResult probe = run_specsim({"--scenario", dir + "/s.yaml"});
+  if (probe.err.find("built without yaml-cpp") != std::string::npos) {
+    WARN("skipped: this specsim was built without yaml-cpp (libyaml-cpp-dev)");
+    return;
+  }
+  CHECK(scenarios(run_ok({"--scenario", dir + "/s.yaml"})) == scenarios(run_ok({})));
+  // flags override the file (a flat file's measurements are taken at the run's own settings, so
+  // the override here leaves those alone)
+  CHECK(scenarios(run_ok({"--scenario", dir + "/s.yaml", "--allreduce", "fixed:40@verify"})) ==
+        scenarios(run_ok({"--allreduce", "fixed:40@verify"})));
+  write_text(dir + "/bad.yaml", "model-path: deepseek-v3\nwarp-drive: 9\n");
+  const CliResult bad = run_specsim({"--scenario", dir + "/bad.yaml"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("bad.yaml: warp-drive") != std::string::npos);
+  write_text(dir + "/broken.yaml", "model-path: [deepseek-v3\n");
+  CHECK(run_specsim({"--scenario", dir + "/broken.yaml"}).exit_code == 2);
+}

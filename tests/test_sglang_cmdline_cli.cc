@@ -1,0 +1,82 @@
+// SGLang launch commands pasted as is: after `--` or as --sglang-args; HF ids mapped to the zoo,
+// flags that do not change the cycle listed as ignored, SGLang's topk-1 adjustment mirrored.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using namespace specsim::test;
+using nlohmann::json;
+
+namespace {
+const std::vector<std::string> kLaunch = {"python",
+                                          "-m",
+                                          "sglang.launch_server",
+                                          "--model-path",
+                                          "deepseek-ai/DeepSeek-V3",
+                                          "--tp",
+                                          "8",
+                                          "--trust-remote-code",
+                                          "--port",
+                                          "30000",
+                                          "--host",
+                                          "0.0.0.0",
+                                          "--speculative-algorithm",
+                                          "EAGLE3",
+                                          "--speculative-num-steps",
+                                          "2",
+                                          "--speculative-eagle-topk",
+                                          "1",
+                                          "--speculative-num-draft-tokens",
+                                          "4"};
+}  // namespace
+
+TEST_CASE("specsim run -- <SGLang launch command> takes the cycle's flags and lists the rest") {
+  std::vector<std::string> args = {"run", "--json", "--accept-len", "2", "--hardware", "h200:nvswitch", "--"};
+  args.insert(args.end(), kLaunch.begin(), kLaunch.end());
+  const CliResult r = run_specsim(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["model"]["name"] == "deepseek-v3");
+  CHECK(j["settings"]["tp_size"] == 8);
+  // topk 1: SGLang sets draft tokens to steps + 1 and warns; so does specsim
+  CHECK(j["settings"]["speculative_num_steps"] == 2);
+  CHECK(j["settings"]["speculative_num_draft_tokens"] == 3);
+  const std::string notes = j["notes"].dump();
+  CHECK(notes.find("adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1") != std::string::npos);
+  CHECK(notes.find("--trust-remote-code, --port 30000, --host 0.0.0.0") != std::string::npos);
+  CHECK(notes.find("deepseek-ai/DeepSeek-V3 -> zoo deepseek-v3") != std::string::npos);
+}
+
+TEST_CASE("--sglang-args takes the command as one string; specsim's own flags override it") {
+  const CliResult r = run_specsim({"--json", "--accept-len", "2", "--sglang-args",
+                                   "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+                                   "--tp-size 2 --mem-fraction-static 0.8",
+                                   "--tp-size", "1"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["model"]["name"] == "llama-3.1-8b");
+  CHECK(j["settings"]["tp_size"] == 1);
+  const CliResult bad = run_specsim({"--sglang-args", "python -m sglang.launch_server --model-path x --tp"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--sglang-args: --tp") != std::string::npos);
+  const CliResult no_model = run_specsim({"--sglang-args", "python -m sglang.launch_server --tp 8"});
+  CHECK(no_model.exit_code == 2);
+}
+
+TEST_CASE("vocabularies are padded as SGLang pads them: 128257 runs at tp 8") {
+  const std::string dir = fresh_dir();
+  json cfg = json::parse(slurp(models_path("llama-3.1-8b/config.json")));
+  cfg["vocab_size"] = 128257;
+  write_text(dir + "/config.json", cfg.dump());
+  const CliResult r = run_specsim({"--json", "--model-path", dir + "/config.json", "--tp-size", "8"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  // the logits all-gather carries the padded 128320 columns (bf16) of the one decode token
+  const auto& base = j["scenarios"][0]["phases"].back();
+  CHECK(base["name"] == "baseline_decode");
+  CHECK(base["allgather_bytes"].get<double>() == Approx(128320.0 * 2));
+}
