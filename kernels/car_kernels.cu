@@ -547,10 +547,11 @@ __device__ __forceinline__ std::uint32_t bits_of<__half>(__half x) {
   return __half_as_ushort(x);
 }
 
-/// reduce_pack on register vectors: the same sums in the same order, by bit operations. v[self]
-/// must hold this rank's own vector (the caller places it once per vector, not per lane).
+/// reduce_pack on register vectors: the same sums in the same order, by bit operations; rank
+/// `self`'s vector is `own` (selected per use: an assignment v[self] = own would index the array
+/// at run time and move it to local memory).
 template <typename T, int kR>
-__device__ __forceinline__ uint4 reduce_regs(const uint4 (&v)[kR], int world) {
+__device__ __forceinline__ uint4 reduce_regs(const uint4 (&v)[kR], const uint4& own, int self, int world) {
   constexpr int kPerWord = 4 / static_cast<int>(sizeof(T));
   std::uint32_t out[4];
 #pragma unroll
@@ -558,10 +559,11 @@ __device__ __forceinline__ uint4 reduce_regs(const uint4 (&v)[kR], int world) {
     out[j] = 0;
 #pragma unroll
     for (int h = 0; h < kPerWord; ++h) {
-      float acc = lane<T>(word(v[0], j), h);
+      const std::uint32_t mine = word(own, j);
+      float acc = lane<T>(self == 0 ? mine : word(v[0], j), h);
 #pragma unroll
       for (int q = 1; q < kR; ++q)
-        if (q < world) acc += lane<T>(word(v[q], j), h);
+        if (q < world) acc += lane<T>(self == q ? mine : word(v[q], j), h);
       out[j] |= bits_of<T>(to_output<T>(acc)) << (16 * h);
     }
   }
@@ -606,9 +608,9 @@ static_assert(kLlCallsOff + kMaxBlocks * sizeof(std::uint32_t) <= kProbeStampOff
 /// Flag-free one-shot; kPull selects one-shot-ll-pull. See the top of this section.
 /// At most kLlMaxThreads threads a block, so that the 8 peer vectors in flight stay in registers
 /// (128 a thread); kMinBlocksPerSm blocks per SM, as the barrier kernels, keep the co-residency cap.
-/// kWorld: the world size when fixed at compile time (2, 4 or 8), else 0 (any world, read from
-/// `a`). A fixed world unrolls every per-peer loop to its real length and makes the slot offsets
-/// constants, so a 2-rank call runs a fraction of the 8-rank code.
+/// kWorld: the world size when fixed at compile time (2), else 0 (any world, read from `a`). A
+/// fixed world unrolls every per-peer loop to its real length, so a 2-rank call runs a fraction
+/// of the 8-rank code.
 template <typename T, bool kPull, int kWorld>
 __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     flag_free_kernel(const __grid_constant__ LaunchArgs a) {
@@ -741,12 +743,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
 #pragma unroll
       for (int q = 0; q < kR; ++q)
         if (q < world && q != me.rank) in_slot(q)[i] = empty_vec();
-    // the own vector into its rank's place: one select per peer and vector (unrolled, so v stays
-    // in registers; v[me.rank] = own would index the array at run time)
-#pragma unroll
-    for (int q = 0; q < kR; ++q)
-      if (q == me.rank) v[q] = own;
-    store_output<T>(me.out, i, a.count, reduce_regs<T, kR>(v, world));
+    store_output<T>(me.out, i, a.count, reduce_regs<T, kR>(v, own, me.rank, world));
   }
   if (threadIdx.x == 0)
     for (unsigned j = blockIdx.x; j < static_cast<unsigned>(kMaxBlocks); j += gridDim.x) calls[j] = call;
@@ -791,18 +788,6 @@ cudaError_t launch_flag_free(void (*kernel)(const LaunchArgs), dim3 grid, const 
 #endif
 }
 
-/// The flag-free kernel for a world: worlds 2, 4 and 8 have their own instantiation (kWorld),
-/// any other (or 0) the any-world one.
-template <typename T, bool kPull>
-auto flag_free_for(int world) -> void (*)(const LaunchArgs) {
-  switch (world) {
-    case 2: return flag_free_kernel<T, kPull, 2>;
-    case 4: return flag_free_kernel<T, kPull, 4>;
-    case 8: return flag_free_kernel<T, kPull, 8>;
-    default: return flag_free_kernel<T, kPull, 0>;
-  }
-}
-
 template <typename T>
 cudaError_t launch_typed(const LaunchArgs& a, Variant v, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(a.blocks), static_cast<unsigned>(a.ranks));
@@ -811,18 +796,18 @@ cudaError_t launch_typed(const LaunchArgs& a, Variant v, cudaStream_t stream) {
   if (ff ? (a.threads < 32 || a.threads > kLlMaxThreads || a.threads % 32 != 0) : a.threads != kThreads)
     return cudaErrorInvalidConfiguration;
 #if defined(SPECSIM_LL_PROBE)
-  const bool fixed = env_int("SPECSIM_LL_GENERIC", 0) == 0;  // A/B of the fixed-world kernels
+  const bool fixed2 = a.world == 2 && env_int("SPECSIM_LL_GENERIC", 0) == 0;  // A/B of the 2-rank kernel
 #else
-  constexpr bool fixed = true;
+  const bool fixed2 = a.world == 2;  // the 2-rank flag-free kernels (kWorld = 2)
 #endif
   switch (v) {
     case Variant::OneShotPull: pull_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
     case Variant::OneShotPush: push_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
     case Variant::TwoShot: two_shot_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
     case Variant::OneShotLL:
-      return launch_flag_free(flag_free_for<T, false>(fixed ? a.world : 0), grid, a, stream);
+      return launch_flag_free(fixed2 ? flag_free_kernel<T, false, 2> : flag_free_kernel<T, false, 0>, grid, a, stream);
     case Variant::OneShotLLPull:
-      return launch_flag_free(flag_free_for<T, true>(fixed ? a.world : 0), grid, a, stream);
+      return launch_flag_free(fixed2 ? flag_free_kernel<T, true, 2> : flag_free_kernel<T, true, 0>, grid, a, stream);
     default:  // Auto must be resolved by the caller: refuse, never skip
       return cudaErrorInvalidValue;
   }
@@ -838,11 +823,10 @@ int occupancy_typed() {
   best = std::min(best, n);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, two_shot_kernel<T>, kThreads, 0);
   best = std::min(best, n);
-  for (int world : {0, 2, 4, 8}) {
-    for (auto* k : {flag_free_for<T, false>(world), flag_free_for<T, true>(world)}) {
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, kLlMaxThreads, 0);
-      best = std::min(best, n);
-    }
+  for (auto* k : {flag_free_kernel<T, false, 0>, flag_free_kernel<T, true, 0>, flag_free_kernel<T, false, 2>,
+                  flag_free_kernel<T, true, 2>}) {
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, kLlMaxThreads, 0);
+    best = std::min(best, n);
   }
   return best;
 }
