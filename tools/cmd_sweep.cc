@@ -132,6 +132,15 @@ int cmd_sweep(int argc, char** argv) {
     if (!plot_path.empty() || plot_kind != "auto" || !plot_script.empty()) {
       if (plot_path.empty()) throw InputError("--plot-kind and --plot-script need --plot FILE.png", "--plot");
       check_plot_target(plot_path);
+      plot_safe(plot_script, "the plot script path", "--plot-script");
+      // The title's names, before any point runs (a scenario the sweep itself would refuse is
+      // left to the sweep's own error).
+      std::optional<Scenario> base;
+      try {
+        base = resolve_scenario(args);
+      } catch (const InputError&) {
+      }
+      if (base) check_plot_names(*base);
       kind = choose_plot_kind(parse_plot_kind(plot_kind), grid, grid.allreduce);
     }
 

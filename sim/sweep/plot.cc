@@ -47,8 +47,11 @@ std::string find_gnuplot() {
   return "";
 }
 
-// A gnuplot single-quoted string ('' stands for a quote inside).
+// A gnuplot single-quoted string ('' stands for a quote inside). A control character (a newline
+// ends the command and starts a new one, e.g. `system(...)`) or a backquote (command substitution)
+// never reaches a script: every user string was checked by plot_safe() first; this is the backstop.
 std::string q(const std::string& s) {
+  plot_safe(s, "plot text", "--plot");
   std::string out = "'";
   for (const char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
   return out + "'";
@@ -251,6 +254,8 @@ Script breakdown(const View& v) {
         label +=
             (label.empty() ? "" : " ") + std::string(axis_short(a)) + " " + axis_value(v.g, v.r.backends, a, ix[a]);
     if (label.empty()) label = v.r.backends[p.backend].label();
+    plot_safe(label, "a bar label", "--plot");
+    if (label.find('"') != std::string::npos) throw InputError("a bar label holds a double quote", "--plot");
     s.data += "\"" + label + "\"";
     for (const double part : p.cycle_parts_us) s.data += fmt::format(" {}", part);
     s.data += "\n";
@@ -316,7 +321,23 @@ PlotKind choose_plot_kind(PlotKind requested, const Grid& grid, const std::vecto
   return k;
 }
 
+void plot_safe(const std::string& text, const std::string& what, const std::string& where) {
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f || c == '`')
+      throw InputError(what + " holds a control character or a backquote, which a gnuplot script cannot carry safely",
+                       where);
+  }
+}
+
+void check_plot_names(const Scenario& s) {
+  plot_safe(s.target.name, "the model name (from its folder or file name)", "--model-path");
+  plot_safe(s.hw.gpu.name, "the GPU name", "--hardware: gpu.name");
+  plot_safe(s.hw.topo.name, "the topology name", "--hardware: topology.name");
+}
+
 void check_plot_target(const std::string& path) {
+  plot_safe(path, "the plot path", "--plot");
   const std::string ext = fs::path(path).extension().string();
   if (ext != ".png" && ext != ".svg")
     throw InputError("plot file must end in .png or .svg, got '" + path + "'", "--plot");
@@ -326,7 +347,9 @@ void check_plot_target(const std::string& path) {
 void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std::string& path,
                const std::string& script_path) {
   check_plot_target(path);
+  plot_safe(script_path, "the plot script path", "--plot-script");
   const View v(r, grid);
+  check_plot_names(r.base);
   Script s = kind == PlotKind::TokPs ? tokps(v) : kind == PlotKind::Heatmap ? heatmap(v) : breakdown(v);
   std::error_code tmp_ec;
   const fs::path tmp_root = fs::temp_directory_path(tmp_ec);  // $TMPDIR, else /tmp
