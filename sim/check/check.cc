@@ -7,6 +7,7 @@
 
 #include "report/report.h"
 #include "util/error.h"
+#include "util/json_io.h"
 
 namespace specsim::sweep {
 using nlohmann::json;
@@ -49,7 +50,7 @@ void validate_report(const json& j, const std::string& where) {
   for (const auto& s : j["scenarios"]) {
     need(s.is_object() && s.contains("label") && s["label"].is_string(), "a scenario without a label");
     if (s.contains("refused")) continue;
-    need(s.contains("phases") && s["phases"].is_array(), "scenario " + s["label"].dump() + " has no phases");
+    need(s.contains("phases") && s["phases"].is_array(), "scenario " + json_excerpt(s["label"]) + " has no phases");
     for (const auto& p : s["phases"])
       need(p.is_object() && p.contains("name") && p.contains("us") && p["us"].is_number(),
            "a phase of scenario " + s["label"].get<std::string>() + " lacks name or us");
@@ -61,7 +62,7 @@ void validate_report(const json& j, const std::string& where) {
 
 namespace {
 
-std::string show(const json& v) { return v.is_null() ? "none" : v.dump(); }
+std::string show(const json& v) { return v.is_null() ? "none" : json_excerpt(v); }
 
 void diff_field(const json& b, const json& n, const std::string& path, std::vector<std::string>& out) {
   if (b != n) out.push_back(fmt::format("{}: baseline {}, now {}", path, show(b), show(n)));

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "util/error.h"
+#include "util/json_io.h"
 
 namespace specsim::sweep {
 using nlohmann::json;
@@ -51,7 +52,7 @@ void validate_replay_report(const json& j, const std::string& where) {
 
 std::vector<std::string> replay_input_differences(const json& base, const json& now) {
   std::vector<std::string> out;
-  auto show = [](const json& v) { return v.is_null() ? std::string("none") : v.dump(); };
+  auto show = [](const json& v) { return v.is_null() ? std::string("none") : json_excerpt(v); };
   auto diff = [&](const json& b, const json& n, const std::string& name) {
     if (b != n) out.push_back(fmt::format("{}: baseline {}, now {}", name, show(b), show(n)));
   };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ingest/text_lines.h"
+#include "util/json_io.h"
 
 namespace specsim::ingest {
 
@@ -110,6 +111,7 @@ double TorchTraceSummary::mean_nccl_allreduce_us() const {
 
 TorchTraceSummary parse_torch_trace(const std::string& text, const std::string& file) {
   if (trim(text).empty()) fail_at(file, 1, "empty file: expected a torch profiler Chrome trace (JSON)");
+  check_json_depth(text, file);
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);

@@ -23,7 +23,40 @@ nlohmann::json read_json_file(const std::string& path) {
   return parse_json_text(buf.str(), path);
 }
 
+void check_json_depth(std::string_view text, const std::string& where) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw InputError("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", where);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+std::string json_excerpt(const nlohmann::json& v, std::size_t max_chars) {
+  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (s.size() > max_chars) s = s.substr(0, max_chars) + "...";
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  return s;
+}
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& where) {
+  check_json_depth(text, where);
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
