@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <new>
 #include <nlohmann/json.hpp>
 
 #include "spec/flag_ranges.h"
@@ -68,6 +69,11 @@ int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
     // field: still bad input, not a crash.
     std::cerr << "error: unexpected JSON content: " << e.what() << " (check the input files)\n";
     return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    // The machine ran out of memory for what was asked (a grid, a number of cycles): say so
+    // instead of terminating.
+    std::cerr << "error: out of memory (ask for less: fewer sweep points, --cycles, or smaller inputs)\n";
+    return kExitEnvironment;
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";
     return kExitInternal;

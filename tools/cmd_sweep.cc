@@ -15,6 +15,7 @@
 #include "spec/flag_ranges.h"
 #include "sweep/plot.h"
 #include "sweep/range.h"
+#include "sweep/sweep_memory.h"
 #include "sweep/sweep_output.h"
 #include "util/error.h"
 #include "util/json_io.h"
@@ -143,6 +144,9 @@ int cmd_sweep(int argc, char** argv) {
       if (base) check_plot_names(*base);
       kind = choose_plot_kind(parse_plot_kind(plot_kind), grid, grid.allreduce);
     }
+
+    const bool csv_out = !csv_path.empty() || (json_path.empty() && plot_path.empty());
+    check_sweep_memory(total, csv_out, !json_path.empty());
 
     std::atomic<size_t> done{0};
     SweepInput in{args, grid, threads, &done};

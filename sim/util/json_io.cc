@@ -8,20 +8,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/bounded_read.h"
 #include "util/error.h"
 
 namespace specsim {
 
-nlohmann::json read_json_file(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) throw InputError("file not found: " + path, path);
-  if (S_ISDIR(st.st_mode)) throw InputError("expected a file, found a directory: " + path, path);
-  std::ifstream in(path);
-  if (!in) throw InputError("cannot read file: " + path, path);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_json_text(buf.str(), path);
-}
+nlohmann::json read_json_file(const std::string& path) { return parse_json_text(read_bounded(path, path), path); }
 
 void check_json_depth(std::string_view text, const std::string& where) {
   int depth = 0;
