@@ -45,6 +45,28 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   app.add_option("--nccl-proto", a.nccl_proto, "NCCL_PROTO: LL, LL128, Simple (comma list)");
 }
 
+namespace {
+
+// The error line stays one line whatever a path or name holds: control characters are shown
+// escaped (\n) instead of being printed.
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
 int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   try {
     app.parse(argc, argv);
@@ -56,18 +78,18 @@ int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
     std::cout << app.help("", CLI::AppFormatMode::All);
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << e.what() << " (run with --help for the flags)\n";
+    std::cerr << "error: " << one_line(e.what()) << " (run with --help for the flags)\n";
     return kExitBadInput;
   } catch (const InputError& e) {
-    std::cerr << "error: " << e.line() << "\n";
+    std::cerr << "error: " << one_line(e.line()) << "\n";
     return kExitBadInput;
   } catch (const EnvironmentError& e) {
-    std::cerr << "error: " << e.line() << "\n";
+    std::cerr << "error: " << one_line(e.line()) << "\n";
     return kExitEnvironment;
   } catch (const nlohmann::json::exception& e) {
     // A JSON input of the right syntax but the wrong shape that a reader did not check field by
     // field: still bad input, not a crash.
-    std::cerr << "error: unexpected JSON content: " << e.what() << " (check the input files)\n";
+    std::cerr << "error: unexpected JSON content: " << one_line(e.what()) << " (check the input files)\n";
     return kExitBadInput;
   } catch (const std::bad_alloc&) {
     // The machine ran out of memory for what was asked (a grid, a number of cycles): say so
@@ -75,7 +97,7 @@ int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
     std::cerr << "error: out of memory (ask for less: fewer sweep points, --cycles, or smaller inputs)\n";
     return kExitEnvironment;
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << "\n";
+    std::cerr << "internal error: " << one_line(e.what()) << "\n";
     return kExitInternal;
   }
 }

@@ -19,6 +19,7 @@
 #include "spec/paths.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/output_files.h"
 
 namespace specsim::cli {
 
@@ -90,6 +91,10 @@ int cmd_calibrate(int argc, char** argv) {
   app.add_option("--holdout", a.holdout, "with --from: replay reports predicted, not fitted (repeatable)");
   app.add_option("--world", a.world, "the world size to fit when the log holds several");
   return guarded(app, argc, argv, [&] {
+    std::vector<std::string> inputs = {a.nccl_tests, a.hardware};
+    inputs.insert(inputs.end(), a.from.begin(), a.from.end());
+    inputs.insert(inputs.end(), a.holdout.begin(), a.holdout.end());
+    check_outputs({{a.out, "-o"}}, inputs);
     if (!a.nccl_tests.empty() && !a.from.empty())
       throw InputError("give one mode: --nccl-tests or --from", "specsim calibrate");
     if (!a.from.empty()) return calibrate_from_replay(a.from, a.out, a.hardware, a.holdout, std::cout);

@@ -13,6 +13,7 @@
 #include "trace/replay_trace.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/output_files.h"
 
 namespace specsim::cli {
 
@@ -156,6 +157,7 @@ int cmd_ingest(int argc, char** argv) {
                        "specsim ingest");
     if (replay.empty() && !(trace_path.empty() && csv_path.empty()))
       throw InputError("only with --replay-report", trace_path.empty() ? "--csv" : "--trace");
+    check_outputs({{trace_path, "--trace"}, {csv_path, "--csv"}}, {replay});
     if (!replay.empty()) return replay_mode(replay, trace_path, csv_path);
     if (steps < 0) throw InputError("must be positive", "--steps");
     if (!torch.empty()) return torch_mode(torch, steps, as_json);

@@ -20,6 +20,7 @@
 #include "trace/replay_trace.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/output_files.h"
 #ifdef SPECSIM_WITH_REPLAY
 #include "car_types.h"
 #include "replay_exec.h"
@@ -260,6 +261,8 @@ int cmd_replay(int argc, char** argv) {
     }
   }
   return guarded(app, argc, argv, [&]() -> int {
+    check_outputs({{f.out_path, "-o"}, {f.trace_path, "--trace"}, {f.csv_path, "--csv"}},
+                  {args.model_path.value_or(""), args.hardware.value_or("")});
     if (f.mpi) return replay_mpi_mode(args, f);
 #ifndef SPECSIM_WITH_REPLAY
     local_scenario(args);  // the flag checks still say what is wrong where the replay cannot run

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "report/report.h"
 #include "run_trace.h"
+#include "util/output_files.h"
 
 namespace specsim::cli {
 
@@ -18,6 +19,9 @@ int cmd_run(int argc, char** argv) {
   add_trace_flags(app, trace);
   app.add_flag("--json", json, "print the report as one JSON object");
   return guarded(app, argc, argv, [&] {
+    check_outputs({{trace.trace, "--trace"}, {trace.csv, "--csv"}},
+                  {args.model_path.value_or(""), args.hardware.value_or(""), trace.accept_from, trace.baseline_from,
+                   trace.anchor_trace});
     const auto file_notes = apply_measurement_files(trace, args);
     Scenario s = resolve_scenario(args);
     s.notes.insert(s.notes.end(), file_notes.begin(), file_notes.end());

@@ -10,6 +10,7 @@
 #include "trace/trace_writer.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/output_files.h"
 
 namespace specsim::cli {
 
@@ -123,8 +124,8 @@ TraceOutcome run_trace_outputs(const TraceArgs& t, const Scenario& s, const Scen
     throw InputError(
         fmt::format("the files would hold {} op slices (> {}): ask for fewer --cycles", slices, kMaxTraceSlices),
         "--cycles");
-  if (!t.trace.empty()) write_file_atomic(t.trace, chrome_trace_json(in), "--trace");
-  if (!t.csv.empty()) write_file_atomic(t.csv, trace_csv(in), "--csv");
+  write_outputs_atomic({{OutputFile{t.trace, "--trace"}, t.trace.empty() ? "" : chrome_trace_json(in)},
+                        {OutputFile{t.csv, "--csv"}, t.csv.empty() ? "" : trace_csv(in)}});
   o.notes.push_back(fmt::format("trace/CSV: {} cycles x {} ranks with all-reduce {} ({} op slices)", in.cycles.size(),
                                 in.ranks, drawn->label(), slices));
   return o;

@@ -14,6 +14,7 @@
 
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/output_files.h"
 
 namespace specsim::sweep {
 
@@ -351,22 +352,22 @@ void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std:
   const View v(r, grid);
   check_plot_names(r.base);
   Script s = kind == PlotKind::TokPs ? tokps(v) : kind == PlotKind::Heatmap ? heatmap(v) : breakdown(v);
+  check_outputs({{path, "--plot"}, {script_path, "--plot-script"}});
   std::error_code tmp_ec;
   const fs::path tmp_root = fs::temp_directory_path(tmp_ec);  // $TMPDIR, else /tmp
   std::string tmpl = (tmp_root / "specsim-plot-XXXXXX").string();
   if (tmp_ec || !mkdtemp(tmpl.data()))
     throw EnvironmentError("cannot make a temporary folder for gnuplot", "set TMPDIR to an existing writable folder");
   const fs::path dir = tmpl;
-  const std::string tmp_out = path + ".tmp." + std::to_string(::getpid()) + fs::path(path).extension().string();
+  // Registered so that SIGINT/SIGTERM removes them too (files before their folder).
+  const TempPath dir_guard(dir.string());
+  const TempPath script_guard((dir / "plot.gp").string()), log_guard((dir / "gnuplot.log").string());
+  TempPath out_guard(temp_name_beside(path));
+  const std::string tmp_out = out_guard.path();
   // Data inline as a gnuplot datablock: one file to run, nothing to quote in paths.
   const std::string script =
       terminal(path) + "set output " + q(tmp_out) + "\n$DATA << EOD\n" + s.data + "EOD\n" + s.text + "unset output\n";
   { std::ofstream(dir / "plot.gp") << script; }
-  if (!script_path.empty()) {
-    const std::string kept =
-        fmt::format("{}set output {}\n$DATA << EOD\n{}EOD\n{}", terminal(path), q(path), s.data, s.text);
-    write_file_atomic(script_path, kept, "--plot-script");
-  }
   try {
     run_gnuplot(find_gnuplot(), (dir / "plot.gp").string(), (dir / "gnuplot.log").string());
     std::error_code ec;
@@ -374,6 +375,12 @@ void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std:
       throw InputError("gnuplot wrote no image to " + path, "--plot");
     fs::rename(tmp_out, path, ec);
     if (ec) throw InputError("cannot move the plot into place at " + path, "--plot");
+    out_guard.keep();
+    if (!script_path.empty()) {  // after the image: a failed plot leaves no script behind either
+      const std::string kept =
+          fmt::format("{}set output {}\n$DATA << EOD\n{}EOD\n{}", terminal(path), q(path), s.data, s.text);
+      write_file_atomic(script_path, kept, "--plot-script");
+    }
   } catch (...) {
     std::error_code ec;
     fs::remove(tmp_out, ec);

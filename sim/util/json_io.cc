@@ -10,6 +10,7 @@
 
 #include "util/bounded_read.h"
 #include "util/error.h"
+#include "util/output_files.h"
 
 namespace specsim {
 
@@ -109,21 +110,7 @@ bool json_bool(const nlohmann::json& obj, const std::string& key, const std::str
 }
 
 void write_file_atomic(const std::string& path, const std::string& text, const std::string& flag) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError("cannot write output file " + path + ": check the folder exists and is writable", flag);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError("failed writing output file " + path, flag);
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw InputError("cannot move output into place at " + path, flag);
-  }
+  write_outputs_atomic({{OutputFile{path, flag}, text}});
 }
 
 }  // namespace specsim
