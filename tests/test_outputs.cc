@@ -60,7 +60,7 @@ TEST_CASE("outputs: an output that is an input or another output is refused, the
       {{"ingest", "--replay-report", report, "--trace", report}, "also an input"},
       {{"ingest", "--replay-report", report, "--csv", dir + "/./r.json"}, "also an input"},
       {{"calibrate", "--from", report, "--hardware", "h200:nvswitch", "-o", report}, "also an input"},
-      {{"calibrate", "--nccl-tests", log, "--hardware", "a100-sxm4:nvlink", "-o", log}, "also an input"},
+      {{"calibrate", "--nccl-tests", log, "--hardware", "a100-sxm:nvswitch", "-o", log}, "also an input"},
       {{"calibrate", "--nccl-tests", log, "--hardware", prof, "-o", prof}, "also an input"},
       {{"run", "--anchor-trace", traces_path("torch-trace-verify-synthetic.json"), "--trace",
         traces_path("torch-trace-verify-synthetic.json")},

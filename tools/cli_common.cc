@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 #include <new>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,26 @@
 #include "util/error.h"
 
 namespace specsim::cli {
+
+const CLI::Validator finite_number(
+    [](std::string& s) {
+      double v = 0;
+      try {
+        v = std::stod(s);
+      } catch (...) {
+        return std::string("not a number: ") + s;
+      }
+      return std::isfinite(v) ? std::string() : "must be a finite number, not " + s;
+    },
+    "FINITE");
+
+const CLI::Validator whole_number(
+    [](std::string& s) {
+      if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+        return "must be a whole number >= 0, not " + s;
+      return std::string();
+    },
+    "UINT");
 
 void add_run_flags(CLI::App& app, RunArgs& a) {
   namespace fr = flag_ranges;  // the ranges shown here are the ones validate_run() enforces

@@ -3,6 +3,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "engine/result_checks.h"
 #include "report/report.h"
 #include "run_trace.h"
 #include "util/output_files.h"
@@ -26,10 +27,13 @@ int cmd_run(int argc, char** argv) {
     Scenario s = resolve_scenario(args);
     s.notes.insert(s.notes.end(), file_notes.begin(), file_notes.end());
     const ScenarioResult r = run_scenario(s);
+    check_result_figures(s, r);
+    auto j = report_json(s, r);
+    require_finite_json(j, "the scenario's inputs");
     const TraceOutcome cycles = run_trace_outputs(trace, s, r);  // files first: nothing printed if they fail
+    add_cycles_json(j, cycles);
+    require_finite_json(j, "--accept-from, --cycles");
     if (json) {
-      auto j = report_json(s, r);
-      add_cycles_json(j, cycles);
       std::cout << j.dump(2) << "\n";
     } else {
       std::cout << report_text(s, r) << cycles_text(cycles);

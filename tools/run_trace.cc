@@ -24,7 +24,7 @@ void add_trace_flags(CLI::App& app, TraceArgs& t) {
   app.add_option("--csv", t.csv, "write one CSV row per op per rank per cycle");
   app.add_option("--cycles", t.cycles, "simulate N cycles, each with its own accept length (p50/p90/p99 in the report)")
       ->check(CLI::Range(1, kMaxCycles));
-  app.add_option("--seed", t.seed, "seed of the accept-length draws (default 1)");
+  app.add_option("--seed", t.seed, "seed of the accept-length draws (default 1)")->check(whole_number);
   app.add_option("--accept-from", t.accept_from, "SGLang server log: draw accept lengths from its logged accept len");
   app.add_option(
       "--baseline-from", t.baseline_from,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "engine/result_checks.h"
 #include "report/report.h"
 #include "util/error.h"
 #include "util/json_io.h"
@@ -13,7 +14,11 @@ namespace specsim::sweep {
 using nlohmann::json;
 
 MeasureFn analytic_measure() {
-  return [](const Scenario& s) { return report_json(s, run_scenario(s)); };
+  return [](const Scenario& s) {
+    const ScenarioResult r = run_scenario(s);
+    check_result_figures(s, r);
+    return report_json(s, r);
+  };
 }
 
 double parse_tolerance(const std::string& text) {
