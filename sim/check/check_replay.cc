@@ -43,10 +43,9 @@ void validate_replay_report(const json& j, const std::string& where) {
   need(j.contains("phases") && j["phases"].is_array() && !j["phases"].empty(), "no phases");
   for (const auto& p : j["phases"]) {
     need(p.is_object() && p.contains("phase") && p["phase"].is_string(), "a phase without a name");
-    const std::string name = p["phase"].get<std::string>();
     need(p.contains("measured") && p["measured"].is_object() && p["measured"].contains("us") &&
              p["measured"]["us"].is_number() && p["measured"]["us"].get<double>() > 0,
-         "phase " + name + " has no positive measured.us");
+         "phase " + json_excerpt(p["phase"]) + " has no positive measured.us");
   }
 }
 
