@@ -86,6 +86,14 @@ TraceOutcome run_trace_outputs(const TraceArgs& t, const Scenario& s, const Scen
   auto make_sampler = [&]() {
     if (!t.accept_from.empty()) {
       const auto log = ingest::parse_sglang_log(ingest::read_text(t.accept_from, "--accept-from"), t.accept_from);
+      // A logged length above steps + 1 comes from a deeper draft than this scenario's: refused,
+      // not clamped into a distribution it cannot produce.
+      for (const auto& d : log.decode)
+        if (d.accept_len && *d.accept_len > depth + 1)
+          throw InputError(fmt::format("accept len {:g} above --speculative-num-steps + 1 = {}: the log ran a deeper "
+                                       "draft (give its --speculative-num-steps)",
+                                       *d.accept_len, depth + 1),
+                           fmt::format("{}:{}", t.accept_from, d.line));
       return AcceptSampler::empirical(log.accept_lens(), depth, t.seed);
     }
     const double a = r.accept_rate >= 0 ? r.accept_rate : chain_accept_rate(r.accept_len, depth);
