@@ -20,6 +20,7 @@
 #include "trace/replay_trace.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/mpi_launcher.h"
 #include "util/output_files.h"
 #ifdef SPECSIM_WITH_REPLAY
 #include "car_types.h"
@@ -42,9 +43,8 @@ struct ReplayFlags {
 /// This process's rank as the MPI launcher's environment gives it (Open MPI, MPICH/Hydra, PMIx),
 /// or -1 when no launcher started it. Read before MPI is up.
 int launcher_rank() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
-    if (const char* s = std::getenv(v); s && *s) return std::atoi(s);
-  return -1;
+  const auto place = mpi_launcher_place();  // a consistent size and rank, not one stray variable
+  return place ? place->rank : -1;
 }
 
 /// What a rank other than 0 does on bad input that every rank saw alike before MPI is up: exit 2
