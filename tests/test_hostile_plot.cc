@@ -20,8 +20,19 @@ TEST_CASE("plot: names and paths that could run gnuplot commands are refused") {
                                   ", \"topology\": " + slurp(models_path("hardware/topologies/nvswitch.json")) + "}");
   hw["gpu"]["name"] = "h200" + inject;
   write_text(dir + "/hw.json", hw.dump());
+  // A config file (not a folder) whose stem carries the newline; a topology name that does.
+  write_text(dir + "/m\nsystem('id').json", slurp(models_path("llama-3.1-8b/config.json")));
+  auto hw_topo = hw;
+  hw_topo["gpu"]["name"] = "h200";
+  hw_topo["topology"]["name"] = "nvswitch\nsystem('id')";
+  write_text(dir + "/hw_topo.json", hw_topo.dump());
   const std::string png = dir + "/p.png";
   expect_bad_input({
+      {{"sweep", "--plot", dir + "/tab\there.png"}, "(--plot)"},
+      {{"sweep", "--plot", png, "--plot-script", dir + "/s`id`.gp"}, "(--plot-script)"},
+      {{"sweep", "--model-path", dir + "/m\nsystem('id').json", "--speculative-algorithm", "NONE", "--plot", png},
+       "--model-path"},
+      {{"sweep", "--hardware", dir + "/hw_topo.json", "--plot", png}, "topology.name"},
       {{"sweep", "--plot", dir + "/a" + inject + ".png"}, "(--plot)"},
       {{"sweep", "--plot", dir + "/a`touch x`.png"}, "(--plot)"},
       {{"sweep", "--plot", dir + "/a\r.png"}, "(--plot)"},
