@@ -89,6 +89,7 @@ TEST_CASE("outputs: '-', devices, fifos, folders and symbolic links are not repl
       {{"ingest", "--replay-report", report, "--csv", "-"}, "'-' is not a file"},
       {{"calibrate", "--from", report, "--hardware", "h200:nvswitch", "-o", "-"}, "'-' is not a file"},
       {{"replay", "-o", "-"}, "'-' is not a file"},
+      {{"replay", "--mpi", "--trace", "-"}, "'-' is not a file"},
       {{"run", "--trace", "/dev/null"}, "device, fifo or socket"},
       {{"run", "--csv", fifo}, "device, fifo or socket"},
       {{"sweep", "-o", fifo}, "device, fifo or socket"},

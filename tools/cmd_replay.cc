@@ -55,6 +55,12 @@ int quiet_bad_input() {
   return kExitBadInput;
 }
 
+/// -o, --trace and --csv checked together before anything runs (not the scenario's inputs).
+void check_replay_outputs(const RunArgs& args, const ReplayFlags& f) {
+  check_outputs({{f.out_path, "-o"}, {f.trace_path, "--trace"}, {f.csv_path, "--csv"}},
+                {args.model_path.value_or(""), args.hardware.value_or("")});
+}
+
 /// The one all-reduce backend a multi-rank replay runs: given at most once, nccl or custom.
 AllReduceChoice replay_backend(const RunArgs& args) {
   AllReduceChoice backend;
@@ -210,6 +216,7 @@ int replay_under_mpi(const RunArgs& args, const ReplayFlags& f) {
 int replay_mpi_mode(const RunArgs& args, const ReplayFlags& f) {
   const int launcher = launcher_rank();
   try {
+    check_replay_outputs(args, f);  // the same on every rank: rank 0 says it
     if (args.num_gpus)
       throw InputError("--mpi takes its ranks from mpirun (one per process); leave out --num-gpus", "--num-gpus");
 #ifndef SPECSIM_WITH_REPLAY
@@ -261,8 +268,7 @@ int cmd_replay(int argc, char** argv) {
     }
   }
   return guarded(app, argc, argv, [&]() -> int {
-    check_outputs({{f.out_path, "-o"}, {f.trace_path, "--trace"}, {f.csv_path, "--csv"}},
-                  {args.model_path.value_or(""), args.hardware.value_or("")});
+    if (!f.mpi) check_replay_outputs(args, f);
     if (f.mpi) return replay_mpi_mode(args, f);
 #ifndef SPECSIM_WITH_REPLAY
     local_scenario(args);  // the flag checks still say what is wrong where the replay cannot run
