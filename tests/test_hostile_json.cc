@@ -91,6 +91,10 @@ TEST_CASE("json: values echoed in an error line are cut short") {
   auto cfg = json::parse(slurp(models_path("llama-3.1-8b/config.json")));
   cfg["quantization_config"] = {{"quant_method", std::string(100000, 'q') + "\n"}};
   write_text(dir + "/config.json", cfg.dump());
+  cfg["architectures"] = {std::string(100000, 'A')};
+  write_text(dir + "/arch.json", cfg.dump());
+  expect_bad_input({{{"--model-path", dir + "/arch.json"}, "arch.json"}});
+  CHECK(run_specsim({"--model-path", dir + "/arch.json"}).err.size() < 1100);
   expect_bad_input({{{"check", "--baseline", dir + "/base.json"}, "has no phases"},
                     {{"--model-path", dir + "/config.json"}, "quant"}});
   for (const auto& args : {std::vector<std::string>{"check", "--baseline", dir + "/base.json"},

@@ -69,8 +69,10 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
 namespace {
 
 // The error line stays one line whatever a path or name holds: control characters are shown
-// escaped (\n) instead of being printed.
+// escaped (\n) instead of being printed, and a line above 1000 characters (a value echoed from a
+// file) keeps its start and its end, where the flag or file is named.
 std::string one_line(const std::string& s) {
+  if (s.size() > 1000) return one_line(s.substr(0, 700)) + " ... " + one_line(s.substr(s.size() - 250));
   std::string out;
   for (const char c : s) {
     const auto u = static_cast<unsigned char>(c);
