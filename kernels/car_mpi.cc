@@ -9,6 +9,7 @@
 
 #include "car_rendezvous.h"
 #include "custom_allreduce.h"
+#include "util/mpi_launcher.h"
 
 #ifdef SPECSIM_CAR_MPI
 #include <mpi.h>
@@ -24,12 +25,7 @@ bool built_with_mpi() {
 #endif
 }
 
-bool launched_by_mpirun() {
-  // Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE; MPICH/Hydra, Slurm's PMI and PMIx set these.
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
-    if (const char* s = std::getenv(v); s && *s) return true;
-  return false;
-}
+bool launched_by_mpirun() { return mpi_launcher_place().has_value(); }
 
 namespace detail {
 

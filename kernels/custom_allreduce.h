@@ -64,8 +64,8 @@ std::size_t region_bytes(int world, std::size_t max_bytes);
 
 /// True when this library was built with MPI (the MPI handle exchange exists).
 bool built_with_mpi();
-/// True when the environment says mpirun (or srun/Hydra) started this process: OMPI_COMM_WORLD_SIZE,
-/// PMI_SIZE or PMIX_RANK is set.
+/// True when the environment says mpirun (or srun/Hydra) started this process: a consistent launcher
+/// size and rank pair (util/mpi_launcher.h), not one stray variable.
 bool launched_by_mpirun();
 
 /// Bytes each rank reads plus writes in device memory for one call (the benchmark's "moved").

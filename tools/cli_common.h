@@ -13,6 +13,10 @@ namespace specsim::cli {
 /// run needs (a program, a temp folder), 70 an internal error.
 constexpr int kExitOk = 0, kExitRegression = 1, kExitBadInput = 2, kExitEnvironment = 3, kExitInternal = 70;
 
+/// Flag checks CLI11 lacks: a finite number (CLI::Range lets NaN through), and a whole number
+/// written without a sign (an unsigned option would wrap -5 around).
+extern const CLI::Validator finite_number, whole_number;
+
 /// Adds the scenario flags (model, hardware, SGLang speculation and graph flags, anchors).
 void add_run_flags(CLI::App& app, RunArgs& args);
 

@@ -5,6 +5,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "engine/result_checks.h"
 
 namespace specsim::cli {
 
@@ -14,11 +15,14 @@ int cmd_bench(int argc, char** argv) {
   RunArgs args;
   double seconds = 2.0;
   add_run_flags(app, args);
-  app.add_option("--seconds", seconds, "how long to run each measurement")->check(CLI::Range(0.05, 600.0));
+  app.add_option("--seconds", seconds, "how long to run each measurement")
+      ->check(CLI::Range(0.05, 600.0))
+      ->check(finite_number);
   return guarded(app, argc, argv, [&] {
     using clock = std::chrono::steady_clock;
     const Scenario s = resolve_scenario(args);
     const ScenarioResult r = run_scenario(s);  // anchors and accept len, once
+    check_result_figures(s, r);
     CostContext ctx{&s.hw,     &s.run,        s.run.allreduce.front(),
                     r.anchors, s.run.tp_size, r.runtime.active ? &r.runtime : nullptr};
 

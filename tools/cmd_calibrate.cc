@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -19,6 +20,7 @@
 #include "spec/paths.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/output_files.h"
 
 namespace specsim::cli {
 
@@ -45,6 +47,14 @@ int mode_nccl_tests(const CalibrateArgs& a) {
       fs::path(a.nccl_tests).filename().string(), utc_date_today(), points.size(), points.front().bytes,
       points.back().bytes, world, kNcclFitTolerance * 100);
   const NcclFit fit = fit_allreduce_curve(points, world, source);
+  // A flat or falling curve fits no bandwidth (busbw 0 or below, a negative latency): refused,
+  // not written as a profile that would model an all-reduce of any size as free.
+  for (const auto& p : fit.pieces)
+    if (!(p.busbw_gbps > 0) || !std::isfinite(p.busbw_gbps) || !(p.lat_us >= 0) || !std::isfinite(p.lat_us))
+      throw InputError(fmt::format("degenerate fit over {:.0f}..{:.0f} B (busbw {:g} GB/s, latency {:g} us): the "
+                                   "times do not grow with the size",
+                                   p.min_bytes, p.max_bytes, p.busbw_gbps, p.lat_us),
+                       "--nccl-tests " + a.nccl_tests);
 
   json profile = base_profile_json(a.hardware);
   json& topo = profile["topology"];
@@ -90,6 +100,10 @@ int cmd_calibrate(int argc, char** argv) {
   app.add_option("--holdout", a.holdout, "with --from: replay reports predicted, not fitted (repeatable)");
   app.add_option("--world", a.world, "the world size to fit when the log holds several");
   return guarded(app, argc, argv, [&] {
+    std::vector<std::string> inputs = {a.nccl_tests, a.hardware};
+    inputs.insert(inputs.end(), a.from.begin(), a.from.end());
+    inputs.insert(inputs.end(), a.holdout.begin(), a.holdout.end());
+    check_outputs({{a.out, "-o"}}, inputs);
     if (!a.nccl_tests.empty() && !a.from.empty())
       throw InputError("give one mode: --nccl-tests or --from", "specsim calibrate");
     if (!a.from.empty()) return calibrate_from_replay(a.from, a.out, a.hardware, a.holdout, std::cout);

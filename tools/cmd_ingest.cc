@@ -13,6 +13,7 @@
 #include "trace/replay_trace.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/output_files.h"
 
 namespace specsim::cli {
 
@@ -99,8 +100,37 @@ int sglang_mode(const std::string& file, bool as_json) {
   return kExitOk;
 }
 
-int nccl_mode(const std::string& file) {
+int nccl_mode(const std::string& file, bool as_json) {
   const auto log = ingest::parse_nccl_tests(ingest::read_text(file, "--nccl-tests"), file);
+  if (as_json) {
+    json tables = json::array();
+    for (const auto& t : log.tables) {
+      json rows = json::array();
+      for (const auto& r : t.rows) {
+        json row = {{"line", r.line},   {"bytes", r.bytes},   {"type", r.type},
+                    {"redop", r.redop}, {"oop_us", r.oop_us}, {"oop_busbw_gbps", r.oop_busbw_gbps}};
+        if (r.has_in_place) row["ip_us"] = r.ip_us, row["ip_busbw_gbps"] = r.ip_busbw_gbps;
+        rows.push_back(std::move(row));
+      }
+      tables.push_back({{"line", t.line},
+                        {"collective", t.collective},
+                        {"world", t.world()},
+                        {"threads", t.threads},
+                        {"gpus_per_thread", t.gpus_per_thread},
+                        {"rank_lines", t.rank_lines},
+                        {"graph", t.graph},
+                        {"rows", std::move(rows)}});
+    }
+    std::cout << json{{"file", file},
+                      {"lines", log.lines},
+                      {"data_lines", log.data_lines},
+                      {"comment_lines", log.comment_lines},
+                      {"unknown_lines", log.unknown_lines},
+                      {"tables", std::move(tables)}}
+                     .dump(2, ' ', false, json::error_handler_t::replace)
+              << "\n";
+    return kExitOk;
+  }
   fmt::print("nccl-tests log {}: {} tables, {} rows, {} comment lines, {} unknown lines skipped\n", file,
              log.tables.size(), log.data_lines, log.comment_lines, log.unknown_lines);
   for (const auto& t : log.tables) {
@@ -116,10 +146,26 @@ int nccl_mode(const std::string& file) {
 }
 
 // A saved replay report -> the analytic run's trace formats (measured beside predicted).
-int replay_mode(const std::string& file, const std::string& trace_path, const std::string& csv_path) {
+int replay_mode(const std::string& file, const std::string& trace_path, const std::string& csv_path, bool as_json) {
   const json report = read_json_file(file);
   const ReplayTrace t = replay_trace_from_report(report, file);
   write_replay_trace_files(report, file, trace_path, csv_path);
+  if (as_json) {
+    json phases = json::array();
+    for (const auto& p : t.phases)
+      phases.push_back({{"phase", p.name},
+                        {"graph", p.graph},
+                        {"calls", p.events.size()},
+                        {"measured_us", p.measured_us},
+                        {"events_us", p.event_sum_us},
+                        {"scale", p.scale},
+                        {"predicted_us", p.predicted_us}});
+    json out = {{"file", file}, {"model", t.model}, {"device", t.device}, {"op_calls", t.events()}, {"phases", phases}};
+    if (!trace_path.empty()) out["wrote_trace"] = trace_path;
+    if (!csv_path.empty()) out["wrote_csv"] = csv_path;
+    std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    return kExitOk;
+  }
   fmt::print("replay report {}: {} on {}, {} op calls\n", file, t.model, t.device, t.events());
   fmt::print("  {:<16} {:>5} {:>6} {:>12} {:>12} {:>8} {:>12}\n", "phase", "mode", "calls", "measured_us", "events_us",
              "scale", "predicted_us");
@@ -148,7 +194,7 @@ int cmd_ingest(int argc, char** argv) {
   app.add_option("--trace", trace_path, "with --replay-report: write a Chrome trace (measured beside predicted)");
   app.add_option("--csv", csv_path, "with --replay-report: write one CSV row per replayed op call");
   app.add_option("--steps", steps, "decode steps or cycles in the torch trace when it has no ProfilerStep markers");
-  app.add_flag("--json", as_json, "print JSON (torch trace and SGLang log)");
+  app.add_flag("--json", as_json, "print what was read as one JSON object (every kind of file)");
   return guarded(app, argc, argv, [&] {
     const int modes = !torch.empty() + !sglang.empty() + !nccl.empty() + !replay.empty();
     if (modes != 1)
@@ -156,11 +202,12 @@ int cmd_ingest(int argc, char** argv) {
                        "specsim ingest");
     if (replay.empty() && !(trace_path.empty() && csv_path.empty()))
       throw InputError("only with --replay-report", trace_path.empty() ? "--csv" : "--trace");
-    if (!replay.empty()) return replay_mode(replay, trace_path, csv_path);
+    check_outputs({{trace_path, "--trace"}, {csv_path, "--csv"}}, {replay});
+    if (!replay.empty()) return replay_mode(replay, trace_path, csv_path, as_json);
     if (steps < 0) throw InputError("must be positive", "--steps");
     if (!torch.empty()) return torch_mode(torch, steps, as_json);
     if (!sglang.empty()) return sglang_mode(sglang, as_json);
-    return nccl_mode(nccl);
+    return nccl_mode(nccl, as_json);
   });
 }
 

@@ -20,6 +20,8 @@
 #include "trace/replay_trace.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/mpi_launcher.h"
+#include "util/output_files.h"
 #ifdef SPECSIM_WITH_REPLAY
 #include "car_types.h"
 #include "replay_exec.h"
@@ -41,9 +43,8 @@ struct ReplayFlags {
 /// This process's rank as the MPI launcher's environment gives it (Open MPI, MPICH/Hydra, PMIx),
 /// or -1 when no launcher started it. Read before MPI is up.
 int launcher_rank() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
-    if (const char* s = std::getenv(v); s && *s) return std::atoi(s);
-  return -1;
+  const auto place = mpi_launcher_place();  // a consistent size and rank, not one stray variable
+  return place ? place->rank : -1;
 }
 
 /// What a rank other than 0 does on bad input that every rank saw alike before MPI is up: exit 2
@@ -52,6 +53,12 @@ int launcher_rank() {
 int quiet_bad_input() {
   std::this_thread::sleep_for(std::chrono::seconds(1));
   return kExitBadInput;
+}
+
+/// -o, --trace and --csv checked together before anything runs (not the scenario's inputs).
+void check_replay_outputs(const RunArgs& args, const ReplayFlags& f) {
+  check_outputs({{f.out_path, "-o"}, {f.trace_path, "--trace"}, {f.csv_path, "--csv"}},
+                {args.model_path.value_or(""), args.hardware.value_or("")});
 }
 
 /// The one all-reduce backend a multi-rank replay runs: given at most once, nccl or custom.
@@ -209,6 +216,7 @@ int replay_under_mpi(const RunArgs& args, const ReplayFlags& f) {
 int replay_mpi_mode(const RunArgs& args, const ReplayFlags& f) {
   const int launcher = launcher_rank();
   try {
+    check_replay_outputs(args, f);  // the same on every rank: rank 0 says it
     if (args.num_gpus)
       throw InputError("--mpi takes its ranks from mpirun (one per process); leave out --num-gpus", "--num-gpus");
 #ifndef SPECSIM_WITH_REPLAY
@@ -260,6 +268,7 @@ int cmd_replay(int argc, char** argv) {
     }
   }
   return guarded(app, argc, argv, [&]() -> int {
+    if (!f.mpi) check_replay_outputs(args, f);
     if (f.mpi) return replay_mpi_mode(args, f);
 #ifndef SPECSIM_WITH_REPLAY
     local_scenario(args);  // the flag checks still say what is wrong where the replay cannot run

@@ -3,12 +3,14 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "engine/result_checks.h"
 #include "report/report.h"
 #include "run_trace.h"
 #include "spec/scenario_file.h"
 #include "spec/sglang_cmdline.h"
 #include "spec/yaml_file.h"
 #include "util/json_io.h"
+#include "util/output_files.h"
 
 namespace specsim::cli {
 
@@ -33,6 +35,9 @@ int cmd_run(int argc, char** argv) {
   app.add_option("sglang_command", sglang_tokens, "after --: an SGLang launch command, pasted as is");
   app.add_option("--save-scenario", save_scenario, "write the resolved scenario to FILE (JSON) for --scenario");
   return guarded(app, argc, argv, [&] {
+    check_outputs({{trace.trace, "--trace"}, {trace.csv, "--csv"}, {save_scenario, "--save-scenario"}},
+                  {args.model_path.value_or(""), args.hardware.value_or(""), trace.accept_from, trace.baseline_from,
+                   trace.anchor_trace, scenario_file});
     const auto file_notes = apply_measurement_files(trace, args);
     const std::string given_model = args.model_path.value_or(""), given_draft = args.draft_model_path.value_or("");
     nlohmann::json file;
@@ -56,7 +61,12 @@ int cmd_run(int argc, char** argv) {
     s.notes.insert(s.notes.end(), file_notes.begin(), file_notes.end());
     if (!scenario_file.empty()) apply_scenario_file(file, s, scenario_file);
     const ScenarioResult r = run_scenario(s);
+    check_result_figures(s, r);
+    auto j = report_json(s, r);
+    require_finite_json(j, "the scenario's inputs");
     const TraceOutcome cycles = run_trace_outputs(trace, s, r);  // files first: nothing printed if they fail
+    add_cycles_json(j, cycles);
+    require_finite_json(j, "--accept-from, --cycles");
     if (!save_scenario.empty()) {
       const std::string model = args.model_path.value_or(given_model.empty() ? s.target.name : given_model);
       write_file_atomic(save_scenario,
@@ -64,8 +74,6 @@ int cmd_run(int argc, char** argv) {
                         "--save-scenario");
     }
     if (json) {
-      auto j = report_json(s, r);
-      add_cycles_json(j, cycles);
       std::cout << j.dump(2) << "\n";
     } else {
       std::cout << report_text(s, r) << cycles_text(cycles);

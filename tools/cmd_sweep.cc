@@ -15,9 +15,11 @@
 #include "spec/flag_ranges.h"
 #include "sweep/plot.h"
 #include "sweep/range.h"
+#include "sweep/sweep_memory.h"
 #include "sweep/sweep_output.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/output_files.h"
 
 namespace specsim::cli {
 
@@ -126,14 +128,31 @@ int cmd_sweep(int argc, char** argv) {
   app.add_option("--plot-script", plot_script, "also keep the gnuplot script (data inline) in this file");
   app.add_option("--plot-kind", plot_kind, "tokps | heatmap | breakdown | auto (by what was swept)");
   return guarded(app, argc, argv, [&] {
+    check_outputs({{csv_path == "-" ? "" : csv_path, "--output"},
+                   {json_path, "--json"},
+                   {plot_path, "--plot"},
+                   {plot_script, "--plot-script"}},
+                  {args.model_path.value_or(""), args.hardware.value_or("")});
     const Grid grid = make_grid(lists);
     const size_t total = grid.size();
     PlotKind kind = PlotKind::Auto;
     if (!plot_path.empty() || plot_kind != "auto" || !plot_script.empty()) {
       if (plot_path.empty()) throw InputError("--plot-kind and --plot-script need --plot FILE.png", "--plot");
       check_plot_target(plot_path);
+      plot_safe(plot_script, "the plot script path", "--plot-script");
+      // The title's names, before any point runs (a scenario the sweep itself would refuse is
+      // left to the sweep's own error).
+      std::optional<Scenario> base;
+      try {
+        base = resolve_scenario(args);
+      } catch (const InputError&) {
+      }
+      if (base) check_plot_names(*base);
       kind = choose_plot_kind(parse_plot_kind(plot_kind), grid, grid.allreduce);
     }
+
+    const bool csv_out = !csv_path.empty() || (json_path.empty() && plot_path.empty());
+    check_sweep_memory(total, csv_out, !json_path.empty());
 
     std::atomic<size_t> done{0};
     SweepInput in{args, grid, threads, &done};
@@ -152,9 +171,11 @@ int cmd_sweep(int argc, char** argv) {
                        "");
 
     const bool to_stdout = csv_path == "-" || (csv_path.empty() && json_path.empty() && plot_path.empty());
-    if (!csv_path.empty() && csv_path != "-") write_file_atomic(csv_path, sweep_csv(r, threads), "--output");
-    if (!json_path.empty()) write_file_atomic(json_path, sweep_json(r, grid, threads), "--json");
+    // The plot first (gnuplot may fail), then the CSV and JSON together.
     if (!plot_path.empty()) draw_plot(r, grid, kind, plot_path, plot_script);
+    const bool csv_file = !csv_path.empty() && csv_path != "-";
+    write_outputs_atomic({{OutputFile{csv_file ? csv_path : "", "--output"}, csv_file ? sweep_csv(r, threads) : ""},
+                          {OutputFile{json_path, "--json"}, json_path.empty() ? "" : sweep_json(r, grid, threads)}});
     if (to_stdout) {
       const std::string csv = sweep_csv(r, threads);
       std::fwrite(csv.data(), 1, csv.size(), stdout);

@@ -10,6 +10,7 @@
 #include "trace/trace_writer.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/output_files.h"
 
 namespace specsim::cli {
 
@@ -23,7 +24,7 @@ void add_trace_flags(CLI::App& app, TraceArgs& t) {
   app.add_option("--csv", t.csv, "write one CSV row per op per rank per cycle");
   app.add_option("--cycles", t.cycles, "simulate N cycles, each with its own accept length (p50/p90/p99 in the report)")
       ->check(CLI::Range(1, kMaxCycles));
-  app.add_option("--seed", t.seed, "seed of the accept-length draws (default 1)");
+  app.add_option("--seed", t.seed, "seed of the accept-length draws (default 1)")->check(whole_number);
   app.add_option("--accept-from", t.accept_from, "SGLang server log: draw accept lengths from its logged accept len");
   app.add_option(
       "--baseline-from", t.baseline_from,
@@ -94,6 +95,14 @@ TraceOutcome run_trace_outputs(const TraceArgs& t, const Scenario& s, const Scen
   auto make_sampler = [&]() {
     if (!t.accept_from.empty()) {
       const auto log = ingest::parse_sglang_log(ingest::read_text(t.accept_from, "--accept-from"), t.accept_from);
+      // A logged length above steps + 1 comes from a deeper draft than this scenario's: refused,
+      // not clamped into a distribution it cannot produce.
+      for (const auto& d : log.decode)
+        if (d.accept_len && *d.accept_len > depth + 1)
+          throw InputError(fmt::format("accept len {:g} above --speculative-num-steps + 1 = {}: the log ran a deeper "
+                                       "draft (give its --speculative-num-steps)",
+                                       *d.accept_len, depth + 1),
+                           fmt::format("{}:{}", t.accept_from, d.line));
       return AcceptSampler::empirical(log.accept_lens(), depth, t.seed);
     }
     const double a = r.accept_rate >= 0 ? r.accept_rate : chain_accept_rate(r.accept_len, depth);
@@ -132,8 +141,8 @@ TraceOutcome run_trace_outputs(const TraceArgs& t, const Scenario& s, const Scen
     throw InputError(
         fmt::format("the files would hold {} op slices (> {}): ask for fewer --cycles", slices, kMaxTraceSlices),
         "--cycles");
-  if (!t.trace.empty()) write_file_atomic(t.trace, chrome_trace_json(in), "--trace");
-  if (!t.csv.empty()) write_file_atomic(t.csv, trace_csv(in), "--csv");
+  write_outputs_atomic({{OutputFile{t.trace, "--trace"}, t.trace.empty() ? "" : chrome_trace_json(in)},
+                        {OutputFile{t.csv, "--csv"}, t.csv.empty() ? "" : trace_csv(in)}});
   o.notes.push_back(fmt::format("trace/CSV: {} cycles x {} ranks with all-reduce {} ({} op slices)", in.cycles.size(),
                                 in.ranks, drawn->label(), slices));
   return o;

@@ -5,14 +5,20 @@
 #include <cmath>
 #include <set>
 
+#include "engine/result_checks.h"
 #include "report/report.h"
 #include "util/error.h"
+#include "util/json_io.h"
 
 namespace specsim::sweep {
 using nlohmann::json;
 
 MeasureFn analytic_measure() {
-  return [](const Scenario& s) { return report_json(s, run_scenario(s)); };
+  return [](const Scenario& s) {
+    const ScenarioResult r = run_scenario(s);
+    check_result_figures(s, r);
+    return report_json(s, r);
+  };
 }
 
 double parse_tolerance(const std::string& text) {
@@ -36,32 +42,52 @@ double parse_tolerance(const std::string& text) {
   return v;
 }
 
+namespace {
+bool positive_number(const json& v) { return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0; }
+}  // namespace
+
 void validate_report(const json& j, const std::string& where) {
   auto need = [&](bool ok, const std::string& what) {
     if (!ok) throw InputError("not a `specsim run --json` report: " + what, where);
   };
   need(j.is_object(), "expected a JSON object");
   need(j.contains("specsim_version") && j["specsim_version"].is_string(), "no specsim_version");
-  need(j.contains("model") && j["model"].is_object() && j["model"].contains("name"), "no model.name");
+  // The report layout is that of a release line (major.minor): another line's baseline is not compared.
+  const auto line = [](const std::string& v) { return v.substr(0, v.rfind('.')); };
+  const std::string bver = j["specsim_version"].get<std::string>();
+  if (line(bver) != line(kSpecsimVersion))
+    throw InputError("baseline written by specsim " + json_excerpt(bver) + ", whose report layout differs from " +
+                         kSpecsimVersion + "'s: regenerate it with `specsim run --json`",
+                     where + ": specsim_version");
+  need(j.contains("model") && j["model"].is_object() && j["model"].contains("name") && j["model"]["name"].is_string(),
+       "no model.name");
   need(j.contains("hardware") && j["hardware"].is_object(), "no hardware");
   need(j.contains("settings") && j["settings"].is_object(), "no settings");
   need(j.contains("scenarios") && j["scenarios"].is_array() && !j["scenarios"].empty(), "no scenarios");
   for (const auto& s : j["scenarios"]) {
     need(s.is_object() && s.contains("label") && s["label"].is_string(), "a scenario without a label");
     if (s.contains("refused")) continue;
-    need(s.contains("phases") && s["phases"].is_array(), "scenario " + s["label"].dump() + " has no phases");
-    for (const auto& p : s["phases"])
-      need(p.is_object() && p.contains("name") && p.contains("us") && p["us"].is_number(),
-           "a phase of scenario " + s["label"].get<std::string>() + " lacks name or us");
+    const std::string label = json_excerpt(s["label"]);
+    need(s.contains("phases") && s["phases"].is_array() && !s["phases"].empty(),
+         "scenario " + label + " has no phases");
+    for (const auto& p : s["phases"]) {
+      need(p.is_object() && p.contains("name") && p["name"].is_string() && p.contains("us") && p["us"].is_number(),
+           "a phase of scenario " + label + " lacks name or us");
+      need(positive_number(p["us"]), "phase " + json_excerpt(p["name"]) + " of scenario " + label +
+                                         " has a time that is not a positive number: " + json_excerpt(p["us"]));
+    }
     need(s.contains("baseline") && s["baseline"].is_object() && s["baseline"].contains("tok_per_s") &&
-             s["baseline"]["tok_per_s"].is_number(),
-         "scenario " + s["label"].get<std::string>() + " has no baseline.tok_per_s");
+             positive_number(s["baseline"]["tok_per_s"]),
+         "scenario " + label + " has no positive baseline.tok_per_s");
+    if (s.contains("spec"))
+      need(s["spec"].is_object() && s["spec"].contains("tok_per_s") && positive_number(s["spec"]["tok_per_s"]),
+           "scenario " + label + " has no positive spec.tok_per_s");
   }
 }
 
 namespace {
 
-std::string show(const json& v) { return v.is_null() ? "none" : v.dump(); }
+std::string show(const json& v) { return v.is_null() ? "none" : json_excerpt(v); }
 
 void diff_field(const json& b, const json& n, const std::string& path, std::vector<std::string>& out) {
   if (b != n) out.push_back(fmt::format("{}: baseline {}, now {}", path, show(b), show(n)));

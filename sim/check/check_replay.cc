@@ -6,6 +6,7 @@
 #include <map>
 
 #include "util/error.h"
+#include "util/json_io.h"
 
 namespace specsim::sweep {
 using nlohmann::json;
@@ -42,16 +43,15 @@ void validate_replay_report(const json& j, const std::string& where) {
   need(j.contains("phases") && j["phases"].is_array() && !j["phases"].empty(), "no phases");
   for (const auto& p : j["phases"]) {
     need(p.is_object() && p.contains("phase") && p["phase"].is_string(), "a phase without a name");
-    const std::string name = p["phase"].get<std::string>();
     need(p.contains("measured") && p["measured"].is_object() && p["measured"].contains("us") &&
              p["measured"]["us"].is_number() && p["measured"]["us"].get<double>() > 0,
-         "phase " + name + " has no positive measured.us");
+         "phase " + json_excerpt(p["phase"]) + " has no positive measured.us");
   }
 }
 
 std::vector<std::string> replay_input_differences(const json& base, const json& now) {
   std::vector<std::string> out;
-  auto show = [](const json& v) { return v.is_null() ? std::string("none") : v.dump(); };
+  auto show = [](const json& v) { return v.is_null() ? std::string("none") : json_excerpt(v); };
   auto diff = [&](const json& b, const json& n, const std::string& name) {
     if (b != n) out.push_back(fmt::format("{}: baseline {}, now {}", name, show(b), show(n)));
   };

@@ -120,7 +120,15 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     const PhasePlan* p = b.plan.find(PhaseKind::BaselineDecode);
     e.graph = p->graph;
     e.model = time_phase(*p, ctx_of(b)).us;
-    e.derived = b.plan.batch * 1e6 / e.measured - e.model;
+    const double step_us = b.plan.batch * 1e6 / e.measured;
+    // A step under half the modelled one is no pessimistic profile but a wrong figure (a unit, or
+    // tok/s of one request instead of the batch): an overhead that large would cancel the GPU work.
+    if (!(step_us >= 0.5 * e.model))
+      throw InputError(fmt::format("measured baseline {:g} tok/s means a {:.4g} us step, under half the modelled "
+                                   "{:.0f} us (tok/s of the whole batch?): out of range",
+                                   e.measured, step_us, e.model),
+                       b.m->baseline_source);
+    e.derived = step_us - e.model;
     rep.entries.push_back(e);
     resolve_same_place(
         rep.entries, rep.entries.size() - 1, fmt::format("plain decode on {}", e.box),

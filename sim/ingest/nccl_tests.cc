@@ -17,16 +17,20 @@ bool all_digits(std::string_view s) {
   return true;
 }
 
-// "key value" pairs on the `# nThread 1 nGpus 8 ... graph: 0` line.
-int int_after(const std::vector<std::string_view>& f, std::string_view key, int fallback) {
+// "key value" pairs on the `# nThread 1 nGpus 8 ... graph: 0` line: absent -> `fallback`; present
+// but not a whole number in [0, max] -> an error naming the line.
+int int_after(const std::vector<std::string_view>& f, std::string_view key, int fallback, int max,
+              const std::string& file, std::size_t ln) {
   for (std::size_t i = 0; i + 1 < f.size(); ++i)
     if (f[i] == key) {
       double v = 0;
-      // Only small whole counts are meaningful here; anything else is treated as absent.
-      if (parse_number(f[i + 1], v) && v >= 0 && v <= 1e6 && v == std::floor(v)) return static_cast<int>(v);
+      if (parse_number(f[i + 1], v) && v >= 0 && v <= max && v == std::floor(v)) return static_cast<int>(v);
+      fail_at(file, ln, fmt::format("{} '{}': expected a whole number in 0..{}", key, f[i + 1], max));
     }
   return fallback;
 }
+
+constexpr int kMaxGpus = 1024;  // per table: threads x GPUs per thread, and rank lines
 
 // The column header: how many fields come before the first `time`, and how many
 // (time algbw busbw #wrong) groups follow.
@@ -69,14 +73,18 @@ NcclTestsLog parse_nccl_tests(const std::string& text, const std::string& file) 
         NcclTestsTable t;
         t.line = ln;
         t.collective = collective;
-        t.threads = int_after(f, "nThread", 1);
-        t.gpus_per_thread = int_after(f, "nGpus", 1);
-        t.graph = int_after(f, "graph:", 0) != 0;
+        t.threads = int_after(f, "nThread", 1, kMaxGpus, file, ln);
+        t.gpus_per_thread = int_after(f, "nGpus", 1, kMaxGpus, file, ln);
+        t.graph = int_after(f, "graph:", 0, 1'000'000, file, ln) != 0;
         if (t.threads < 1 || t.gpus_per_thread < 1) fail_at(file, ln, "nThread and nGpus must be positive");
+        if (t.threads * t.gpus_per_thread > kMaxGpus)
+          fail_at(file, ln,
+                  fmt::format("nThread x nGpus = {} GPUs, above {}", t.threads * t.gpus_per_thread, kMaxGpus));
         log.tables.push_back(std::move(t));
         cols = Columns{};
       } else if (f[0] == "Rank" && !log.tables.empty()) {
-        ++log.tables.back().rank_lines;
+        if (++log.tables.back().rank_lines > kMaxGpus)
+          fail_at(file, ln, fmt::format("more than {} rank lines in one table", kMaxGpus));
       } else if (f[0] == "size" || (f.size() > 1 && f[0] == "out-of-place")) {
         if (f[0] == "size") cols = columns_from_header(f);
       }

@@ -38,6 +38,8 @@ std::size_t SglangLog::baseline_lines() const {
 
 namespace {
 
+constexpr double kMaxLoggedAcceptLen = 64;  // SGLang's num_steps stays far below this
+
 // "key: value" fields after "Decode batch[,.] ", separated by ", ".
 DecodeLine parse_decode(std::string_view rest, const std::string& file, std::size_t ln) {
   DecodeLine d;
@@ -68,13 +70,18 @@ DecodeLine parse_decode(std::string_view rest, const std::string& file, std::siz
       d.running_req = static_cast<int>(count("#running-req", 1e9)), have_running = true;
     else if (key == "#token")
       d.tokens = static_cast<long long>(count("#token", 1e15));
-    else if (key == "accept len")
+    else if (key == "accept len") {
       d.accept_len = number("accept len");
-    else if (key == "accept rate")
+      if (*d.accept_len > kMaxLoggedAcceptLen)
+        fail_at(file, ln,
+                fmt::format("accept len {:g} above {:g}: no draft is that deep", *d.accept_len, kMaxLoggedAcceptLen));
+    } else if (key == "accept rate")
       d.accept_rate = number("accept rate");
-    else if (key == "gen throughput (token/s)")
+    else if (key == "gen throughput (token/s)") {
       d.gen_tok_s = number("gen throughput"), have_tput = true;
-    else if (key == "cuda graph") {
+      // No server decodes a billion tokens a second; such a figure would overflow what is derived.
+      if (d.gen_tok_s > 1e9) fail_at(file, ln, fmt::format("gen throughput {:g} tok/s above 1e9", d.gen_tok_s));
+    } else if (key == "cuda graph") {
       if (val != "True" && val != "False") fail_at(file, ln, fmt::format("bad cuda graph '{}' (True or False)", val));
       d.cuda_graph = val == "True";
     }

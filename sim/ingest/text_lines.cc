@@ -7,18 +7,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/bounded_read.h"
 #include "util/error.h"
 
 namespace specsim::ingest {
 
-std::string read_text(const std::string& path, const std::string& flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot read '" + path + "'", flag);
-  std::stringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw InputError("cannot read '" + path + "'", flag);
-  return s.str();
-}
+std::string read_text(const std::string& path, const std::string& flag) { return read_bounded(path, flag); }
 
 std::vector<std::string_view> split_lines(std::string_view text) {
   std::vector<std::string_view> out;

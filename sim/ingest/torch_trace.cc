@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ingest/text_lines.h"
+#include "util/json_io.h"
 
 namespace specsim::ingest {
 
@@ -108,8 +109,13 @@ double TorchTraceSummary::mean_nccl_allreduce_us() const {
   return count[i] > 0 ? us[i] / static_cast<double>(count[i]) : 0;
 }
 
+namespace {
+constexpr double kMaxEventUs = 86400e6;  // one day
+}  // namespace
+
 TorchTraceSummary parse_torch_trace(const std::string& text, const std::string& file) {
   if (trim(text).empty()) fail_at(file, 1, "empty file: expected a torch profiler Chrome trace (JSON)");
+  check_json_depth(text, file);
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
@@ -144,6 +150,10 @@ TorchTraceSummary parse_torch_trace(const std::string& text, const std::string& 
         fail_at(file, line_of(i), fmt::format("GPU event traceEvents[{}] lacks a name, ts or dur", i));
       const double dur = e["dur"].get<double>();
       if (!(dur >= 0)) fail_at(file, line_of(i), fmt::format("GPU event traceEvents[{}] has a negative dur", i));
+      // A kernel of more than a day is no measurement; sums of such would overflow to inf.
+      if (dur > kMaxEventUs)
+        fail_at(file, line_of(i),
+                fmt::format("GPU event traceEvents[{}] has dur {:g} us, above {:g}", i, dur, kMaxEventUs));
       if (copy) {
         ++s.memcpy_memset;
         s.us[static_cast<int>(KernelKind::Other)] += dur;

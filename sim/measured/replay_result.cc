@@ -230,6 +230,10 @@ std::vector<ReplayReport> read_replay_reports(const std::vector<std::string>& pa
   return out;
 }
 
+namespace {
+constexpr int kMaxReportRepeat = 1'000'000;  // a layer count times a few: far above any model's
+}  // namespace
+
 std::vector<PhaseMeasurement> phases_from_report(const json& j, const std::string& where) {
   if (!j.is_object() || j.value("kind", "") != "specsim-replay")
     throw InputError("not a specsim replay report (expected \"kind\": \"specsim-replay\")", where);
@@ -257,6 +261,11 @@ std::vector<PhaseMeasurement> phases_from_report(const json& j, const std::strin
     for (auto [k, v] : {std::pair{"allreduce_us", &m.allreduce_us}, std::pair{"allgather_us", &m.allgather_us}})
       *v = me.contains(k) && !me[k].is_null() ? json_double(me, k, w + ".measured") : -1.0;
     if (!p.contains("ops") || !p["ops"].is_array()) throw InputError("missing field", w + ".ops");
+    // As strict as `ingest --replay-report`: a phase without ops or with negative shapes is not a
+    // replay's report.
+    if (p["ops"].empty()) throw InputError("no ops in this phase", w + ".ops");
+    if (m.tokens < 1) throw InputError("must be >= 1", w + ".tokens");
+    if (m.kernels < 0) throw InputError("must not be negative", w + ".kernels");
     int oi = 0;
     for (const auto& o : p["ops"]) {
       const std::string wo = fmt::format("{}.ops[{}]", w, oi++);
@@ -273,7 +282,17 @@ std::vector<PhaseMeasurement> phases_from_report(const json& j, const std::strin
       if (o.contains("comm_bytes")) om.op.comm_bytes = json_double(o, "comm_bytes", wo);  // older reports lack it
       om.measured_us = json_double(o, "measured_us", wo);
       if (o.contains("note") && o["note"].is_string()) om.note = o["note"].get<std::string>();
-      if (om.repeat < 1) throw InputError("must be >= 1", wo + ".repeat");
+      if (om.repeat < 1 || om.repeat > kMaxReportRepeat)
+        throw InputError(fmt::format("must be in 1..{}", kMaxReportRepeat), wo + ".repeat");
+      for (const auto& [k, v] : {std::pair{"m", om.op.m},
+                                 {"n", om.op.n},
+                                 {"k", om.op.k},
+                                 {"batch", om.op.batch},
+                                 {"experts", om.op.experts},
+                                 {"flops", om.op.flops},
+                                 {"bytes", om.op.bytes},
+                                 {"comm_bytes", om.op.comm_bytes}})
+        if (v < 0) throw InputError("must not be negative", wo + "." + k);
       if (!(om.measured_us > 0)) throw InputError("must be positive", wo + ".measured_us");
       m.ops.push_back(std::move(om));
     }

@@ -47,7 +47,7 @@ DType config_dtype(const json& cfg, const std::string& where) {
     const auto& q = cfg["quantization_config"];
     if (q.contains("quant_method") && q["quant_method"] == "fp8") return DType::FP8;
     if (q.contains("quant_method"))
-      throw InputError("unsupported quantization '" + q["quant_method"].dump() + "': use --dtype bf16|fp8",
+      throw InputError("unsupported quantization '" + json_excerpt(q["quant_method"]) + "': use --dtype bf16|fp8",
                        where + ": quantization_config.quant_method");
   }
   for (const char* key : {"torch_dtype", "dtype"})

@@ -14,6 +14,7 @@
 
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/output_files.h"
 
 namespace specsim::sweep {
 
@@ -47,8 +48,11 @@ std::string find_gnuplot() {
   return "";
 }
 
-// A gnuplot single-quoted string ('' stands for a quote inside).
+// A gnuplot single-quoted string ('' stands for a quote inside). A control character (a newline
+// ends the command and starts a new one, e.g. `system(...)`) or a backquote (command substitution)
+// never reaches a script: every user string was checked by plot_safe() first; this is the backstop.
 std::string q(const std::string& s) {
+  plot_safe(s, "plot text", "--plot");
   std::string out = "'";
   for (const char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
   return out + "'";
@@ -251,6 +255,8 @@ Script breakdown(const View& v) {
         label +=
             (label.empty() ? "" : " ") + std::string(axis_short(a)) + " " + axis_value(v.g, v.r.backends, a, ix[a]);
     if (label.empty()) label = v.r.backends[p.backend].label();
+    plot_safe(label, "a bar label", "--plot");
+    if (label.find('"') != std::string::npos) throw InputError("a bar label holds a double quote", "--plot");
     s.data += "\"" + label + "\"";
     for (const double part : p.cycle_parts_us) s.data += fmt::format(" {}", part);
     s.data += "\n";
@@ -316,7 +322,23 @@ PlotKind choose_plot_kind(PlotKind requested, const Grid& grid, const std::vecto
   return k;
 }
 
+void plot_safe(const std::string& text, const std::string& what, const std::string& where) {
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f || c == '`')
+      throw InputError(what + " holds a control character or a backquote, which a gnuplot script cannot carry safely",
+                       where);
+  }
+}
+
+void check_plot_names(const Scenario& s) {
+  plot_safe(s.target.name, "the model name (from its folder or file name)", "--model-path");
+  plot_safe(s.hw.gpu.name, "the GPU name", "--hardware: gpu.name");
+  plot_safe(s.hw.topo.name, "the topology name", "--hardware: topology.name");
+}
+
 void check_plot_target(const std::string& path) {
+  plot_safe(path, "the plot path", "--plot");
   const std::string ext = fs::path(path).extension().string();
   if (ext != ".png" && ext != ".svg")
     throw InputError("plot file must end in .png or .svg, got '" + path + "'", "--plot");
@@ -326,24 +348,26 @@ void check_plot_target(const std::string& path) {
 void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std::string& path,
                const std::string& script_path) {
   check_plot_target(path);
+  plot_safe(script_path, "the plot script path", "--plot-script");
   const View v(r, grid);
+  check_plot_names(r.base);
   Script s = kind == PlotKind::TokPs ? tokps(v) : kind == PlotKind::Heatmap ? heatmap(v) : breakdown(v);
+  check_outputs({{path, "--plot"}, {script_path, "--plot-script"}});
   std::error_code tmp_ec;
   const fs::path tmp_root = fs::temp_directory_path(tmp_ec);  // $TMPDIR, else /tmp
   std::string tmpl = (tmp_root / "specsim-plot-XXXXXX").string();
   if (tmp_ec || !mkdtemp(tmpl.data()))
     throw EnvironmentError("cannot make a temporary folder for gnuplot", "set TMPDIR to an existing writable folder");
   const fs::path dir = tmpl;
-  const std::string tmp_out = path + ".tmp." + std::to_string(::getpid()) + fs::path(path).extension().string();
+  // Registered so that SIGINT/SIGTERM removes them too (files before their folder).
+  const TempPath dir_guard(dir.string());
+  const TempPath script_guard((dir / "plot.gp").string()), log_guard((dir / "gnuplot.log").string());
+  TempPath out_guard(temp_name_beside(path));
+  const std::string tmp_out = out_guard.path();
   // Data inline as a gnuplot datablock: one file to run, nothing to quote in paths.
   const std::string script =
       terminal(path) + "set output " + q(tmp_out) + "\n$DATA << EOD\n" + s.data + "EOD\n" + s.text + "unset output\n";
   { std::ofstream(dir / "plot.gp") << script; }
-  if (!script_path.empty()) {
-    const std::string kept =
-        fmt::format("{}set output {}\n$DATA << EOD\n{}EOD\n{}", terminal(path), q(path), s.data, s.text);
-    write_file_atomic(script_path, kept, "--plot-script");
-  }
   try {
     run_gnuplot(find_gnuplot(), (dir / "plot.gp").string(), (dir / "gnuplot.log").string());
     std::error_code ec;
@@ -351,6 +375,12 @@ void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std:
       throw InputError("gnuplot wrote no image to " + path, "--plot");
     fs::rename(tmp_out, path, ec);
     if (ec) throw InputError("cannot move the plot into place at " + path, "--plot");
+    out_guard.keep();
+    if (!script_path.empty()) {  // after the image: a failed plot leaves no script behind either
+      const std::string kept =
+          fmt::format("{}set output {}\n$DATA << EOD\n{}EOD\n{}", terminal(path), q(path), s.data, s.text);
+      write_file_atomic(script_path, kept, "--plot-script");
+    }
   } catch (...) {
     std::error_code ec;
     fs::remove(tmp_out, ec);

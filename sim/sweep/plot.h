@@ -26,6 +26,13 @@ PlotKind choose_plot_kind(PlotKind requested, const Grid& grid, const std::vecto
 /// Checks the output name (.png or .svg) and that gnuplot can be found; InputError naming --plot.
 void check_plot_target(const std::string& path);
 
+/// InputError naming `where` when `text` holds a control character (newline included) or a
+/// backquote: such a string never reaches a gnuplot script.
+/// plot_safe() over the names a plot title shows (model, GPU, topology).
+void check_plot_names(const Scenario& s);
+
+void plot_safe(const std::string& text, const std::string& what, const std::string& where);
+
 /// Draws the plot into `path` (written whole or not at all); InputError naming --plot on failure.
 /// A non-empty `script_path` also keeps the gnuplot script (data inline) there, to restyle by hand.
 void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std::string& path,

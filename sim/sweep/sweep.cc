@@ -11,6 +11,7 @@
 
 #include "cost/allreduce_model.h"
 #include "engine/accept.h"
+#include "engine/result_checks.h"
 #include "util/error.h"
 
 namespace specsim::sweep {
@@ -123,6 +124,7 @@ void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backen
   if (const std::string why = refusal(g.r.plan, ctx); !why.empty())
     return w.skip(allreduce_refused(backend, why).line(), i);
   const CycleResult c = evaluate_cycle(g.r.plan, ctx, accept);
+  if (const std::string why = figure_problem(run, c); !why.empty()) return w.skip(why, i);
   out.ok = true;
   out.tp = run.tp_size, out.batch = run.batch_size, out.graph_bs = run.cuda_graph_max_bs;
   out.steps = run.num_steps, out.topk = run.topk, out.draft_tokens = run.num_draft_tokens;

@@ -10,6 +10,7 @@
 #include "trace/trace_writer.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/output_files.h"
 
 namespace specsim {
 using nlohmann::json;
@@ -243,8 +244,7 @@ void write_replay_trace_files(const json& report, const std::string& where, cons
   const ReplayTrace t = replay_trace_from_report(report, where);
   const std::string trace = trace_path.empty() ? "" : replay_chrome_trace(t);
   const std::string csv = csv_path.empty() ? "" : replay_trace_csv(t);
-  if (!trace_path.empty()) write_file_atomic(trace_path, trace, "--trace");
-  if (!csv_path.empty()) write_file_atomic(csv_path, csv, "--csv");
+  write_outputs_atomic({{OutputFile{trace_path, "--trace"}, trace}, {OutputFile{csv_path, "--csv"}, csv}});
 }
 
 }  // namespace specsim

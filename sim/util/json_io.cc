@@ -8,22 +8,48 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/bounded_read.h"
 #include "util/error.h"
+#include "util/output_files.h"
 
 namespace specsim {
 
-nlohmann::json read_json_file(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) throw InputError("file not found: " + path, path);
-  if (S_ISDIR(st.st_mode)) throw InputError("expected a file, found a directory: " + path, path);
-  std::ifstream in(path);
-  if (!in) throw InputError("cannot read file: " + path, path);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_json_text(buf.str(), path);
+nlohmann::json read_json_file(const std::string& path) { return parse_json_text(read_bounded(path, path), path); }
+
+void check_json_depth(std::string_view text, const std::string& where) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw InputError("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", where);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+std::string json_excerpt(const nlohmann::json& v, std::size_t max_chars) {
+  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (s.size() > max_chars) s = s.substr(0, max_chars) + "...";
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  return s;
 }
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& where) {
+  check_json_depth(text, where);
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -84,21 +110,7 @@ bool json_bool(const nlohmann::json& obj, const std::string& key, const std::str
 }
 
 void write_file_atomic(const std::string& path, const std::string& text, const std::string& flag) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError("cannot write output file " + path + ": check the folder exists and is writable", flag);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError("failed writing output file " + path, flag);
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw InputError("cannot move output into place at " + path, flag);
-  }
+  write_outputs_atomic({{OutputFile{path, flag}, text}});
 }
 
 }  // namespace specsim

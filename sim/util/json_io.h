@@ -3,13 +3,24 @@
 // the file and the field.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace specsim {
 
 /// Parses a JSON file; InputError naming the file when it is missing, unreadable or malformed.
 nlohmann::json read_json_file(const std::string& path);
 
-/// Parses JSON text; InputError naming `where` with the line of the first error.
+/// The deepest nesting of arrays and objects any JSON input may have (specsim's own files use
+/// fewer than 10 levels); deeper input is refused before it is parsed, so nothing recurses on it.
+constexpr int kMaxJsonDepth = 64;
+
+/// InputError naming `where` when `text` nests arrays/objects deeper than kMaxJsonDepth.
+void check_json_depth(std::string_view text, const std::string& where);
+
+/// A JSON value for an error line: one line, invalid UTF-8 replaced, cut at `max_chars`.
+std::string json_excerpt(const nlohmann::json& v, std::size_t max_chars = 60);
+
+/// Parses JSON text (depth checked first); InputError naming `where` with the line of the first error.
 nlohmann::json parse_json_text(const std::string& text, const std::string& where);
 
 /// Reads `obj[key]` as {"value": V, "source": S}: V finite, S non-empty. `where` prefixes errors.

@@ -9,8 +9,10 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -216,19 +218,36 @@ int real_main(int argc, char** argv) {
   app.add_option("--timeout-ms", a.timeout_ms, "bound on every spin in the custom kernels");
   app.add_option("--ll-threads", a.ll_threads, "threads per block of the flag-free kernels: 0 auto, or 32..256");
   app.add_option("--floors", a.floors, "1: measure an empty graph node and, with -g >= 2, a GPU0->GPU1 flag first");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    throw std::runtime_error(std::string(e.what()) + " (run with --help for the flags)");
+  }
+
+  // Every flag is checked before a GPU is looked for: a typo is exit 2 on any machine.
+  const auto dt = car::parse_dtype(a.dtype);
+  if (!dt) throw std::runtime_error("unknown datatype '" + a.dtype + "' (-d)");
+  if (a.n < 1 || a.n > 1'000'000 || a.w < 0 || a.w > 1'000'000)
+    throw std::runtime_error("-n must be in 1..1000000 and -w in 0..1000000");
+  if (a.mode != "eager" && a.mode != "graph" && a.mode != "both")
+    throw std::runtime_error("--mode must be eager, graph or both");
+  if (!std::isfinite(a.f) || !std::isfinite(a.timeout_ms) || a.timeout_ms <= 0 || a.timeout_ms > 3.6e6)
+    throw std::runtime_error("-f and --timeout-ms must be finite (--timeout-ms in (0, 3600000])");
+  if (a.g < 1 || a.g > 1024) throw std::runtime_error("-g must be in 1..1024");
+  if (a.virtual_ranks < car::kMinRanks || a.virtual_ranks > car::kMaxRanks)
+    throw std::runtime_error(fmt::format("--virtual-ranks must be in {}..{}", car::kMinRanks, car::kMaxRanks));
+  if (a.ll_threads != 0 && (a.ll_threads < 32 || a.ll_threads > 256 || a.ll_threads % 32 != 0))
+    throw std::runtime_error("--ll-threads must be 0 (auto) or a multiple of 32 in 32..256");
 
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-    std::fprintf(stderr, "error: no CUDA device found\n");
+    std::fprintf(stderr, "error: no CUDA device found (specsim-arbench needs a GPU)\n");
     return 2;
   }
-  const auto dt = car::parse_dtype(a.dtype);
-  if (!dt) throw std::runtime_error("unknown datatype '" + a.dtype + "' (-d)");
-  if (a.n < 1 || a.w < 0) throw std::runtime_error("-n must be >= 1 and -w >= 0");
-  if (a.g < 1 || a.g > ndev) throw std::runtime_error(fmt::format("-g {} but {} CUDA device(s) found", a.g, ndev));
-  if (a.mode != "eager" && a.mode != "graph" && a.mode != "both")
-    throw std::runtime_error("--mode must be eager, graph or both");
+  if (a.g > ndev) throw std::runtime_error(fmt::format("-g {} but {} CUDA device(s) found", a.g, ndev));
 
   std::vector<std::size_t> sizes;
   if (!a.sizes.empty()) {

@@ -5,10 +5,14 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <iostream>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cuda_check.h"
@@ -24,8 +28,14 @@ struct Shape {
   int qtiles;
 };
 
-double time_shape(const Shape& s, double l2_bytes, cudaStream_t st) {
-  constexpr int kIters = 30;
+/// The flags: how many timed replays, and which shapes.
+struct Flags {
+  int iters = 30;
+  std::string only;  ///< run the shapes whose name holds this text ("" = all)
+  bool list = false;
+};
+
+double time_shape(const Shape& s, double l2_bytes, cudaStream_t st, int iters) {
   const std::size_t chunks = std::size_t(s.kv_bytes / (kAttnChunkRows * kAttnRowElems * 2));
   const AttentionLaunch l = plan_attention(chunks, s.qtiles);
   const std::size_t bytes = chunks * kAttnChunkRows * kAttnRowElems * 2;
@@ -52,7 +62,7 @@ double time_shape(const Shape& s, double l2_bytes, cudaStream_t st) {
   GPU_CHECK(cudaEventCreate(&e0));
   GPU_CHECK(cudaEventCreate(&e1));
   std::vector<double> t;
-  for (int i = 0; i < kIters + 3; ++i) {
+  for (int i = 0; i < iters + 3; ++i) {
     GPU_CHECK(cudaEventRecord(e0, st));
     GPU_CHECK(cudaGraphLaunch(ge, st));
     GPU_CHECK(cudaEventRecord(e1, st));
@@ -72,17 +82,8 @@ double time_shape(const Shape& s, double l2_bytes, cudaStream_t st) {
   return us;
 }
 
-/// Times every shape on GPU 0; throws on a CUDA failure.
-int run() {
-  int dev = 0;
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceCount(&dev) != cudaSuccess || dev == 0) {
-    std::fprintf(stderr, "error: no CUDA GPU found (specsim-attnbench)\n");
-    return 2;
-  }
-  GPU_CHECK(cudaGetDeviceProperties(&prop, 0));
-  cudaStream_t st;
-  GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+/// Times every selected shape on GPU 0; throws on a CUDA failure.
+int run(const Flags& f) {
   // KV bytes and query tiles per layer of one rank, context 2048 (see prepare_attention in op_prep.cc).
   const Shape shapes[] = {
       {"llama-3.1-8b tp1 decode b1", 8.39e6, 1},
@@ -107,18 +108,53 @@ int run() {
       {"KV 8.4 MB x 16 query tiles", 8.39e6, 16},
       {"KV 134 MB x 4 query tiles", 134.2e6, 4},
   };
-  fmt::print("{} ({} SMs), one graph of >= 20 launches over KV buffers > 4x L2, median of 30 replays\n", prop.name,
-             prop.multiProcessorCount);
+  std::vector<Shape> chosen;
+  for (const auto& s : shapes)
+    if (std::string(s.what).find(f.only) != std::string::npos) chosen.push_back(s);
+  if (chosen.empty()) throw std::invalid_argument("no shape name holds '" + f.only + "' (--only; --list shows them)");
+  if (f.list) {
+    for (const auto& s : chosen) fmt::print("{}\n", s.what);
+    return 0;
+  }
+  int dev = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceCount(&dev) != cudaSuccess || dev == 0) {
+    std::fprintf(stderr, "error: no CUDA GPU found (specsim-attnbench)\n");
+    return 2;
+  }
+  GPU_CHECK(cudaGetDeviceProperties(&prop, 0));
+  cudaStream_t st;
+  GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+
+  fmt::print("{} ({} SMs), one graph of >= 20 launches over KV buffers > 4x L2, median of {} replays\n", prop.name,
+             prop.multiProcessorCount, f.iters);
   fmt::print("{:<36} {:>8} {:>4} {:>9} {:>9} {:>8} {:>8}\n", "shape", "KV MB", "qt", "grid", "us", "GB/s", "TFLOP/s");
-  for (const auto& s : shapes) time_shape(s, double(prop.l2CacheSize), st);
+  for (const auto& s : chosen) time_shape(s, double(prop.l2CacheSize), st, f.iters);
   return 0;
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  Flags f;
+  CLI::App app{"specsim-attnbench: the replay's attention kernel on model-zoo shapes (time, GB/s, TFLOP/s)"};
+  app.add_option("--iters", f.iters, "timed graph replays per shape (median kept)")->check(CLI::Range(1, 100000));
+  app.add_option("--only", f.only, "only the shapes whose name holds this text (e.g. deepseek)");
+  app.add_flag("--list", f.list, "print the shape names and exit (no GPU needed)");
   try {
-    return run();
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "error: %s (run with --help for the flags)\n", e.what());
+    return 2;
+  }
+  try {
+    return run(f);
+  } catch (const std::invalid_argument& e) {  // a flag that selects nothing
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s (specsim-attnbench)\n", e.what());
     return 1;

@@ -1,0 +1,170 @@
+#include "util/output_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+
+#include "util/error.h"
+
+namespace specsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The registry the signal handler reads: fixed slots of plain chars, so the handler touches no
+// allocator and no lock.
+constexpr int kSlots = 64;
+constexpr std::size_t kSlotChars = 4096;
+char g_paths[kSlots][kSlotChars];
+std::atomic<bool> g_used[kSlots];
+
+extern "C" void remove_temps_and_reraise(int sig) {
+  for (int i = 0; i < kSlots; ++i)  // files first, then the (now empty) folders
+    if (g_used[i].load()) ::unlink(g_paths[i]);
+  for (int i = 0; i < kSlots; ++i)
+    if (g_used[i].load()) ::rmdir(g_paths[i]);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction sa {};
+      if (::sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler == SIG_IGN) continue;  // nohup: keep ignoring
+      sa.sa_handler = remove_temps_and_reraise;
+      sigemptyset(&sa.sa_mask);
+      sa.sa_flags = 0;
+      ::sigaction(sig, &sa, nullptr);
+    }
+  });
+}
+
+// Device and inode of an existing path (not following a final symlink).
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {
+  }, sb{};
+  if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// Two paths that do not exist yet name the same file when their folders are the same and their
+// names are equal.
+bool same_target(const std::string& a, const std::string& b) {
+  if (same_file(a, b)) return true;
+  std::error_code ea, eb;
+  const fs::path pa = fs::weakly_canonical(fs::absolute(a, ea), ea), pb = fs::weakly_canonical(fs::absolute(b, eb), eb);
+  return !ea && !eb && pa == pb;
+}
+
+void check_one(const OutputFile& o) {
+  if (o.path == "-")
+    throw InputError("'-' is not a file here: this flag writes a file (stdout has its own flags)", o.flag);
+  struct stat st {};
+  if (::lstat(o.path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode))
+      throw InputError("'" + o.path + "' is a symbolic link: give the file it points to, or another name", o.flag);
+    if (S_ISDIR(st.st_mode)) throw InputError("'" + o.path + "' is a folder, not a file", o.flag);
+    if (!S_ISREG(st.st_mode))
+      throw InputError("'" + o.path + "' is a device, fifo or socket: outputs replace regular files only", o.flag);
+  }
+  fs::path folder = fs::path(o.path).parent_path();
+  if (folder.empty()) folder = ".";
+  struct stat ds {};
+  if (::stat(folder.c_str(), &ds) != 0 || !S_ISDIR(ds.st_mode))
+    throw InputError("cannot write output file " + o.path + ": its folder does not exist", o.flag);
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    throw InputError("cannot write output file " + o.path + ": its folder is not writable", o.flag);
+  if (fs::path(o.path).filename().string().size() > NAME_MAX)
+    throw InputError("the file name is longer than the file system allows", o.flag);
+}
+
+}  // namespace
+
+void check_outputs(const std::vector<OutputFile>& outputs, const std::vector<std::string>& inputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const OutputFile& o = outputs[i];
+    if (o.path.empty()) continue;
+    check_one(o);
+    for (const auto& in : inputs)
+      if (!in.empty() && same_file(o.path, in))
+        throw InputError("'" + o.path + "' is also an input: writing it would destroy the input", o.flag);
+    for (std::size_t j = 0; j < i; ++j)
+      if (!outputs[j].path.empty() && same_target(o.path, outputs[j].path))
+        throw InputError("the same file as " + outputs[j].flag + ": give each output its own file", o.flag);
+  }
+}
+
+TempPath::TempPath(std::string path) : path_(std::move(path)) {
+  install_handlers();
+  if (path_.size() >= kSlotChars) return;  // not registered; still removed by the destructor
+  for (int i = 0; i < kSlots; ++i) {
+    bool expected = false;
+    if (g_used[i].load() || !g_used[i].compare_exchange_strong(expected, true)) continue;
+    std::memcpy(g_paths[i], path_.c_str(), path_.size() + 1);
+    slot_ = i;
+    return;
+  }
+}
+
+void TempPath::keep() {
+  if (slot_ >= 0) g_used[slot_].store(false);
+  slot_ = -1;
+  path_.clear();
+}
+
+TempPath::~TempPath() {
+  if (slot_ >= 0) g_used[slot_].store(false);
+  if (!path_.empty() && ::unlink(path_.c_str()) != 0) ::rmdir(path_.c_str());
+}
+
+std::string temp_name_beside(const std::string& path) {
+  const fs::path p(path);
+  std::string ext = p.extension().string();
+  if (ext.size() > 16) ext.clear();
+  static std::atomic<unsigned> counter{0};
+  const std::string name = ".specsim-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ext;
+  return (p.parent_path() / name).string();
+}
+
+void write_outputs_atomic(const std::vector<std::pair<OutputFile, std::string>>& files) {
+  std::vector<OutputFile> outs;
+  for (const auto& f : files) outs.push_back(f.first);
+  check_outputs(outs);
+  std::vector<std::unique_ptr<TempPath>> temps;
+  for (const auto& [o, text] : files) {
+    if (o.path.empty()) continue;
+    auto t = std::make_unique<TempPath>(temp_name_beside(o.path));
+    const int fd = ::open(t->path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) throw InputError("cannot write output file " + o.path + ": check the folder is writable", o.flag);
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    const bool ok = done == text.size() && ::close(fd) == 0;
+    if (!ok) throw InputError("failed writing output file " + o.path + " (disk full?)", o.flag);
+    temps.push_back(std::move(t));
+  }
+  std::size_t k = 0;
+  for (const auto& [o, text] : files) {
+    if (o.path.empty()) continue;
+    if (std::rename(temps[k]->path().c_str(), o.path.c_str()) != 0)
+      throw InputError("cannot move output into place at " + o.path, o.flag);
+    temps[k++]->keep();
+  }
+}
+
+}  // namespace specsim

@@ -1,0 +1,49 @@
+#pragma once
+// Output files: every output of a command is checked before any is written (folder exists, not a
+// device, fifo, folder or symbolic link, not one of the inputs, not another output), then each is
+// written to a temporary file beside it and renamed into place. Temporary files are removed on
+// every exit path, SIGINT and SIGTERM included.
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace specsim {
+
+/// An output a command will write: its path and the flag that named it.
+struct OutputFile {
+  std::string path, flag;
+};
+
+/// InputError naming the flag of the first output that cannot be written safely: `-` (these flags
+/// write files; stdout has its own flags), a missing or unwritable folder, an existing path that
+/// is not a regular file (device, fifo, folder) or is a symbolic link, the same file as one of
+/// `inputs` or as another output. Empty paths are skipped.
+void check_outputs(const std::vector<OutputFile>& outputs, const std::vector<std::string>& inputs = {});
+
+/// Writes each (output, text) through a temporary file in the output's folder, all texts first and
+/// then all renames, so a failure leaves every old file in place. Checks the outputs first.
+void write_outputs_atomic(const std::vector<std::pair<OutputFile, std::string>>& files);
+
+/// A temporary path removed by the SIGINT/SIGTERM handler (and by release()) until dropped.
+/// The handler is installed on first use; it unlinks (or rmdir-s) every registered path and then
+/// lets the signal end the process as it would have.
+class TempPath {
+ public:
+  explicit TempPath(std::string path);
+  ~TempPath();  ///< removes the path (unless kept)
+  TempPath(const TempPath&) = delete;
+  TempPath& operator=(const TempPath&) = delete;
+  const std::string& path() const { return path_; }
+  /// The file was renamed into place: nothing to remove any more.
+  void keep();
+
+ private:
+  std::string path_;
+  int slot_ = -1;
+};
+
+/// A temporary file name in `path`'s folder for `path`, short enough for NAME_MAX whatever the
+/// final name's length, keeping its extension (gnuplot picks the image format by it).
+std::string temp_name_beside(const std::string& path);
+
+}  // namespace specsim

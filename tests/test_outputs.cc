@@ -1,0 +1,144 @@
+// Output files: checked all together before any is written; `-`, devices, fifos, folders,
+// symbolic links, inputs and duplicate outputs refused; temporary files gone on every exit path.
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "hostile_cases.h"
+
+using namespace specsim::test;
+
+namespace {
+
+std::vector<std::string> listing(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d))
+      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
+    ::closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const std::string kReport = "replay/h200/llama-3.1-8b_decode_t1.json";
+
+}  // namespace
+
+TEST_CASE("outputs: nothing is written when one output of several is bad") {
+  const std::string dir = fresh_dir();
+  write_text(dir + "/old.csv", "old\n");
+  const std::string png = dir + "/p.png";
+  expect_bad_input({
+      {{"run", "--trace", dir + "/t.json", "--csv", dir + "/missing/c.csv"}, "(--csv)"},
+      {{"sweep", "-o", dir + "/old.csv", "--json", dir + "/missing/x.json"}, "(--json)"},
+      {{"sweep", "-o", dir + "/old.csv", "--plot", png, "--plot-script", dir + "/missing/s.gp"}, "(--plot-script)"},
+      {{"sweep", "-o", dir + "/old.csv", "--plot", dir + "/missing/p.png"}, "(--plot)"},
+      {{"ingest", "--replay-report", traces_path(kReport), "--trace", dir + "/t.json", "--csv", dir + "/no/c.csv"},
+       "(--csv)"},
+  });
+  CHECK(listing(dir) == std::vector<std::string>{"old.csv"});
+  CHECK(slurp(dir + "/old.csv") == "old\n");
+}
+
+TEST_CASE("outputs: an output that is an input or another output is refused, the input kept") {
+  const std::string dir = fresh_dir(), report = dir + "/r.json", log = dir + "/nccl.txt", prof = dir + "/hw.json";
+  write_text(report, slurp(traces_path(kReport)));
+  write_text(log, slurp(traces_path("nccl-tests-a100sxm4x8-nvlink.txt")));
+  write_text(prof, "{\"gpu\": " + slurp(models_path("hardware/gpus/h200.json")) +
+                       ", \"topology\": " + slurp(models_path("hardware/topologies/nvswitch.json")) + "}");
+  write_text(dir + "/config.json", slurp(models_path("llama-3.1-8b/config.json")));
+  const std::string before = slurp(report);
+  expect_bad_input({
+      {{"ingest", "--replay-report", report, "--trace", report}, "also an input"},
+      {{"ingest", "--replay-report", report, "--csv", dir + "/./r.json"}, "also an input"},
+      {{"calibrate", "--from", report, "--hardware", "h200:nvswitch", "-o", report}, "also an input"},
+      {{"calibrate", "--nccl-tests", log, "--hardware", "a100-sxm:nvswitch", "-o", log}, "also an input"},
+      {{"calibrate", "--nccl-tests", log, "--hardware", prof, "-o", prof}, "also an input"},
+      {{"run", "--anchor-trace", traces_path("torch-trace-verify-synthetic.json"), "--trace",
+        traces_path("torch-trace-verify-synthetic.json")},
+       "also an input"},
+      {{"run", "--model-path", dir + "/config.json", "--csv", dir + "/config.json"}, "also an input"},
+      {{"replay", "--model-path", dir + "/config.json", "-o", dir + "/config.json"}, "also an input"},
+      {{"run", "--trace", dir + "/a.json", "--csv", dir + "/./a.json"}, "the same file as --trace"},
+      {{"sweep", "-o", dir + "/a.csv", "--json", dir + "/a.csv"}, "the same file as --output"},
+      {{"ingest", "--replay-report", report, "--trace", dir + "/x", "--csv", dir + "/x"}, "the same file"},
+  });
+  CHECK(slurp(report) == before);
+  CHECK_FALSE(exists(dir + "/a.json"));
+  CHECK_FALSE(exists(dir + "/a.csv"));
+}
+
+TEST_CASE("outputs: '-', devices, fifos, folders and symbolic links are not replaced") {
+  const std::string dir = fresh_dir(), fifo = dir + "/fifo", link = dir + "/link.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  REQUIRE(::symlink((dir + "/target.json").c_str(), link.c_str()) == 0);
+  ::mkdir((dir + "/folder").c_str(), 0755);
+  const std::string report = traces_path(kReport);
+  expect_bad_input({
+      {{"run", "--trace", "-"}, "'-' is not a file"},
+      {{"run", "--csv", "-"}, "'-' is not a file"},
+      {{"sweep", "--json", "-"}, "'-' is not a file"},
+      {{"ingest", "--replay-report", report, "--csv", "-"}, "'-' is not a file"},
+      {{"calibrate", "--from", report, "--hardware", "h200:nvswitch", "-o", "-"}, "'-' is not a file"},
+      {{"replay", "-o", "-"}, "'-' is not a file"},
+      {{"replay", "--mpi", "--trace", "-"}, "'-' is not a file"},
+      {{"run", "--trace", "/dev/null"}, "device, fifo or socket"},
+      {{"run", "--csv", fifo}, "device, fifo or socket"},
+      {{"sweep", "-o", fifo}, "device, fifo or socket"},
+      {{"run", "--trace", link}, "symbolic link"},
+      {{"sweep", "--json", link}, "symbolic link"},
+      {{"run", "--trace", dir + "/folder"}, "is a folder"},
+      {{"run", "--trace", dir + "/" + std::string(300, 'n') + ".json"}, "longer than"},
+  });
+  CHECK_FALSE(exists("-"));
+  CHECK_FALSE(exists(dir + "/target.json"));
+  struct stat st {};
+  REQUIRE(::stat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  REQUIRE(::stat("/dev/null", &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+}
+
+TEST_CASE("outputs: a name as long as the file system allows is written, no temp file left") {
+  const std::string dir = fresh_dir(), name = std::string(250, 't') + ".json";
+  const auto r = run_specsim({"run", "--trace", dir + "/" + name});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(listing(dir) == std::vector<std::string>{name});
+  CHECK(run_specsim({"sweep", "--batch-size", "1,2", "-o", dir + "/s.csv", "--json", dir + "/s.json"}).exit_code == 0);
+  CHECK(listing(dir) == std::vector<std::string>{"s.csv", "s.json", name});
+}
+
+TEST_CASE("outputs: SIGTERM during a plot removes the temporary files") {
+  const std::string dir = fresh_dir(), bin = dir + "/bin", tmp = dir + "/tmp", out = dir + "/out";
+  ::mkdir(bin.c_str(), 0755), ::mkdir(tmp.c_str(), 0755), ::mkdir(out.c_str(), 0755);
+  write_text(bin + "/gnuplot", "#!/bin/sh\nexec sleep 5\n");  // a gnuplot that never finishes in time
+  ::chmod((bin + "/gnuplot").c_str(), 0755);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("PATH", (bin + ":/usr/bin:/bin").c_str(), 1);
+    ::setenv("TMPDIR", tmp.c_str(), 1);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1), ::dup2(null, 2);
+    ::execl(SPECSIM_BIN, "specsim", "sweep", "--batch-size", "1,2", "--plot", (out + "/p.png").c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait for the gnuplot folder to appear, then end specsim.
+  for (int i = 0; i < 100 && listing(tmp).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK_FALSE(listing(tmp).empty());
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CHECK(WIFSIGNALED(status));
+  CHECK(listing(tmp).empty());
+  CHECK(listing(out).empty());
+}
