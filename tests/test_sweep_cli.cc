@@ -276,3 +276,25 @@ TEST_CASE("sweep: --plot with a missing TMPDIR is an environment error, not an i
   CHECK(r.err.find("set TMPDIR to an existing writable folder") != std::string::npos);
   CHECK_FALSE(exists(dir + "/p.png"));
 }
+
+TEST_CASE("sweep: the tok/s plot marks the measured operating point and draws the baseline dashed") {
+  if (!have_gnuplot()) {
+    std::cout << "SKIP: gnuplot is not installed (apt-get install gnuplot-nox); plot test not run\n";
+    return;
+  }
+  const std::string dir = fresh_dir();
+  const auto r = run_specsim(
+      {"sweep", "--allreduce", "fixed:20..300:20", "--plot", dir + "/p.png", "--plot-script", dir + "/p.gp"});
+  REQUIRE(r.exit_code == 0);
+  const std::string gp = slurp(dir + "/p.gp");
+  // the built-in scenario's measurement: 54.1 tok/s with NCCL at 200 us per all-reduce
+  CHECK(gp.find("\n200 54.1\n") != std::string::npos);
+  CHECK(gp.find("title 'measured (built-in): 54.1 tok/s with NCCL at 200 us'") != std::string::npos);
+  CHECK(gp.find("using 1:2 with lines lw 2 dt 2") != std::string::npos);  // the baseline, dashed
+  // a model given by path has no measurement: no such point
+  const auto m =
+      run_specsim({"sweep", "--model-path", "llama-3.1-8b", "--accept-len", "3", "--tp-size", "2", "--allreduce",
+                   "fixed:5..50:5", "--plot", dir + "/q.png", "--plot-script", dir + "/q.gp"});
+  REQUIRE(m.exit_code == 0);
+  CHECK(slurp(dir + "/q.gp").find("measured (") == std::string::npos);
+}

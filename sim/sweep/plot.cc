@@ -196,6 +196,15 @@ Script tokps(const View& v) {
     ++block;
   }
   if (block == 0) throw InputError("nothing to plot: every point of the plotted slice was skipped", "--plot");
+  // The measured operating point (a measured all-reduce latency with its measured speculative
+  // tok/s), as a point of its own so the axes include it.
+  for (const MeasuredRun& m : v.r.base.measured) {
+    if (!m.run.measured_allreduce_us || !m.run.measured_spec_tok_s) continue;
+    s.data += fmt::format("{} {}\n\n\n", *m.run.measured_allreduce_us, *m.run.measured_spec_tok_s);
+    plots += fmt::format("'$DATA' index {} using 1:2 with points pt 9 ps 2 lc rgb 'black' title {}, ", block++,
+                         q(fmt::format("measured ({}): {:g} tok/s with NCCL at {:g} us", m.origin,
+                                       *m.run.measured_spec_tok_s, *m.run.measured_allreduce_us)));
+  }
   plots.resize(plots.size() - 2);
   s.text = fmt::format(
       "set title {}\nset xlabel 'all-reduce latency (us, every all-reduce of the cycle)'\nset ylabel 'tokens/s'\n"
