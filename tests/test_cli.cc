@@ -71,8 +71,6 @@ TEST_CASE("bad input: one error line naming the field, exit 2") {
       {{"--tp-size", "3"}, "--tp-size"},
       {{"--tp-size", "0"}, "--tp-size"},
       {{"--tp-size", "16"}, "--tp-size"},
-      {{"--speculative-eagle-topk", "1", "--speculative-num-steps", "2", "--speculative-num-draft-tokens", "5"},
-       "--speculative-num-draft-tokens"},
       {{"--accept-len", "3.5"}, "--accept-len"},
       {{"--accept-len", "0.5"}, "--accept-len"},
       {{"--accept-len", "nan"}, "--accept-len"},
@@ -143,4 +141,18 @@ TEST_CASE("a JSON number that overflows a double is bad input, not a crash (foun
   const auto r = run_specsim({"--model-path", dir + "/big.json"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.rfind("error: unreadable JSON", 0) == 0);
+}
+
+TEST_CASE("topk 1 with draft tokens != steps + 1 runs as SGLang runs it: adjusted, with SGLang's warning") {
+  const auto r = run_specsim({"--model-path", "llama-3.1-8b", "--accept-len", "2", "--speculative-eagle-topk", "1",
+                              "--speculative-num-steps", "2", "--speculative-num-draft-tokens", "5"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("SGLang warns: speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when "
+                   "speculative_eagle_topk == 1 (5 -> 3)") != std::string::npos);
+  CHECK(r.out.find("steps 2, topk 1, draft tokens 3") != std::string::npos);
+  // only the draft tokens given: the steps follow, and the output says so
+  const auto d = run_specsim({"--speculative-num-draft-tokens", "4"});
+  REQUIRE(d.exit_code == 0);
+  CHECK(d.out.find("4 draft tokens are a chain of 3 steps: --speculative-num-steps set to 3") != std::string::npos);
+  CHECK(d.out.find("steps 3, topk 1, draft tokens 4") != std::string::npos);
 }

@@ -116,6 +116,19 @@ Scenario resolve_scenario(const RunArgs& a) {
   if (a.tp_size) run.tp_size = *a.tp_size;
   run.num_gpus = a.num_gpus.value_or(run.tp_size);
   apply_draft_shape(run, a.topk, a.num_steps, a.num_draft_tokens);
+  if (run.topk == 1 && a.num_steps && a.num_draft_tokens && run.num_draft_tokens != run.num_steps + 1) {
+    // SGLang runs this, adjusting the draft tokens with a warning (server_args.py): mirrored, not refused.
+    s.notes.push_back(
+        "SGLang warns: speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when "
+        "speculative_eagle_topk == 1 (" +
+        std::to_string(run.num_draft_tokens) + " -> " + std::to_string(run.num_steps + 1) + ")");
+    run.num_draft_tokens = run.num_steps + 1;
+  } else if (run.topk == 1 && a.num_draft_tokens && !a.num_steps) {
+    s.notes.push_back("with --speculative-eagle-topk 1, " + std::to_string(run.num_draft_tokens) +
+                      " draft tokens are a chain of " + std::to_string(run.num_steps) +
+                      " steps: --speculative-num-steps set to " + std::to_string(run.num_steps) +
+                      " (SGLang itself wants both flags)");
+  }
   if (a.batch_size) run.batch_size = *a.batch_size;
   if (a.context_len) run.context_len = *a.context_len;
   if (a.cuda_graph_max_bs) run.cuda_graph_max_bs = *a.cuda_graph_max_bs;
