@@ -25,7 +25,10 @@ TEST_CASE("arbench: bad flags are one error line and exit 2; --help exit 0") {
                     {{"-f", "inf"}, "finite"},
                     {{"--virtual-ranks", "1"}, "--virtual-ranks"},
                     {{"-g", "0"}, "-g must be"},
-                    {{"-n", "abc"}, "--iters"}},
+                    {{"-n", "abc"}, "--iters"},
+                    {{"--sizes", "1x,2"}, "bad size '1x'"},
+                    {{"--variant", "one-shot-ll,three-shot"}, "unknown variant 'three-shot' (--variant)"},
+                    {{"--ll-threads", "48"}, "--ll-threads"}},
                    bin);
 #endif
 }

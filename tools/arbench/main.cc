@@ -242,13 +242,6 @@ int real_main(int argc, char** argv) {
   if (a.ll_threads != 0 && (a.ll_threads < 32 || a.ll_threads > 256 || a.ll_threads % 32 != 0))
     throw std::runtime_error("--ll-threads must be 0 (auto) or a multiple of 32 in 32..256");
 
-  int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-    std::fprintf(stderr, "error: no CUDA device found (specsim-arbench needs a GPU)\n");
-    return 2;
-  }
-  if (a.g > ndev) throw std::runtime_error(fmt::format("-g {} but {} CUDA device(s) found", a.g, ndev));
-
   std::vector<std::size_t> sizes;
   if (!a.sizes.empty()) {
     std::size_t pos = 0;
@@ -288,6 +281,14 @@ int real_main(int argc, char** argv) {
     if (c == std::string::npos) break;
     pos = c + 1;
   }
+
+  // Only now, with every flag checked (sizes and variants too), look for the GPUs.
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    std::fprintf(stderr, "error: no CUDA device found (specsim-arbench needs a GPU)\n");
+    return 2;
+  }
+  if (a.g > ndev) throw std::runtime_error(fmt::format("-g {} but {} CUDA device(s) found", a.g, ndev));
 
   Ranks R;
   car::Options opt;
