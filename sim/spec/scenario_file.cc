@@ -106,7 +106,10 @@ void fill_flat(const json& f, RunArgs& a, const std::string& w) {
     if (d != static_cast<double>(static_cast<int>(d))) throw InputError("must be an integer", w + ": " + k);
     return static_cast<int>(d);
   };
-  for (const auto& [key, v] : f.items()) {
+  for (const auto& item : f.items()) {
+    // named, not a structured binding: lambdas below capture them (clang 14 cannot capture bindings)
+    const std::string key = item.key();
+    const json& v = item.value();
     std::string k = key;
     std::replace(k.begin(), k.end(), '-', '_');
     auto set_s = [&](std::optional<std::string>& o) {
