@@ -3,20 +3,13 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "run_json.h"
 #include "test_util.h"
 
 using namespace specsim::test;
 using nlohmann::json;
 
 namespace {
-json run_json(const std::vector<std::string>& args) {
-  std::vector<std::string> a = args;
-  a.push_back("--json");
-  const CliResult r = run_specsim(a);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return json::parse(r.out);
-}
 const json& phase(const json& sc, const std::string& name) {
   for (const auto& p : sc["phases"])
     if (p["name"] == name) return p;
