@@ -186,11 +186,11 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
           "text, not of the GPUs)");
       if (run.speculative() &&
           (run.num_steps != e.steps || run.topk != e.topk || run.num_draft_tokens != e.draft_tokens))
-        e.applies.push_back(fmt::format("projected through {} from steps {}, topk {}, {} draft tokens to steps {}, "
-                                        "topk {}, {} draft tokens",
-                                        e.topk == 1 && run.topk == 1 ? "the chain formula" : "SGLang's draft tree",
-                                        e.steps, e.topk, e.draft_tokens, run.num_steps, run.topk,
-                                        run.num_draft_tokens));
+        e.applies.push_back(
+            fmt::format("projected through {} from steps {}, topk {}, {} draft tokens to steps {}, "
+                        "topk {}, {} draft tokens",
+                        e.topk == 1 && run.topk == 1 ? "the chain formula" : "SGLang's draft tree", e.steps, e.topk,
+                        e.draft_tokens, run.num_steps, run.topk, run.num_draft_tokens));
       continue;
     }
     if (e.box != run_box) {
