@@ -23,18 +23,55 @@ double model_len(double a, double beta, double decay, int steps, int topk, int n
   return tree_accept_len(shaped_acceptance(a, beta, decay, std::min(steps, kMaxDepth), topk), steps, topk, n);
 }
 
-// Golden-section search for the minimum of f on [lo, hi].
+// Nelder-Mead minimisation of f from x0 with an initial simplex of `step` along each axis.
 template <class F>
-double golden_min(F f, double lo, double hi, int iters = 60) {
-  const double g = 0.5 * (std::sqrt(5.0) - 1.0);
-  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo), f1 = f(x1), f2 = f(x2);
-  for (int i = 0; i < iters; ++i) {
-    if (f1 < f2)
-      hi = x2, x2 = x1, f2 = f1, x1 = hi - g * (hi - lo), f1 = f(x1);
-    else
-      lo = x1, x1 = x2, f1 = f2, x2 = lo + g * (hi - lo), f2 = f(x2);
+std::vector<double> nelder_mead(F f, std::vector<double> x0, double step, int iters = 400) {
+  const std::size_t n = x0.size();
+  std::vector<std::vector<double>> p(n + 1, x0);
+  for (std::size_t i = 0; i < n; ++i) p[i + 1][i] += step;
+  std::vector<double> v(n + 1);
+  for (std::size_t i = 0; i <= n; ++i) v[i] = f(p[i]);
+  auto along = [&](const std::vector<double>& c, const std::vector<double>& w, double t) {
+    std::vector<double> r(n);
+    for (std::size_t k = 0; k < n; ++k) r[k] = c[k] + t * (w[k] - c[k]);
+    return r;
+  };
+  for (int it = 0; it < iters; ++it) {
+    std::vector<std::size_t> o(n + 1);
+    for (std::size_t i = 0; i <= n; ++i) o[i] = i;
+    std::sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+    const std::size_t best = o[0], worst = o[n], second = o[n - 1];
+    if (v[worst] - v[best] < 1e-14) break;
+    std::vector<double> c(n, 0.0);  // centroid of all but the worst
+    for (std::size_t i = 0; i <= n; ++i)
+      if (i != worst)
+        for (std::size_t k = 0; k < n; ++k) c[k] += p[i][k] / double(n);
+    const auto r = along(c, p[worst], -1.0);
+    const double fr = f(r);
+    if (fr < v[best]) {
+      const auto e = along(c, p[worst], -2.0);
+      const double fe = f(e);
+      if (fe < fr)
+        p[worst] = e, v[worst] = fe;
+      else
+        p[worst] = r, v[worst] = fr;
+    } else if (fr < v[second]) {
+      p[worst] = r, v[worst] = fr;
+    } else {
+      const auto k = along(c, p[worst], 0.5);
+      const double fk = f(k);
+      if (fk < v[worst]) {
+        p[worst] = k, v[worst] = fk;
+      } else {  // shrink towards the best
+        for (std::size_t i = 0; i <= n; ++i)
+          if (i != best) p[i] = along(p[best], p[i], 0.5), v[i] = f(p[i]);
+      }
+    }
   }
-  return 0.5 * (lo + hi);
+  std::size_t best = 0;
+  for (std::size_t i = 1; i <= n; ++i)
+    if (v[i] < v[best]) best = i;
+  return p[best];
 }
 
 }  // namespace
@@ -88,14 +125,25 @@ AcceptFit fit_acceptance(const std::vector<AcceptObservation>& obs) {
   const auto& first = fit.points.front();
   fit.rate = rate_for_accept_len(first.measured, first.steps, first.topk, first.draft_tokens);
   if (settings > 1) {
-    // Coordinate descent: each free parameter in turn, the others held.
-    for (int round = 0; round < 25; ++round) {
-      fit.rate = golden_min([&](double a) { return sse(a, fit.beta, fit.decay); }, 0.0, kMaxRate);
-      if (fit.beta_fitted)
-        fit.beta = golden_min([&](double b) { return sse(fit.rate, b, fit.decay); }, kBetaLo, kBetaHi);
-      if (fit.decay_fitted)
-        fit.decay = golden_min([&](double g) { return sse(fit.rate, fit.beta, g); }, kDecayLo, kDecayHi);
-    }
+    // The free parameters as a vector, clamped into their ranges.
+    auto unpack = [&](const std::vector<double>& x, double& a, double& b, double& g) {
+      std::size_t i = 0;
+      a = std::clamp(x[i++], 0.0, kMaxRate);
+      b = fit.beta_fitted ? std::clamp(x[i++], kBetaLo, kBetaHi) : kDefaultCoverageBeta;
+      g = fit.decay_fitted ? std::clamp(x[i++], kDecayLo, kDecayHi) : 1.0;
+    };
+    auto objective = [&](const std::vector<double>& x) {
+      double a, b, g;
+      unpack(x, a, b, g);
+      return sse(a, b, g);
+    };
+    std::vector<double> x{fit.rate};
+    if (fit.beta_fitted) x.push_back(fit.beta);
+    if (fit.decay_fitted) x.push_back(fit.decay);
+    // Nelder-Mead, restarted from its own result until it stops improving (the objective has kinks
+    // where the tree's chosen nodes change, which a single run can stall on).
+    for (int restart = 0; restart < 6; ++restart) x = nelder_mead(objective, x, 0.05);
+    unpack(x, fit.rate, fit.beta, fit.decay);
   }
   fit.model = shaped_acceptance(fit.rate, fit.beta, fit.decay, kMaxDepth, 64);
   double sum = 0;
