@@ -120,10 +120,10 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
 }
 
 // Model figures without any measurement (the accept len as logged, or 1).
-Figures model_figures(const RunArgs& args, const LogSummary& sum) {
+Figures model_figures(const RunArgs& args, const LogSummary& sum, std::optional<double> accept_len) {
   RunArgs a = args;
   const bool spec = *a.algorithm != "NONE";
-  if (spec) a.accept_len = sum.accept_len.value_or(1.0);
+  if (spec) a.accept_len = accept_len.value_or(1.0);
   const Scenario s = resolve_scenario(a);
   const ScenarioResult r = run_scenario(s);
   const CycleResult& c = nccl_result(r);
@@ -140,7 +140,7 @@ Figures model_figures(const RunArgs& args, const LogSummary& sum) {
     if ((p.kind == PhaseKind::Verify || (!spec && p.kind == PhaseKind::BaselineDecode)) && p.allreduce_count > 0)
       f.allreduce_model_us = p.allreduce_us / p.allreduce_count;
   }
-  if (spec && sum.accept_len) f.measured_cycle_us = *sum.accept_len * sum.batch_size * 1e6 / sum.tok_s;
+  if (spec && accept_len) f.measured_cycle_us = *accept_len * sum.batch_size * 1e6 / sum.tok_s;
   if (!spec) f.measured_step_us = sum.batch_size * 1e6 / sum.tok_s;
   return f;
 }
@@ -188,7 +188,10 @@ Diagnosis diagnose(const DiagnoseInput& in) {
   d.model = m.name, d.model_from = m.how;
 
   RunArgs a = run_args(in, sum, d.model);
-  d.figures = model_figures(a, sum);
+  // A logged accept len above steps + 1 cannot be modelled: it is capped there (and reported).
+  std::optional<double> accept = sum.accept_len;
+  if (accept && a.num_steps && *accept > *a.num_steps + 1) accept = *a.num_steps + 1.0;
+  d.figures = model_figures(a, sum, accept);
   Figures& f = d.figures;
   const bool spec = f.speculative;
 
@@ -264,7 +267,7 @@ Diagnosis diagnose(const DiagnoseInput& in) {
     } catch (const InputError&) {
       if (!sum.accept_len) throw;
       RunArgs b = a;
-      b.accept_len = sum.accept_len;
+      b.accept_len = accept;
       s = build(b, std::nullopt, base, "");
       d.how = Reproduction::NotReproduced;
     }
@@ -272,11 +275,11 @@ Diagnosis diagnose(const DiagnoseInput& in) {
     // The logged accept len, and the per-forward overhead that closes the measured cycle: the
     // plain-decode figure with that overhead, found by bisection through the whole model.
     RunArgs b = a;
-    b.accept_len = sum.accept_len;
+    b.accept_len = accept;
     const std::string implied_source = fmt::format(
         "implied, not measured: the plain decode step whose per-forward overhead makes the modelled cycle give {} "
         "at the logged accept len {:.3f}",
-        where, *sum.accept_len);
+        where, *accept);
     auto at = [&](double baseline_tok_s, std::optional<double> spec_tok_s) {
       RunArgs t = b;
       t.measured_baseline_tok_s = baseline_tok_s;
