@@ -1,5 +1,6 @@
 // What the acceptance model is fitted from: the --acceptance file (strict schema), SGLang logs
-// (server_args + accept len lines) and bench_speculative.py results.
+// (server_args + accept len lines; the server_args parser itself is tested in test_ingest.cc) and
+// bench_speculative.py results.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -72,23 +73,6 @@ TEST_CASE("--acceptance file: every schema violation is refused naming the field
       std::string::npos);
   CHECK(refusal(json::parse(R"({"depth_rates": [0.8], "topk_coverage": [[0.8, 1.01]]})")).find("outside [0, 1]") !=
         std::string::npos);
-}
-
-TEST_CASE("server_args line: the speculative settings, None and quoted values") {
-  const auto s = parse_server_args_line(server_args(5, 4, 8));
-  REQUIRE(s);
-  CHECK(*s->algorithm == "EAGLE3");
-  CHECK(*s->steps == 5);
-  CHECK(*s->topk == 4);
-  CHECK(*s->draft_tokens == 8);
-  const auto none = parse_server_args_line(
-      "server_args=ServerArgs(model_path='m', speculative_algorithm=None, speculative_num_steps=None)");
-  REQUIRE(none);
-  CHECK_FALSE(none->algorithm);
-  CHECK_FALSE(none->steps);
-  CHECK_FALSE(parse_server_args_line("Decode batch, #running-req: 1"));
-  // A key inside another key's name is not matched (draft_speculative_num_steps is not steps).
-  CHECK(*server_arg("ServerArgs(x_speculative_num_steps=9, speculative_num_steps=2)", "speculative_num_steps") == "2");
 }
 
 TEST_CASE("SGLang log: accept lens averaged per setting, each under the server_args above it") {

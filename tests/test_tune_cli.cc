@@ -167,6 +167,34 @@ TEST_CASE("tune: acceptance fitted from an SGLang log, bench results and a scena
   CHECK(s["acceptance"]["fit"]["points"][0]["measured_accept_len"].get<double>() == Approx(2.5));
 }
 
+TEST_CASE("tune: the scenario `specsim diagnose` writes from a log is tuned from its accept len") {
+  const std::string dir = fresh_dir();
+  const std::string log = traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h100-synthetic-from-real-format.log");
+  const auto d = run_specsim({"diagnose", log, "--hardware", "h100-sxm:nvswitch", "-o", dir + "/s.yaml"});
+  INFO(d.err);
+  REQUIRE(d.exit_code == 0);
+  const auto r = run_specsim({"tune", "--scenario", dir + "/s.yaml", "--batch-size", "1,32", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["model"] == "llama-3.1-8b");
+  CHECK(j["tp_size"] == 1);
+  CHECK(j["search"]["allreduce"] == json::array({"nccl"}));  // tp 1: no all-reduce to choose
+  const auto& p = j["acceptance"]["fit"]["points"][0];
+  CHECK(p["steps"] == 5);
+  CHECK(p["topk"] == 8);
+  CHECK(p["draft_tokens"] == 32);
+  // The log's mean accept len, as the scenario carries it.
+  std::stringstream text(slurp(log));
+  double sum = 0;
+  int n = 0;
+  for (std::string line; std::getline(text, line);)
+    if (const auto at = line.find("accept len: "); at != std::string::npos) sum += std::stod(line.substr(at + 12)), ++n;
+  REQUIRE(n > 0);
+  CHECK(p["measured_accept_len"].get<double>() == Approx(sum / n).epsilon(1e-6));
+  CHECK(p["model_accept_len"].get<double>() == Approx(p["measured_accept_len"].get<double>()).margin(1e-6));
+}
+
 TEST_CASE("tune: bad inputs exit 2 with one line naming the file or flag") {
   const std::string dir = fresh_dir();
   auto refused = [&](const std::vector<std::string>& args, const std::string& what) {

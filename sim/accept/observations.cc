@@ -18,39 +18,6 @@ using ingest::fail_at;
 using ingest::split_lines;
 using ingest::trim;
 
-std::optional<std::string> server_arg(std::string_view line, std::string_view key) {
-  const std::size_t open = line.find("ServerArgs(");
-  if (open == std::string_view::npos) return std::nullopt;
-  for (std::size_t at = line.find(key, open); at != std::string_view::npos; at = line.find(key, at + 1)) {
-    const char before = line[at - 1];
-    if ((before != '(' && before != ' ') || line.substr(at + key.size(), 1) != "=") continue;
-    std::string_view v = line.substr(at + key.size() + 1);
-    if (!v.empty() && (v[0] == '\'' || v[0] == '"')) {
-      const std::size_t close = v.find(v[0], 1);
-      return std::string(v.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1));
-    }
-    return std::string(trim(v.substr(0, v.find_first_of(",)"))));
-  }
-  return std::nullopt;
-}
-
-std::optional<LoggedSettings> parse_server_args_line(std::string_view line) {
-  if (line.find("ServerArgs(") == std::string_view::npos) return std::nullopt;
-  LoggedSettings s;
-  if (auto a = server_arg(line, "speculative_algorithm"); a && *a != "None") s.algorithm = *a;
-  auto int_arg = [&](std::string_view key) -> std::optional<int> {
-    const auto v = server_arg(line, key);
-    double x = 0;
-    if (!v || *v == "None" || !ingest::parse_number(*v, x) || x != std::floor(x) || x < 0 || x > 1e6)
-      return std::nullopt;
-    return static_cast<int>(x);
-  };
-  s.steps = int_arg("speculative_num_steps");
-  s.topk = int_arg("speculative_eagle_topk");
-  s.draft_tokens = int_arg("speculative_num_draft_tokens");
-  return s;
-}
-
 namespace {
 
 // Per-setting means, in order of first appearance.
@@ -71,27 +38,20 @@ std::vector<AcceptObservation> average(const std::vector<AcceptObservation>& raw
 
 std::vector<AcceptObservation> observations_from_log(const std::string& text, const std::string& file) {
   const ingest::SglangLog log = ingest::parse_sglang_log(text, file);
-  const auto lines = split_lines(text);
-  // The settings in force at each line: the last server_args line above it.
-  std::vector<std::pair<std::size_t, LoggedSettings>> settings;
-  for (std::size_t i = 0; i < lines.size(); ++i)
-    if (auto s = parse_server_args_line(lines[i])) settings.emplace_back(i + 1, *s);
   std::vector<AcceptObservation> raw;
   for (const auto& d : log.decode) {
     if (!d.accept_len) continue;
-    const LoggedSettings* s = nullptr;
-    std::size_t at = 0;
-    for (const auto& [ln, st] : settings)
-      if (ln < d.line) s = &st, at = ln;
-    if (!s)
+    if (!d.server_args_index)
       fail_at(file, d.line,
               "accept len line without a server_args=ServerArgs(...) line above it: the speculative settings are "
               "unknown (keep the server's start-up lines in the log)");
-    if (!s->algorithm || !s->steps || !s->topk || !s->draft_tokens)
-      fail_at(file, at,
+    const ingest::ServerArgs& s = log.server_args[*d.server_args_index];
+    if (!s.speculative() || !s.speculative_num_steps || !s.speculative_eagle_topk || !s.speculative_num_draft_tokens)
+      fail_at(file, s.line,
               "server_args line without speculative_algorithm, speculative_num_steps, speculative_eagle_topk and "
               "speculative_num_draft_tokens");
-    raw.push_back({*s->steps, *s->topk, *s->draft_tokens, *d.accept_len, fmt::format("{}:{}", file, d.line)});
+    raw.push_back({*s.speculative_num_steps, *s.speculative_eagle_topk, *s.speculative_num_draft_tokens, *d.accept_len,
+                   fmt::format("{}:{}", file, d.line)});
   }
   if (raw.empty())
     throw InputError("no decode line reports an accept len: was speculative decoding on in this log?", file);

@@ -1,31 +1,18 @@
 #pragma once
 // Measured accept lengths with the settings they were measured at, from what SGLang users have
 // (docs/acceptance.md#what-the-model-is-fitted-from):
-//  - an SGLang server log: its `server_args=ServerArgs(...)` line(s) give the speculative settings
-//    and the `accept len` of the decode lines after each is averaged per setting;
+//  - an SGLang server log: its `server_args=ServerArgs(...)` line(s) (read by ingest/sglang_log)
+//    give the speculative settings and the `accept len` of the decode lines after each is averaged
+//    per setting;
 //  - a bench_speculative.py output (JSON lines: steps, topk, num_draft_tokens, acc_length; rows
 //    with steps 0 are plain decoding and are skipped), or a CSV with a header naming the columns
 //    steps, topk, num_draft_tokens and accept_len (or acc_length).
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "accept/fit.h"
 
 namespace specsim::accept {
-
-/// The speculative settings of one `server_args=ServerArgs(...)` line.
-struct LoggedSettings {
-  std::optional<std::string> algorithm;  ///< speculative_algorithm (None: no speculation)
-  std::optional<int> steps, topk, draft_tokens;
-};
-
-/// The value text of `key=` in a ServerArgs(...) line (quotes removed), or nullopt.
-std::optional<std::string> server_arg(std::string_view line, std::string_view key);
-
-/// Reads the settings of a line holding `ServerArgs(`; nullopt for any other line.
-std::optional<LoggedSettings> parse_server_args_line(std::string_view line);
 
 /// The observations of an SGLang log's text (one per setting met). InputError `what (FILE:LINE)`
 /// when accept len lines come before any server_args line or under one without speculation.

@@ -39,7 +39,12 @@ std::vector<DraftSetting> draft_settings(int max_steps, int max_topk, int max_dr
 TuneResult run_tune(const TuneInput& in) {
   TuneResult out;
   out.backends = in.backends;
-  if (out.backends.empty()) out.backends = {parse_allreduce("nccl"), parse_allreduce("custom")};
+  // Not given: NCCL and the custom kernel, as `specsim run` shows them; at tp 1 there is no
+  // all-reduce, so one backend stands for all.
+  if (out.backends.empty())
+    out.backends = in.scenario.run.tp_size > 1
+                       ? std::vector<AllReduceChoice>{parse_allreduce("nccl"), parse_allreduce("custom")}
+                       : std::vector<AllReduceChoice>{parse_allreduce("nccl")};
   for (const auto& b : out.backends) allreduce_model(b);  // an unknown backend fails first
   const std::vector<DraftSetting> settings = draft_settings(in.max_steps, in.max_topk, in.max_draft_tokens);
   out.settings = settings.size();

@@ -16,7 +16,7 @@ struct TuneInput {
   Scenario scenario;  ///< model, hardware, tp, graphs, anchors; its draft shape and batch are replaced
   accept::TreeAcceptance acceptance;
   std::vector<int> batch_sizes{1, 2, 4, 8, 16, 32, 64};
-  std::vector<AllReduceChoice> backends;  ///< empty: nccl and custom
+  std::vector<AllReduceChoice> backends;  ///< empty: nccl and custom (nccl alone at tp 1)
   bool backends_given = false;            ///< the user listed them (a refused one is an error)
   int max_steps = 8, max_topk = 8, max_draft_tokens = 64;
 };
