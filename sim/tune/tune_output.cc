@@ -166,14 +166,15 @@ void draw_tune_plot(const TuneReport& r, const std::string& path, const std::str
     for (const char c : t) out += c == '\'' ? std::string("''") : std::string(1, c);
     return out + "'";
   };
-  // Columns: batch size, best plain decoding, then the best setting of each backend ("NaN" where
-  // the backend does not run), rows by batch size.
+  // Columns: batch size, best plain decoding tok/s, then per backend the best setting's tok/s over
+  // it ("NaN" where the backend does not run), rows by batch size.
   std::vector<const TuneBatch*> rows;
   for (const auto& b : res.batches) rows.push_back(&b);
   std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->batch_size < b->batch_size; });
   std::string data;
   for (const auto* b : rows) {
-    data += fmt::format("{} {:.6g}", b->batch_size, b->best_plain_tok_s());
+    const double plain = b->best_plain_tok_s();
+    data += fmt::format("{} {:.6g}", b->batch_size, plain);
     for (std::size_t k = 0; k < res.backends.size(); ++k) {
       double best = NAN;
       for (const auto& x : b->ranked)
@@ -181,26 +182,27 @@ void draw_tune_plot(const TuneReport& r, const std::string& path, const std::str
           best = x.tok_s;
           break;
         }
-      data += std::isnan(best) ? std::string(" NaN") : fmt::format(" {:.6g}", best);
+      data += std::isnan(best) || plain <= 0 ? std::string(" NaN") : fmt::format(" {:.6g}", best / plain);
     }
     data += "\n";
   }
   const Scenario& s = r.in.scenario;
-  std::string cmd = "set datafile missing 'NaN'\nset logscale x 2\nset grid\nset key top left\n";
-  cmd += "set xlabel 'batch size (running requests)'\nset ylabel 'tok/s'\n";
+  std::string cmd = "set datafile missing 'NaN'\nset logscale x 2\nset grid\nset key top right\n";
+  cmd += "set xlabel 'batch size (running requests)'\nset ylabel 'best setting tok/s / plain decoding tok/s'\n";
+  cmd += "set yrange [0:*]\n";
   cmd += "set title " +
-         quote(fmt::format("specsim tune: {} on {}x {}, tp {}: best draft setting vs plain decoding", s.target.name,
-                           s.hw.num_gpus, s.hw.gpu.name, s.run.tp_size)) +
+         quote(fmt::format("specsim tune: {} on {}x {}, tp {}: the best draft setting against plain decoding",
+                           s.target.name, s.hw.num_gpus, s.hw.gpu.name, s.run.tp_size)) +
          "\n";
   if (const auto stop = res.stops_paying_at())
     cmd += fmt::format(
         "set arrow from {0},graph 0 to {0},graph 1 nohead dt 2 lc rgb 'gray40'\n"
-        "set label {1} at {0},graph 0.95 left offset 0.5,0\n",
+        "set label {1} at {0},graph 0.05 right offset -0.5,0\n",
         *stop, quote(fmt::format("stops paying at bs {}", *stop)));
-  cmd += "plot $DATA using 1:2 with linespoints lw 2 title 'plain decoding (best backend)'";
+  cmd += "plot 1 with lines dt 2 lw 2 lc rgb 'black' title 'plain decoding (best backend)'";
   for (std::size_t k = 0; k < res.backends.size(); ++k)
     cmd += fmt::format(", $DATA using 1:{} with linespoints lw 2 title {}", k + 3,
-                       quote("best speculative setting, " + res.backends[k].label()));
+                       quote("best draft setting, " + res.backends[k].label()));
   cmd += "\n";
   sweep::render_gnuplot(path, script_path, data, cmd);
 }

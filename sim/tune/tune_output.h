@@ -36,8 +36,9 @@ nlohmann::json tune_json(const TuneReport& r);
 /// accept_len, cycle_us, tok_s, speedup, plain_tok_s.
 std::string tune_csv(const TuneReport& r);
 
-/// Draws tok/s against batch size (best setting per backend, plain decoding) into `path`
-/// (.png/.svg); InputError naming --plot on failure.
+/// Draws the best setting's tok/s over plain decoding against batch size, per backend, into
+/// `path` (.png/.svg), the batch size where speculation stops paying marked; InputError naming
+/// --plot on failure.
 void draw_tune_plot(const TuneReport& r, const std::string& path, const std::string& script_path);
 
 }  // namespace specsim::tune
