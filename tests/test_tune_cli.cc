@@ -213,6 +213,7 @@ TEST_CASE("tune: bad inputs exit 2 with one line naming the file or flag") {
   refused({"--acceptance", acceptance_file(dir, R"({"depth_rates": [0.8]})"), "--accept-from", dir + "/acc.json"},
           "not both");
   refused({"--acceptance", dir + "/acc.json", "--batch-size", "0"}, "--batch-size");
+  refused({"--acceptance", dir + "/acc.json", "--batch-size", "1..300"}, "at most 256");
   refused({"--acceptance", dir + "/acc.json", "--allreduce", "bogus!"}, "--allreduce");
   refused({"--acceptance", dir + "/acc.json", "--speculative-algorithm", "NONE"}, "--speculative-algorithm");
   write_text(dir + "/bad.csv", "steps,topk,num_draft_tokens,accept_len\n3,1,5,2.5\n");

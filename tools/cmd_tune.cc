@@ -27,6 +27,9 @@ namespace specsim::cli {
 
 namespace {
 
+// Each batch size costs a full search (about 10,000 cycles at the default limits).
+constexpr std::size_t kMaxBatchSizes = 256;
+
 struct TuneFlags {
   std::vector<std::string> accept_from;
   std::string acceptance, scenario, batch = "1,2,4,8,16,32,64", csv, plot, plot_script;
@@ -112,6 +115,9 @@ int cmd_tune(int argc, char** argv) {
     in.batch_sizes.clear();
     for (const long long b : sweep::parse_int_values(f.batch, "--batch-size", 1, 1 << 20))
       in.batch_sizes.push_back(static_cast<int>(b));
+    if (in.batch_sizes.size() > kMaxBatchSizes)
+      throw InputError(fmt::format("{} batch sizes: tune ranks at most {}", in.batch_sizes.size(), kMaxBatchSizes),
+                       "--batch-size");
     in.max_steps = f.max_steps, in.max_topk = f.max_topk, in.max_draft_tokens = f.max_draft_tokens;
     in.backends = sweep::parse_allreduce_values(args.allreduce, "--allreduce");
     in.backends_given = !in.backends.empty();

@@ -7,6 +7,7 @@
 
 #include "accept/sglang_draft_rule.h"
 #include "cost/allreduce_model.h"
+#include "engine/result_checks.h"
 #include "engine/scenario.h"
 #include "util/error.h"
 
@@ -23,7 +24,7 @@ std::optional<int> TuneResult::stops_paying_at() const {
   for (const auto& b : batches) by_size.push_back(&b);
   std::sort(by_size.begin(), by_size.end(), [](auto* a, auto* b) { return a->batch_size < b->batch_size; });
   for (const auto* b : by_size)
-    if (!b->pays()) return b->batch_size;
+    if (!b->plain.empty() && !b->pays()) return b->batch_size;
   return std::nullopt;
 }
 
@@ -72,6 +73,11 @@ TuneResult run_tune(const TuneInput& in) {
     const ScenarioResult anchor = run_scenario(s);
     std::vector<bool> refused_here(out.backends.size(), false), plain_done(out.backends.size(), false);
     for (const auto& d : settings) {
+      // The engine's bound on tokens per forward (validate_run's): larger batches skip the setting.
+      if (double(bs) * d.draft_tokens > double(1 << 24)) {
+        out.skipped += out.backends.size();
+        continue;
+      }
       RunSpec run = s.run;
       run.num_steps = d.steps, run.topk = d.topk, run.num_draft_tokens = d.draft_tokens;
       const CyclePlan plan = build_plan(base.target, draft, run);
@@ -91,6 +97,7 @@ TuneResult run_tune(const TuneInput& in) {
           continue;
         }
         const CycleResult c = evaluate_cycle(plan, ctx, accept_len);
+        if (const std::string why = figure_problem(run, c); !why.empty()) throw InputError(why, "");
         ++out.evaluated;
         if (!plain_done[b]) {
           plain_done[b] = true, ever_ran[b] = true;

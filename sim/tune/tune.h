@@ -57,9 +57,11 @@ struct TuneResult {
   std::vector<Refusal> refused;
   std::size_t settings = 0;   ///< draft settings SGLang runs in the search space
   std::size_t evaluated = 0;  ///< cycle evaluations
-  std::size_t skipped = 0;    ///< settings a backend refused though it runs plain decoding there
+  /// Setting x backend pairs left out: refused by a backend that runs plain decoding there, or
+  /// above the engine's 2^24 tokens per forward (batch size x draft tokens).
+  std::size_t skipped = 0;
   /// The smallest batch size asked at which the best setting no longer beats plain decoding
-  /// (nullopt: speculation pays at every batch size asked).
+  /// (nullopt: speculation pays at every batch size asked; sizes where nothing ran are passed over).
   std::optional<int> stops_paying_at() const;
 };
 

@@ -43,6 +43,10 @@ std::string tune_text(const TuneReport& r) {
   for (const auto& b : res.batches) {
     o += fmt::format("\nbatch size {}: plain decoding", b.batch_size);
     for (const auto& p : b.plain) o += fmt::format(" {:.1f} tok/s ({})", p.tok_s, backend_label(r, p.backend));
+    if (b.plain.empty()) {
+      o += " -- nothing could be evaluated at this batch size\n";
+      continue;
+    }
     o += b.pays() ? " -- speculation pays\n" : " -- speculation does not pay: run without it\n";
     o += fmt::format("  {:>4} {:>5} {:>4} {:>6} {:<10} {:>10} {:>10} {:>10} {:>8}\n", "rank", "steps", "topk", "draft",
                      "allreduce", "accept len", "cycle us", "tok/s", "speedup");
@@ -54,10 +58,15 @@ std::string tune_text(const TuneReport& r) {
     }
   }
   const auto stop = res.stops_paying_at();
-  if (stop)
-    o += fmt::format("\nspeculation stops paying at batch size {} (the best setting falls below plain decoding)\n",
-                     *stop);
-  else
+  if (stop) {
+    o +=
+        fmt::format("\nspeculation stops paying at batch size {} (the best setting falls below plain decoding)", *stop);
+    std::string again;  // larger sizes where it pays once more (the cycle is not monotone in batch)
+    for (const auto& b : res.batches)
+      if (b.batch_size > *stop && !b.plain.empty() && b.pays())
+        again += fmt::format("{}{}", again.empty() ? "" : ", ", b.batch_size);
+    o += again.empty() ? "\n" : "; it pays again at batch size " + again + "\n";
+  } else
     o += "\nspeculation pays at every batch size asked\n";
   return o;
 }
