@@ -4,6 +4,8 @@
 // scenario file) and the cycle model (docs/tune.md).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <iostream>
 
@@ -86,7 +88,9 @@ int cmd_tune(int argc, char** argv) {
   app.add_option("--batch-size", f.batch, "batch sizes to rank at (list or range, default 1,2,4,8,16,32,64)");
   app.add_flag("--json", f.json, "print the ranking as JSON (with elapsed_s)");
   app.add_option("--csv", f.csv, "write the shown rows as CSV to FILE");
-  app.add_option("--plot", f.plot, "draw tok/s against batch size with gnuplot into FILE.png or FILE.svg");
+  app.add_option(
+      "--plot", f.plot,
+      "draw the best setting's tok/s over plain decoding against batch size (gnuplot) into FILE.png or FILE.svg");
   app.add_option("--plot-script", f.plot_script, "also keep the gnuplot script (data inline) in this file");
   app.add_option("--top", f.top, "settings shown per batch size (0: all)")->check(CLI::Range(0, 100000));
   app.add_option("--max-steps", f.max_steps, "deepest draft searched (1..16, default 8)")->check(CLI::Range(1, 16));
@@ -107,7 +111,9 @@ int cmd_tune(int argc, char** argv) {
     if (!f.plot_script.empty() && f.plot.empty()) throw InputError("--plot-script needs --plot FILE.png", "--plot");
     if (!f.plot.empty())
       sweep::check_plot_target(f.plot), sweep::plot_safe(f.plot_script, "the plot script path", "--plot-script");
-    if (args.algorithm && (*args.algorithm == "NONE" || *args.algorithm == "none"))
+    std::string algo = args.algorithm.value_or("");
+    std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+    if (algo == "NONE")
       throw InputError("tune searches speculative settings: leave --speculative-algorithm out or name the draft's",
                        "--speculative-algorithm");
 
