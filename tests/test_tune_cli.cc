@@ -143,6 +143,18 @@ TEST_CASE("tune: acceptance fitted from an SGLang log, bench results and a scena
     }
   CHECK(saw);
 
+  // A second log at a tree setting: both settings fitted, the coverage exponent with them.
+  const std::string log2 = dir + "/sglang-tree.log";
+  write_text(log2,
+             "[2025-06-02 10:00:00 TP0] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-8B-Instruct', "
+             "tp_size=8, speculative_algorithm='EAGLE3', speculative_num_steps=5, speculative_eagle_topk=4, "
+             "speculative_num_draft_tokens=16)\n"
+             "[2025-06-02 10:00:05 TP0] Decode batch, #running-req: 1, #token: 186, token usage: 0.00, accept len: "
+             "3.90, cuda graph: True, gen throughput (token/s): 190.00, #queue-req: 0\n");
+  const json two = tune_json({"--accept-from", log, "--accept-from", log2, "--batch-size", "1"});
+  CHECK(two["acceptance"]["fit"]["points"].size() == 2);
+  CHECK(two["acceptance"]["fit"]["beta_fitted"] == true);
+
   // Bench results at two settings, one a tree: the coverage exponent is fitted too.
   const std::string bench = dir + "/bench.jsonl";
   write_text(bench, R"({"batch_size": 1, "steps": 3, "topk": 1, "num_draft_tokens": 4, "acc_length": 2.7})"
