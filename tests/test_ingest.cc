@@ -154,7 +154,10 @@ TEST_CASE("SGLang logs: both decode-line forms") {
   const auto spec = parse_sglang_log(slurp(kSpecLog), kSpecLog);
   CHECK(spec.decode.size() == 60);
   CHECK(spec.prefill_lines == 1);
-  CHECK(spec.unknown_lines == 5);
+  CHECK(spec.unknown_lines == 4);  // the server_args line is read, not skipped
+  REQUIRE(spec.server_args.size() == 1);
+  CHECK(spec.server_args[0].tp_size == 8);
+  CHECK(spec.decode[0].server_args_index == std::size_t{0});
   CHECK(spec.speculative());
   CHECK(spec.decode[0].accept_rate.has_value());
   CHECK(spec.decode[0].cuda_graph == false);
@@ -163,6 +166,8 @@ TEST_CASE("SGLang logs: both decode-line forms") {
   CHECK(base.decode.size() == 35);
   CHECK_FALSE(base.speculative());
   CHECK_FALSE(base.decode[0].cuda_graph.has_value());
+  CHECK(base.server_args.empty());
+  CHECK_FALSE(base.decode[0].server_args_index.has_value());
   CHECK(base.baseline_lines() == 30);  // the 2-request lines are not the baseline
   CHECK(*base.baseline_tok_s() == Approx(89.5).epsilon(0.03));
 }
@@ -320,4 +325,125 @@ TEST_CASE("SGLang log: counts that overflow their integer type are bad input (fo
   const std::string frac =
       "Decode batch, #running-req: 1.5, #token: 186, token usage: 0.00, gen throughput (token/s): 17.86\n";
   CHECK_THROWS_AS(parse_sglang_log(frac, "F"), specsim::InputError);
+}
+
+namespace {
+
+// A server_args line in the form SGLang logs it (the dataclass repr, one line), cut down.
+const std::string kServerArgs =
+    "[2025-11-06 01:22:00 TP0] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-8B-Instruct', "
+    "tokenizer_path='meta-llama/Llama-3.1-8B-Instruct', tokenizer_mode='auto', load_format='auto', "
+    "model_loader_extra_config='{}', trust_remote_code=False, context_length=None, host='127.0.0.1', port=30000, "
+    "dtype='bfloat16', quantization=None, kv_cache_dtype='auto', mem_fraction_static=0.835, "
+    "max_running_requests=48, chunked_prefill_size=8192, served_model_name='llama-8b', tp_size=2, dp_size=1, "
+    "json_model_override_args='{\"a\": [1, 2]}', lora_paths=None, attention_backend='fa3', "
+    "speculative_algorithm='EAGLE3', speculative_draft_model_path='jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B', "
+    "speculative_num_steps=3, speculative_eagle_topk=4, speculative_num_draft_tokens=16, "
+    "speculative_accept_threshold_single=1.0, cuda_graph_max_bs=8, cuda_graph_bs=[1, 2, 4, 8], "
+    "disable_cuda_graph=False, enable_dp_attention=False, disable_overlap_schedule=True, "
+    "disable_custom_all_reduce=True, enable_torch_compile=False, weird=<Enum.X: 'a, b)'>, "
+    "nested={'k': (1, 'x)'), 'q': \"it's\"})";
+
+std::string with(const std::string& line, const std::string& from, const std::string& to) {
+  std::string s = line;
+  s.replace(s.find(from), from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("SGLang server_args line: the keys that shape the cycle, Python literals") {
+  const auto a = parse_server_args(kServerArgs, "F", 3);
+  CHECK(a.line == 3);
+  CHECK(a.model_path == "meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(a.served_model_name == std::optional<std::string>("llama-8b"));
+  CHECK(a.tp_size == 2);
+  CHECK(a.dp_size == 1);
+  CHECK(a.speculative());
+  CHECK(*a.speculative_algorithm == "EAGLE3");
+  CHECK(*a.speculative_draft_model_path == "jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B");
+  CHECK(*a.speculative_num_steps == 3);
+  CHECK(*a.speculative_eagle_topk == 4);
+  CHECK(*a.speculative_num_draft_tokens == 16);
+  CHECK(*a.cuda_graph_max_bs == 8);
+  CHECK(*a.max_running_requests == 48);
+  CHECK_FALSE(a.disable_cuda_graph);
+  CHECK(a.disable_overlap_schedule);
+  CHECK(a.disable_custom_all_reduce);
+  CHECK_FALSE(a.enable_dp_attention);
+  CHECK(*a.attention_backend == "fa3");
+  CHECK(a.dtype == "bfloat16");
+  CHECK_FALSE(a.quantization.has_value());
+  CHECK(a.kv_cache_dtype == "auto");
+  CHECK(*a.mem_fraction_static == Approx(0.835));
+  // Unused keys are kept as logged: brackets and quotes do not split a value.
+  CHECK(a.raw.at("cuda_graph_bs") == "[1, 2, 4, 8]");
+  CHECK(a.raw.at("weird") == "<Enum.X: 'a, b)'>");
+  CHECK(a.raw.at("nested") == "{'k': (1, 'x)'), 'q': \"it's\"}");
+  CHECK(a.raw.at("json_model_override_args") == "'{\"a\": [1, 2]}'");
+  CHECK(a.raw.size() == 36);
+
+  // Speculation off: the algorithm and its settings are None.
+  const auto off = parse_server_args(
+      "server_args=ServerArgs(model_path='m', speculative_algorithm=None, speculative_num_steps=None)", "F", 1);
+  CHECK_FALSE(off.speculative());
+  CHECK_FALSE(off.speculative_num_steps.has_value());
+  CHECK(off.tp_size == 1);  // SGLang's default when the key is absent
+}
+
+TEST_CASE("SGLang server_args line: a bad value of a key that is read names FILE:LINE and the key") {
+  const auto error = [](const std::string& line) -> std::pair<std::string, std::string> {
+    try {
+      parse_server_args(line, "F", 7);
+    } catch (const InputError& e) {
+      return {e.what(), e.where()};
+    }
+    return {"no error", ""};
+  };
+  for (const auto& [from, to, key] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"tp_size=2", "tp_size='2'", "tp_size"},
+           {"tp_size=2", "tp_size=0", "tp_size"},
+           {"speculative_num_steps=3", "speculative_num_steps=2.5", "speculative_num_steps"},
+           {"speculative_eagle_topk=4", "speculative_eagle_topk=1e30", "speculative_eagle_topk"},
+           {"disable_cuda_graph=False", "disable_cuda_graph=0", "disable_cuda_graph"},
+           {"model_path='meta-llama/Llama-3.1-8B-Instruct'", "model_path=None", "model_path"},
+           {"speculative_algorithm='EAGLE3'", "speculative_algorithm=EAGLE3", "speculative_algorithm"},
+           {"mem_fraction_static=0.835", "mem_fraction_static=1.5", "mem_fraction_static"},
+       }) {
+    const auto [what, where] = error(with(kServerArgs, from, to));
+    CHECK(where == "F:7");
+    CHECK(what.find(key) != std::string::npos);
+  }
+  // A bad-looking value of a key specsim does not read is skipped.
+  CHECK(error(with(kServerArgs, "port=30000", "port=abc")).first == "no error");
+  // Truncated, unclosed, no key, no model_path.
+  CHECK(error(kServerArgs.substr(0, kServerArgs.size() / 2)).second == "F:7");
+  CHECK(error(with(kServerArgs, "dtype='bfloat16'", "dtype='bfloat16")).second == "F:7");
+  CHECK(error(with(kServerArgs, "port=30000", "30000")).second == "F:7");
+  CHECK(error(with(kServerArgs, "port=30000", "port=")).second == "F:7");
+  CHECK(error("server_args=ServerArgs(tp_size=8)").first.find("model_path") != std::string::npos);
+
+  // In a log: the line number is the log's, decode lines point at the launch above them.
+  const std::string log = "SGLang\n" + with(kServerArgs, "tp_size=2", "tp_size=two") + "\n";
+  try {
+    parse_sglang_log(log + "Decode batch, #running-req: 1, gen throughput (token/s): 10\n", "L");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.where() == "L:2");
+    CHECK(std::string(e.what()).find("tp_size") != std::string::npos);
+  }
+  const auto two = parse_sglang_log("Decode batch, #running-req: 1, gen throughput (token/s): 10\n" + kServerArgs +
+                                        "\nDecode batch, #running-req: 3, gen throughput (token/s): 30, cuda graph: "
+                                        "True\n" +
+                                        with(kServerArgs, "tp_size=2", "tp_size=4") +
+                                        "\nDecode batch, #running-req: 1, gen throughput (token/s): 20\n",
+                                    "L");
+  REQUIRE(two.server_args.size() == 2);
+  CHECK(two.server_args[1].tp_size == 4);
+  REQUIRE(two.decode.size() == 3);
+  CHECK_FALSE(two.decode[0].server_args_index.has_value());
+  CHECK(two.decode[1].server_args_index == std::size_t{0});
+  CHECK(two.decode[1].running_req == 3);
+  CHECK(two.decode[1].cuda_graph == true);
+  CHECK(two.decode[2].server_args_index == std::size_t{1});
 }

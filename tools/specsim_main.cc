@@ -26,8 +26,12 @@ constexpr Command kCommands[] = {
      specsim::cli::cmd_calibrate},
     {"ingest", "read a torch-profiler trace, SGLang log or nccl-tests log and print what it holds",
      specsim::cli::cmd_ingest},
+    {"diagnose", "an SGLang server log -> the scenario reproducing its tok/s, and where log and model disagree",
+     specsim::cli::cmd_diagnose},
     {"validate", "predict the published measurements (traces/published/) and print the errors",
      specsim::cli::cmd_validate},
+    {"tune", "rank draft settings (steps, topk, draft tokens) by tok/s per batch size from measured acceptance",
+     specsim::cli::cmd_tune},
 };
 
 void usage() {

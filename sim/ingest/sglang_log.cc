@@ -108,6 +108,9 @@ SglangLog parse_sglang_log(const std::string& text, const std::string& file) {
       if (at + 13 > l.size() || (l[at + 12] != ',' && l[at + 12] != '.'))
         fail_at(file, i + 1, "'Decode batch' not followed by ',' or '.' and its fields (truncated line?)");
       log.decode.push_back(parse_decode(l.substr(at + 13), file, i + 1));
+      if (!log.server_args.empty()) log.decode.back().server_args_index = log.server_args.size() - 1;
+    } else if (is_server_args_line(l)) {
+      log.server_args.push_back(parse_server_args(l, file, i + 1));
     } else if (l.find("Prefill batch") != std::string_view::npos) {
       ++log.prefill_lines;
     } else if (!trim(l).empty()) {

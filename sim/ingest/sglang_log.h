@@ -4,9 +4,12 @@
 //     accept rate: 0.49, cuda graph: True, gen throughput (token/s): 178.86, #queue-req: 0
 //   Decode batch. #running-req: 1, #token: 186, token usage: 0.00, gen throughput (token/s): 178.86, ...
 // Each line averages the decode steps since the previous one (SGLang logs every N steps).
+// The startup `server_args=ServerArgs(...)` line, when present, says how the server was launched.
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "ingest/sglang_server_args.h"
 
 namespace specsim::ingest {
 
@@ -18,10 +21,15 @@ struct DecodeLine {
   std::optional<double> accept_rate;  ///< newer SGLang only
   std::optional<bool> cuda_graph;     ///< newer SGLang only
   double gen_tok_s = 0;               ///< gen throughput (token/s) over the interval
+  /// Index in SglangLog::server_args of the launch this line belongs to (the last server_args
+  /// line above it); nullopt when none is above it.
+  std::optional<std::size_t> server_args_index;
 };
 
 struct SglangLog {
   std::vector<DecodeLine> decode;
+  /// The server_args lines in order (one per server start; a restarted server logs another).
+  std::vector<ServerArgs> server_args;
   std::size_t lines = 0, prefill_lines = 0;
   std::size_t unknown_lines = 0;            ///< anything else (requests, warnings, tracebacks): skipped
   bool speculative() const;                 ///< some decode line reports an accept len
@@ -32,8 +40,8 @@ struct SglangLog {
   std::size_t baseline_lines() const;
 };
 
-/// Parses a log; InputError `what (FILE:LINE)` on a decode line with a missing or bad field, or
-/// a log without any decode line.
+/// Parses a log; InputError `what (FILE:LINE)` on a decode line with a missing or bad field, a
+/// server_args line with a bad value of a key that is read, or a log without any decode line.
 SglangLog parse_sglang_log(const std::string& text, const std::string& file);
 
 }  // namespace specsim::ingest

@@ -1,0 +1,348 @@
+#include "diagnose/diagnose.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "diagnose/model_match.h"
+#include "engine/scenario.h"
+#include "ingest/nccl_tests.h"
+#include "ingest/text_lines.h"
+#include "ingest/torch_trace.h"
+#include "spec/scenario_file.h"
+#include "util/error.h"
+
+namespace specsim::diagnose {
+
+namespace {
+
+std::string lines_text(const LogSummary& s) {
+  const auto& l = s.line_numbers;
+  return l.size() == 1 ? fmt::format("line {}", l.front()) : fmt::format("lines {}-{}", l.front(), l.back());
+}
+
+// The NCCL all-reduce time at `bytes` in the nccl-tests table of `world` ranks (out of place,
+// log-log between the two rows around it).
+double nccl_tests_us_at(const std::string& file, int world, double bytes) {
+  const auto log = ingest::parse_nccl_tests(ingest::read_text(file, "--nccl-tests"), file);
+  for (const auto& t : log.tables) {
+    if (t.world() != world || (!t.collective.empty() && t.collective.find("all_reduce") == std::string::npos)) continue;
+    std::vector<std::pair<double, double>> rows;
+    for (const auto& r : t.rows)
+      if (r.bytes > 0 && r.oop_us > 0) rows.emplace_back(r.bytes, r.oop_us);
+    std::sort(rows.begin(), rows.end());
+    if (rows.empty()) continue;
+    if (bytes <= rows.front().first) return rows.front().second;
+    if (bytes >= rows.back().first) return rows.back().second;
+    for (std::size_t i = 1; i < rows.size(); ++i)
+      if (bytes <= rows[i].first) {
+        const auto [b0, t0] = rows[i - 1];
+        const auto [b1, t1] = rows[i];
+        const double w = std::log(bytes / b0) / std::log(b1 / b0);
+        return std::exp(std::log(t0) + w * (std::log(t1) - std::log(t0)));
+      }
+  }
+  throw InputError(fmt::format("no all-reduce table of {} ranks (the log's tp size)", world), "--nccl-tests " + file);
+}
+
+const CycleResult& nccl_result(const ScenarioResult& r) {
+  for (const auto& c : r.results)
+    if (c.backend.kind == AllReduceChoice::Kind::Nccl && c.refused.empty()) return c;
+  return r.results.front();
+}
+
+double tok_s_of(const Scenario& s, const ScenarioResult& r) {
+  const CycleResult& c = nccl_result(r);
+  return s.run.speculative() ? c.spec_tok_s : c.baseline_tok_s;
+}
+
+// The scenario as `specsim run --scenario FILE` reads it back, evaluated.
+double round_trip_tok_s(const nlohmann::json& file) {
+  RunArgs a;
+  args_from_scenario_file(file, a, "scenario");
+  Scenario s = resolve_scenario(a);
+  apply_scenario_file(file, s, "scenario");
+  return tok_s_of(s, run_scenario(s));
+}
+
+RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::string& model) {
+  const ingest::ServerArgs* sa = sum.launch ? &*sum.launch : nullptr;
+  RunArgs a;
+  a.model_path = model;
+  a.hardware = in.hardware;
+  a.tp_size = in.tp_size ? in.tp_size : sa ? std::optional<int>(sa->tp_size) : std::nullopt;
+  std::string algo = in.algorithm.value_or(sa ? sa->speculative_algorithm.value_or("NONE") : "");
+  if (algo.empty()) {
+    if (sum.speculative)
+      throw InputError(
+          "the log has no server_args line and its decode lines report an accept len: give "
+          "--speculative-algorithm and --speculative-num-steps as the server ran",
+          "--speculative-algorithm");
+    algo = "NONE";
+  }
+  std::string upper = algo;
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+  if (upper != "NONE" && upper != "EAGLE" && upper != "EAGLE3" && upper != "NEXTN")
+    throw InputError(fmt::format("speculative_algorithm {} is not modelled (EAGLE, EAGLE3, NEXTN or none)", algo),
+                     sa ? fmt::format("{}:{}", sum.file, sa->line) : "--speculative-algorithm");
+  if (upper == "NONE" && sum.speculative)
+    throw InputError("the decode lines report an accept len but the launch has no speculative_algorithm",
+                     in.algorithm ? "--speculative-algorithm" : sum.file);
+  a.algorithm = upper;
+  if (upper != "NONE") {
+    a.num_steps = in.num_steps ? in.num_steps : sa ? sa->speculative_num_steps : std::nullopt;
+    a.topk = in.topk ? in.topk : sa ? sa->speculative_eagle_topk : std::nullopt;
+    a.num_draft_tokens = in.num_draft_tokens ? in.num_draft_tokens
+                         : sa                ? sa->speculative_num_draft_tokens
+                                             : std::nullopt;
+    if (!a.num_steps)
+      throw InputError("the launch does not say speculative_num_steps: give --speculative-num-steps",
+                       "--speculative-num-steps");
+  }
+  a.batch_size = sum.batch_size;
+  a.context_len = sum.context_len;
+  if (sa) {
+    a.cuda_graph_max_bs = sa->cuda_graph_max_bs;
+    a.disable_cuda_graph = sa->disable_cuda_graph;
+    a.mem_fraction_static = sa->mem_fraction_static;
+    if (sa->quantization && (*sa->quantization == "fp8" || *sa->quantization == "w8a8_fp8"))
+      a.dtype = "fp8";
+    else if (!sa->quantization && (sa->dtype == "bfloat16" || sa->dtype == "float16"))
+      a.dtype = sa->dtype;
+  }
+  // Decode lines that ran without CUDA graphs although graphs were on: the phase the log times
+  // (verify with speculation, the decode step without) ran eagerly.
+  if (!a.disable_cuda_graph && sum.eager_lines > sum.graph_lines)
+    a.eager_phases = upper == "NONE" ? "baseline_decode" : "verify";
+  return a;
+}
+
+// Model figures without any measurement (the accept len as logged, or 1).
+Figures model_figures(const RunArgs& args, const LogSummary& sum, std::optional<double> accept_len) {
+  RunArgs a = args;
+  const bool spec = *a.algorithm != "NONE";
+  if (spec) a.accept_len = accept_len.value_or(1.0);
+  const Scenario s = resolve_scenario(a);
+  const ScenarioResult r = run_scenario(s);
+  const CycleResult& c = nccl_result(r);
+  Figures f;
+  f.speculative = spec;
+  f.steps = s.run.num_steps, f.topk = s.run.topk, f.draft_tokens = s.run.num_draft_tokens;
+  f.tp_size = s.run.tp_size, f.cuda_graph_max_bs = s.run.cuda_graph_max_bs;
+  f.disable_cuda_graph = s.run.disable_cuda_graph;
+  f.model_step_us = c.baseline_step_us;
+  f.model_cycle_us = spec ? c.cycle_us : c.baseline_step_us;
+  for (const auto& p : c.phases) {
+    const bool in_cycle = spec ? p.kind != PhaseKind::BaselineDecode : p.kind == PhaseKind::BaselineDecode;
+    if (in_cycle) f.allreduces_per_cycle += p.count * p.allreduce_count;
+    if ((p.kind == PhaseKind::Verify || (!spec && p.kind == PhaseKind::BaselineDecode)) && p.allreduce_count > 0)
+      f.allreduce_model_us = p.allreduce_us / p.allreduce_count;
+  }
+  if (spec && accept_len) f.measured_cycle_us = *accept_len * sum.batch_size * 1e6 / sum.tok_s;
+  if (!spec) f.measured_step_us = sum.batch_size * 1e6 / sum.tok_s;
+  return f;
+}
+
+struct Baseline {
+  double tok_s = 0;
+  int batch = 0;
+  std::string source;
+};
+
+Baseline baseline_from(const std::string& file) {
+  const auto log = ingest::parse_sglang_log(ingest::read_text(file, "--baseline-from"), file);
+  const LogSummary b = summarize_log(log, file, std::nullopt);
+  if (b.speculative)
+    throw InputError("the baseline log reports an accept len (speculation was on)", "--baseline-from " + file);
+  return {b.tok_s, b.batch_size,
+          fmt::format("{}: median gen throughput of {} decode lines at #running-req {} ({})", file,
+                      b.line_numbers.size(), b.batch_size, lines_text(b))};
+}
+
+}  // namespace
+
+std::string_view reproduction_name(Reproduction r) {
+  switch (r) {
+    case Reproduction::Baseline: return "measured-baseline";
+    case Reproduction::ImpliedOverhead: return "logged-accept-len-implied-overhead";
+    case Reproduction::ImpliedAccept: return "measured-baseline-implied-accept-len";
+    default: return "not-reproduced";
+  }
+}
+
+Diagnosis diagnose(const DiagnoseInput& in) {
+  Diagnosis d;
+  const auto log = ingest::parse_sglang_log(ingest::read_text(in.log, "LOG"), in.log);
+  d.log = summarize_log(log, in.log, in.batch_size);
+  const LogSummary& sum = d.log;
+  if (!in.hardware)
+    throw InputError(
+        "the log does not say the GPU: give --hardware GPU:TOPOLOGY (e.g. h100-sxm:nvswitch, "
+        "rtx-pro-6000:pcie-numa; models/hardware/ lists them)",
+        "--hardware");
+  if (in.nccl_tests && in.trace)
+    throw InputError("give one all-reduce measurement: --trace or --nccl-tests", "--trace");
+  const ModelMatch m = match_model(in.model, sum);
+  d.model = m.name, d.model_from = m.how;
+
+  RunArgs a = run_args(in, sum, d.model);
+  // A logged accept len above steps + 1 cannot be modelled: it is capped there (and reported).
+  std::optional<double> accept = sum.accept_len;
+  if (accept && a.num_steps && *accept > *a.num_steps + 1) accept = *a.num_steps + 1.0;
+  d.figures = model_figures(a, sum, accept);
+  Figures& f = d.figures;
+  const bool spec = f.speculative;
+
+  // The all-reduce measurement, at the verify payload (the decode step's without speculation).
+  if (in.trace || in.nccl_tests) {
+    if (f.tp_size <= 1) throw InputError("tp 1 runs no all-reduce to measure", in.trace ? "--trace" : "--nccl-tests");
+    if (in.trace) {
+      const auto tr = ingest::parse_torch_trace(ingest::read_text(*in.trace, "--trace"), *in.trace);
+      if (tr.mean_nccl_allreduce_us() <= 0)
+        throw InputError("the trace holds no NCCL all-reduce kernel", "--trace " + *in.trace);
+      a.measured_allreduce_us = tr.mean_nccl_allreduce_us();
+      a.measured_allreduce_source = fmt::format("{}: mean of {} NCCL all-reduce kernels", *in.trace,
+                                                tr.count[static_cast<int>(ingest::KernelKind::NcclAllReduce)]);
+    } else {
+      RunArgs a0 = a;  // the payload does not depend on acceptance
+      if (spec) a0.accept_len = 1.0;
+      const Scenario s0 = resolve_scenario(a0);
+      const double bytes = typical_allreduce_bytes(run_scenario(s0).plan);
+      a.measured_allreduce_us = nccl_tests_us_at(*in.nccl_tests, f.tp_size, bytes);
+      a.measured_allreduce_source = fmt::format(
+          "{}: all_reduce_perf out-of-place time at {:.0f} bytes (the verify payload)", *in.nccl_tests, bytes);
+    }
+    f.allreduce_measured_us = a.measured_allreduce_us;
+    f.allreduce_source = *a.measured_allreduce_source;
+  }
+
+  const std::string where = fmt::format("{}: median gen throughput of {} decode lines at #running-req {} ({})", in.log,
+                                        sum.line_numbers.size(), sum.batch_size, lines_text(sum));
+  d.measured_tok_s = sum.tok_s;
+  std::optional<Baseline> base;
+  if (in.baseline_log) base = baseline_from(*in.baseline_log);
+
+  auto build = [&](const RunArgs& args, std::optional<double> spec_tok_s, std::optional<Baseline> b,
+                   const std::string& baseline_source) {
+    Scenario s = resolve_scenario(args);
+    for (auto& mr : s.measured) {
+      mr.origin = "diagnose";
+      if (args.measured_baseline_tok_s) mr.baseline_source = baseline_source;
+      if (spec_tok_s) mr.run.measured_spec_tok_s = spec_tok_s, mr.spec_source = where;
+    }
+    if (s.measured.empty() && spec_tok_s) {
+      MeasuredRun mr;
+      mr.origin = "diagnose", mr.run = s.run, mr.hw = s.hw;
+      mr.run.accept_len.reset(), mr.run.accept_rate.reset();
+      mr.run.measured_spec_tok_s = spec_tok_s, mr.spec_source = where;
+      s.measured.push_back(mr);
+    }
+    if (b) {  // the plain-decode measurement of another log, at its own batch size
+      MeasuredRun mr;
+      mr.origin = "diagnose", mr.run = s.run, mr.hw = s.hw;
+      mr.run.accept_len.reset(), mr.run.accept_rate.reset();
+      mr.run.measured_spec_tok_s.reset(), mr.run.measured_allreduce_us.reset();
+      mr.run.batch_size = b->batch;
+      mr.run.measured_baseline_tok_s = b->tok_s, mr.baseline_source = b->source;
+      s.measured.push_back(mr);
+    }
+    return s;
+  };
+  auto predicted = [&](const Scenario& s) { return tok_s_of(s, run_scenario(s)); };
+
+  Scenario s;
+  if (!spec) {
+    a.measured_baseline_tok_s = sum.tok_s;
+    s = build(a, std::nullopt, std::nullopt, where);
+    d.how = Reproduction::Baseline;
+  } else if (base || !sum.accept_len) {
+    // The measured terms and the tok/s: the accept len is what they imply.
+    try {
+      s = build(a, sum.tok_s, base, "");
+      const ScenarioResult r = run_scenario(s);
+      if (const AnchorEntry* e = r.anchor_report.acceptance()) f.implied_accept_len = e->derived;
+      d.how = Reproduction::ImpliedAccept;
+    } catch (const InputError&) {
+      if (!sum.accept_len) throw;
+      RunArgs b = a;
+      b.accept_len = accept;
+      s = build(b, std::nullopt, base, "");
+      d.how = Reproduction::NotReproduced;
+    }
+  } else {
+    // The logged accept len, and the per-forward overhead that closes the measured cycle: the
+    // plain-decode figure with that overhead, found by bisection through the whole model.
+    RunArgs b = a;
+    b.accept_len = accept;
+    const std::string implied_source = fmt::format(
+        "implied, not measured: the plain decode step whose per-forward overhead makes the modelled cycle give {} "
+        "at the logged accept len {:.3f}",
+        where, *accept);
+    auto at = [&](double baseline_tok_s, std::optional<double> spec_tok_s) {
+      RunArgs t = b;
+      t.measured_baseline_tok_s = baseline_tok_s;
+      return build(t, spec_tok_s, std::nullopt, implied_source);
+    };
+    // nullopt: the anchors refuse that baseline (a step under half the modelled one).
+    auto tok_s_at = [&](double baseline_tok_s) -> std::optional<double> {
+      try {
+        return predicted(at(baseline_tok_s, std::nullopt));
+      } catch (const InputError&) {
+        return std::nullopt;
+      }
+    };
+    const double model_base = sum.batch_size * 1e6 / f.model_step_us;
+    double lo = model_base * 1e-4, hi = model_base * 1.99;
+    for (int i = 0; i < 40 && !tok_s_at(hi); ++i) hi *= 0.97;
+    const auto top = tok_s_at(hi);
+    if (!top || *top < sum.tok_s) {
+      f.model_too_slow = true;
+      s = build(b, std::nullopt, std::nullopt, "");
+      d.how = Reproduction::NotReproduced;
+    } else {
+      for (int i = 0; i < 200 && hi / lo > 1 + 1e-12; ++i) {
+        const double mid = std::sqrt(lo * hi);
+        const auto v = tok_s_at(mid);
+        (v && *v < sum.tok_s ? lo : hi) = mid;
+      }
+      s = at(hi, sum.tok_s);
+      d.how = Reproduction::ImpliedOverhead;
+    }
+  }
+  {
+    const ScenarioResult r = run_scenario(s);
+    for (const auto& e : r.anchor_report.entries)
+      if (e.kind == AnchorKind::Baseline && e.used) f.overhead_us = e.derived;
+    if (base) f.measured_step_us = base->batch * 1e6 / base->tok_s;
+  }
+  s.title = fmt::format("{} from the SGLang log {} (specsim diagnose)", d.model, in.log);
+  s.notes.push_back(fmt::format("decode lines used: {} ({} at #running-req {}); gen throughput median {:.2f} tok/s",
+                                lines_text(sum), sum.line_numbers.size(), sum.batch_size, sum.tok_s));
+  if (sum.accept_len)
+    s.notes.push_back(fmt::format("logged accept len: mean {:.3f} over those lines", *sum.accept_len));
+  s.notes.push_back(fmt::format("model: {} ({})", d.model, d.model_from));
+  s.notes.push_back(fmt::format("reproduced by: {}", reproduction_name(d.how)));
+  d.scenario = s;
+  d.scenario_file = scenario_file_json(s, d.model, "");
+  d.predicted_tok_s = round_trip_tok_s(d.scenario_file);
+  d.reproduces = std::abs(d.predicted_tok_s / d.measured_tok_s - 1) <= kReproduceShare;
+  d.findings = find_disagreements(sum, f);
+  if (!d.reproduces)
+    d.findings.insert(
+        d.findings.begin(),
+        Finding{"not-reproduced", true,
+                fmt::format("the scenario gives {:.1f} tok/s against the measured {:.1f}", d.predicted_tok_s,
+                            d.measured_tok_s),
+                d.predicted_tok_s / d.measured_tok_s, "x measured", 1 - kReproduceShare, 1 + kReproduceShare,
+                !f.model_too_slow ? "check --hardware and the launch settings; the findings below say which term is off"
+                : f.allreduce_measured_us
+                    ? "the measured all-reduce alone makes the cycle slower than the log: check that it was taken on "
+                      "this deployment, and --hardware"
+                    : "the model is slower than the log even with half a step less per forward: check --hardware "
+                      "and the dtype"});
+  return d;
+}
+
+}  // namespace specsim::diagnose

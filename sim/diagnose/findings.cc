@@ -1,0 +1,163 @@
+#include "diagnose/findings.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace specsim::diagnose {
+
+namespace {
+
+// The plausible ranges (docs/diagnose.md#ranges). A per-forward overhead beyond them is more
+// than scheduling and sampling: a wrong GPU, dtype or graph mode, or a cost the model lacks.
+constexpr double kOverheadLowShare = 0.15;   // the model may overstate a step by this share
+constexpr double kOverheadHighShare = 0.30;  // host work per step beyond this share of the step
+constexpr double kOverheadHighUs = 500;      // ... or this many us, whichever is larger
+constexpr double kAllReduceShare = 0.5;      // a measured all-reduce this far from the model
+constexpr double kAllReduceUs = 10;          // ... and this many us
+constexpr double kAcceptGapShare = 0.10;     // implied accept len vs logged
+constexpr double kUnstableCv = 0.10;         // gen throughput across the lines used
+constexpr double kMixedShare = 0.60;         // lines at the batch used, of all decode lines
+constexpr double kLowAcceptLen = 1.05;       // the draft is hardly accepted
+
+std::string g(double v) { return fmt::format("{:.4g}", v); }
+
+}  // namespace
+
+std::string Finding::line() const {
+  std::string s = message;
+  if (range_lo && range_hi)
+    s += fmt::format(" (expected {}..{}{}{})", g(*range_lo), g(*range_hi), unit.empty() ? "" : " ", unit);
+  if (!advice.empty()) s += "; try: " + advice;
+  return s;
+}
+
+std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f) {
+  std::vector<Finding> out;
+  auto add = [&](Finding x) { out.push_back(std::move(x)); };
+  const ingest::ServerArgs* sa = log.launch ? &*log.launch : nullptr;
+
+  if (f.overhead_us) {
+    const double lo = -kOverheadLowShare * f.model_step_us;
+    const double hi = std::max(kOverheadHighUs, kOverheadHighShare * f.model_step_us);
+    if (*f.overhead_us < lo || *f.overhead_us > hi) {
+      std::string as_ar;
+      if (f.allreduces_per_cycle > 0 && f.measured_cycle_us)
+        as_ar = fmt::format(
+            "; were the gap all-reduce time, each of the {} all-reduces per cycle would take {:.1f} us "
+            "(modelled {:.1f} us)",
+            f.allreduces_per_cycle,
+            f.allreduce_model_us + (*f.measured_cycle_us - f.model_cycle_us) / f.allreduces_per_cycle,
+            f.allreduce_model_us);
+      add({"overhead-out-of-range", true,
+           fmt::format("the log implies {:.0f} us per target forward beyond the model (modelled step {:.0f} us){}",
+                       *f.overhead_us, f.model_step_us, as_ar),
+           *f.overhead_us, "us", lo, hi,
+           *f.overhead_us > 0 ? "check --hardware (the log does not say the GPU) and the dtype; measure the all-reduce "
+                                "with --trace or "
+                                "--nccl-tests; an eager verify (cuda graph: False) or a slow interconnect shows here"
+                              : "the model is slower than the log: check --hardware and the dtype (fp8 weights?)"});
+    }
+  }
+  if (f.allreduce_measured_us) {
+    const double extra = *f.allreduce_measured_us - f.allreduce_model_us;
+    const double band = std::max(kAllReduceUs, kAllReduceShare * f.allreduce_model_us);
+    if (std::abs(extra) > band)
+      add({"allreduce-out-of-range", true,
+           fmt::format("the measured NCCL all-reduce takes {:.1f} us against a modelled {:.1f} us ({})",
+                       *f.allreduce_measured_us, f.allreduce_model_us, f.allreduce_source),
+           *f.allreduce_measured_us, "us", f.allreduce_model_us - band, f.allreduce_model_us + band,
+           extra > 0 ? "an eager NCCL call pays host synchronisation (CUDA graphs off?); check NCCL_P2P_LEVEL and the "
+                       "topology; `specsim run --scenario FILE --allreduce custom` shows the custom all-reduce"
+                     : "the model overstates this interconnect: check the topology in --hardware"});
+  }
+  if (f.disable_cuda_graph)
+    add({"graphs-disabled", true, "the launch disables CUDA graphs (disable_cuda_graph=True): every phase runs eagerly",
+         std::nullopt, "", std::nullopt, std::nullopt,
+         "drop --disable-cuda-graph; `specsim run --scenario FILE --eager-phases none` shows the gain"});
+  else if (log.eager_lines > 0) {
+    const bool above = log.batch_size > f.cuda_graph_max_bs;
+    add({"graphs-off", true,
+         fmt::format(
+             "{} of {} decode lines used ran without CUDA graphs (cuda graph: False){}", log.eager_lines,
+             log.line_numbers.size(),
+             above ? fmt::format(": #running-req {} is above cuda_graph_max_bs {}", log.batch_size, f.cuda_graph_max_bs)
+                   : ""),
+         static_cast<double>(log.eager_lines), "lines", std::nullopt, std::nullopt,
+         above ? fmt::format("--cuda-graph-max-bs {} or more", log.batch_size)
+               : "the scenario runs that phase eagerly (eager_phases); check SGLang's captured batch sizes "
+                 "(--cuda-graph-bs) and the attention backend"});
+  }
+  if (f.speculative && log.accept_len_max > f.steps + 1 + 1e-9)
+    add({"accept-len-above-steps", true,
+         fmt::format("a logged accept len reaches {:.2f}, above steps + 1 = {}: the launch settings do not match these "
+                     "lines",
+                     log.accept_len_max, f.steps + 1),
+         log.accept_len_max, "", 1.0, static_cast<double>(f.steps + 1),
+         "check that the server_args line above the decode lines is the launch that logged them, or give "
+         "--speculative-num-steps"});
+  if (f.speculative && log.accept_len && *log.accept_len <= kLowAcceptLen)
+    add({"accept-len-low", true,
+         fmt::format("the logged accept len is {:.3f}: the draft is hardly ever accepted", *log.accept_len),
+         *log.accept_len, "", kLowAcceptLen, static_cast<double>(f.steps + 1),
+         "check that the draft belongs to the target and the algorithm matches it (EAGLE3 for an EAGLE-3 draft)"});
+  if (f.implied_accept_len && log.accept_len && std::abs(*f.implied_accept_len / *log.accept_len - 1) > kAcceptGapShare)
+    add({"accept-len-gap", true,
+         fmt::format(
+             "with the measured plain-decode overhead the tok/s implies accept len {:.3f}, the log says {:.3f}: "
+             "the speculative phases cost {} than modelled",
+             *f.implied_accept_len, *log.accept_len, *f.implied_accept_len < *log.accept_len ? "more" : "less"),
+         *f.implied_accept_len, "", *log.accept_len * (1 - kAcceptGapShare), *log.accept_len * (1 + kAcceptGapShare),
+         "measure the verify with --trace; draft phases running eagerly or a slow draft show here"});
+  const double share = log.decode_lines ? double(log.line_numbers.size()) / double(log.decode_lines) : 1;
+  if (log.lines_per_batch.size() > 1)
+    add({"batch-mixed", share < kMixedShare,
+         fmt::format("the decode lines span #running-req {}..{}: the {} of {} lines at #running-req {} are used, the "
+                     "tok/s of the others is left out",
+                     log.lines_per_batch.begin()->first, log.lines_per_batch.rbegin()->first, log.line_numbers.size(),
+                     log.decode_lines, log.batch_size),
+         share, "of the lines", kMixedShare, 1.0,
+         "--batch-size N picks another #running-req; a benchmark at fixed concurrency gives one batch size"});
+  if (log.tok_s_cv > kUnstableCv)
+    add({"throughput-unstable", true,
+         fmt::format("gen throughput varies {:.0f}% across the lines used ({:.1f}..{:.1f} tok/s)", 100 * log.tok_s_cv,
+                     log.tok_s_min, log.tok_s_max),
+         log.tok_s_cv, "cv", 0.0, kUnstableCv,
+         "prefills between decode lines and a growing context lower some lines: use a longer steady run"});
+  if (!f.speculative)
+    add({"speculation-off", false,
+         fmt::format("speculation is off: the scenario is plain decoding at {:.1f} tok/s (bs {})", log.tok_s,
+                     log.batch_size),
+         std::nullopt, "", std::nullopt, std::nullopt,
+         "`specsim run --scenario FILE --speculative-algorithm EAGLE3 --accept-len L` projects speculation on this "
+         "deployment"});
+  if (!sa)
+    add({"no-server-args", false, "the log has no server_args line: the launch settings come from the flags",
+         std::nullopt, "", std::nullopt, std::nullopt, "keep the server's startup lines in the log"});
+  if (log.launches > 1 && sa)
+    add({"several-launches", false,
+         fmt::format("{} server starts in the log: the one at line {} (most decode lines) is used", log.launches,
+                     sa->line),
+         std::nullopt, "", std::nullopt, std::nullopt, "one log per launch"});
+  if (sa) {
+    std::vector<std::string> off;
+    if (sa->dp_size > 1) off.push_back(fmt::format("dp_size={}", sa->dp_size));
+    if (sa->enable_dp_attention) off.push_back("enable_dp_attention");
+    if (sa->enable_torch_compile) off.push_back("enable_torch_compile");
+    if (sa->quantization && *sa->quantization != "fp8" && *sa->quantization != "w8a8_fp8")
+      off.push_back("quantization=" + *sa->quantization);
+    if (sa->kv_cache_dtype != "auto") off.push_back("kv_cache_dtype=" + sa->kv_cache_dtype);
+    if (!f.speculative && sa->disable_overlap_schedule) off.push_back("disable_overlap_schedule");
+    if (!off.empty()) {
+      std::string l;
+      for (const auto& o : off) l += (l.empty() ? "" : ", ") + o;
+      add({"settings-not-modelled", false, "launch settings the model does not take into account: " + l, std::nullopt,
+           "", std::nullopt, std::nullopt, "their cost is in the implied overhead"});
+    }
+  }
+  std::stable_partition(out.begin(), out.end(), [](const Finding& x) { return x.warning; });
+  return out;
+}
+
+}  // namespace specsim::diagnose

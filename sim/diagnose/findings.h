@@ -1,0 +1,46 @@
+#pragma once
+// Where an SGLang log and the model disagree: each finding one line with its figure, the range
+// the model expects and what to try. The ranges are the project's, explained in docs/diagnose.md.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnose/log_summary.h"
+#include "ingest/sglang_server_args.h"
+
+namespace specsim::diagnose {
+
+struct Finding {
+  std::string id;       ///< stable name (the JSON contract): overhead-out-of-range, graphs-off, ...
+  bool warning = true;  ///< false: a note (speculation off, settings not modelled)
+  std::string message;  ///< what was found, with its figure
+  std::optional<double> figure;
+  std::string unit;
+  std::optional<double> range_lo, range_hi;  ///< the plausible range of the figure
+  std::string advice;                        ///< what to try
+  /// `message (range lo..hi unit): try advice` on one line.
+  std::string line() const;
+};
+
+/// The model's and the log's figures the findings compare.
+struct Figures {
+  bool speculative = false;
+  int steps = 0, topk = 0, draft_tokens = 0, tp_size = 1, cuda_graph_max_bs = 0;
+  bool disable_cuda_graph = false;
+  double model_step_us = 0;                  ///< plain decode step, no anchors
+  double model_cycle_us = 0;                 ///< speculative cycle at the logged accept len, no anchors
+  std::optional<double> measured_cycle_us;   ///< accept len x batch / tok/s
+  std::optional<double> measured_step_us;    ///< batch / baseline tok/s
+  std::optional<double> overhead_us;         ///< the per-target-forward term the scenario carries
+  std::optional<double> implied_accept_len;  ///< what the measured tok/s implies (measured baseline)
+  int allreduces_per_cycle = 0;              ///< in the speculative cycle (plain step without speculation)
+  double allreduce_model_us = 0;             ///< one verify all-reduce, modelled
+  std::optional<double> allreduce_measured_us;
+  std::string allreduce_source;
+  bool model_too_slow = false;  ///< even half a step less than modelled cannot reach the tok/s
+};
+
+/// The findings for this log and these figures, warnings first.
+std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f);
+
+}  // namespace specsim::diagnose

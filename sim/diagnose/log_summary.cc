@@ -1,0 +1,83 @@
+#include "diagnose/log_summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "util/error.h"
+
+namespace specsim::diagnose {
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+LogSummary summarize_log(const ingest::SglangLog& log, const std::string& file, std::optional<int> batch_size) {
+  LogSummary s;
+  s.file = file;
+  s.launches = log.server_args.size();
+  // The launch with the most decode lines (a log may hold several server starts).
+  std::map<std::ptrdiff_t, std::size_t> per_launch;
+  for (const auto& d : log.decode)
+    if (d.gen_tok_s > 0) ++per_launch[d.server_args_index ? static_cast<std::ptrdiff_t>(*d.server_args_index) : -1];
+  if (per_launch.empty()) throw InputError("no decode line with a positive gen throughput: nothing to diagnose", file);
+  std::ptrdiff_t launch = per_launch.begin()->first;
+  for (const auto& [k, n] : per_launch)
+    if (n > per_launch[launch]) launch = k;
+  if (launch >= 0) s.launch = log.server_args[static_cast<std::size_t>(launch)];
+  auto in_launch = [&](const ingest::DecodeLine& d) {
+    const std::ptrdiff_t k = d.server_args_index ? static_cast<std::ptrdiff_t>(*d.server_args_index) : -1;
+    return k == launch && d.gen_tok_s > 0;
+  };
+  for (const auto& d : log.decode)
+    if (in_launch(d)) ++s.lines_per_batch[d.running_req], ++s.decode_lines;
+  if (batch_size) {
+    if (!s.lines_per_batch.count(*batch_size)) {
+      std::string have;
+      for (const auto& [b, n] : s.lines_per_batch)
+        have += fmt::format("{}{} ({} lines)", have.empty() ? "" : ", ", b, n);
+      throw InputError(fmt::format("no decode line of {} at #running-req {}; the log has {}", file, *batch_size, have),
+                       "--batch-size");
+    }
+    s.batch_size = *batch_size;
+  } else {
+    std::size_t best = 0;
+    for (const auto& [b, n] : s.lines_per_batch)
+      if (n > best) best = n, s.batch_size = b;  // ties: the smaller batch (the map is ordered)
+  }
+  if (s.batch_size < 1) throw InputError("the decode lines used report #running-req 0: no request was decoding", file);
+
+  std::vector<double> tps, ctx;
+  double accept_sum = 0;
+  std::size_t accept_n = 0;
+  for (const auto& d : log.decode) {
+    if (!in_launch(d) || d.running_req != s.batch_size) continue;
+    s.line_numbers.push_back(d.line);
+    tps.push_back(d.gen_tok_s);
+    if (d.accept_len)
+      accept_sum += *d.accept_len, ++accept_n, s.accept_len_max = std::max(s.accept_len_max, *d.accept_len);
+    if (d.cuda_graph) ++(*d.cuda_graph ? s.graph_lines : s.eager_lines);
+    if (d.tokens > 0) ctx.push_back(static_cast<double>(d.tokens) / d.running_req);
+  }
+  s.tok_s = median(tps);
+  double mean = 0, var = 0;
+  for (double v : tps) mean += v;
+  mean /= static_cast<double>(tps.size());
+  for (double v : tps) var += (v - mean) * (v - mean);
+  s.tok_s_cv = tps.size() > 1 ? std::sqrt(var / static_cast<double>(tps.size() - 1)) / mean : 0;
+  s.tok_s_min = *std::min_element(tps.begin(), tps.end());
+  s.tok_s_max = *std::max_element(tps.begin(), tps.end());
+  if (accept_n) s.accept_len = accept_sum / static_cast<double>(accept_n);
+  s.speculative = accept_n > 0;
+  if (!ctx.empty()) s.context_len = std::max(1LL, std::llround(median(ctx)));
+  return s;
+}
+
+}  // namespace specsim::diagnose

@@ -1,0 +1,35 @@
+#pragma once
+// What `specsim diagnose` takes from an SGLang server log: the launch (server_args line) with
+// the most decode lines, the batch size most of them ran at, and the figures of those lines.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ingest/sglang_log.h"
+
+namespace specsim::diagnose {
+
+struct LogSummary {
+  std::string file;
+  std::optional<ingest::ServerArgs> launch;    ///< nullopt: no server_args line above the decode lines used
+  std::size_t launches = 0;                    ///< server_args lines in the log
+  std::size_t decode_lines = 0;                ///< of the chosen launch, with a positive gen throughput
+  std::map<int, std::size_t> lines_per_batch;  ///< #running-req -> lines, of the chosen launch
+  int batch_size = 0;                          ///< #running-req of the lines used
+  std::vector<std::size_t> line_numbers;       ///< the lines used (1-based), in order
+  double tok_s = 0;                            ///< median gen throughput of the lines used
+  double tok_s_cv = 0;                         ///< their coefficient of variation (stdev / mean)
+  double tok_s_min = 0, tok_s_max = 0;
+  std::optional<double> accept_len;  ///< mean logged accept len of the lines used
+  double accept_len_max = 0;
+  std::size_t graph_lines = 0, eager_lines = 0;  ///< lines used logging `cuda graph: True` / `False`
+  std::optional<long long> context_len;          ///< median #token / #running-req of the lines used
+  bool speculative = false;                      ///< the lines used report an accept len
+};
+
+/// Summarises the parsed log; `batch_size` picks the lines at that #running-req (else the batch
+/// size with the most lines). InputError naming FILE or --batch-size when no line fits.
+LogSummary summarize_log(const ingest::SglangLog& log, const std::string& file, std::optional<int> batch_size);
+
+}  // namespace specsim::diagnose

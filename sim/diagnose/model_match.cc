@@ -1,0 +1,66 @@
+#include "diagnose/model_match.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "spec/paths.h"
+#include "spec/sglang_cmdline.h"
+#include "util/error.h"
+
+namespace specsim::diagnose {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> zoo_models() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(models_dir(), ec))
+    if (is_file((e.path() / "config.json").string())) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+namespace {
+
+// A Hugging Face id, or a local folder named like one's last part (/models/Llama-3.1-8B-Instruct).
+std::string zoo_of(const std::string& id) {
+  if (id.empty()) return "";
+  if (std::string z = zoo_name_of_hf_id(id); !z.empty()) return z;
+  std::string base = id;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  base = base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
+  for (const char* org : {"deepseek-ai", "meta-llama", "qwen", "moonshotai"})
+    if (std::string z = zoo_name_of_hf_id(std::string(org) + "/" + base); !z.empty()) return z;
+  for (const auto& z : zoo_models()) {  // a zoo name itself
+    std::string lower = base;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (lower == z) return z;
+  }
+  return "";
+}
+
+}  // namespace
+
+ModelMatch match_model(const std::optional<std::string>& flag, const LogSummary& log) {
+  if (flag) return {*flag, "--model"};
+  std::string zoo;
+  for (const auto& z : zoo_models()) zoo += (zoo.empty() ? "" : ", ") + z;
+  if (!log.launch)
+    throw InputError(
+        fmt::format("{} has no server_args line to name the model: give --model NAME (the zoo: {}) or a config.json",
+                    log.file, zoo),
+        "--model");
+  const auto& a = *log.launch;
+  if (std::string z = zoo_of(a.model_path); !z.empty())
+    return {z, fmt::format("model_path '{}' ({}:{})", a.model_path, log.file, a.line)};
+  if (a.served_model_name)
+    if (std::string z = zoo_of(*a.served_model_name); !z.empty())
+      return {z, fmt::format("served_model_name '{}' ({}:{})", *a.served_model_name, log.file, a.line)};
+  throw InputError(fmt::format("model_path '{}' is not a zoo model (the zoo: {}): give --model NAME or a config.json",
+                               a.model_path, zoo),
+                   fmt::format("--model; {}:{}", log.file, a.line));
+}
+
+}  // namespace specsim::diagnose

@@ -1,0 +1,284 @@
+// `specsim diagnose`: an SGLang log -> a scenario file that `specsim run --scenario` evaluates to
+// the log's measured tok/s, the findings where log and model disagree, and bad input.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "diagnose/findings.h"
+#include "diagnose/scenario_yaml.h"
+#include "ingest/sglang_log.h"
+#include "ingest/text_lines.h"
+#include "run_json.h"
+#include "test_util.h"
+
+using namespace specsim;
+using namespace specsim::test;
+using nlohmann::json;
+
+namespace {
+
+const std::string kEagle3 = traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h100-synthetic-from-real-format.log");
+const std::string kBase = traces_path("sglang-logs/sglang-baseline-llama3.1-8b-h100-synthetic-from-real-format.log");
+const std::string kNextn = traces_path("sglang-logs/sglang-nextn-deepseek-v3-tp8-h200-synthetic-from-real-format.log");
+const std::string kSeed = traces_path("sglang-eagle3-decode-synthetic.log");  // no full server_args, graphs off
+
+// The log's measured figure, computed here without specsim's diagnose code: the median gen
+// throughput of the decode lines at the most common #running-req.
+double median_tok_s(const std::string& file) {
+  const auto log = ingest::parse_sglang_log(slurp(file), file);
+  std::map<int, int> per_batch;
+  for (const auto& d : log.decode) ++per_batch[d.running_req];
+  const int bs =
+      std::max_element(per_batch.begin(), per_batch.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+  std::vector<double> v;
+  for (const auto& d : log.decode)
+    if (d.running_req == bs) v.push_back(d.gen_tok_s);
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+bool has_finding(const json& report, const std::string& id) {
+  for (const auto& f : report.at("findings"))
+    if (f.at("id") == id) return true;
+  return false;
+}
+
+const json& finding(const json& report, const std::string& id) {
+  for (const auto& f : report.at("findings"))
+    if (f.at("id") == id) return f;
+  FAIL("no finding " << id);
+  return report;
+}
+
+// `specsim run --scenario FILE`'s tok/s with NCCL (the measured run's all-reduce).
+double run_tok_s(const std::string& scenario, bool spec) {
+  const json r = run_json({"run", "--scenario", scenario});
+  const json& nccl = r.at("scenarios").at(0);
+  REQUIRE(nccl.at("allreduce") == "nccl");
+  return spec ? nccl.at("spec").at("tok_per_s").get<double>() : nccl.at("baseline").at("tok_per_s").get<double>();
+}
+
+}  // namespace
+
+TEST_CASE("diagnose -> scenario file -> run reproduces the log's measured tok/s within 1%") {
+  const std::string dir = fresh_dir();
+  struct Case {
+    std::string log, hardware, how;
+    bool spec;
+  };
+  for (const auto& c : std::vector<Case>{
+           {kEagle3, "h100-sxm:nvswitch", "logged-accept-len-implied-overhead", true},
+           {kNextn, "h200:nvswitch", "logged-accept-len-implied-overhead", true},
+           {kBase, "h100-sxm:nvswitch", "measured-baseline", false},
+           {kSeed, "rtx-pro-6000:pcie-numa", "logged-accept-len-implied-overhead", true},
+       }) {
+    INFO(c.log);
+    const double measured = median_tok_s(c.log);
+    for (const std::string ext : {".yaml", ".json"}) {
+      const std::string out = dir + "/scenario" + ext;
+      const json d = run_json({"diagnose", c.log, "--hardware", c.hardware, "-o", out});
+      CHECK(d.at("reproduction").at("how") == c.how);
+      CHECK(d.at("reproduction").at("reproduces") == true);
+      CHECK(d.at("measured").at("tok_s").get<double>() == Approx(measured));
+      CHECK(d.at("speculative") == c.spec);
+      REQUIRE(exists(out));
+      CHECK(run_tok_s(out, c.spec) == Approx(measured).epsilon(0.01));
+    }
+  }
+  // The scenario keeps what the launch said.
+  const json d = run_json({"diagnose", kEagle3, "--hardware", "h100-sxm:nvswitch"});
+  CHECK(d.at("model") == "llama-3.1-8b");
+  CHECK(d.at("speculative_num_steps") == 5);
+  CHECK(d.at("speculative_eagle_topk") == 8);
+  CHECK(d.at("speculative_num_draft_tokens") == 32);
+  CHECK(d.at("scenario").at("settings").at("cuda_graph_max_bs") == 8);
+  CHECK(d.at("scenario").at("settings").at("accept_len").get<double>() ==
+        Approx(d.at("measured").at("accept_len").get<double>()));
+  CHECK(d.at("wrote").is_null());
+  const json n = run_json({"diagnose", kNextn, "--hardware", "h200:nvswitch"});
+  CHECK(n.at("model") == "deepseek-v3");
+  CHECK(n.at("tp_size") == 8);
+  CHECK(n.at("speculative_algorithm") == "EAGLE");
+  CHECK(n.at("batch_size") == 1);  // 45 lines at 1 request, 15 at 4
+  CHECK(n.at("lines_used").size() == 45);
+}
+
+TEST_CASE("diagnose findings: figure, range and advice where the log and the model disagree") {
+  // DeepSeek-V3 at 96 tok/s and accept len 2.66 on 8x H200: far more per forward than the model.
+  const json n = run_json({"diagnose", kNextn, "--hardware", "h200:nvswitch"});
+  const json& o = finding(n, "overhead-out-of-range");
+  CHECK(o.at("warning") == true);
+  CHECK(o.at("figure").get<double>() > o.at("range").at(1).get<double>());
+  CHECK(o.at("figure").get<double>() == Approx(n.at("implied").at("overhead_us_per_forward").get<double>()));
+  CHECK_FALSE(o.at("advice").get<std::string>().empty());
+  CHECK(has_finding(n, "batch-mixed"));
+  // --batch-size picks the 4-request lines.
+  const json n4 = run_json({"diagnose", kNextn, "--hardware", "h200:nvswitch", "--batch-size", "4"});
+  CHECK(n4.at("batch_size") == 4);
+  CHECK(n4.at("lines_used").size() == 15);
+  CHECK(n4.at("reproduction").at("reproduces") == true);
+
+  // Llama-3.1-8B EAGLE-3 near the published H100 figures: no warning.
+  const json e = run_json({"diagnose", kEagle3, "--hardware", "h100-sxm:nvswitch"});
+  for (const auto& f : e.at("findings")) CHECK(f.at("warning") == false);
+
+  // The older sample: cuda graph False in every line -> verify eager in the scenario.
+  const json s = run_json({"diagnose", kSeed, "--hardware", "rtx-pro-6000:pcie-numa"});
+  CHECK(has_finding(s, "graphs-off"));
+  CHECK(s.at("scenario").at("settings").at("eager_phases") == "verify");
+  CHECK(s.at("measured").at("eager_lines") == 60);
+
+  // Plain decoding: reported, speculation off.
+  const json b = run_json({"diagnose", kBase, "--hardware", "h100-sxm:nvswitch"});
+  CHECK(has_finding(b, "speculation-off"));
+  CHECK(finding(b, "speculation-off").at("warning") == false);
+
+  // With a measured plain-decode log the accept len is implied, and compared with the logged one.
+  const json m = run_json({"diagnose", kNextn, "--hardware", "h200:nvswitch", "--baseline-from",
+                           traces_path("sglang-baseline-old-form-synthetic.log")});
+  CHECK(m.at("reproduction").at("how") == "measured-baseline-implied-accept-len");
+  CHECK(m.at("reproduction").at("reproduces") == true);
+  CHECK(has_finding(m, "accept-len-gap"));
+  CHECK(m.at("implied").at("accept_len").get<double>() < m.at("measured").at("accept_len").get<double>());
+
+  // An all-reduce measurement: nccl-tests at the verify payload, or a torch trace's NCCL kernels.
+  const json t = run_json(
+      {"diagnose", kNextn, "--hardware", "h200:nvswitch", "--trace", traces_path("torch-trace-verify-synthetic.json")});
+  CHECK(t.at("measured").at("allreduce_us").get<double>() == Approx(200).epsilon(0.02));
+  CHECK(has_finding(t, "allreduce-out-of-range"));
+  const json nt = run_json({"diagnose", kNextn, "--hardware", "h200:nvswitch", "--nccl-tests",
+                            traces_path("nccl-tests-a100sxm4x8-nvlink.txt")});
+  CHECK(nt.at("measured").at("allreduce_us").get<double>() > 0);
+  CHECK(nt.at("reproduction").at("reproduces") == true);
+}
+
+TEST_CASE("diagnose findings on edited logs: accept len above steps + 1, unstable throughput, no server_args") {
+  const std::string dir = fresh_dir();
+  std::string text = slurp(kEagle3);
+  auto edit = [](std::string t, const std::string& from, const std::string& to) {
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  write_text(dir + "/steps.log", edit(edit(text, "speculative_num_steps=5", "speculative_num_steps=2"),
+                                      "speculative_num_draft_tokens=32", "speculative_num_draft_tokens=8"));
+  const json s = run_json({"diagnose", dir + "/steps.log", "--hardware", "h100-sxm:nvswitch"});
+  CHECK(has_finding(s, "accept-len-above-steps"));
+  CHECK(finding(s, "accept-len-above-steps").at("range").at(1) == 3.0);
+
+  // Every other line at a third of the throughput.
+  std::string unstable;
+  int n = 0;
+  for (const auto l : ingest::split_lines(text)) {
+    std::string line(l);
+    const auto at = line.find("gen throughput (token/s): ");
+    if (at != std::string::npos && n++ % 2) line = edit(line, "(token/s): 3", "(token/s): 1");
+    unstable += line + "\n";
+  }
+  write_text(dir + "/unstable.log", unstable);
+  const json u = run_json({"diagnose", dir + "/unstable.log", "--hardware", "h100-sxm:nvswitch"});
+  CHECK(has_finding(u, "throughput-unstable"));
+  CHECK(finding(u, "throughput-unstable").at("figure").get<double>() > 0.1);
+
+  // No server_args line: the flags stand in for it.
+  std::string no_args;
+  for (const auto l : ingest::split_lines(text))
+    if (std::string(l).find("server_args=") == std::string::npos) no_args += std::string(l) + "\n";
+  write_text(dir + "/noargs.log", no_args);
+  const json a = run_json({"diagnose", dir + "/noargs.log", "--hardware", "h100-sxm:nvswitch", "--model",
+                           "llama-3.1-8b", "--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "5",
+                           "--speculative-eagle-topk", "8", "--speculative-num-draft-tokens", "32"});
+  CHECK(has_finding(a, "no-server-args"));
+  CHECK(a.at("server_args_line").is_null());
+  CHECK(a.at("reproduction").at("reproduces") == true);
+}
+
+TEST_CASE("diagnose bad input: one error line, exit 2, no -o file") {
+  const std::string dir = fresh_dir();
+  const std::string out = dir + "/s.yaml";
+  write_text(dir + "/nodecode.log", "[2025-07-14 09:30:01] server_args=ServerArgs(model_path='x')\nhello\n");
+  std::string text = slurp(kEagle3);
+  std::string unknown = text;
+  for (std::size_t p; (p = unknown.find("meta-llama/Llama-3.1-8B-Instruct")) != std::string::npos;)
+    unknown.replace(p, 32, "mistralai/Mistral-7B-v0.3");
+  write_text(dir + "/unknown.log", unknown);
+  std::string no_args;
+  for (const auto l : ingest::split_lines(text))
+    if (std::string(l).find("server_args=") == std::string::npos) no_args += std::string(l) + "\n";
+  write_text(dir + "/noargs.log", no_args);
+  const std::string bad_tp = text.replace(text.find("tp_size=1"), 9, "tp_size=x");
+  write_text(dir + "/badtp.log", bad_tp);
+  struct Case {
+    std::vector<std::string> args;
+    std::string where;
+  };
+  const std::string hw = "h100-sxm:nvswitch";
+  for (const auto& c : std::vector<Case>{
+           {{dir + "/missing.log", "--hardware", hw}, "missing.log"},
+           {{dir + "/nodecode.log", "--hardware", hw}, "nodecode.log:2"},
+           {{dir + "/unknown.log", "--hardware", hw}, "--model"},
+           {{dir + "/noargs.log", "--hardware", hw}, "--model"},
+           {{dir + "/noargs.log", "--hardware", hw, "--model", "llama-3.1-8b"}, "--speculative-algorithm"},
+           {{dir + "/badtp.log", "--hardware", hw}, "badtp.log:2"},
+           {{kEagle3}, "--hardware"},
+           {{kEagle3, "--hardware", "h100-sxm:nope"}, "--hardware"},
+           {{kEagle3, "--hardware", hw, "--batch-size", "3"}, "--batch-size"},
+           {{kNextn, "--hardware", "h200:nvswitch", "--trace", traces_path("torch-trace-verify-synthetic.json"),
+             "--nccl-tests", traces_path("nccl-tests-a100sxm4x8-nvlink.txt")},
+            "--trace"},
+           {{kEagle3, "--hardware", hw, "--trace", traces_path("torch-trace-verify-synthetic.json")}, "--trace"},
+           {{kEagle3, "--hardware", hw, "--baseline-from", kEagle3}, "--baseline-from"},
+       }) {
+    std::vector<std::string> args = {"diagnose"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.insert(args.end(), {"-o", out});
+    const CliResult r = run_specsim(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("error: ", 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find(c.where) != std::string::npos);
+    CHECK(r.out.empty());
+    CHECK_FALSE(exists(out));
+  }
+  // The unknown model's error lists the zoo.
+  const CliResult r = run_specsim({"diagnose", dir + "/unknown.log", "--hardware", hw});
+  CHECK(r.err.find("llama-3.1-8b") != std::string::npos);
+  CHECK(r.err.find("deepseek-v3") != std::string::npos);
+}
+
+TEST_CASE("diagnose findings: the overhead range, by hand") {
+  diagnose::LogSummary log;
+  log.launch = ingest::ServerArgs{};  // else a note says the log has none
+  log.batch_size = 1, log.tok_s = 100, log.line_numbers = {1, 2}, log.decode_lines = 2, log.lines_per_batch = {{1, 2}};
+  diagnose::Figures f;
+  f.speculative = true, f.steps = 3, f.model_step_us = 10000, f.model_cycle_us = 15000;
+  f.overhead_us = 2900;  // under 30% of the step
+  CHECK(diagnose::find_disagreements(log, f).empty());
+  f.overhead_us = 3100;
+  auto fs = diagnose::find_disagreements(log, f);
+  REQUIRE(fs.size() == 1);
+  CHECK(fs[0].id == "overhead-out-of-range");
+  CHECK(*fs[0].range_lo == Approx(-1500));
+  CHECK(*fs[0].range_hi == Approx(3000));
+  CHECK(fs[0].line().find("3100") != std::string::npos);
+  f.overhead_us = -1600;  // the model overstates the step by more than 15%
+  CHECK(diagnose::find_disagreements(log, f).size() == 1);
+  f.overhead_us = 100, f.model_step_us = 1000;  // small steps: 500 us of host work is still plausible
+  CHECK(diagnose::find_disagreements(log, f).empty());
+}
+
+TEST_CASE("scenario YAML: block form, strings quoted") {
+  const json j = {{"format", "specsim-scenario-1"},
+                  {"notes", {"a: b", "it's \"quoted\""}},
+                  {"settings", {{"tp_size", 8}, {"accept_len", 2.5}, {"on", true}, {"none", json::object()}}},
+                  {"measured", {{{"origin", "x"}, {"settings", {{"batch_size", 1}}}}}}};
+  const std::string y = diagnose::to_yaml(j, "line one\nline two");
+  CHECK(y.rfind("# line one\n# line two\n", 0) == 0);
+  CHECK(y.find("format: \"specsim-scenario-1\"\n") != std::string::npos);
+  CHECK(y.find("  - \"a: b\"\n") != std::string::npos);
+  CHECK(y.find("  tp_size: 8\n") != std::string::npos);
+  CHECK(y.find("  on: true\n") != std::string::npos);
+  CHECK(y.find("  none: {}\n") != std::string::npos);
+  CHECK(y.find("  - origin: \"x\"\n    settings:\n      batch_size: 1\n") != std::string::npos);
+}
