@@ -885,6 +885,16 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   // as flag_free_kernel: parameters only above; the earlier kernels' writes are visible after this
   grid_dependency_wait();
   trigger_dependents();
+#if defined(SPECSIM_LL_PROBE)
+  // timing-only builds: 1 launch + parameters; 4 one poll pass whatever it finds (no waiting);
+  // LaunchArgs::rot 0 = round 2 in the plain thread order; sleep_ns = back-off of round-3 polls
+  if (a.probe == kProbeParams) return;
+  const bool no_wait = a.probe == kProbeOnePoll;
+  const std::uint32_t first_r2 = a.rot ? first2 : first;
+#else
+  constexpr bool no_wait = false;
+  const std::uint32_t first_r2 = first2;
+#endif
   std::uint32_t* calls = reinterpret_cast<std::uint32_t*>(me.base[me.rank] + kLlCallsOff);
   if (threadIdx.x == 0) {
     s_done = calls[blk];  // written by this rank's previous flag-free call (kernel order)
@@ -906,8 +916,11 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     SpinBound bound;
     while (true) {
       v = load_relaxed_sys(p);  // relaxed.sys poll: see above
-      if (filled<T>(v)) return true;
+      if (filled<T>(v) || no_wait) return true;
       if (atomicOr(&s_failed, 0) != 0) return false;
+#if defined(SPECSIM_LL_PROBE)
+      if (a.sleep_ns > 0) __nanosleep(static_cast<unsigned>(a.sleep_ns));
+#endif
       if (bound.expired(2 * a.timeout_ns)) {
         volatile unsigned long long* err = me.err;
         if (*err == 0) {
@@ -928,7 +941,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   }
 
   // 2. this rank's slice: every peer's packet, reduced in rank order, then sent to every peer
-  for (std::uint32_t j = lo + first2; ok && j < hi; j += stride) {
+  for (std::uint32_t j = lo + first_r2; ok && j < hi; j += stride) {
     const uint4 own = unreserve<T>(load_input<T>(me.in, j, a.count));  // issued before the polls
     uint4 v[kR];
     unsigned pending = 0;
@@ -944,6 +957,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
 #pragma unroll
       for (int q = 0; q < kR; ++q)
         if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
+      if (no_wait) pending = 0;
       if (pending == 0 || atomicOr(&s_failed, 0) != 0) break;
       if (bound.expired(a.timeout_ns)) {
         volatile unsigned long long* err = me.err;
