@@ -56,7 +56,7 @@ double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
     case CustomVariant::OneShotLLPull:
       // Flag-free pull: the same barrier-like wait, on a loaded remote read of each peer's copy.
       return t.barrier_us + t.peer_read_latency_us + contention + peers * bytes / read_bw + ll_local_us;
-    case CustomVariant::TwoShotLL:  // refused by custom_allreduce (car_policy::engine_costs)
+    case CustomVariant::TwoShotLL:    // refused by custom_allreduce (car_policy::engine_costs)
     case CustomVariant::Auto: break;  // resolved by the caller
   }
   return 0;

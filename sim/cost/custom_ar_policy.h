@@ -17,8 +17,8 @@ namespace specsim::car_policy {
 enum class Variant { Auto, OneShotPull, OneShotPush, TwoShot, OneShotLL, OneShotLLPull, TwoShotLL };
 
 /// Every concrete variant, in enum order (for loops over "all variants").
-inline constexpr Variant kConcreteVariants[] = {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot,
-                                                Variant::OneShotLL, Variant::OneShotLLPull, Variant::TwoShotLL};
+inline constexpr Variant kConcreteVariants[] = {Variant::OneShotPull, Variant::OneShotPush,   Variant::TwoShot,
+                                                Variant::OneShotLL,   Variant::OneShotLLPull, Variant::TwoShotLL};
 
 /// Smallest world size: a world of one has nothing to reduce.
 inline constexpr int kMinRanks = 2;
@@ -94,6 +94,10 @@ inline constexpr std::size_t kPciePushMaxBytes8 = 64 * 1024;
 inline constexpr std::size_t kLlMaxBytes4 = kLlMaxBytes;
 inline constexpr std::size_t kLlMaxBytes8 = 512 * 1024;
 inline constexpr std::size_t kPcieLlMaxBytes8 = 256 * 1024;
+
+// Flag-free two-shot (two-shot-ll): never picked. Measured only on virtual ranks of one H200
+// (kernels/README.md), where it is slower than one-shot-ll up to 57 KB and faster from 114 KB at
+// 8 ranks; that says nothing of real links, and the engine does not cost it (engine_costs).
 
 /// The variant `auto` runs for a message of `bytes` per rank on `world` ranks (never Auto).
 inline Variant select(std::size_t bytes, int world, bool pcie) {

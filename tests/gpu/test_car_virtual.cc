@@ -339,7 +339,8 @@ void refusals(Checker& ck, const Settings& s) {
 /// World 4 with rank 3 absent: the others must report it within a bounded time, and the
 /// communicator must refuse further calls. For a barrier variant and the flag-free ones.
 void absent_peer(Checker& ck, const Settings& set) {
-  for (Variant v : selected(set, {Variant::OneShotPull, Variant::OneShotLL, Variant::OneShotLLPull, Variant::TwoShotLL})) {
+  for (Variant v :
+       selected(set, {Variant::OneShotPull, Variant::OneShotLL, Variant::OneShotLLPull, Variant::TwoShotLL})) {
     Options opt;
     opt.timeout_ns = 200'000'000;
     opt.debug_absent_rank = 3;
