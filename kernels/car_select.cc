@@ -112,6 +112,9 @@ double moved_bytes_per_rank(Variant v, std::size_t bytes, int world) {
     // (pull moves the same bytes; its slots sit at the writer)
     case Variant::OneShotLL:
     case Variant::OneShotLLPull: return 3 * w * b;
+    // read in, write (w-1)/w of it to the owners, read and empty that at the owner, read the own
+    // slice again, write the sums w-1 times, read and empty them, write out: (2 + 1/w + 6 (w-1)/w) b
+    case Variant::TwoShotLL: return (2 + 1 / w + 6 * (w - 1) / w) * b;
     case Variant::Auto: break;
   }
   return 0;

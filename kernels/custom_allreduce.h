@@ -1,8 +1,9 @@
 #pragma once
 // Custom all-reduce for small tensors: one-shot pull, one-shot push and two-shot
-// kernels, and flag-free one-shots (one-shot-ll, one-shot-ll-pull: no barrier, readiness travels
-// with the data), for world sizes 2..8 over NVLink or PCIe peer-to-peer, in three buffer modes
-// (virtual ranks on one GPU, one thread per GPU, one process per GPU through CUDA IPC).
+// kernels, flag-free one-shots (one-shot-ll, one-shot-ll-pull: no barrier, readiness travels
+// with the data) and a flag-free two-shot (two-shot-ll), for world sizes 2..8 over NVLink or
+// PCIe peer-to-peer, in three buffer modes (virtual ranks on one GPU, one thread per GPU, one
+// process per GPU through CUDA IPC).
 //
 // Contract: every call either reduces correctly on every rank or throws std::runtime_error
 // with a message that says why. Unsupported requests are refused on the host before anything
@@ -23,7 +24,7 @@
 
 namespace specsim::car {
 
-/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`, `one-shot-ll`, `one-shot-ll-pull`.
+/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`, `one-shot-ll`, `one-shot-ll-pull`, `two-shot-ll`.
 std::string_view to_string(Variant v);
 /// `bf16`, `fp16`, `fp32`.
 std::string_view to_string(DType d);

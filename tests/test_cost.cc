@@ -88,7 +88,11 @@ TEST_CASE("custom all-reduce: the flag-free one-shot costs one barrier with the 
     const auto best = custom_allreduce(bytes, 8, hw, "auto");
     CHECK(best.variant == CustomVariant::OneShotLL);
     for (CustomVariant v : car_policy::kConcreteVariants)
-      CHECK(best.us <= custom_allreduce(bytes, 8, hw, std::string(custom_variant_name(v))).us);
+      if (car_policy::engine_costs(v))
+        CHECK(best.us <= custom_allreduce(bytes, 8, hw, std::string(custom_variant_name(v))).us);
+      else  // two-shot-ll: refused, naming why
+        CHECK_THROWS_WITH(custom_allreduce(bytes, 8, hw, std::string(custom_variant_name(v))),
+                          Catch::Contains("does not cost"));
   }
   // the flag-free variants carry at most 1 MiB
   const Hardware hw = load_hardware("h200:nvswitch", 8);

@@ -56,6 +56,7 @@ double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
     case CustomVariant::OneShotLLPull:
       // Flag-free pull: the same barrier-like wait, on a loaded remote read of each peer's copy.
       return t.barrier_us + t.peer_read_latency_us + contention + peers * bytes / read_bw + ll_local_us;
+    case CustomVariant::TwoShotLL:    // refused by custom_allreduce (car_policy::engine_costs)
     case CustomVariant::Auto: break;  // resolved by the caller
   }
   return 0;
@@ -72,6 +73,11 @@ CustomEstimate custom_allreduce(double bytes, int world, const Hardware& hw, con
     const auto picked = car_policy::select(static_cast<std::size_t>(bytes), world, hw.topo.link == LinkKind::PCIe);
     return {variant_us(picked, bytes, world, hw), picked};
   }
+  if (v && !car_policy::engine_costs(*v))
+    throw InputError("the engine does not cost the custom all-reduce variant '" + requested +
+                         "': it is measured only on virtual ranks of one GPU, which say nothing of a link's "
+                         "costs (measure it with specsim-arbench; use auto or another variant here)",
+                     "--allreduce");
   if (v) return {variant_us(*v, bytes, world, hw), *v};
   throw InputError("unknown custom all-reduce variant '" + requested + "': use " + car_policy::variant_names(),
                    "--allreduce");

@@ -2,7 +2,7 @@
 // Our custom all-reduce (kernels/): one-shot pull, one-shot push, two-shot and the flag-free
 // one-shots, on any topology where peers can reach each other's memory. Time = barriers (none for
 // the flag-free ones) + remote-access latency + bytes over the GPU's peer bandwidth + the local
-// reduction.
+// reduction. The flag-free two-shot is not costed (no link measurements): refused with a message.
 #include <string>
 
 #include "cost/custom_ar_policy.h"
@@ -29,7 +29,8 @@ std::string custom_unsupported_reason(const Hardware& hw, int world);
 std::string custom_refusal(const Hardware& hw, int world, double bytes);
 
 /// Time of one variant (requested: "auto" is what the kernel's selector runs, sim/cost/custom_ar_policy.h). `bytes`
-/// above the buffer limit or an unsupported machine throw InputError naming --allreduce.
+/// above the buffer limit, an unsupported machine or a variant the model does not cost (two-shot-ll,
+/// car_policy::engine_costs) throw InputError naming --allreduce.
 CustomEstimate custom_allreduce(double bytes, int world, const Hardware& hw, const std::string& requested);
 
 }  // namespace specsim

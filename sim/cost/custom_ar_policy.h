@@ -12,12 +12,13 @@ namespace specsim::car_policy {
 
 /// Which kernel runs. Auto asks select(). OneShotLL and OneShotLLPull are flag-free one-shots:
 /// readiness travels with the data (a reserved bit pattern marks a receive slot as empty), so a
-/// call needs no barrier before or after it.
-enum class Variant { Auto, OneShotPull, OneShotPush, TwoShot, OneShotLL, OneShotLLPull };
+/// call needs no barrier before or after it. TwoShotLL is the flag-free two-shot (a reduce-scatter
+/// and an all-gather in the same packets): fewer bytes than one-shot-ll, one more wait.
+enum class Variant { Auto, OneShotPull, OneShotPush, TwoShot, OneShotLL, OneShotLLPull, TwoShotLL };
 
 /// Every concrete variant, in enum order (for loops over "all variants").
-inline constexpr Variant kConcreteVariants[] = {Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot,
-                                                Variant::OneShotLL, Variant::OneShotLLPull};
+inline constexpr Variant kConcreteVariants[] = {Variant::OneShotPull, Variant::OneShotPush,   Variant::TwoShot,
+                                                Variant::OneShotLL,   Variant::OneShotLLPull, Variant::TwoShotLL};
 
 /// Smallest world size: a world of one has nothing to reduce.
 inline constexpr int kMinRanks = 2;
@@ -29,10 +30,16 @@ inline constexpr std::size_t kMaxBytes = std::size_t{8} << 20;
 /// per rank) are sized by it, not by kMaxBytes, and they are meant for small messages.
 inline constexpr std::size_t kLlMaxBytes = std::size_t{1} << 20;
 
-/// True for the flag-free variants (one-shot-ll, one-shot-ll-pull).
-constexpr bool is_flag_free(Variant v) { return v == Variant::OneShotLL || v == Variant::OneShotLLPull; }
+/// True for the flag-free variants (one-shot-ll, one-shot-ll-pull, two-shot-ll).
+constexpr bool is_flag_free(Variant v) {
+  return v == Variant::OneShotLL || v == Variant::OneShotLLPull || v == Variant::TwoShotLL;
+}
 
-/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`, `one-shot-ll`, `one-shot-ll-pull`.
+/// True for the variants the engine's model costs (sim/cost/custom_ar_model.cc). two-shot-ll is
+/// measured only on virtual ranks of one GPU, which say nothing of a link's costs: not costed.
+constexpr bool engine_costs(Variant v) { return v != Variant::TwoShotLL; }
+
+/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`, `one-shot-ll`, `one-shot-ll-pull`, `two-shot-ll`.
 constexpr std::string_view variant_name(Variant v) {
   switch (v) {
     case Variant::Auto: return "auto";
@@ -41,11 +48,12 @@ constexpr std::string_view variant_name(Variant v) {
     case Variant::TwoShot: return "two-shot";
     case Variant::OneShotLL: return "one-shot-ll";
     case Variant::OneShotLLPull: return "one-shot-ll-pull";
+    case Variant::TwoShotLL: return "two-shot-ll";
   }
   return "invalid-variant";
 }
 
-/// Every accepted name, for error messages: "auto, one-shot-pull, ..., one-shot-ll-pull".
+/// Every accepted name, for error messages: "auto, one-shot-pull, ..., two-shot-ll".
 inline std::string variant_names() {
   std::string s(variant_name(Variant::Auto));
   for (Variant v : kConcreteVariants) s += ", " + std::string(variant_name(v));
@@ -86,6 +94,10 @@ inline constexpr std::size_t kPciePushMaxBytes8 = 64 * 1024;
 inline constexpr std::size_t kLlMaxBytes4 = kLlMaxBytes;
 inline constexpr std::size_t kLlMaxBytes8 = 512 * 1024;
 inline constexpr std::size_t kPcieLlMaxBytes8 = 256 * 1024;
+
+// Flag-free two-shot (two-shot-ll): never picked. Measured only on virtual ranks of one H200
+// (kernels/README.md), where it is slower than one-shot-ll up to 57 KB and faster from 114 KB at
+// 8 ranks; that says nothing of real links, and the engine does not cost it (engine_costs).
 
 /// The variant `auto` runs for a message of `bytes` per rank on `world` ranks (never Auto).
 inline Variant select(std::size_t bytes, int world, bool pcie) {

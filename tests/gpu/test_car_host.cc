@@ -35,10 +35,11 @@ int main() {
   Checker ck;
   // names round-trip
   for (Variant v : {Variant::Auto, Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot, Variant::OneShotLL,
-                    Variant::OneShotLLPull})
+                    Variant::OneShotLLPull, Variant::TwoShotLL})
     ck.expect(car::parse_variant(car::to_string(v)) == v, "variant name " + std::string(name(v)));
   ck.expect(car::to_string(Variant::OneShotLL) == "one-shot-ll" &&
-                car::to_string(Variant::OneShotLLPull) == "one-shot-ll-pull",
+                car::to_string(Variant::OneShotLLPull) == "one-shot-ll-pull" &&
+                car::to_string(Variant::TwoShotLL) == "two-shot-ll",
             "flag-free names");
   for (DType d : {DType::BF16, DType::FP16, DType::FP32})
     ck.expect(car::parse_dtype(car::to_string(d)) == d, "dtype name " + std::string(name(d)));
@@ -55,6 +56,8 @@ int main() {
         ck.expect(v != Variant::Auto, "selector returned Auto");
         ck.expect(!specsim::car_policy::is_flag_free(v) || b <= specsim::car_policy::kLlMaxBytes,
                   "selector picked a flag-free variant above its cap");
+        // two-shot-ll is measured on virtual ranks only; the engine does not cost it
+        ck.expect(v != Variant::TwoShotLL, "selector picked two-shot-ll");
       }
   for (Link l : {Link::NVLink, Link::PCIe})
     for (int w : {2, 4, 8})
@@ -114,7 +117,7 @@ int main() {
   c.dtype = static_cast<DType>(7);
   refused(ck, c, "unknown dtype", "bad dtype value");
   // flag-free variants: up to kLlMaxBytes, refused (not truncated) above
-  for (Variant v : {Variant::OneShotLL, Variant::OneShotLLPull}) {
+  for (Variant v : {Variant::OneShotLL, Variant::OneShotLLPull, Variant::TwoShotLL}) {
     c = ok_call();
     c.variant = v;
     c.count = specsim::car_policy::kLlMaxBytes / 2;
@@ -129,6 +132,8 @@ int main() {
   ck.expect(car::moved_bytes_per_rank(Variant::OneShotPush, 1000, 8) == 18000, "push bytes");
   ck.expect(car::moved_bytes_per_rank(Variant::TwoShot, 1000, 8) == 5125, "two-shot bytes");
   ck.expect(car::moved_bytes_per_rank(Variant::OneShotLL, 1000, 8) == 24000, "flag-free bytes");
+  // in 1000, 7/8 out and back at the owner (875 x 3), own slice 125, sums out 875 and back (x 3), out 1000
+  ck.expect(car::moved_bytes_per_rank(Variant::TwoShotLL, 1000, 8) == 7375, "flag-free two-shot bytes");
   ck.expect(car::region_bytes(8, 8 << 20) >= 19u * (8u << 20) + 16u * (1u << 20) + 65536,
             "region holds 19 slots and 16 flag-free slots");
   ck.expect(car::region_bytes(2, 4096) == 65536 + 7 * 4096 + 4 * 4096, "small region: flag-free slots of max_bytes");

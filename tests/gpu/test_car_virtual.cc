@@ -5,7 +5,9 @@
 // calls, graph capture with 1000 replays on fresh inputs, one graph of many calls of mixed
 // variants and sizes replayed many times (the flag-free slots rotate across calls and block
 // counts), refusals that launch nothing, and a peer that never arrives. Flags: --quick (short
-// list, for compute-sanitizer), --timeout-ms N (kernel spin bound), --replays N.
+// list, for compute-sanitizer), --timeout-ms N (kernel spin bound), --replays N, --variant NAME
+// (repeatable: the sweep, graphs and absent-peer checks for these variants only).
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <iterator>
@@ -25,7 +27,17 @@ struct Settings {
   bool quick = false;
   std::uint64_t timeout_ns = 2'000'000'000;
   int replays = 1000;
+  std::vector<Variant> only;  ///< --variant: the variants to check (empty: all)
 };
+
+/// The variants of `all` that --variant selected (all of them without --variant).
+std::vector<Variant> selected(const Settings& s, const std::vector<Variant>& all) {
+  if (s.only.empty()) return all;
+  std::vector<Variant> v;
+  for (Variant x : all)
+    if (std::find(s.only.begin(), s.only.end(), x) != s.only.end()) v.push_back(x);
+  return v;
+}
 
 /// Device buffers for `world` ranks: inputs and outputs, each max_bytes.
 struct Buffers {
@@ -89,7 +101,7 @@ bool over_cap(Variant v, std::size_t bytes) {
 
 void sweep(Checker& ck, const Settings& s) {
   const std::vector<int> worlds = s.quick ? std::vector<int>{2, 3, 8} : std::vector<int>{2, 3, 4, 5, 6, 7, 8};
-  const std::vector<Variant> variants = all_variants();
+  const std::vector<Variant> variants = selected(s, all_variants());
   Options opt;
   opt.timeout_ns = s.timeout_ns;
   std::uint64_t seed = 1;
@@ -140,14 +152,15 @@ void sweep(Checker& ck, const Settings& s) {
       }
     }
     // in place: out == in
-    for (Variant v : specsim::car_policy::kConcreteVariants) {
+    for (Variant v : variants) {
+      if (v == Variant::Auto) continue;
       const Problem p = make_problem(DType::BF16, world, 5003, seed++);
       upload(p, buf.in, buf.out);
       comm->allreduce_virtual(buf.in, buf.in, p.count, p.dtype, v, nullptr);
       comm->synchronize(nullptr);
       verify(ck, p, buf.in, "in-place " + label(world, p.dtype, p.count, v));
     }
-    std::printf("world %d: %ld cases, %ld with special values, 5 in place checked\n", world, cases, specials);
+    std::printf("world %d: %ld cases, %ld with special values, in place checked\n", world, cases, specials);
   }
 }
 
@@ -170,7 +183,9 @@ void graphs(Checker& ck, const Settings& s) {
   const G cases[] = {
       {DType::BF16, 21504, full}, {DType::BF16, 10001, some}, {DType::FP16, 28672, some}, {DType::FP32, 4099, some}};
   std::uint64_t seed = 900000;
-  for (Variant v : specsim::car_policy::kConcreteVariants) {
+  const std::vector<Variant> all(std::begin(specsim::car_policy::kConcreteVariants),
+                                 std::end(specsim::car_policy::kConcreteVariants));
+  for (Variant v : selected(s, all)) {
     for (const G& g : cases) {
       cudaGraph_t graph;
       cudaGraphExec_t exec;
@@ -216,7 +231,10 @@ void chain(Checker& ck, const Settings& s) {
                         {Variant::OneShotLLPull, DType::FP16, 1001},  {Variant::OneShotPull, DType::BF16, 21504},
                         {Variant::OneShotLL, DType::FP32, 131072},    {Variant::TwoShot, DType::BF16, 57344},
                         {Variant::OneShotLL, DType::BF16, 5},         {Variant::OneShotPush, DType::FP32, 999},
-                        {Variant::OneShotLLPull, DType::BF16, 21504}, {Variant::OneShotLL, DType::FP16, 524288}};
+                        {Variant::OneShotLLPull, DType::BF16, 21504}, {Variant::OneShotLL, DType::FP16, 524288},
+                        {Variant::TwoShotLL, DType::BF16, 21504},     {Variant::TwoShotLL, DType::FP32, 999},
+                        {Variant::OneShotLL, DType::BF16, 3},         {Variant::TwoShotLL, DType::FP16, 262144},
+                        {Variant::OneShotLLPull, DType::FP32, 4099},  {Variant::TwoShotLL, DType::BF16, 7}};
   const int n = static_cast<int>(std::size(calls));
   std::vector<std::unique_ptr<Buffers>> bufs;
   for (const Call& c : calls) bufs.push_back(std::make_unique<Buffers>(world, c.count * dtype_bytes(c.dt)));
@@ -320,8 +338,9 @@ void refusals(Checker& ck, const Settings& s) {
 
 /// World 4 with rank 3 absent: the others must report it within a bounded time, and the
 /// communicator must refuse further calls. For a barrier variant and the flag-free ones.
-void absent_peer(Checker& ck) {
-  for (Variant v : {Variant::OneShotPull, Variant::OneShotLL, Variant::OneShotLLPull}) {
+void absent_peer(Checker& ck, const Settings& set) {
+  for (Variant v :
+       selected(set, {Variant::OneShotPull, Variant::OneShotLL, Variant::OneShotLLPull, Variant::TwoShotLL})) {
     Options opt;
     opt.timeout_ns = 200'000'000;
     opt.debug_absent_rank = 3;
@@ -364,8 +383,15 @@ int main(int argc, char** argv) {
       s.timeout_ns = std::stoull(argv[++i]) * 1'000'000ull;
     } else if (a == "--replays" && i + 1 < argc) {
       s.replays = std::stoi(argv[++i]);
+    } else if (a == "--variant" && i + 1 < argc) {
+      const auto v = specsim::car::parse_variant(argv[++i]);
+      if (!v) {
+        std::fprintf(stderr, "error: unknown variant '%s' (--variant)\n", argv[i]);
+        return 2;
+      }
+      s.only.push_back(*v);
     } else {
-      std::fprintf(stderr, "usage: %s [--quick] [--timeout-ms N] [--replays N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--quick] [--timeout-ms N] [--replays N] [--variant NAME]...\n", argv[0]);
       return 2;
     }
   }
@@ -376,7 +402,7 @@ int main(int argc, char** argv) {
     sweep(ck, s);
     graphs(ck, s);
     chain(ck, s);
-    absent_peer(ck);
+    absent_peer(ck, s);
   } catch (const std::exception& e) {
     ck.expect(false, std::string("unexpected exception: ") + e.what());
   }

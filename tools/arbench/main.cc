@@ -193,7 +193,8 @@ struct Args {
   double f = 2;
   std::string step;
   int g = 1, n = 20, w = 5, virtual_ranks = 8;
-  std::string dtype = "bf16", variants = "one-shot-ll,one-shot-ll-pull,one-shot-pull,one-shot-push,two-shot,auto,nccl",
+  std::string dtype = "bf16",
+              variants = "one-shot-ll,one-shot-ll-pull,two-shot-ll,one-shot-pull,one-shot-push,two-shot,auto,nccl",
               mode = "both";
   double timeout_ms = 2000;
   int ll_threads = 0;
