@@ -112,30 +112,6 @@ TEST_CASE("roofline: weight-bound small-M GEMM, compute-bound large GEMM, per-ke
   CHECK(compute_us(fp8, g) - g.gemm_fixed_us < 0.6 * (compute_us(small_m, g) - g.gemm_fixed_us));
 }
 
-TEST_CASE("fused MoE at few tokens: its grid covers only part of the SMs and streams at that share") {
-  const Hardware hw = load_hardware("h200:nvswitch", 8);
-  const auto& g = hw.gpu;
-  REQUIRE(g.sm_count == 132);
-  // DeepSeek-V3 at TP 8, one token: 9 experts (8 routed + the fused shared one), w13 is [7168 -> 2 x 256].
-  // Grid: 9 experts x 1 block of 16 rows x ceil(512 / 128) = 4 column blocks = 36 CTAs of 132 SMs.
-  const Op w13 = ops::moe_gemm("moe_w13", 9, 9, 512, 7168, DType::FP8);
-  CHECK(moe_grid_ctas(w13) == 36);
-  CHECK(grid_occupancy(w13, g) == Approx(36.0 / 132));
-  CHECK(compute_us(w13, g) ==
-        Approx(g.gemm_fixed_us + w13.bytes / (g.mem_bw_gbps * 1e3 * g.gemm_memory_efficiency * 36.0 / 132)));
-  // w2 is [256 -> 7168]: 9 x 56 = 504 CTAs fill the GPU, the plain roofline.
-  const Op w2 = ops::moe_gemm("moe_w2", 9, 9, 7168, 256, DType::FP8);
-  CHECK(moe_grid_ctas(w2) == 504);
-  CHECK(grid_occupancy(w2, g) == 1.0);
-  // 64 tokens over the same 9 experts: 64/9 rows each -> still one 16-row block per expert.
-  CHECK(moe_grid_ctas(ops::moe_gemm("m", 64, 9, 512, 7168, DType::FP8)) == 36);
-  // Dense GEMMs and GPUs without an SM count are not limited.
-  CHECK(grid_occupancy(ops::gemm("d", 1, 512, 7168, DType::FP8), g) == 1.0);
-  GpuProfile unknown = g;
-  unknown.sm_count = 0;
-  CHECK(grid_occupancy(w13, unknown) == 1.0);
-}
-
 TEST_CASE("attention: its own fixed cost, KV bytes or FLOPs at attention's efficiencies") {
   const Hardware hw = load_hardware("h200:nvswitch", 8);
   const auto& g = hw.gpu;

@@ -1,32 +1,8 @@
 #include "cost/compute_cost.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include "cost/bus_bandwidth.h"
 
 namespace specsim {
-
-namespace {
-
-// SGLang's Triton fused-MoE kernel tiles the sorted token-expert rows by BLOCK_SIZE_M and the
-// weight's output dim by BLOCK_SIZE_N; each touched expert gets at least one M block. Its tuned
-// configs use BLOCK_SIZE_M 16 and BLOCK_SIZE_N 128 up to 256 tokens (docs/sources-runtime.md#sglang-fused-moe-grid).
-constexpr double kMoeBlockM = 16, kMoeBlockN = 128;
-
-}  // namespace
-
-double moe_grid_ctas(const Op& op) {
-  if (op.kind != OpKind::MoeGemm || op.experts <= 0) return 0;
-  const double rows_per_expert = op.m / op.experts;
-  return op.experts * std::ceil(rows_per_expert / kMoeBlockM) * std::ceil(op.n / kMoeBlockN);
-}
-
-double grid_occupancy(const Op& op, const GpuProfile& g) {
-  const double ctas = moe_grid_ctas(op);
-  if (ctas <= 0 || g.sm_count <= 0) return 1.0;
-  return std::min(1.0, ctas / g.sm_count);
-}
 
 RooflineTerms roofline_terms(const Op& op, const GpuProfile& g) {
   RooflineTerms t;
@@ -44,8 +20,7 @@ RooflineTerms roofline_terms(const Op& op, const GpuProfile& g) {
   }
   t.flops = op.flops;
   t.bytes = op.bytes;
-  // A grid smaller than the GPU streams its bytes from that share of the SMs only.
-  t.peak_bytes_per_us = bytes_per_us(g.mem_bw_gbps) * grid_occupancy(op, g);
+  t.peak_bytes_per_us = bytes_per_us(g.mem_bw_gbps);
   return t;
 }
 

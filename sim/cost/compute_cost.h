@@ -15,8 +15,8 @@ enum class RooflineBound { Compute, Memory, Floor };
 /// An op's roofline before the profile's efficiencies: its work and the GPU's full rates.
 struct RooflineTerms {
   RooflineClass cls = RooflineClass::Memory;
-  double flops = 0, peak_flop_per_us = 0;   ///< peak 0: no FLOP term (norms, elementwise kernels)
-  double bytes = 0, peak_bytes_per_us = 0;  ///< peak: memory bandwidth x the grid's SM occupancy
+  double flops = 0, peak_flop_per_us = 0;  ///< peak 0: no FLOP term (norms, elementwise kernels)
+  double bytes = 0, peak_bytes_per_us = 0;
   /// FLOPs at the full peak of the op's dtype, us (0 without a FLOP term).
   double flop_us_at_peak() const { return peak_flop_per_us > 0 ? flops / peak_flop_per_us : 0.0; }
   /// Bytes at full memory bandwidth, us.
@@ -38,12 +38,6 @@ RooflineParams roofline_params(RooflineClass cls, const GpuProfile& gpu);
 
 /// Which term of max(fixed + max(flop, byte), floor) is the time (ties: the FLOP term, then the kernel's).
 RooflineBound roofline_bound(double fixed_us, double flop_us, double byte_us, double floor_us);
-
-/// Thread blocks SGLang's fused-MoE kernel launches with work for `op` (0 for other ops).
-double moe_grid_ctas(const Op& op);
-
-/// Share of the GPU's SMs `op`'s grid keeps busy: ctas / sm_count, capped at 1 (1 when unknown).
-double grid_occupancy(const Op& op, const GpuProfile& gpu);
 
 /// GPU time of a non-collective op, microseconds: the larger of FLOPs at the dtype's peak times
 /// the class's compute efficiency and bytes at memory bandwidth times the class's memory

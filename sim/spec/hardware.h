@@ -29,7 +29,6 @@ struct GpuProfile {
   double elementwise_memory_efficiency = 0;
   double kernel_switch_us = 0;  ///< GPU gap when a kernel follows one of another class, back to back
   double kernel_min_us = 0, graph_launch_us = 0, host_launch_us = 0, nccl_host_launch_us = 0;
-  double sm_count = 0;  ///< streaming multiprocessors (optional; 0: unknown, no grid-occupancy limit)
   /// Dense peak for a GEMM whose weights are `d` (fp8 falls back to bf16 where not supported).
   double peak_tflops(DType d) const;
 };
