@@ -111,9 +111,19 @@ TEST_CASE("roofline: weight-bound small-M GEMM, compute-bound large GEMM, per-ke
   CHECK(g.gemm_fixed_us > 0);
   const Op tiny = ops::small("z", OpKind::Elementwise, 64);
   CHECK(compute_us(tiny, g) == g.kernel_min_us);
-  // fp8 weights halve the bytes of a weight-bound GEMM.
+  // fp8 weights halve the bytes of a weight-bound GEMM; a block-scaled fp8 GEMM pays its own fixed cost.
   const Op fp8 = ops::gemm("w", 1, 8192, 8192, DType::FP8);
-  CHECK(compute_us(fp8, g) - g.gemm_fixed_us < 0.6 * (compute_us(small_m, g) - g.gemm_fixed_us));
+  REQUIRE(g.gemm_fp8_block_fixed_us > g.gemm_fixed_us);
+  CHECK(compute_us(fp8, g) - g.gemm_fp8_block_fixed_us < 0.6 * (compute_us(small_m, g) - g.gemm_fixed_us));
+  // DeepSeek's fused q/kv-a projection at one token, by hand: 17.7 us + 2112 x 7168 fp8 bytes (+ bf16
+  // activations) at 0.8 of the bandwidth.
+  const Op qkv_a = ops::gemm("fused_qkv_a_proj", 1, 2112, 7168, DType::FP8);
+  CHECK(compute_us(qkv_a, g) == Approx(17.7 + qkv_a.bytes / (g.mem_bw_gbps * 1e3 * g.gemm_memory_efficiency)));
+  CHECK(qkv_a.bytes == 2112.0 * 7168 + 2.0 * (7168 + 2112));
+  // GPUs without the measurement keep the bf16 GEMM's fixed cost.
+  GpuProfile other = g;
+  other.gemm_fp8_block_fixed_us = 0;
+  CHECK(compute_us(fp8, other) - g.gemm_fixed_us < 0.6 * (compute_us(small_m, g) - g.gemm_fixed_us));
 }
 
 TEST_CASE("attention: its own fixed cost, KV bytes or FLOPs at attention's efficiencies") {

@@ -132,6 +132,27 @@ TEST_CASE("Llama GQA shapes: local heads and replicated KV heads") {
   CHECK(plan.find(PhaseKind::DraftExtend)->tokens == 6);
 }
 
+TEST_CASE("a tree draft step reads the KV prefix once per branch; verify and extend once per request") {
+  const auto m = zoo("llama-3.1-8b");
+  RunSpec run = spec_run(1, 2, 5, 4, 8);
+  run.context_len = 1000;
+  const CyclePlan plan = build_plan(m.target, &m.draft, run);
+  // Draft layer KV per row: 1000 tokens x K and V x 8 kv heads x 128 x 2 bytes = 4096000 bytes.
+  const double per_row = 1000.0 * 2 * 8 * 128 * 2;
+  const Op* draft_attn = find_op(*plan.find(PhaseKind::DraftDecode), "draft_layer", "attention");
+  REQUIRE(draft_attn);
+  const double q_out = 2.0 * draft_attn->m * 32 * 128 * 2;      // the query rows' q and output, bf16
+  CHECK(draft_attn->bytes == Approx(2 * 4 * per_row + q_out));  // bs 2 x topk 4 branches
+  const Op* ext_attn = find_op(*plan.find(PhaseKind::DraftExtend), "draft_layer", "attention");
+  CHECK(ext_attn->bytes == Approx(2 * per_row + 2.0 * ext_attn->m * 32 * 128 * 2));
+  const Op* ver_attn = find_op(*plan.find(PhaseKind::Verify), "dense_layer", "attention");
+  CHECK(ver_attn->bytes == Approx(2 * per_row + 2.0 * ver_attn->m * 32 * 128 * 2));
+  // a chain (topk 1) reads it once per request.
+  const CyclePlan chain = build_plan(m.target, &m.draft, spec_run(1, 2, 5, 1, 6));
+  const Op* chain_attn = find_op(*chain.find(PhaseKind::DraftDecode), "draft_layer", "attention");
+  CHECK(chain_attn->m == 2);
+}
+
 TEST_CASE("tp 1 runs no collectives") {
   const auto m = zoo("llama-3.1-8b");
   const CyclePlan plan = build_plan(m.target, &m.draft, spec_run(1, 1, 3, 1, 4));

@@ -38,6 +38,9 @@ RuntimeProfile unit_profile(const Hardware& hw) {
   meta.times = RuntimeTerm::Times::DraftForwards;
   p.terms.push_back(meta);
   p.terms.push_back(term("select_us", S::DraftStep, PhaseKind::DraftDecode, 3, false, true, 2));
+  RuntimeTerm tree = term("select_tree_us", S::DraftStep, PhaseKind::DraftDecode, 4, false, true, 3);
+  tree.times = RuntimeTerm::Times::DraftForwards, tree.tree_only = true;
+  p.terms.push_back(tree);
   RuntimeTerm probs = term("probs_us_per_token", S::DraftStep, PhaseKind::DraftDecode, 0.5, false, true);
   probs.per = RuntimeTerm::Per::Token, probs.vocab_basis = 1000;
   p.terms.push_back(probs);
@@ -68,10 +71,15 @@ TEST_CASE("runtime terms are priced per forward of each phase, by hand") {
   run.num_steps = 3, run.topk = 2, run.num_draft_tokens = 6, run.batch_size = 2;
   const RuntimeCost c = runtime_cost(unit_profile(hw), run, hw, 4000, 2000);
   // draft_decode: 2 forwards. host 10 x 2 forwards; graphed 3 x 3 steps + 0.5 x 3 steps x (2 x 2
-  // tokens) x 2000/1000 = 9 + 12 = 21. Per forward: 10 and 10.5.
+  // tokens) x 2000/1000 + the tree's 4 x 2 forwards (topk 2) = 9 + 12 + 8 = 29. Per forward: 10 and 14.5.
   CHECK(at(c, PhaseKind::DraftDecode).host_us == Approx(10));
-  CHECK(at(c, PhaseKind::DraftDecode).gpu_graphed_us == Approx(10.5));
-  CHECK(at(c, PhaseKind::DraftDecode).exposed_us(500) == Approx(20.5));
+  CHECK(at(c, PhaseKind::DraftDecode).gpu_graphed_us == Approx(14.5));
+  CHECK(at(c, PhaseKind::DraftDecode).exposed_us(500) == Approx(24.5));
+  // the same cycle as a chain (topk 1) has no tree term: 9 + 0.5 x 3 x 2 x 2 = 15, 7.5 per forward.
+  RunSpec chain = run;
+  chain.topk = 1;
+  CHECK(at(runtime_cost(unit_profile(hw), chain, hw, 4000, 2000), PhaseKind::DraftDecode).gpu_graphed_us ==
+        Approx(7.5));
   // verify: 100 scheduler + 50 prepare + 2 x bs 2 x (S+1) 4 = 166 host; 20 eager GPU under it.
   CHECK(at(c, PhaseKind::Verify).host_us == Approx(166));
   CHECK(at(c, PhaseKind::Verify).gpu_eager_us == Approx(20));

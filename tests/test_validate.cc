@@ -69,11 +69,14 @@ TEST_CASE("specsim validate: text, JSON, and bad cases") {
   CHECK(text.exit_code == 0);
   CHECK(text.out.find("skipped:") != std::string::npos);
   CHECK(text.out.find("targets:") != std::string::npos);
+  CHECK(text.out.find("(assumed zoo_gpu: test: the source names no GPU)") != std::string::npos);
   const auto js = test::run_specsim({"validate", "--set", set, "--json"});
   REQUIRE(js.exit_code == 0);
   const auto j = nlohmann::json::parse(js.out);
   CHECK(j.at("cases").size() == 5);
   CHECK(j.at("summary").at("fit").at("baseline_tok_s").at("n") == 3);
+  CHECK(j.at("cases").at(3).at("assumptions").at("zoo_gpu") == "test: the source names no GPU");
+  CHECK(j.at("cases").at(0).at("assumptions").empty());
 
   const std::string dir = test::fresh_dir();
   auto c = nlohmann::json::parse(test::slurp(set + "/a-fit-base100.json"));
@@ -87,6 +90,10 @@ TEST_CASE("specsim validate: text, JSON, and bad cases") {
   c["baseline_tok_s"] = -3;
   test::write_text(dir + "/x.json", c.dump());
   CHECK(test::run_specsim({"validate", "--set", dir}).err.find("x.json:baseline_tok_s") != std::string::npos);
+  c = nlohmann::json::parse(test::slurp(set + "/a-fit-base100.json"));
+  c["assumptions"] = {{"gpu_type", "no such field"}};
+  test::write_text(dir + "/x.json", c.dump());
+  CHECK(test::run_specsim({"validate", "--set", dir}).err.find("x.json:assumptions.gpu_type") != std::string::npos);
   CHECK(test::run_specsim({"validate", "--set", dir + "/none"}).exit_code == 2);
 }
 

@@ -42,7 +42,11 @@ RooflineBound roofline_bound(double fixed_us, double flop_us, double byte_us, do
 
 double compute_us(const Op& op, const GpuProfile& g) {
   const RooflineTerms t = roofline_terms(op, g);
-  const RooflineParams p = roofline_params(t.cls, g);
+  RooflineParams p = roofline_params(t.cls, g);
+  // Block-scaled fp8 GEMMs (DeepSeek's dense and expert weights, with their per-128 scales) pay a
+  // larger fixed cost at small M than bf16 cuBLAS GEMMs (docs/sources-runtime.md#fp8-block-gemm-small-m).
+  if (t.cls == RooflineClass::Gemm && op.dtype == DType::FP8 && g.gemm_fp8_block_fixed_us > 0)
+    p.fixed_us = g.gemm_fp8_block_fixed_us;
   const double t_mem = t.bytes / (t.peak_bytes_per_us * p.memory_efficiency);
   const double flop_rate = t.peak_flop_per_us * p.compute_efficiency;  // FLOP per microsecond
   const double t_flop = flop_rate > 0 ? t.flops / flop_rate : 0.0;

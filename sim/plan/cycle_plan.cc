@@ -78,8 +78,10 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
   plan.tp = run.tp_size;
   plan.batch = run.batch_size;
 
-  auto shape = [&](PhaseKind p, double tokens) {
-    return ForwardShape{tokens, double(run.batch_size), double(run.context_len), run.tp_size, p};
+  // kv_rows: rows that each read a request's whole KV prefix. In a tree draft step SGLang's
+  // multi-step draft attention gives every branch (bs x topk rows) its own copy of the prefix.
+  auto shape = [&](PhaseKind p, double tokens, double kv_rows) {
+    return ForwardShape{tokens, kv_rows, double(run.context_len), run.tp_size, p};
   };
   auto phase = [&](PhaseKind p, int count, double tokens, std::vector<OpBlock> blocks) {
     PhasePlan ph;
@@ -96,14 +98,14 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
     const double t_dec = bs * run.topk;
     if (run.num_steps > 1)
       phase(PhaseKind::DraftDecode, run.num_steps - 1, t_dec,
-            draft_forward(*draft, target.hidden, shape(PhaseKind::DraftDecode, t_dec), false, weights));
+            draft_forward(*draft, target.hidden, shape(PhaseKind::DraftDecode, t_dec, t_dec), false, weights));
     const double t_ver = bs * run.num_draft_tokens;
-    phase(PhaseKind::Verify, 1, t_ver, target_forward(target, weights, shape(PhaseKind::Verify, t_ver)));
+    phase(PhaseKind::Verify, 1, t_ver, target_forward(target, weights, shape(PhaseKind::Verify, t_ver, bs)));
     const double t_ext = bs * (run.num_steps + 1);
     phase(PhaseKind::DraftExtend, 1, t_ext,
-          draft_forward(*draft, target.hidden, shape(PhaseKind::DraftExtend, t_ext), true, weights));
+          draft_forward(*draft, target.hidden, shape(PhaseKind::DraftExtend, t_ext, bs), true, weights));
   }
-  phase(PhaseKind::BaselineDecode, 1, bs, target_forward(target, weights, shape(PhaseKind::BaselineDecode, bs)));
+  phase(PhaseKind::BaselineDecode, 1, bs, target_forward(target, weights, shape(PhaseKind::BaselineDecode, bs, bs)));
   if (run.tp_size == 1) {  // one rank: SGLang runs no collectives at all
     for (auto& p : plan.phases)
       for (auto& b : p.blocks) std::erase_if(b.ops, [](const Op& o) { return o.is_collective(); });

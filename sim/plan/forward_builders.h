@@ -9,7 +9,7 @@ namespace specsim {
 /// How many tokens one forward carries and how they sit over requests.
 struct ForwardShape {
   double tokens = 1;      ///< tokens in the forward (whole batch)
-  double batch = 1;       ///< requests
+  double batch = 1;       ///< rows reading a request's KV prefix: requests (x topk in a tree draft step)
   double context = 2048;  ///< KV-cache tokens each request attends to
   int tp = 1;
   PhaseKind phase = PhaseKind::BaselineDecode;

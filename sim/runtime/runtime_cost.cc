@@ -24,7 +24,7 @@ RuntimeCost runtime_cost(const RuntimeProfile& p, const RunSpec& run, const Hard
   std::array<double, kNumPhaseKinds> host{}, eager{}, graphed{};
 
   for (const auto& t : p.terms) {
-    if (t.counted_by_forward || t.sampling_only) continue;
+    if (t.counted_by_forward || t.sampling_only || (t.tree_only && run.topk <= 1)) continue;
     const bool plain = t.section == RuntimeTerm::Section::PlainStep;
     if (!plain && !run.speculative()) continue;
     PhaseKind phase = t.cycle_phase ? PhaseKind::Verify : t.phase;

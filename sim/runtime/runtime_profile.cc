@@ -59,8 +59,9 @@ RuntimeTerm parse_term(const std::string& name, const json& sec, RuntimeTerm::Se
   if (t.contains("counted_by_forward")) r.counted_by_forward = json_bool(t, "counted_by_forward", where);
   if (t.contains("when")) {
     const std::string when = json_string(t, "when", where);
-    if (when != "sampling") throw InputError("when must be 'sampling', got '" + when + "'", where + ".when");
-    r.sampling_only = true;
+    if (when != "sampling" && when != "tree")
+      throw InputError("when must be 'sampling' or 'tree', got '" + when + "'", where + ".when");
+    (when == "tree" ? r.tree_only : r.sampling_only) = true;
   }
   if (t.contains("vocab_basis")) {
     r.vocab_basis = json_double(t, "vocab_basis", where);

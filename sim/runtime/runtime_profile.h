@@ -22,6 +22,7 @@ struct RuntimeTerm {
   int syncs = 0;
   bool counted_by_forward = false;  ///< already in the forward model (a graph replay's launch)
   bool sampling_only = false;       ///< only when a request samples (temperature > 0)
+  bool tree_only = false;           ///< only for tree drafts (topk > 1)
   double vocab_basis = 0;           ///< per-token terms over a vocabulary: the vocab `value_us` is for
   bool cycle_phase = false;         ///< phase "cycle": between forwards, booked on verify
   PhaseKind phase = PhaseKind::Verify;

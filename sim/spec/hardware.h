@@ -29,6 +29,7 @@ struct GpuProfile {
   double elementwise_memory_efficiency = 0;
   double kernel_switch_us = 0;  ///< GPU gap when a kernel follows one of another class, back to back
   double kernel_min_us = 0, graph_launch_us = 0, host_launch_us = 0, nccl_host_launch_us = 0;
+  double gemm_fp8_block_fixed_us = 0;  ///< a block-scaled fp8 GEMM's fixed cost (optional; 0: gemm_fixed_us)
   /// Dense peak for a GEMM whose weights are `d` (fp8 falls back to bf16 where not supported).
   double peak_tflops(DType d) const;
 };

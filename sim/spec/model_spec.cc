@@ -35,10 +35,14 @@ Arch parse_arch(const json& cfg, const std::string& where) {
   if (a == "Qwen3MoeForCausalLM") return Arch::Qwen3Moe;
   if (a == "DeepseekV3ForCausalLM") return Arch::DeepseekV3;
   if (a == "LlamaForCausalLMEagle3") return Arch::LlamaEagle3;
+  // An EAGLE-1/2 draft (SGLang's and vLLM's LlamaForCausalLMEagle): one Llama layer behind a 2H -> H fc
+  // and the target's full-vocab LM head. Costed on the EAGLE-3 draft path: without draft_vocab_size its
+  // LM head spans the whole vocab; the 2H-wide qkv input stands in for the 2H -> H fc (same bytes within ~5%).
+  if (a == "LlamaForCausalLMEagle") return Arch::LlamaEagle3;
   if (a == "DeepseekV3ForCausalLMNextN") return Arch::DeepseekV3NextN;
   throw InputError("unknown architecture '" + a +
                        "': supported are LlamaForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, "
-                       "DeepseekV3ForCausalLM, LlamaForCausalLMEagle3",
+                       "DeepseekV3ForCausalLM, LlamaForCausalLMEagle3, LlamaForCausalLMEagle",
                    where + ": architectures");
 }
 

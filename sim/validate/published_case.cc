@@ -86,6 +86,16 @@ PublishedCase load_published_case(const std::string& path) {
   const json& src = need(j, "source", f);
   if (!src.is_object()) throw InputError("expected an object", f + "source");
   c.url = str(src, "url", f + "source.");
+  if (j.contains("assumptions") && !j.at("assumptions").is_null()) {
+    const json& a = j.at("assumptions");
+    if (!a.is_object()) throw InputError("expected an object of field: reason", f + "assumptions");
+    for (const auto& [field, why] : a.items()) {
+      if (!j.contains(field)) throw InputError("assumes a field the case does not have", f + "assumptions." + field);
+      if (!why.is_string() || why.get<std::string>().empty())
+        throw InputError("expected a non-empty reason", f + "assumptions." + field);
+      c.assumptions.emplace_back(field, why.get<std::string>());
+    }
+  }
   return c;
 }
 

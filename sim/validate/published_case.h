@@ -3,6 +3,7 @@
 // source states and the figures it reports, `null` where the source is silent.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace specsim {
@@ -17,6 +18,8 @@ struct PublishedCase {
   std::optional<int> tp, batch_size, num_steps, topk, num_draft_tokens;
   std::optional<double> baseline_tok_s, spec_tok_s, accept_length, speedup_stated;
   std::string url;
+  /// Fields the source does not state but the case fills in anyway: field name -> why (printed by validate).
+  std::vector<std::pair<std::string, std::string>> assumptions;
   /// The measured speedup: spec / baseline when both are given, else the stated one.
   std::optional<double> speedup() const;
 };

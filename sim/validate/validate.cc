@@ -120,6 +120,12 @@ std::string err_cell(std::optional<double> p, std::optional<double> m) {
 
 json opt(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
 
+json assumptions_json(const PublishedCase& c) {
+  json a = json::object();
+  for (const auto& [field, why] : c.assumptions) a[field] = why;
+  return a;
+}
+
 json stats_json(const ErrorStats& s) {
   return {{"n", s.n},
           {"median_abs_error_pct", s.n ? json(s.median_abs_pct) : json(nullptr)},
@@ -176,6 +182,7 @@ std::string validate_text(const ValidateResult& r) {
                        err_cell(o.baseline_tok_s, o.c.baseline_tok_s), cell(o.c.spec_tok_s), cell(o.spec_tok_s),
                        err_cell(o.spec_tok_s, o.c.spec_tok_s), cell(mx, "{:.2f}"), cell(o.speedup, "{:.2f}"),
                        err_cell(o.speedup, mx));
+    for (const auto& [field, why] : o.c.assumptions) out += fmt::format("  {:<48} (assumed {}: {})\n", "", field, why);
     if (!o.spec_skipped.empty())
       out += fmt::format("  {:<48} (speculation not predicted: {}{})\n", "", o.spec_skipped,
                          o.implied_accept_len
@@ -210,6 +217,7 @@ json validate_json(const ValidateResult& r) {
         {"skipped", o.skipped.empty() ? json(nullptr) : json(o.skipped)},
         {"spec_skipped", o.spec_skipped.empty() ? json(nullptr) : json(o.spec_skipped)},
         {"implied_accept_len", opt(o.implied_accept_len)},
+        {"assumptions", assumptions_json(o.c)},
         {"measured",
          {{"baseline_tok_s", opt(o.c.baseline_tok_s)},
           {"spec_tok_s", opt(o.c.spec_tok_s)},
