@@ -148,6 +148,7 @@ Figures model_figures(const RunArgs& args, const LogSummary& sum, std::optional<
 struct Baseline {
   double tok_s = 0;
   int batch = 0;
+  std::optional<long long> context_len;
   std::string source;
 };
 
@@ -156,7 +157,7 @@ Baseline baseline_from(const std::string& file) {
   const LogSummary b = summarize_log(log, file, std::nullopt);
   if (b.speculative)
     throw InputError("the baseline log reports an accept len (speculation was on)", "--baseline-from " + file);
-  return {b.tok_s, b.batch_size,
+  return {b.tok_s, b.batch_size, b.context_len,
           fmt::format("{}: median gen throughput of {} decode lines at #running-req {} ({})", file,
                       b.line_numbers.size(), b.batch_size, lines_text(b))};
 }
@@ -245,6 +246,7 @@ Diagnosis diagnose(const DiagnoseInput& in) {
       mr.run.accept_len.reset(), mr.run.accept_rate.reset();
       mr.run.measured_spec_tok_s.reset(), mr.run.measured_allreduce_us.reset();
       mr.run.batch_size = b->batch;
+      if (b->context_len) mr.run.context_len = *b->context_len;
       mr.run.measured_baseline_tok_s = b->tok_s, mr.baseline_source = b->source;
       s.measured.push_back(mr);
     }
