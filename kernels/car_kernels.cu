@@ -424,7 +424,7 @@ __device__ __forceinline__ void store_relaxed_sys(uint4* p, uint4 v) {
 #if defined(SPECSIM_LL_PROBE)
 /// Timing-only builds: the poll's load as chosen by LaunchArgs::ld_kind (0 relaxed.sys,
 /// 1 volatile, 2 relaxed.gpu, 3 ld.global.cg) and the send's store by st_kind (0 relaxed.sys,
-/// 1 volatile, 2 weak st.global).
+/// 1 volatile, 2 weak st.global, 3 relaxed.gpu).
 __device__ __forceinline__ uint4 load_kind(const uint4* p, int kind) {
   uint4 v;
   if (kind == 1)
@@ -452,6 +452,9 @@ __device__ __forceinline__ void store_kind(uint4* p, uint4 v, int kind) {
                  : "memory");
   else if (kind == 2)
     asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+  else if (kind == 3)
+    asm volatile("st.relaxed.gpu.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
   else
     store_relaxed_sys(p, v);
 }
@@ -600,6 +603,8 @@ constexpr int kProbeOnePoll = 4;  // the real kernel, but one poll pass whatever
 constexpr int kProbeStamps = 5;   // the real kernel, printing %globaltimer stamps every 64th call
 constexpr int kProbeNoEmpty = 6;  // as kProbeOnePoll, without emptying the slots read
 constexpr int kProbeNoLoads = 7;  // as kProbeOnePoll, without the slot loads (own input instead)
+constexpr int kProbeTraffic = 8;  // the same loads and stores as the real kernel, nothing else: no
+                                  // checks, no waiting, no reduction (own input as output)
 /// Where kProbeStamps keeps the previous call's end time (free control space of the region).
 constexpr std::size_t kProbeStampOff = 8192;
 static_assert(kLlCallsOff + kMaxBlocks * sizeof(std::uint32_t) <= kProbeStampOff && kProbeStampOff + 8 <= kDataOff);
@@ -616,13 +621,18 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     flag_free_kernel(const __grid_constant__ LaunchArgs a) {
   constexpr int kR = kWorld != 0 ? kWorld : kMaxRanks;  // per-peer loops' length
   const int world = kWorld != 0 ? kWorld : a.world;
-  const RankPtrs& me = a.r[blockIdx.y];
+  // grid (blocks, ranks), or (ranks, blocks) with LaunchArgs::rank_fastest (see launch_flag_free;
+  // never for the 2-rank kernel, whose code stays that of one rank per launch)
+  const bool rank_fastest = kWorld != 2 && a.rank_fastest != 0;
+  const unsigned blk = rank_fastest ? blockIdx.y : blockIdx.x;
+  const unsigned nblk = rank_fastest ? gridDim.y : gridDim.x;
+  const RankPtrs& me = a.r[rank_fastest ? blockIdx.x : blockIdx.y];
   if (me.absent) return;
   __shared__ std::uint32_t s_done;  // calls this rank completed
   __shared__ int s_failed;          // a thread of this block gave up waiting
   const std::size_t nvec = (a.count + kPack<T> - 1) / kPack<T>;
-  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t first = static_cast<std::size_t>(blk) * blockDim.x + threadIdx.x;
+  const std::size_t stride = static_cast<std::size_t>(nblk) * blockDim.x;
   // Programmatic dependent launch: everything above reads only kernel parameters; the earlier
   // kernels' writes (the input, the call count, the emptied slots) are visible after the wait.
   // Then the next kernel in the stream may launch and run up to its own wait.
@@ -640,7 +650,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   const uint4 first_raw = first < nvec ? load_input<T>(me.in, first, a.count) : uint4{};
   std::uint32_t* calls = reinterpret_cast<std::uint32_t*>(me.base[me.rank] + kLlCallsOff);
   if (threadIdx.x == 0) {
-    s_done = calls[blockIdx.x];  // written by this rank's previous call (kernel order)
+    s_done = calls[blk];  // written by this rank's previous call (kernel order)
     s_failed = 0;
   }
   __syncthreads();
@@ -675,7 +685,29 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
       store_output<T>(me.out, i, a.count, v);
     }
     if (threadIdx.x == 0)
-      for (unsigned j = blockIdx.x; j < static_cast<unsigned>(kMaxBlocks); j += gridDim.x) calls[j] = call;
+      for (unsigned j = blk; j < static_cast<unsigned>(kMaxBlocks); j += nblk) calls[j] = call;
+    return;
+  }
+  if (a.probe == kProbeTraffic) {
+    for (std::size_t i = first; i < nvec; i += stride) {
+      uint4 v = input(i);
+#pragma unroll
+      for (int q = 0; q < kR; ++q)
+        if (q < world && q != me.rank) store_kind(out_slot(q) + i, v, a.st_kind);
+      uint4 x[kR];
+#pragma unroll
+      for (int q = 0; q < kR; ++q)
+        if (q < world && q != me.rank) x[q] = load_kind(in_slot(q) + i, a.ld_kind);
+#pragma unroll
+      for (int q = 0; q < kR; ++q)
+        if (q < world && q != me.rank) {
+          in_slot(q)[i] = empty_vec();
+          v.x ^= x[q].x & 1u;  // keeps each load's value in use
+        }
+      store_output<T>(me.out, i, a.count, v);
+    }
+    if (threadIdx.x == 0)
+      for (unsigned j = blk; j < static_cast<unsigned>(kMaxBlocks); j += nblk) calls[j] = call;
     return;
   }
 #endif
@@ -689,12 +721,28 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
 #define LL_SEND(p, v) store_relaxed_sys((p), (v))
 #define LL_POLL(p) load_relaxed_sys(p)
 #endif
-  // send: posted stores, no waiting
+  // send: posted stores, no waiting, to peers rank+1, rank+2, ... (mod world): every rank starts
+  // with a different peer, so no area takes every rank's first stores at once (8 virtual ranks,
+  // 42 KB: 0.5 us faster than 0, 1, ..., world-1; kernels/README.md). 2 ranks: the one peer.
   for (std::size_t i = first; i < nvec; i += stride) {
     const uint4 v = input(i);
+#if defined(SPECSIM_LL_PROBE)
+    const bool in_order = kWorld == 2 || !a.rot;
+#else
+    constexpr bool in_order = kWorld == 2;
+#endif
+    if (in_order) {
 #pragma unroll
-    for (int q = 0; q < kR; ++q)
-      if (q < world && q != me.rank) LL_SEND(out_slot(q) + i, v);
+      for (int q = 0; q < kR; ++q)
+        if (q < world && q != me.rank) LL_SEND(out_slot(q) + i, v);
+    } else {
+#pragma unroll
+      for (int k = 1; k < kR; ++k)
+        if (k < world) {
+          const int q = me.rank + k < world ? me.rank + k : me.rank + k - world;
+          LL_SEND(out_slot(q) + i, v);
+        }
+    }
   }
 
 #if defined(SPECSIM_LL_PROBE)
@@ -721,15 +769,20 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
 #if defined(SPECSIM_LL_PROBE)
       if (a.probe == kProbeOnePoll || a.probe == kProbeNoEmpty || a.probe == kProbeNoLoads) pending = 0;
 #endif
-      if (pending == 0 || *static_cast<volatile int*>(&s_failed)) break;
+      // s_failed (another thread of the block gave up) through shared-memory atomics, read after
+      // every failed pass: reading it only every kTimerEvery passes measured slower (8 virtual ranks,
+      // 42 KB: 4.08 against 3.66 us; 2 GPUs 0.1 us slower at 42-114 KB)
+      if (pending == 0 || atomicOr(&s_failed, 0) != 0) break;
+#if defined(SPECSIM_LL_PROBE)
+      if (a.sleep_ns > 0) __nanosleep(static_cast<unsigned>(a.sleep_ns));
+#endif
       if (bound.expired(a.timeout_ns)) {
         volatile unsigned long long* err = me.err;
         if (*err == 0) {
-          *err =
-              encode_error(me.rank, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blockIdx.x), call);
+          *err = encode_error(me.rank, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
           __threadfence_system();
         }
-        *static_cast<volatile int*>(&s_failed) = 1;
+        atomicExch(&s_failed, 1);
         break;
       }
     }
@@ -738,7 +791,11 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     if (t_seen == 0) t_seen = global_timer_ns();
 #endif
 #if defined(SPECSIM_LL_PROBE)
-    if (a.probe != kProbeNoEmpty)
+    if (a.rot_empty) {
+#pragma unroll
+      for (int k = 1; k < kR; ++k)
+        if (k < world) in_slot(me.rank + k < world ? me.rank + k : me.rank + k - world)[i] = empty_vec();
+    } else if (a.probe != kProbeNoEmpty)
 #endif
 #pragma unroll
       for (int q = 0; q < kR; ++q)
@@ -746,12 +803,12 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     store_output<T>(me.out, i, a.count, reduce_regs<T, kR>(v, own, me.rank, world));
   }
   if (threadIdx.x == 0)
-    for (unsigned j = blockIdx.x; j < static_cast<unsigned>(kMaxBlocks); j += gridDim.x) calls[j] = call;
+    for (unsigned j = blk; j < static_cast<unsigned>(kMaxBlocks); j += nblk) calls[j] = call;
 #undef LL_SEND
 #undef LL_POLL
 #if defined(SPECSIM_LL_PROBE)
   // thread 0 of block 0 of each rank: where one call's time goes, every 64th call
-  if (a.probe == kProbeStamps && threadIdx.x == 0 && blockIdx.x == 0) {
+  if (a.probe == kProbeStamps && threadIdx.x == 0 && blk == 0) {
     const std::uint64_t t_end = global_timer_ns();
     auto* prev_end = reinterpret_cast<std::uint64_t*>(me.base[me.rank] + kProbeStampOff);
     if (call % 64 == 0)
@@ -766,9 +823,19 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
 }
 
 /// Launches a flag-free kernel, with programmatic dependent launch when ll_pdl() says so.
-cudaError_t launch_flag_free(void (*kernel)(const LaunchArgs), dim3 grid, const LaunchArgs& a, cudaStream_t stream) {
+/// `world2`: the kernel is the 2-rank instantiation (kWorld = 2).
+cudaError_t launch_flag_free(void (*kernel)(const LaunchArgs), bool world2, dim3 grid, const LaunchArgs& a,
+                             cudaStream_t stream) {
+  // Several ranks in one launch (virtual ranks) on the any-world kernel: grid (ranks, blocks), so
+  // that block b of every rank is dispatched together and the blocks that wait for each other start
+  // together (8 virtual ranks, 42 KB: 0.1 us faster than (blocks, ranks)).
+  LaunchArgs p = a;
+  p.rank_fastest = a.ranks > 1 && !world2 ? 1 : 0;
+#if defined(SPECSIM_LL_PROBE)
+  if (p.rank_fastest) p.rank_fastest = env_int("SPECSIM_LL_SWAP", 1);
+#endif
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim = grid;
+  cfg.gridDim = p.rank_fastest ? dim3(grid.y, grid.x) : grid;
   cfg.blockDim = dim3(static_cast<unsigned>(a.threads));
   cfg.dynamicSmemBytes = 0;
   cfg.stream = stream;
@@ -778,14 +845,40 @@ cudaError_t launch_flag_free(void (*kernel)(const LaunchArgs), dim3 grid, const 
   cfg.attrs = attr;
   cfg.numAttrs = 1;
 #if defined(SPECSIM_LL_PROBE)
-  LaunchArgs p = a;
+  // SPECSIM_LL_CLUSTER=n: thread-block clusters of n ranks' block b (grid (ranks, blocks) only)
+  cudaLaunchAttribute attrs2[2] = {attr[0], {}};
+  if (const int n = env_int("SPECSIM_LL_CLUSTER", 0); n > 1 && p.rank_fastest && cfg.gridDim.x % n == 0) {
+    attrs2[1].id = cudaLaunchAttributeClusterDimension;
+    attrs2[1].val.clusterDim.x = static_cast<unsigned>(n);
+    attrs2[1].val.clusterDim.y = 1;
+    attrs2[1].val.clusterDim.z = 1;
+    cfg.attrs = attrs2;
+    cfg.numAttrs = 2;
+  }
   p.probe = env_int("SPECSIM_LL_PROBE", 0);
   p.ld_kind = env_int("SPECSIM_LL_LD", 0);
   p.st_kind = env_int("SPECSIM_LL_ST", 0);
-  return cudaLaunchKernelEx(&cfg, kernel, p);
-#else
-  return cudaLaunchKernelEx(&cfg, kernel, a);
+  p.rot = env_int("SPECSIM_LL_ROT", 1);
+  p.sleep_ns = env_int("SPECSIM_LL_SLEEP", 0);
+  p.rot_empty = env_int("SPECSIM_LL_ROT_EMPTY", 0);
 #endif
+  return cudaLaunchKernelEx(&cfg, kernel, p);
+}
+
+/// The flag-free kernel for a world: 2 has its own instantiation (kWorld), any other world (or 0)
+/// the any-world one.
+/// Timing-only builds also have 4 and 8 (SPECSIM_LL_FIXED): 8 virtual ranks ran them slower
+/// at 42 KB (kernels/README.md).
+template <typename T, bool kPull>
+auto flag_free_for(int world) -> void (*)(const LaunchArgs) {
+  switch (world) {
+    case 2: return flag_free_kernel<T, kPull, 2>;
+#if defined(SPECSIM_LL_PROBE)
+    case 4: return flag_free_kernel<T, kPull, 4>;
+    case 8: return flag_free_kernel<T, kPull, 8>;
+#endif
+    default: return flag_free_kernel<T, kPull, 0>;
+  }
 }
 
 template <typename T>
@@ -796,18 +889,20 @@ cudaError_t launch_typed(const LaunchArgs& a, Variant v, cudaStream_t stream) {
   if (ff ? (a.threads < 32 || a.threads > kLlMaxThreads || a.threads % 32 != 0) : a.threads != kThreads)
     return cudaErrorInvalidConfiguration;
 #if defined(SPECSIM_LL_PROBE)
-  const bool fixed2 = a.world == 2 && env_int("SPECSIM_LL_GENERIC", 0) == 0;  // A/B of the 2-rank kernel
+  // A/B of the fixed-world kernels: SPECSIM_LL_GENERIC=1 runs the any-world one at every world;
+  // SPECSIM_LL_FIXED=1 also runs the 4- and 8-rank instantiations
+  const int fixed = env_int("SPECSIM_LL_GENERIC", 0) != 0                   ? 0
+                    : (a.world == 2 || env_int("SPECSIM_LL_FIXED", 0) != 0) ? a.world
+                                                                            : 0;
 #else
-  const bool fixed2 = a.world == 2;  // the 2-rank flag-free kernels (kWorld = 2)
+  const int fixed = a.world == 2 ? 2 : 0;  // the 2-rank flag-free kernels (kWorld = 2)
 #endif
   switch (v) {
     case Variant::OneShotPull: pull_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
     case Variant::OneShotPush: push_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
     case Variant::TwoShot: two_shot_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
-    case Variant::OneShotLL:
-      return launch_flag_free(fixed2 ? flag_free_kernel<T, false, 2> : flag_free_kernel<T, false, 0>, grid, a, stream);
-    case Variant::OneShotLLPull:
-      return launch_flag_free(fixed2 ? flag_free_kernel<T, true, 2> : flag_free_kernel<T, true, 0>, grid, a, stream);
+    case Variant::OneShotLL: return launch_flag_free(flag_free_for<T, false>(fixed), fixed == 2, grid, a, stream);
+    case Variant::OneShotLLPull: return launch_flag_free(flag_free_for<T, true>(fixed), fixed == 2, grid, a, stream);
     default:  // Auto must be resolved by the caller: refuse, never skip
       return cudaErrorInvalidValue;
   }
@@ -823,10 +918,11 @@ int occupancy_typed() {
   best = std::min(best, n);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, two_shot_kernel<T>, kThreads, 0);
   best = std::min(best, n);
-  for (auto* k : {flag_free_kernel<T, false, 0>, flag_free_kernel<T, true, 0>, flag_free_kernel<T, false, 2>,
-                  flag_free_kernel<T, true, 2>}) {
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, kLlMaxThreads, 0);
-    best = std::min(best, n);
+  for (int world : {0, 2, 4, 8}) {  // 4 and 8: the any-world kernel outside timing-only builds
+    for (auto* k : {flag_free_for<T, false>(world), flag_free_for<T, true>(world)}) {
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, kLlMaxThreads, 0);
+      best = std::min(best, n);
+    }
   }
   return best;
 }

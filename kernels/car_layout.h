@@ -96,10 +96,14 @@ struct LaunchArgs {
   int ranks;                 ///< ranks driven by this launch (gridDim.y)
   int blocks;                ///< blocks per rank (gridDim.x)
   int threads;               ///< threads per block (kThreads, or Options::ll_threads for flag-free)
+  int rank_fastest;          ///< flag-free kernels: 1 = grid (ranks, blocks) (set by launch_flag_free)
 #if defined(SPECSIM_LL_PROBE)
-  int probe;    ///< timing-only builds: which parts of the flag-free kernel run (car_kernels.cu)
-  int ld_kind;  ///< timing-only builds: the flag-free polls' load instruction
-  int st_kind;  ///< timing-only builds: the flag-free sends' store instruction
+  int probe;      ///< timing-only builds: which parts of the flag-free kernel run (car_kernels.cu)
+  int ld_kind;    ///< timing-only builds: the flag-free polls' load instruction
+  int st_kind;    ///< timing-only builds: the flag-free sends' store instruction
+  int rot;        ///< timing-only builds: 0 = send to peers in order 0, 1, ... instead of rank+1, rank+2, ...
+  int sleep_ns;   ///< timing-only builds: __nanosleep after a poll pass that found a peer missing
+  int rot_empty;  ///< timing-only builds: 1 = empty the slots in the order rank+1, rank+2, ...
 #endif
 };
 static_assert(sizeof(LaunchArgs) < 4000, "kernel parameters must stay under 4 KB");

@@ -108,7 +108,66 @@ TEST_CASE("validate --nccl: the NCCL model against the A100 nccl-tests log, 8 KB
   CHECK(a100.rows.back().measured_us == Approx(67.31));
   CHECK(a100.small_rows == 4);  // 8, 16, 32, 64 KB
   for (const auto& r : a100.rows) CHECK(r.predicted_us > 0);
+  // A -g 8 log: one thread launches the 8 collectives; its 8 B latency is shown, not scored.
+  CHECK(a100.gpus_per_thread == 8);
+  REQUIRE(a100.latency_point);
+  CHECK(a100.latency_point->bytes == 4096);
   const auto cli = test::run_specsim({"validate", "--nccl", "--json"});
   REQUIRE(cli.exit_code == 0);
   CHECK(nlohmann::json::parse(cli.out).at(0).at("rows").size() == 8);
+}
+
+TEST_CASE("validate --nccl: published PCIe tables (points) are within 25% at 8-64 KB, uncalibrated") {
+  const auto logs = run_nccl_check(test::traces_path("nccl-tests"), 8 * 1024, 1024 * 1024);
+  int pcie = 0;
+  for (const auto& l : logs) {
+    if (l.hardware.rfind("rtx-pro-6000", 0) != 0) continue;
+    ++pcie;
+    INFO(l.file);
+    CHECK(l.small_rows > 0);
+    CHECK(l.worst_small_pct <= 25.0);
+    for (const auto& r : l.rows) CHECK(r.choice.find("P2P") != std::string::npos);
+  }
+  CHECK(pcie == 2);
+  // The GeForce logs go through host memory: latency points only.
+  for (const auto& l : logs)
+    if (l.hardware.rfind("rtx-4090", 0) == 0) {
+      CHECK(l.rows.empty());
+      REQUIRE(l.latency_point);
+      CHECK(l.latency_point->choice.find("SHM") != std::string::npos);
+    }
+}
+
+TEST_CASE("validate --nccl: a points table is read as printed; bad rows and formats are refused by file:line") {
+  const std::string dir = test::fresh_dir();
+  test::write_text(dir + "/t.txt", "# comment\n8192 20.0\n\n65536 30.0\n1024 18.0\n");
+  const std::string entry =
+      R"({"file": "t.txt", "format": "points", "hardware": "rtx-pro-6000:pcie-switch", "gpus": 8, "launch": "x"})";
+  test::write_text(dir + "/index.json", "{\"logs\": [" + entry + "]}");
+  const auto logs = run_nccl_check(dir, 8 * 1024, 1024 * 1024);
+  REQUIRE(logs.size() == 1);
+  REQUIRE(logs[0].rows.size() == 2);
+  CHECK(logs[0].rows[1].measured_us == 30.0);
+  CHECK(logs[0].small_rows == 2);
+  REQUIRE(logs[0].latency_point);
+  CHECK(logs[0].latency_point->measured_us == 18.0);
+  CHECK(nccl_check_text(logs).find("latency at 1024 B") != std::string::npos);
+
+  test::write_text(dir + "/t.txt", "8192 20.0\n65536 abc\n");
+  try {
+    run_nccl_check(dir, 8 * 1024, 1024 * 1024);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.line().find("t.txt:2") != std::string::npos);
+  }
+  test::write_text(dir + "/index.json", "{\"logs\": [" + entry.substr(0, entry.size() - 1) + R"(, "format": "csv"}]})");
+  CHECK_THROWS_AS(run_nccl_check(dir, 8 * 1024, 1024 * 1024), InputError);
+  test::write_text(dir + "/index.json",
+                   "{\"logs\": [" + entry.substr(0, entry.size() - 1) + R"(, "nccl_p2p_level": "FAR"}]})");
+  try {
+    run_nccl_check(dir, 8 * 1024, 1024 * 1024);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.where().find("nccl_p2p_level") != std::string::npos);
+  }
 }

@@ -11,6 +11,7 @@ int cmd_check(int argc, char** argv);
 int cmd_calibrate(int argc, char** argv);
 int cmd_ingest(int argc, char** argv);
 int cmd_validate(int argc, char** argv);
+int cmd_tune(int argc, char** argv);
 int cmd_diagnose(int argc, char** argv);
 
 }  // namespace specsim::cli

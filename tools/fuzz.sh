@@ -4,12 +4,17 @@
 # fails the script; copy it into the corpus as a regression input once fixed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# An optional second argument names a build folder already configured with clang and
+# -DSPECSIM_FUZZ=ON (CI reuses its ASan build); by default build-fuzz is configured here.
 seconds=${1:-20}
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECSIM_FUZZ=ON -DSPECSIM_CUDA=OFF \
-  -DBUILD_TESTING=OFF >/dev/null
-cmake --build build-fuzz -j2 --target specsim_fuzzers >/dev/null
+build=${2:-build-fuzz}
+if [ -z "${2:-}" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECSIM_FUZZ=ON -DSPECSIM_CUDA=OFF \
+    -DBUILD_TESTING=OFF >/dev/null
+fi
+cmake --build "$build" -j2 --target specsim_fuzzers >/dev/null
 total=0
-for bin in build-fuzz/fuzz/fuzz_*; do
+for bin in "$build"/fuzz/fuzz_*; do
   name=$(basename "$bin"); name=${name#fuzz_}
   corpus=tests/fuzz/corpus/$name
   work=$(mktemp -d)

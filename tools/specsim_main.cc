@@ -30,6 +30,8 @@ constexpr Command kCommands[] = {
      specsim::cli::cmd_diagnose},
     {"validate", "predict the published measurements (traces/published/) and print the errors",
      specsim::cli::cmd_validate},
+    {"tune", "rank draft settings (steps, topk, draft tokens) by tok/s per batch size from measured acceptance",
+     specsim::cli::cmd_tune},
 };
 
 void usage() {

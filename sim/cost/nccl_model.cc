@@ -22,43 +22,52 @@ bool nccl_uses_p2p(const TopologyProfile& topo, const std::string& level) {
 
 namespace {
 
-// One (algorithm, protocol) pair's bus bandwidth, GB/s.
+// One (algorithm, protocol) pair's bus bandwidth, GB/s, refined as ncclTopoTuneModel does on one node.
 double proto_busbw(const Hardware& hw, double busbw, int algo, int proto) {
   const auto& t = hw.nccl;
-  double bw = busbw;
-  if (proto == kLL) bw = std::min(t.ll_max_bw_gbps[static_cast<int>(hw.gpu.arch)], t.ll_bw_fraction * busbw);
-  if (proto == kLL128) bw = t.ll128_bw_fraction * busbw;
-  if (algo == kTree) bw *= t.tree_bw_fraction;
-  return bw;
+  const double ll_cap = t.ll_max_bw_gbps[static_cast<int>(hw.gpu.arch)];
+  if (algo == kRing) {
+    if (proto == kLL) return std::min(ll_cap, t.ll_bw_fraction * busbw);
+    if (proto == kLL128) return t.ll128_bw_fraction * busbw;
+    return busbw;
+  }
+  const double tree = t.tree_bw_fraction * busbw;
+  if (proto == kLL) return std::min(ll_cap, tree / t.tree_ll_bw_divisor);
+  if (proto == kLL128) return t.tree_ll128_bw_fraction * tree;
+  return tree;
 }
 
-// `steps` ring steps, `data_fraction` of `bytes` crossing each link per step on aggregate:
-// the shared core of all-reduce (2(n-1) steps) and all-gather (n-1 steps).
-NcclEstimate best(double bytes, int n, int steps, double algbw_per_busbw, const Hardware& hw, const NcclSettings& s,
-                  bool ring_only) {
+// `steps` ring steps (a one-node tree all-reduce has as many: 2(n-1) hops up and down the chain);
+// `ring_algbw_per_busbw` converts a ring's bus bandwidth to the algorithm bandwidth (a tree's is
+// tree_algbw_per_busbw). Through host memory (SHM) every step also pays the topology's extra
+// host-memory hop, and NCCL's tuning sees a PCI path: PCI per-hop latencies, no LL128.
+NcclEstimate best(double bytes, int n, int steps, double ring_algbw_per_busbw, const Hardware& hw,
+                  const NcclSettings& s, bool ring_only) {
   NcclEstimate e;
   if (n <= 1 || bytes <= 0) return e;
-  e.p2p = nccl_uses_p2p(hw.topo, s.p2p_level);
-  const int link = hw.topo.link == LinkKind::NVLink ? 0 : 1;
+  e.p2p = hw.gpu.p2p && nccl_uses_p2p(hw.topo, s.p2p_level);  // GeForce cards: host memory always
+  const bool nvlink = e.p2p && hw.topo.link == LinkKind::NVLink;
+  const int link = nvlink ? 0 : 1;
   const double busbw = e.p2p ? std::min(hw.topo.nccl_p2p_busbw_gbps, hw.link_bw_gbps()) : hw.topo.nccl_shm_busbw_gbps;
   const double extra_hop = e.p2p ? 0.0 : hw.topo.nccl_shm_hop_us;
   e.us = std::numeric_limits<double>::infinity();
   for (int a = 0; a < kNumAlgos; ++a) {
     if (!s.algo_enabled[a] || (ring_only && a != kRing)) continue;
+    const double algbw_per_busbw = a == kRing ? ring_algbw_per_busbw : hw.nccl.tree_algbw_per_busbw;
     for (int p = 0; p < kNumProtos; ++p) {
       if (!s.proto_enabled[p]) continue;
-      if (p == kLL128 && hw.topo.link == LinkKind::PCIe && !hw.nccl.ll128_on_pcie) continue;
+      if (p == kLL128 && !nvlink && !hw.nccl.ll128_on_pcie) continue;
       const double lat = hw.nccl.base_latency_us[a][p] + steps * (hw.nccl.hop_latency_us[link][a][p] + extra_hop);
-      const double bw = proto_busbw(hw, busbw, a, p) * algbw_per_busbw;  // algorithm bandwidth, GB/s
-      const double t = lat + bytes / (bw * 1e3);
-      if (t < e.us) e = NcclEstimate{t, a, p, e.p2p, lat, proto_busbw(hw, busbw, a, p)};
+      const double pbw = proto_busbw(hw, busbw, a, p);
+      const double t = lat + bytes / (pbw * algbw_per_busbw * 1e3);
+      if (t < e.us) e = NcclEstimate{t, a, p, e.p2p, lat, pbw};
     }
   }
   if (e.us == std::numeric_limits<double>::infinity()) {
     // Every enabled pair was ruled out (e.g. only LL128 on PCIe): NCCL falls back to ring/Simple.
     const double lat =
         hw.nccl.base_latency_us[kRing][kSimple] + steps * (hw.nccl.hop_latency_us[link][kRing][kSimple] + extra_hop);
-    e = NcclEstimate{lat + bytes / (busbw * algbw_per_busbw * 1e3), kRing, kSimple, e.p2p, lat, busbw};
+    e = NcclEstimate{lat + bytes / (busbw * ring_algbw_per_busbw * 1e3), kRing, kSimple, e.p2p, lat, busbw};
   }
   return e;
 }
@@ -72,7 +81,7 @@ NcclEstimate nccl_allreduce(double bytes, int n, const Hardware& hw, const NcclS
     if (const NcclFitPiece* piece = nccl_fit_piece(*fit, bytes, n)) {
       NcclEstimate e;
       e.us = nccl_fit_piece_us(*piece, bytes, n);
-      e.p2p = nccl_uses_p2p(hw.topo, s.p2p_level);
+      e.p2p = hw.gpu.p2p && nccl_uses_p2p(hw.topo, s.p2p_level);
       e.fitted = true;
       return e;
     }

@@ -155,7 +155,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
                                    "[1, {}] (steps + 1): check the measurement or the anchors",
                                    e.measured, e.model, e.derived, max_len),
                        e.source);
-    e.accept_rate = chain_accept_rate(e.derived, r.num_steps);
+    e.accept_rate = accept_rate_at(e.derived, r.num_steps, r.topk, r.num_draft_tokens);
     rep.entries.push_back(e);
     resolve_same_place(
         rep.entries, rep.entries.size() - 1, "per-token acceptance of this draft",
@@ -187,7 +187,10 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
       if (run.speculative() &&
           (run.num_steps != e.steps || run.topk != e.topk || run.num_draft_tokens != e.draft_tokens))
         e.applies.push_back(
-            fmt::format("projected through the chain formula from steps {} to steps {}", e.steps, run.num_steps));
+            fmt::format("projected through {} from steps {}, topk {}, {} draft tokens to steps {}, "
+                        "topk {}, {} draft tokens",
+                        e.topk == 1 && run.topk == 1 ? "the chain formula" : "SGLang's draft tree", e.steps, e.topk,
+                        e.draft_tokens, run.num_steps, run.topk, run.num_draft_tokens));
       continue;
     }
     if (e.box != run_box) {

@@ -24,20 +24,25 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
     out.accept_source = "given (--accept-len)";
   } else if (run.accept_rate) {
     out.accept_rate = *run.accept_rate;
-    out.accept_len = chain_accept_len(*run.accept_rate, run.num_steps);
+    out.accept_len = accept_len_at(*run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
     out.accept_source =
-        fmt::format("chain formula with --accept-rate {:g} over {} steps", *run.accept_rate, run.num_steps);
+        run.topk == 1
+            ? fmt::format("chain formula with --accept-rate {:g} over {} steps", *run.accept_rate, run.num_steps)
+            : fmt::format(
+                  "SGLang's draft tree with --accept-rate {:g} per depth (steps {}, topk {}, {} draft "
+                  "tokens; default top-k coverage)",
+                  *run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
   } else if (m && same_draft_settings(run, *m)) {
     out.accept_len = m->derived;
     out.accept_rate = m->accept_rate;
     out.accept_source = fmt::format("implied by the measured {:g} tok/s with NCCL", m->measured);
   } else if (m) {
     out.accept_rate = m->accept_rate;
-    out.accept_len = chain_accept_len(m->accept_rate, run.num_steps);
+    out.accept_len = accept_len_at(m->accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
     out.accept_source = fmt::format(
-        "projected: per-token acceptance {:.3f} (implied by the measured {:g} tok/s at {} steps) through the chain "
-        "formula",
-        m->accept_rate, m->measured, m->steps);
+        "projected: per-token acceptance {:.3f} (implied by the measured {:g} tok/s at {} steps) through {}",
+        m->accept_rate, m->measured, m->steps,
+        m->topk == 1 && run.topk == 1 ? "the chain formula" : "SGLang's draft tree");
   } else {
     throw InputError("accept length unknown: give --accept-len, --accept-rate or --measured-spec-tok-s",
                      "--accept-len");
@@ -62,9 +67,10 @@ ScenarioResult run_scenario(const Scenario& s) {
   out.plan = build_plan(s.target, draft, s.run);
   if (s.runtime) out.runtime = runtime_for(s, s.run, s.hw);
 
-  const double given_accept = s.run.accept_len    ? *s.run.accept_len
-                              : s.run.accept_rate ? chain_accept_len(*s.run.accept_rate, s.run.num_steps)
-                                                  : 0.0;
+  const double given_accept =
+      s.run.accept_len    ? *s.run.accept_len
+      : s.run.accept_rate ? accept_len_at(*s.run.accept_rate, s.run.num_steps, s.run.topk, s.run.num_draft_tokens)
+                          : 0.0;
   out.anchors = derive_anchors(s, out.plan, given_accept, out.anchor_report);
   resolve_accept(s, out);
 

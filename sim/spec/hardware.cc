@@ -184,6 +184,9 @@ NcclTuning load_nccl_tuning() {
   t.ll_bw_fraction = sourced_number(j, "ll_bw_fraction", w);
   t.ll128_bw_fraction = sourced_number(j, "ll128_bw_fraction", w);
   t.tree_bw_fraction = sourced_number(j, "tree_bw_fraction", w);
+  t.tree_ll_bw_divisor = sourced_number(j, "tree_ll_bw_divisor", w);
+  t.tree_ll128_bw_fraction = sourced_number(j, "tree_ll128_bw_fraction", w);
+  t.tree_algbw_per_busbw = sourced_number(j, "tree_algbw_per_busbw", w);
   t.ll128_on_pcie = json_bool(j, "ll128_on_pcie", w);
   return t;
 }

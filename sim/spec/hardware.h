@@ -56,6 +56,9 @@ struct NcclTuning {
   std::array<std::array<std::array<double, kNumProtos>, kNumAlgos>, 3> hop_latency_us{};
   std::array<double, 4> ll_max_bw_gbps{};  ///< per GpuArch
   double ll_bw_fraction = 0.5, ll128_bw_fraction = 0.92, tree_bw_fraction = 1.0;
+  /// Tree refinements on one node: LL bus bandwidth / tree_ll_bw_divisor (capped by the LL cap),
+  /// LL128 x tree_ll128_bw_fraction; a tree's algorithm bandwidth is tree_algbw_per_busbw x busBw.
+  double tree_ll_bw_divisor = 3.8, tree_ll128_bw_fraction = 7.0 / 9.0, tree_algbw_per_busbw = 0.5;
   bool ll128_on_pcie = false;
 };
 

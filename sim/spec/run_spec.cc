@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "accept/sglang_draft_rule.h"
 #include "cost/custom_ar_policy.h"
 #include "spec/flag_ranges.h"
 #include "util/error.h"
@@ -169,15 +170,9 @@ void validate_run(const RunSpec& r) {
   flag_ranges::kNumSteps.require(r.num_steps);
   flag_ranges::kTopk.require(r.topk);
   flag_ranges::kDraftTokens.require(r.num_draft_tokens);
-  if (r.topk == 1)
-    require(r.num_draft_tokens == r.num_steps + 1,
-            "with --speculative-eagle-topk 1 SGLang forces num-draft-tokens = num-steps + 1 (" +
-                std::to_string(r.num_steps + 1) + ")",
-            "--speculative-num-draft-tokens");
-  else
-    require(r.num_draft_tokens - 1 <= r.topk * r.num_steps,
-            "a tree of depth num-steps with topk children per node holds at most topk*steps+1 tokens",
-            "--speculative-num-draft-tokens");
+  // SGLang's rule, shared with the acceptance model and `specsim tune`.
+  const std::string shape = accept::draft_shape_problem(r.num_steps, r.topk, r.num_draft_tokens);
+  require(shape.empty(), shape, "--speculative-num-draft-tokens");
   require(double(r.batch_size) * r.num_draft_tokens <= double(1 << 24), "batch x draft tokens is too large",
           "--batch-size");
   if (r.accept_len) {

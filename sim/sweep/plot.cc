@@ -361,6 +361,14 @@ void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std:
   const View v(r, grid);
   check_plot_names(r.base);
   Script s = kind == PlotKind::TokPs ? tokps(v) : kind == PlotKind::Heatmap ? heatmap(v) : breakdown(v);
+  render_gnuplot(path, script_path, s.data, s.text);
+}
+
+void render_gnuplot(const std::string& path, const std::string& script_path, const std::string& data,
+                    const std::string& commands) {
+  check_plot_target(path);
+  plot_safe(script_path, "the plot script path", "--plot-script");
+  const Script s{commands, data};
   check_outputs({{path, "--plot"}, {script_path, "--plot-script"}});
   std::error_code tmp_ec;
   const fs::path tmp_root = fs::temp_directory_path(tmp_ec);  // $TMPDIR, else /tmp

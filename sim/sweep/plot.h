@@ -38,4 +38,10 @@ void plot_safe(const std::string& text, const std::string& what, const std::stri
 void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std::string& path,
                const std::string& script_path = "");
 
+/// Runs gnuplot on `commands` with `data` as the datablock $DATA, drawing into `path` (.png or
+/// .svg, written whole or not at all); `script_path` non-empty also keeps the script there. The
+/// commands must quote every user string with plot_safe() checked. InputError naming --plot.
+void render_gnuplot(const std::string& path, const std::string& script_path, const std::string& data,
+                    const std::string& commands);
+
 }  // namespace specsim::sweep

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "cost/nccl_model.h"
 #include "ingest/nccl_tests.h"
@@ -27,6 +28,31 @@ std::string read_text(const std::string& path) {
   for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
   std::fclose(f);
   return s;
+}
+
+struct Measured {
+  double bytes = 0, us = 0;
+};
+
+// `bytes time_us` per line, `#` comments: a published table kept as its source printed it.
+std::vector<Measured> parse_points(const std::string& text, const std::string& file) {
+  std::vector<Measured> out;
+  std::size_t line_no = 0, pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    const std::size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    Measured m;
+    char extra = 0;
+    if (std::sscanf(line.c_str(), "%lf %lf %c", &m.bytes, &m.us, &extra) != 2 || !(m.bytes > 0) || !(m.us > 0))
+      throw InputError("expected `bytes time_us` with both > 0", file + ":" + std::to_string(line_no));
+    out.push_back(m);
+  }
+  if (out.empty()) throw InputError("no rows", file);
+  return out;
 }
 
 std::string size_label(double b) {
@@ -56,16 +82,45 @@ std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_byte
       if (algo != "tree" && algo != "ring") throw InputError("nccl_algo must be tree, ring or null", w + ".nccl_algo");
       s.algo_enabled = {algo == "tree", algo == "ring"};
     }
+    if (e.contains("nccl_p2p_level") && !e.at("nccl_p2p_level").is_null())
+      s.p2p_level = json_string(e, "nccl_p2p_level", w);
     const Hardware hw = load_hardware(log.hardware, log.gpus, w + ".hardware");
-    const auto parsed = ingest::parse_nccl_tests(read_text(dir + "/" + log.file), log.file);
-    const auto& table = parsed.tables.front();
-    log.graph = table.graph;
-    for (const auto& r : table.rows) {
-      if (r.bytes < min_bytes || r.bytes > max_bytes) continue;
+    try {
+      nccl_uses_p2p(hw.topo, s.p2p_level);
+    } catch (const InputError&) {
+      throw InputError("unknown NCCL_P2P_LEVEL '" + s.p2p_level + "'", w + ".nccl_p2p_level");
+    }
+    const std::string text = read_text(dir + "/" + log.file);
+    std::vector<Measured> measured;
+    const std::string format = e.contains("format") ? json_string(e, "format", w) : "nccl-tests";
+    if (format == "points") {
+      measured = parse_points(text, log.file);
+      log.launch = json_string(e, "launch", w);
+    } else if (format == "nccl-tests") {
+      const auto parsed = ingest::parse_nccl_tests(text, log.file);
+      const auto& table = parsed.tables.front();
+      log.graph = table.graph;
+      log.gpus_per_thread = table.gpus_per_thread;
+      log.launch = table.threads * table.gpus_per_thread > 1
+                       ? fmt::format("{} thread(s) x {} GPUs each (-g {})", table.threads, table.gpus_per_thread,
+                                     table.gpus_per_thread)
+                       : "one process per GPU";
+      if (!table.graph) log.launch += ", eager";
+      for (const auto& r : table.rows) measured.push_back({r.bytes, r.oop_us});
+    } else {
+      throw InputError("format must be nccl-tests or points", w + ".format");
+    }
+    auto price = [&](const Measured& r) {
       const NcclEstimate est = nccl_allreduce(r.bytes, log.gpus, hw, s);
-      NcclCheckRow row{
-          r.bytes, r.oop_us, std::max(est.us, hw.gpu.kernel_min_us),
+      return NcclCheckRow{
+          r.bytes, r.us, std::max(est.us, hw.gpu.kernel_min_us),
           fmt::format("{}/{} {}", nccl_algo_name(est.algo), nccl_proto_name(est.proto), est.p2p ? "P2P" : "SHM")};
+    };
+    for (const auto& r : measured) {
+      if (r.bytes < min_bytes && (!log.latency_point || r.bytes > log.latency_point->bytes))
+        log.latency_point = price(r);
+      if (r.bytes < min_bytes || r.bytes > max_bytes) continue;
+      const NcclCheckRow row = price(r);
       if (r.bytes >= kSmallMin && r.bytes <= kSmallMax) {
         ++log.small_rows;
         log.worst_small_pct =
@@ -79,17 +134,27 @@ std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_byte
 }
 
 std::string nccl_check_text(const std::vector<NcclCheckLog>& logs) {
-  std::string out = "NCCL all-reduce, shipped model (uncalibrated) against nccl-tests logs (out-of-place time):\n";
+  std::string out =
+      "NCCL all-reduce, shipped model (uncalibrated) against nccl-tests logs and published tables\n"
+      "(nccl-tests: out-of-place time):\n";
   for (const auto& l : logs) {
-    out += fmt::format("\n  {} ({} x{}, {})\n", l.file, l.hardware, l.gpus, l.graph ? "CUDA graphs" : "eager");
-    if (l.rows.empty()) {
-      out += "    no rows in the size range (partial log)\n";
-      continue;
-    }
-    out += fmt::format("    {:>8} {:>10} {:>10} {:>7}  {}\n", "size", "measured", "predicted", "error", "model's pick");
-    for (const auto& r : l.rows)
-      out += fmt::format("    {:>8} {:>8.1f}us {:>8.1f}us {:>+6.0f}%  {}\n", size_label(r.bytes), r.measured_us,
+    out += fmt::format("\n  {} ({} x{}, {}{})\n", l.file, l.hardware, l.gpus, l.launch, l.graph ? ", CUDA graphs" : "");
+    const auto line = [](const NcclCheckRow& r) {
+      return fmt::format("    {:>8} {:>8.1f}us {:>8.1f}us {:>+6.0f}%  {}\n", size_label(r.bytes), r.measured_us,
                          r.predicted_us, 100.0 * (r.predicted_us - r.measured_us) / r.measured_us, r.choice);
+    };
+    out += fmt::format("    {:>8} {:>10} {:>10} {:>7}  {}\n", "size", "measured", "predicted", "error", "model's pick");
+    for (const auto& r : l.rows) out += line(r);
+    if (l.rows.empty()) out += "    no rows in the size range (partial log)\n";
+    if (l.gpus_per_thread > 1 && !l.graph)
+      out += fmt::format(
+          "    note: one host thread launches {} collectives per iteration; where that takes longer than the\n"
+          "    collective itself it sets the time, and the model (the collective on the GPUs) does not price it\n",
+          l.gpus_per_thread);
+    if (const auto& p = l.latency_point)
+      out += fmt::format("    latency at {:g} B (not scored): measured {:.1f}us, predicted {:.1f}us ({:+.0f}%), {}\n",
+                         p->bytes, p->measured_us, p->predicted_us,
+                         100.0 * (p->predicted_us - p->measured_us) / p->measured_us, p->choice);
   }
   out += "\ntarget: within 25% at 8-64 KB on every log:\n";
   for (const auto& l : logs)
@@ -112,8 +177,15 @@ json nccl_check_json(const std::vector<NcclCheckLog>& logs) {
     a.push_back({{"file", l.file},
                  {"hardware", l.hardware},
                  {"gpus", l.gpus},
+                 {"launch", l.launch},
+                 {"gpus_per_thread", l.gpus_per_thread},
                  {"graph", l.graph},
                  {"rows", rows},
+                 {"latency_point", l.latency_point ? json{{"bytes", l.latency_point->bytes},
+                                                          {"measured_us", l.latency_point->measured_us},
+                                                          {"predicted_us", l.latency_point->predicted_us},
+                                                          {"model_pick", l.latency_point->choice}}
+                                                   : json(nullptr)},
                  {"worst_error_pct_8_64kb", l.small_rows ? json(l.worst_small_pct) : json(nullptr)},
                  {"target_met", l.small_rows ? json(l.worst_small_pct <= 25) : json(nullptr)}});
   }

@@ -2,6 +2,7 @@
 // The shipped NCCL model (uncalibrated) against real nccl-tests logs (traces/nccl-tests/):
 // predicted vs measured all-reduce time per log and message size.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,14 +15,19 @@ struct NcclCheckRow {
 
 struct NcclCheckLog {
   std::string file, hardware;
+  std::string launch;  ///< how the ranks were driven (one thread for all GPUs, one process per GPU, ...)
   int gpus = 0;
+  int gpus_per_thread = 1;  ///< nccl-tests `-g N`: one thread launches N collectives per iteration
   bool graph = false;
   std::vector<NcclCheckRow> rows;  ///< sizes in [min_bytes, max_bytes] that the log holds
-  double worst_small_pct = 0;      ///< worst |error| at 8-64 KB (0 when the log has none there)
+  /// The log's largest size below min_bytes (its latency), shown but not scored.
+  std::optional<NcclCheckRow> latency_point;
+  double worst_small_pct = 0;  ///< worst |error| at 8-64 KB (0 when the log has none there)
   int small_rows = 0;
 };
 
-/// Reads `dir`/index.json and every log it names; rows between `min_bytes` and `max_bytes`.
+/// Reads `dir`/index.json and every log it names (an nccl-tests log, or with `"format": "points"`
+/// a table of `bytes time_us` lines as its source printed it); rows between `min_bytes` and `max_bytes`.
 /// InputError naming index.json:field or the log's file:line on bad input.
 std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_bytes, double max_bytes);
 

@@ -1,4 +1,5 @@
-// Floors of a small all-reduce (floors.h): an empty graph node and a GPU->GPU flag.
+// Floors of a small all-reduce (floors.h): an empty graph node, a GPU->GPU flag, and the memory
+// traffic of a flag-free one-shot among virtual ranks.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -93,7 +94,104 @@ __global__ void timer_chain(int n, std::uint64_t* out) {
   out[1] = acc;
 }
 
+__device__ __forceinline__ void store_v4_sys(uint4* p, uint4 v) {
+  asm volatile("st.relaxed.sys.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+__device__ __forceinline__ uint4 load_v4_sys(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.relaxed.sys.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
+/// The flag-free one-shot's loads and stores alone (ll_traffic_us). Rank r = blockIdx.x; its area
+/// holds one slot of `slot_vecs` vectors per sender; in/out hold `nvec` vectors per rank. Sends go
+/// to peers 0, 1, ... or, `rotated`, to r+1, r+2, ... (mod ranks).
+__global__ void ll_traffic_kernel(uint4* areas, const uint4* in, uint4* out, std::size_t nvec, std::size_t slot_vecs,
+                                  int ranks, int copy_only, int rotated) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  const int r = static_cast<int>(blockIdx.x);  // grid (ranks, blocks), as the flag-free kernels' virtual ranks
+  const std::size_t area = slot_vecs * static_cast<std::size_t>(ranks);
+  const std::size_t stride = static_cast<std::size_t>(gridDim.y) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.y) * blockDim.x + threadIdx.x; i < nvec; i += stride) {
+    uint4 v = in[r * nvec + i];
+    if (!copy_only) {
+      for (int k = 1; k < ranks; ++k) {
+        const int q = rotated ? (r + k) % ranks : k - 1 + (k - 1 >= r ? 1 : 0);  // every peer once
+        store_v4_sys(areas + q * area + r * slot_vecs + i, v);
+      }
+      unsigned seen = 0;
+      for (int q = 0; q < ranks; ++q)
+        if (q != r) seen ^= load_v4_sys(areas + r * area + q * slot_vecs + i).x & 1u;
+      for (int q = 0; q < ranks; ++q)
+        if (q != r) areas[r * area + q * slot_vecs + i] = make_uint4(~0u, ~0u, ~0u, ~0u);
+      v.x ^= seen;
+    }
+    out[r * nvec + i] = v;
+  }
+}
+
 }  // namespace
+
+double ll_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int threads, bool copy_only, bool rotated,
+                     int nodes) {
+  FL_CUDA(cudaSetDevice(device));
+  const std::size_t nvec = (bytes + 15) / 16, slot_vecs = (nvec + 15) / 16 * 16;
+  const auto nr = static_cast<std::size_t>(ranks);
+  uint4 *areas = nullptr, *in = nullptr, *out = nullptr;
+  FL_CUDA(cudaMalloc(&areas, nr * nr * slot_vecs * sizeof(uint4)));
+  FL_CUDA(cudaMemset(areas, 0xff, nr * nr * slot_vecs * sizeof(uint4)));
+  FL_CUDA(cudaMalloc(&in, nr * nvec * sizeof(uint4)));
+  FL_CUDA(cudaMemset(in, 0, nr * nvec * sizeof(uint4)));
+  FL_CUDA(cudaMalloc(&out, nr * nvec * sizeof(uint4)));
+  cudaStream_t st;
+  FL_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(ranks), static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.stream = st;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  cudaGraph_t g;
+  cudaGraphExec_t x;
+  FL_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+  for (int k = 0; k < nodes; ++k)
+    FL_CUDA(cudaLaunchKernelEx(&cfg, ll_traffic_kernel, areas, static_cast<const uint4*>(in), out, nvec, slot_vecs,
+                               ranks, copy_only ? 1 : 0, rotated ? 1 : 0));
+  FL_CUDA(cudaStreamEndCapture(st, &g));
+  FL_CUDA(cudaGraphInstantiate(&x, g, 0));
+  cudaEvent_t e0, e1;
+  FL_CUDA(cudaEventCreate(&e0));
+  FL_CUDA(cudaEventCreate(&e1));
+  FL_CUDA(cudaGraphLaunch(x, st));  // warm-up
+  std::vector<float> ms;
+  for (int r = 0; r < 5; ++r) {
+    FL_CUDA(cudaEventRecord(e0, st));
+    FL_CUDA(cudaGraphLaunch(x, st));
+    FL_CUDA(cudaEventRecord(e1, st));
+    FL_CUDA(cudaEventSynchronize(e1));
+    float t = 0;
+    FL_CUDA(cudaEventElapsedTime(&t, e0, e1));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  FL_CUDA(cudaEventDestroy(e0));
+  FL_CUDA(cudaEventDestroy(e1));
+  FL_CUDA(cudaGraphExecDestroy(x));
+  FL_CUDA(cudaGraphDestroy(g));
+  FL_CUDA(cudaStreamDestroy(st));
+  FL_CUDA(cudaFree(areas));
+  FL_CUDA(cudaFree(in));
+  FL_CUDA(cudaFree(out));
+  return ms[2] * 1e3 / nodes;
+}
 
 double timer_read_cycles(int device, int n) {
   FL_CUDA(cudaSetDevice(device));

@@ -3,6 +3,8 @@
 // an empty kernel costs inside a CUDA graph, and how long a flag stored by one GPU into another's
 // memory takes to be seen by a kernel polling it there.
 
+#include <cstddef>
+
 namespace specsim::arbench {
 
 /// Empty kernels the node floor compares: no parameters; a parameter block the size of the
@@ -35,5 +37,15 @@ double load_latency_ns(int device, int owner, int kind, int n);
 /// trip of `round_trips` ping-pongs, timed on the GPU by %globaltimer. Peer access must be enabled
 /// both ways. Throws std::runtime_error when a side waits longer than `timeout_s`.
 double flag_one_way_us(int dev_a, int dev_b, int round_trips, double timeout_s, int kind = kLoadRelaxedSys);
+
+/// Microseconds per call of the memory traffic of a flag-free one-shot among `ranks` virtual ranks
+/// on `device`, alone: a CUDA graph of `nodes` kernels with the flag-free grid (`blocks` per rank of
+/// `threads`, programmatic dependent launch), each thread per 16-byte vector of a `bytes` message
+/// loading its input, storing it into every peer's slot, loading and refilling (all bits set) the
+/// slots of every peer in its own area, and storing its output; no waiting, no checks, no
+/// reduction. Sends go to peers 0, 1, ..., or `rotated` to rank+1, rank+2, ... as the kernels do.
+/// `copy_only`: input -> output alone. Median of 5 replays.
+double ll_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int threads, bool copy_only, bool rotated,
+                     int nodes = 200);
 
 }  // namespace specsim::arbench

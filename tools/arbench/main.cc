@@ -348,7 +348,29 @@ int real_main(int argc, char** argv) {
     for (int k = 0; k < ab::kLoadKinds; ++k)
       fmt::print(" {} {:.0f}", ab::kLoadNames[k], ab::load_latency_ns(0, 0, k, 2000));
     fmt::print("\n");
-    if (!R.virt) {
+    if (R.virt) {
+      // the flag-free kernels' traffic alone, with their grid (sizes they take: up to 1 MiB)
+      for (const int kind : {0, 1, 2}) {  // copy alone; the traffic, sends to 0, 1, ...; to rank+1, ...
+        const bool copy_only = kind == 0, rotated = kind == 2;
+        fmt::print("# floor: {}, {} virtual ranks, same grid as one-shot-ll, graph of 200 (PDL), us:",
+                   copy_only ? "input -> output copy alone"
+                   : rotated ? "one-shot-ll's loads and stores alone (no waiting, no checks, no reduction), sends to "
+                               "rank+1, rank+2, ..."
+                             : "the same loads and stores, sends to 0, 1, ...",
+                   R.world);
+        for (const std::size_t s : sizes) {
+          const std::size_t bytes = s;
+          if (bytes > specsim::car_policy::kLlMaxBytes) continue;
+          const int blocks = R.vcomm->blocks_for(bytes, Variant::OneShotLL);
+          const std::size_t vectors = (bytes + 15) / 16;
+          const int threads = a.ll_threads != 0                                           ? a.ll_threads
+                              : (vectors + 127) / 128 <= static_cast<std::size_t>(blocks) ? 128
+                                                                                          : 256;
+          fmt::print(" {} {:.2f}", bytes, ab::ll_traffic_us(0, R.world, bytes, blocks, threads, copy_only, rotated));
+        }
+        fmt::print("\n");
+      }
+    } else {
       fmt::print("# floor: one dependent 4-byte load, ns (GPU 1's memory, from GPU 0):");
       for (int k = 0; k < ab::kLoadKinds; ++k)
         fmt::print(" {} {:.0f}", ab::kLoadNames[k], ab::load_latency_ns(0, 1, k, 500));

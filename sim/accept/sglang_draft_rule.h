@@ -1,0 +1,25 @@
+#pragma once
+// Which (steps, topk, draft tokens) SGLang runs, stated once for validate_run(), the acceptance
+// model and `specsim tune` (docs/acceptance.md#settings-sglang-accepts).
+#include <string>
+
+namespace specsim::accept {
+
+/// Draft candidates SGLang's EAGLE drafting scores per cycle: topk at depth 1, then topk*topk at
+/// each further depth (the children of the topk nodes kept at the depth above).
+long long tree_pool_size(int steps, int topk);
+
+/// The most draft tokens (root included) SGLang runs for this steps and topk: steps + 1 for a
+/// chain (topk 1), topk * steps + 1 for a tree.
+int max_draft_tokens(int steps, int topk);
+
+/// Why SGLang does not run this combination ("" when it does): with topk 1 the draft tokens are
+/// forced to steps + 1; with topk > 1 they must be in 2 .. topk * steps + 1.
+std::string draft_shape_problem(int steps, int topk, int draft_tokens);
+
+/// draft_shape_problem() is empty.
+inline bool sglang_accepts(int steps, int topk, int draft_tokens) {
+  return draft_shape_problem(steps, topk, draft_tokens).empty();
+}
+
+}  // namespace specsim::accept
