@@ -228,6 +228,7 @@ TEST_CASE("diagnose bad input: one error line, exit 2, no -o file") {
             "--trace"},
            {{kEagle3, "--hardware", hw, "--trace", traces_path("torch-trace-verify-synthetic.json")}, "--trace"},
            {{kEagle3, "--hardware", hw, "--baseline-from", kEagle3}, "--baseline-from"},
+           {{kNextn, "--hardware", "h200:nvswitch", "--baseline-from", kBase}, "--baseline-from"},  // tp 1 vs 8
        }) {
     std::vector<std::string> args = {"diagnose"};
     args.insert(args.end(), c.args.begin(), c.args.end());

@@ -389,6 +389,13 @@ TEST_CASE("SGLang server_args line: the keys that shape the cycle, Python litera
   CHECK_FALSE(off.speculative());
   CHECK_FALSE(off.speculative_num_steps.has_value());
   CHECK(off.tp_size == 1);  // SGLang's default when the key is absent
+
+  // An arrow inside an object's repr closes no bracket.
+  const auto arrow = parse_server_args(
+      "server_args=ServerArgs(model_path='m', hook=<function f -> int>, tp_size=4, x=[1, (2, 3)])", "F", 1);
+  CHECK(arrow.raw.at("hook") == "<function f -> int>");
+  CHECK(arrow.tp_size == 4);
+  CHECK(arrow.raw.at("x") == "[1, (2, 3)]");
 }
 
 TEST_CASE("SGLang server_args line: a bad value of a key that is read names FILE:LINE and the key") {

@@ -148,15 +148,20 @@ Figures model_figures(const RunArgs& args, const LogSummary& sum, std::optional<
 struct Baseline {
   double tok_s = 0;
   int batch = 0;
+  std::optional<long long> context_len;
   std::string source;
 };
 
-Baseline baseline_from(const std::string& file) {
+Baseline baseline_from(const std::string& file, int tp_size) {
   const auto log = ingest::parse_sglang_log(ingest::read_text(file, "--baseline-from"), file);
   const LogSummary b = summarize_log(log, file, std::nullopt);
   if (b.speculative)
     throw InputError("the baseline log reports an accept len (speculation was on)", "--baseline-from " + file);
-  return {b.tok_s, b.batch_size,
+  if (b.launch && b.launch->tp_size != tp_size)
+    throw InputError(
+        fmt::format("the baseline log ran tp {}, the log tp {}: another deployment", b.launch->tp_size, tp_size),
+        "--baseline-from " + file);
+  return {b.tok_s, b.batch_size, b.context_len,
           fmt::format("{}: median gen throughput of {} decode lines at #running-req {} ({})", file,
                       b.line_numbers.size(), b.batch_size, lines_text(b))};
 }
@@ -222,7 +227,7 @@ Diagnosis diagnose(const DiagnoseInput& in) {
                                         sum.line_numbers.size(), sum.batch_size, lines_text(sum));
   d.measured_tok_s = sum.tok_s;
   std::optional<Baseline> base;
-  if (in.baseline_log) base = baseline_from(*in.baseline_log);
+  if (in.baseline_log) base = baseline_from(*in.baseline_log, f.tp_size);
 
   auto build = [&](const RunArgs& args, std::optional<double> spec_tok_s, std::optional<Baseline> b,
                    const std::string& baseline_source) {
@@ -245,6 +250,7 @@ Diagnosis diagnose(const DiagnoseInput& in) {
       mr.run.accept_len.reset(), mr.run.accept_rate.reset();
       mr.run.measured_spec_tok_s.reset(), mr.run.measured_allreduce_us.reset();
       mr.run.batch_size = b->batch;
+      if (b->context_len) mr.run.context_len = *b->context_len;
       mr.run.measured_baseline_tok_s = b->tok_s, mr.baseline_source = b->source;
       s.measured.push_back(mr);
     }

@@ -180,7 +180,7 @@ ServerArgs parse_server_args(std::string_view l, const std::string& file, std::s
       }
       if (depth == 0 && (c == ',' || c == ')')) break;
       if (is_open(c)) ++depth;
-      if (is_close(c)) --depth;
+      if (is_close(c) && depth > 0) --depth;  // a bare `>` (an arrow in a repr) closes nothing
       ++i;
     }
     if (i >= l.size()) truncated();
