@@ -109,7 +109,8 @@ TEST_CASE("resources: a pipe whose writer stays silent or never closes ends in a
   using specsim::read_bounded;
   const std::string dir = fresh_dir();
   const specsim::PipeTimeouts quick{600, 150};
-  {  // silent writer: the idle limit
+  count_cases(3);  // a silent writer, an endless one, one that pauses and closes
+  {                // silent writer: the idle limit
     const OpenFifo f(dir + "/silent");
     const auto t0 = std::chrono::steady_clock::now();
     CHECK(error_of([&] {

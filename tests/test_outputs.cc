@@ -111,6 +111,7 @@ TEST_CASE("outputs: '-', devices, fifos, folders and symbolic links are not repl
 }
 
 TEST_CASE("outputs: a name as long as the file system allows is written, no temp file left") {
+  count_cases();
   const std::string dir = fresh_dir(), name = std::string(250, 't') + ".json";
   const auto r = run_specsim({"run", "--trace", dir + "/" + name});
   INFO(r.err);
@@ -144,6 +145,7 @@ pid_t dead_pid() {
 TEST_CASE("outputs: SIGTERM or SIGINT during a plot removes the temporary files") {
   for (const int sig : {SIGTERM, SIGINT}) {
     INFO("signal " << sig);
+    count_cases();
     const std::string dir = fresh_dir(), tmp = dir + "/tmp", out = dir + "/out";
     const std::string bin = stub_gnuplot(dir, "exec sleep 5");  // a gnuplot that never finishes in time
     ::mkdir(tmp.c_str(), 0755), ::mkdir(out.c_str(), 0755);
@@ -173,6 +175,7 @@ TEST_CASE("outputs: SIGTERM or SIGINT during a plot removes the temporary files"
 TEST_CASE("outputs: temporary files are named after their output and fit in NAME_MAX") {
   const std::string dir = fresh_dir();
   for (const std::string name : {std::string("report.json"), std::string(255, 'n'), std::string(250, 'p') + ".png"}) {
+    count_cases();
     const std::string tmp = specsim::temp_name_beside(dir + "/" + name);
     const std::string base = tmp.substr(dir.size() + 1);
     INFO(base);
@@ -185,6 +188,7 @@ TEST_CASE("outputs: temporary files are named after their output and fit in NAME
 
 TEST_CASE("outputs: leftovers of a killed specsim are removed by the next write of the same file") {
   const std::string dir = fresh_dir();
+  count_cases();
   const std::string prefix = ".t.json.specsim-tmp.";
   const std::string stale = prefix + std::to_string(dead_pid()) + "-0";  // SIGKILL-ed: nothing removed it
   const std::string fresh = prefix + std::to_string(dead_pid()) + "-1";  // too recent to judge
@@ -212,6 +216,7 @@ TEST_CASE("outputs: a missing temporary folder is refused before the sweep runs 
                        {path, "TMPDIR=" + tmpdir, SPECSIM_BIN, "sweep", "--batch-size", "1,2", "--plot", png});
   };
   for (const std::string missing : {dir + "/no-such-folder", dir + "/p.png.d/x"}) {
+    count_cases();
     const auto r = sweep(missing);
     INFO(r.err);
     CHECK(r.exit_code == 3);
@@ -220,6 +225,7 @@ TEST_CASE("outputs: a missing temporary folder is refused before the sweep runs 
     CHECK(r.err.find("TMPDIR") != std::string::npos);
     CHECK_FALSE(exists(png));
   }
+  count_cases();
   const auto r = sweep("");
   INFO(r.err);
   CHECK(r.exit_code == 0);
