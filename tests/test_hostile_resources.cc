@@ -52,6 +52,20 @@ TEST_CASE("resources: a file above 256 MiB is refused before it is read") {
   CHECK_FALSE(exists(out));
 }
 
+TEST_CASE("resources: YAML scenario files and validate's nccl-tests logs are bounded too") {
+  const std::string dir = fresh_dir(), big = dir + "/big.yaml", zero = dir + "/zero.yaml";
+  write_text(big, "tp-size: 8\n");
+  REQUIRE(::truncate(big.c_str(), (off_t(300) << 20)) == 0);  // sparse: no disk used
+  REQUIRE(::symlink("/dev/zero", zero.c_str()) == 0);
+  const std::string logs = dir + "/logs";
+  ::mkdir(logs.c_str(), 0755);
+  write_text(logs + "/index.json", R"({"logs": [{"file": "zero.txt", "hardware": "a100-sxm:nvswitch", "gpus": 8}]})");
+  REQUIRE(::symlink("/dev/zero", (logs + "/zero.txt").c_str()) == 0);
+  expect_bad_input({{{"run", "--scenario", big}, "larger than 256 MiB"},
+                    {{"run", "--scenario", zero}, "not a file"},
+                    {{"validate", "--nccl", "--nccl-logs", logs}, "not a file"}});
+}
+
 TEST_CASE("resources: a fifo nobody writes reads as empty, no hang") {
   const std::string dir = fresh_dir(), fifo = dir + "/fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);

@@ -31,12 +31,12 @@ int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const st
   const ReplayFit fit = fit_replay(fit_points, base.gpu);
   Hardware cal = base;
   cal.gpu = apply_fit(base.gpu, fit);
-  check_compute_fit_quality(fit_points, cal);
 
   nlohmann::json profile = base_profile_json(hardware);
   const std::string device = from_reports.front().json.value("device", "an unnamed GPU");
   write_compute_fit(profile, cal.gpu, fit, replay_jsons, device, hardware);
   const AllReduceCalibration ar = calibrate_allreduce(from_reports, held_reports, base, cal, hardware, profile);
+  check_compute_fit_quality(fit_points, cal);            // after the all-reduce input checks: theirs say more
   gpu_from_json(profile["gpu"], out_profile + ": gpu");  // refuse to write what load_hardware would refuse
   topology_from_json(profile["topology"], out_profile + ": topology");
   write_file_atomic(out_profile, profile.dump(2) + "\n", "-o");
