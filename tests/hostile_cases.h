@@ -1,13 +1,51 @@
 #pragma once
 // The bad-input contract checked case by case: exit 2, one `error:` line that names the flag,
 // file or field to fix, nothing on stdout, and (where the case says so) no file written.
+// Every case run is tallied per class (the test's name up to its colon); with
+// SPECSIM_CASE_COUNTS=FILE set the tallies are appended to FILE at exit, which
+// tools/count_hostile_cases.sh sums into the README's counts.
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "test_util.h"
 
 namespace specsim::test {
+
+/// Cases run per class; written out at exit when SPECSIM_CASE_COUNTS names a file.
+struct CaseCounts {
+  std::map<std::string, int> by_class;
+  ~CaseCounts() {
+    if (const char* path = std::getenv("SPECSIM_CASE_COUNTS")) {
+      std::ofstream out(path, std::ios::app);
+      for (const auto& [name, n] : by_class) out << n << '\t' << name << '\n';
+    }
+  }
+};
+inline CaseCounts g_case_counts;
+
+/// Counts `n` hostile cases for the running test's class.
+inline void count_cases(int n = 1) {
+  const std::string test = Catch::getResultCapture().getCurrentTestName();
+  const std::string prefix = test.substr(0, test.find(':'));
+  static const std::map<std::string, std::string> kClass = {{"plot", "gnuplot injection"},
+                                                            {"json", "deep or odd JSON"},
+                                                            {"resources", "resources"},
+                                                            {"outputs", "output files"},
+                                                            {"numbers", "numbers"},
+                                                            {"check", "check baselines"},
+                                                            {"check --replay", "check baselines"},
+                                                            {"logs", "logs"},
+                                                            {"arbench", "other binaries"},
+                                                            {"attnbench", "other binaries"},
+                                                            {"mpi launcher", "other binaries"},
+                                                            {"fits", "degenerate fits"}};
+  const auto it = kClass.find(prefix);
+  g_case_counts.by_class[it == kClass.end() ? prefix : it->second] += n;
+}
 
 /// One hostile invocation: its arguments and a piece of text the error line must hold.
 struct BadCase {
@@ -17,6 +55,7 @@ struct BadCase {
 
 /// Runs every case and checks the contract; `program` "" means specsim.
 inline void expect_bad_input(const std::vector<BadCase>& cases, const std::string& program = "") {
+  count_cases(static_cast<int>(cases.size()));
   for (const auto& c : cases) {
     std::string shown;
     for (const auto& a : c.args) shown += a + " ";

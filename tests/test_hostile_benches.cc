@@ -14,6 +14,7 @@ TEST_CASE("arbench: bad flags are one error line and exit 2; --help exit 0") {
 #else
   const std::string bin = SPECSIM_ARBENCH_BIN;
   const auto help = run_program(bin, {"--help"});
+  count_cases();
   CHECK(help.exit_code == 0);
   CHECK(help.out.find("--datatype") != std::string::npos);
   expect_bad_input({{{"--bogus"}, "--bogus"},
@@ -42,6 +43,7 @@ TEST_CASE("attnbench: takes flags; bad ones are one error line and exit 2; --hel
   CHECK(help.exit_code == 0);
   CHECK(help.out.find("--iters") != std::string::npos);
   const auto list = run_program(bin, {"--list", "--only", "deepseek"});
+  count_cases(2);  // --help and --list without a GPU
   CHECK(list.exit_code == 0);
   CHECK(std::count(list.out.begin(), list.out.end(), '\n') == 3);
   expect_bad_input({{{"--bogus"}, "--bogus"},

@@ -56,6 +56,7 @@ TEST_CASE("json: nesting deeper than 64 levels is refused on every JSON input") 
 TEST_CASE("json: 60 levels inside an unused field are still read") {
   const std::string dir = fresh_dir();
   write_text(dir + "/hw.json", with_field(hw_profile(), nested(60)));
+  count_cases();
   CHECK(run_specsim({"--hardware", dir + "/hw.json"}).exit_code == 0);
 }
 

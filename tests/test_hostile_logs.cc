@@ -48,6 +48,29 @@ TEST_CASE("logs: accept lengths above steps + 1 or below 1 are refused with thei
             .exit_code == 0);
 }
 
+TEST_CASE("logs: a deeper draft's accept lengths are refused when only their mean is used too") {
+  const std::string dir = fresh_dir();
+  write_text(dir + "/deep.log", log_with_accept_len(3, "3.5"));  // its mean (about 2.1) would pass unnoticed
+  const auto base = run_specsim({"run", "--json", "--accept-from", dir + "/deep.log", "--speculative-num-steps", "3",
+                                 "--speculative-num-draft-tokens", "4"});
+  REQUIRE(base.exit_code == 0);
+  write_text(dir + "/base.json", base.out);
+  expect_bad_input({
+      {{"run", "--accept-from", dir + "/deep.log"}, "deep.log:"},
+      {{"run", "--accept-from", dir + "/deep.log", "--json"}, "above --speculative-num-steps + 1 = 3"},
+      {{"check", "--baseline", dir + "/base.json", "--accept-from", dir + "/deep.log"}, "deep.log:"},
+  });
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"run", "--accept-from", dir + "/deep.log", "--speculative-num-steps", "3", "--speculative-num-draft-tokens",
+            "4"},
+           {"check", "--baseline", dir + "/base.json", "--accept-from", dir + "/deep.log", "--speculative-num-steps",
+            "3", "--speculative-num-draft-tokens", "4"}}) {
+    const auto r = run_specsim(args);
+    INFO(args[0] << ": " << r.err);
+    CHECK(r.exit_code == 0);
+  }
+}
+
 TEST_CASE("logs: ingest --json prints one JSON object for every kind of file") {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"ingest", "--json", "--torch-trace", traces_path("torch-trace-verify-synthetic.json")},

@@ -44,6 +44,7 @@ TEST_CASE("numbers: overflowing durations, throughputs and anchors are errors na
        "out of range"},
   });
   // sweep prints its summary first; the error is the last line, and no CSV row is printed.
+  count_cases();
   const auto r = run_specsim({"sweep", "--measured-baseline-tok-s", "1e300", "--accept-len", "2"});
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());

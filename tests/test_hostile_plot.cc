@@ -47,6 +47,7 @@ TEST_CASE("plot: names and paths that could run gnuplot commands are refused") {
 TEST_CASE("plot: a quote in the plot path is escaped, not run") {
   const std::string dir = fresh_dir();
   const std::string png = dir + "/q');system('touch specsim_q_pwned');('.png";
+  count_cases();
   const auto r = run_specsim({"sweep", "--batch-size", "1,2", "--plot", png});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);

@@ -8,10 +8,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <climits>
 #include <cstdlib>
+#include <ctime>
 #include <thread>
 
 #include "hostile_cases.h"
+#include "util/output_files.h"
 
 using namespace specsim::test;
 
@@ -108,6 +111,7 @@ TEST_CASE("outputs: '-', devices, fifos, folders and symbolic links are not repl
 }
 
 TEST_CASE("outputs: a name as long as the file system allows is written, no temp file left") {
+  count_cases();
   const std::string dir = fresh_dir(), name = std::string(250, 't') + ".json";
   const auto r = run_specsim({"run", "--trace", dir + "/" + name});
   INFO(r.err);
@@ -117,28 +121,113 @@ TEST_CASE("outputs: a name as long as the file system allows is written, no temp
   CHECK(listing(dir) == std::vector<std::string>{"s.csv", "s.json", name});
 }
 
-TEST_CASE("outputs: SIGTERM during a plot removes the temporary files") {
-  const std::string dir = fresh_dir(), bin = dir + "/bin", tmp = dir + "/tmp", out = dir + "/out";
-  ::mkdir(bin.c_str(), 0755), ::mkdir(tmp.c_str(), 0755), ::mkdir(out.c_str(), 0755);
-  write_text(bin + "/gnuplot", "#!/bin/sh\nexec sleep 5\n");  // a gnuplot that never finishes in time
+namespace {
+
+// A folder holding a `gnuplot` that runs `body` (sh), for PATH.
+std::string stub_gnuplot(const std::string& dir, const std::string& body) {
+  const std::string bin = dir + "/bin";
+  ::mkdir(bin.c_str(), 0755);
+  write_text(bin + "/gnuplot", "#!/bin/sh\n" + body + "\n");
   ::chmod((bin + "/gnuplot").c_str(), 0755);
+  return bin;
+}
+
+// A process id that is not running (a child that has exited and been reaped).
+pid_t dead_pid() {
   const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setenv("PATH", (bin + ":/usr/bin:/bin").c_str(), 1);
-    ::setenv("TMPDIR", tmp.c_str(), 1);
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1), ::dup2(null, 2);
-    ::execl(SPECSIM_BIN, "specsim", "sweep", "--batch-size", "1,2", "--plot", (out + "/p.png").c_str(),
-            static_cast<char*>(nullptr));
-    ::_exit(127);
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+}  // namespace
+
+TEST_CASE("outputs: SIGTERM or SIGINT during a plot removes the temporary files") {
+  for (const int sig : {SIGTERM, SIGINT}) {
+    INFO("signal " << sig);
+    count_cases();
+    const std::string dir = fresh_dir(), tmp = dir + "/tmp", out = dir + "/out";
+    const std::string bin = stub_gnuplot(dir, "exec sleep 5");  // a gnuplot that never finishes in time
+    ::mkdir(tmp.c_str(), 0755), ::mkdir(out.c_str(), 0755);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::setenv("PATH", (bin + ":/usr/bin:/bin").c_str(), 1);
+      ::setenv("TMPDIR", tmp.c_str(), 1);
+      ::signal(sig, SIG_DFL);  // a shell's background job starts with SIGINT ignored
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, 1), ::dup2(null, 2);
+      ::execl(SPECSIM_BIN, "specsim", "sweep", "--batch-size", "1,2", "--plot", (out + "/p.png").c_str(),
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    // Wait for the gnuplot folder to appear, then end specsim.
+    for (int i = 0; i < 100 && listing(tmp).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK_FALSE(listing(tmp).empty());
+    ::kill(pid, sig);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status));
+    CHECK(listing(tmp).empty());
+    CHECK(listing(out).empty());
   }
-  // Wait for the gnuplot folder to appear, then end specsim.
-  for (int i = 0; i < 100 && listing(tmp).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  CHECK_FALSE(listing(tmp).empty());
-  ::kill(pid, SIGTERM);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  CHECK(WIFSIGNALED(status));
-  CHECK(listing(tmp).empty());
-  CHECK(listing(out).empty());
+}
+
+TEST_CASE("outputs: temporary files are named after their output and fit in NAME_MAX") {
+  const std::string dir = fresh_dir();
+  for (const std::string name : {std::string("report.json"), std::string(255, 'n'), std::string(250, 'p') + ".png"}) {
+    count_cases();
+    const std::string tmp = specsim::temp_name_beside(dir + "/" + name);
+    const std::string base = tmp.substr(dir.size() + 1);
+    INFO(base);
+    CHECK(tmp.rfind(dir + "/", 0) == 0);
+    CHECK(base.size() <= NAME_MAX);
+    CHECK(base.rfind("." + name.substr(0, 20), 0) == 0);
+    CHECK(base.find(".specsim-tmp." + std::to_string(::getpid()) + "-") != std::string::npos);
+  }
+}
+
+TEST_CASE("outputs: leftovers of a killed specsim are removed by the next write of the same file") {
+  const std::string dir = fresh_dir();
+  count_cases();
+  const std::string prefix = ".t.json.specsim-tmp.";
+  const std::string stale = prefix + std::to_string(dead_pid()) + "-0";  // SIGKILL-ed: nothing removed it
+  const std::string fresh = prefix + std::to_string(dead_pid()) + "-1";  // too recent to judge
+  const std::string alive = prefix + std::to_string(::getpid()) + "-7";  // a writer still running
+  const std::string other = ".u.json.specsim-tmp." + std::to_string(dead_pid()) + "-0";  // another output's
+  for (const auto& n : {stale, fresh, alive, other}) write_text(dir + "/" + n, "partial");
+  const timespec old[2] = {{0, UTIME_OMIT}, {std::time(nullptr) - 3600, 0}};
+  for (const auto& n : {stale, alive, other}) REQUIRE(::utimensat(AT_FDCWD, (dir + "/" + n).c_str(), old, 0) == 0);
+  const auto r = run_specsim({"run", "--trace", dir + "/t.json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> want{fresh, alive, other, "t.json"};
+  std::sort(want.begin(), want.end());
+  CHECK(listing(dir) == want);
+}
+
+TEST_CASE("outputs: a missing temporary folder is refused before the sweep runs (exit 3); an empty TMPDIR is /tmp") {
+  const std::string dir = fresh_dir(), png = dir + "/p.png";
+  // A gnuplot that draws: writes something to the script's `set output` file.
+  const std::string bin =
+      stub_gnuplot(dir, "out=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\"); echo png > \"$out\"");
+  const std::string path = "PATH=" + bin + ":/usr/bin:/bin";
+  auto sweep = [&](const std::string& tmpdir) {
+    return run_program("/usr/bin/env",
+                       {path, "TMPDIR=" + tmpdir, SPECSIM_BIN, "sweep", "--batch-size", "1,2", "--plot", png});
+  };
+  for (const std::string missing : {dir + "/no-such-folder", dir + "/p.png.d/x"}) {
+    count_cases();
+    const auto r = sweep(missing);
+    INFO(r.err);
+    CHECK(r.exit_code == 3);
+    CHECK(r.err.rfind("error: the temporary folder", 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // the sweep did not run: no summary line
+    CHECK(r.err.find("TMPDIR") != std::string::npos);
+    CHECK_FALSE(exists(png));
+  }
+  count_cases();
+  const auto r = sweep("");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(slurp(png) == "png\n");
 }

@@ -136,7 +136,9 @@ int cmd_check(int argc, char** argv) {
     if (replay) return check_replay(args, base, baseline_path, tol, allow_different, iters, warmup);
     const sweep::MeasureFn measure = sweep::analytic_measure();
     sweep::validate_report(base, baseline_path);
-    const nlohmann::json now = measure(resolve_scenario(args));
+    const Scenario scenario = resolve_scenario(args);
+    check_accept_log_depth(files, scenario);
+    const nlohmann::json now = measure(scenario);
 
     accept_input_differences(sweep::input_differences(base, now), allow_different);
     const std::string bver = base["specsim_version"].get<std::string>();

@@ -57,6 +57,7 @@ int cmd_run(int argc, char** argv) {
       }
     }
     Scenario s = resolve_scenario(args);
+    check_accept_log_depth(trace, s);
     s.notes.insert(s.notes.end(), sglang_notes.begin(), sglang_notes.end());
     s.notes.insert(s.notes.end(), file_notes.begin(), file_notes.end());
     if (!scenario_file.empty()) apply_scenario_file(file, s, scenario_file);

@@ -78,6 +78,18 @@ std::vector<std::string> apply_measurement_files(const TraceArgs& t, RunArgs& ar
   return notes;
 }
 
+void check_accept_log_depth(const TraceArgs& t, const Scenario& s) {
+  if (t.accept_from.empty() || !s.run.speculative()) return;
+  const auto log = ingest::parse_sglang_log(ingest::read_text(t.accept_from, "--accept-from"), t.accept_from);
+  const int most = s.run.num_steps + 1;
+  for (const auto& d : log.decode)
+    if (d.accept_len && *d.accept_len > most)
+      throw InputError(fmt::format("accept len {:g} above --speculative-num-steps + 1 = {}: the log ran a deeper "
+                                   "draft (give its --speculative-num-steps)",
+                                   *d.accept_len, most),
+                       fmt::format("{}:{}", t.accept_from, d.line));
+}
+
 TraceOutcome run_trace_outputs(const TraceArgs& t, const Scenario& s, const ScenarioResult& r) {
   TraceOutcome o;
   const bool files = !t.trace.empty() || !t.csv.empty();

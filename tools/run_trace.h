@@ -27,6 +27,10 @@ void add_trace_flags(CLI::App& app, TraceArgs& t);
 /// twice (by file and by hand) is refused. Returns notes for the report.
 std::vector<std::string> apply_measurement_files(const TraceArgs& t, RunArgs& args);
 
+/// InputError naming the line when --accept-from's log holds an accept len above the resolved
+/// scenario's --speculative-num-steps + 1: the log ran a deeper draft (its mean would mislead).
+void check_accept_log_depth(const TraceArgs& t, const Scenario& s);
+
 /// What the multi-cycle simulation found, per evaluated backend (label, stats).
 struct TraceOutcome {
   bool ran = false;

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "calibrate/fit_checks.h"
 #include "calibrate/fit_profile_writer.h"
 #include "util/error.h"
 
@@ -29,6 +30,7 @@ AllReduceCalibration calibrate_allreduce(const std::vector<ReplayReport>& from,
         throw InputError(fmt::format("the reports ran on {} GPUs but topology {} holds at most {}", w, cal.topo.name,
                                      cal.topo.max_gpus),
                          "--hardware");
+    check_allreduce_fit_data(group);
     const std::string head = allreduce_fit_source_head(group);
     if (kind == AllReduceChoice::Kind::Nccl) {
       if (worlds.size() > 1)
@@ -50,7 +52,7 @@ AllReduceCalibration calibrate_allreduce(const std::vector<ReplayReport>& from,
     }
   }
   // Before: the shipped machine; after: the profile as written (compute and all-reduce fits).
-  for (auto& f : c.fits) set_worst_errors(f, base, c.calibrated);
+  for (auto& f : c.fits) set_worst_errors(f, base, c.calibrated), check_allreduce_fit_quality(f);
   write_allreduce_summary(profile, c.fits);
   return c;
 }

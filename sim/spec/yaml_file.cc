@@ -1,5 +1,6 @@
 #include "spec/yaml_file.h"
 
+#include "util/bounded_read.h"
 #include "util/error.h"
 #ifdef SPECSIM_WITH_YAML
 #include <yaml-cpp/yaml.h>
@@ -52,9 +53,7 @@ json to_json(const YAML::Node& n) {
 
 json read_yaml_file(const std::string& path) {
   try {
-    return to_json(YAML::LoadFile(path));
-  } catch (const YAML::BadFile&) {
-    throw InputError("cannot read the file", path);
+    return to_json(YAML::Load(read_bounded(path, path)));  // size- and time-bounded, as every input
   } catch (const YAML::Exception& e) {
     throw InputError("bad YAML: " + std::string(e.what()), path);
   }

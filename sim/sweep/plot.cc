@@ -352,6 +352,7 @@ void check_plot_target(const std::string& path) {
   if (ext != ".png" && ext != ".svg")
     throw InputError("plot file must end in .png or .svg, got '" + path + "'", "--plot");
   if (find_gnuplot().empty()) throw EnvironmentError("plots need gnuplot on the PATH", "apt-get install gnuplot-nox");
+  temp_folder();  // before the sweep runs, not after
 }
 
 void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std::string& path,
@@ -370,10 +371,8 @@ void render_gnuplot(const std::string& path, const std::string& script_path, con
   plot_safe(script_path, "the plot script path", "--plot-script");
   const Script s{commands, data};
   check_outputs({{path, "--plot"}, {script_path, "--plot-script"}});
-  std::error_code tmp_ec;
-  const fs::path tmp_root = fs::temp_directory_path(tmp_ec);  // $TMPDIR, else /tmp
-  std::string tmpl = (tmp_root / "specsim-plot-XXXXXX").string();
-  if (tmp_ec || !mkdtemp(tmpl.data()))
+  std::string tmpl = (fs::path(temp_folder()) / "specsim-plot-XXXXXX").string();  // $TMPDIR, else /tmp
+  if (!mkdtemp(tmpl.data()))
     throw EnvironmentError("cannot make a temporary folder for gnuplot", "set TMPDIR to an existing writable folder");
   const fs::path dir = tmpl;
   // Registered so that SIGINT/SIGTERM removes them too (files before their folder).

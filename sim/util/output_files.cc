@@ -5,8 +5,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <climits>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -128,13 +132,69 @@ TempPath::~TempPath() {
   if (!path_.empty() && ::unlink(path_.c_str()) != 0) ::rmdir(path_.c_str());
 }
 
+namespace {
+
+constexpr const char* kTempTag = ".specsim-tmp.";
+constexpr int kStaleTempSeconds = 60;  // a live write renames its temporary within seconds
+
+// `.NAME.specsim-tmp.` for the final file name `name`, NAME cut so that the prefix plus `unique`
+// fits in NAME_MAX bytes.
+std::string temp_prefix(const std::string& name, std::size_t unique_chars) {
+  const std::size_t tag = std::strlen(kTempTag), room = NAME_MAX - 1 - tag - unique_chars;
+  std::string prefix(1, '.');
+  prefix.append(name, 0, room);
+  prefix.append(kTempTag);
+  return prefix;
+}
+
+// Removes `folder`'s leftovers `PREFIX<pid>-<n>` of processes not running on this machine, last
+// changed over kStaleTempSeconds ago: what a SIGKILL-ed specsim left while writing the same file.
+void remove_stale_temps(const fs::path& folder, const std::string& prefix) {
+  std::error_code ec;
+  fs::directory_iterator it(folder.empty() ? fs::path(".") : folder, ec), end;
+  const auto now = fs::file_time_type::clock::now();
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    const auto dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || dash > 9 ||
+        rest.find_first_not_of("0123456789-") != std::string::npos)
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    std::error_code e2;
+    if (!it->is_regular_file(e2) || it->is_symlink(e2)) continue;
+    const auto changed = fs::last_write_time(it->path(), e2);
+    if (e2 || now - changed < std::chrono::seconds(kStaleTempSeconds)) continue;
+    fs::remove(it->path(), e2);
+  }
+}
+
+}  // namespace
+
 std::string temp_name_beside(const std::string& path) {
   const fs::path p(path);
-  std::string ext = p.extension().string();
-  if (ext.size() > 16) ext.clear();
   static std::atomic<unsigned> counter{0};
-  const std::string name = ".specsim-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ext;
-  return (p.parent_path() / name).string();
+  const std::string pid = std::to_string(::getpid()), unique = pid + "-" + std::to_string(counter++);
+  // The widest unique part (a 10-digit pid and counter) sets the cut, so every temporary of one
+  // final name shares the prefix that remove_stale_temps() looks for.
+  const std::string prefix = temp_prefix(p.filename().string(), 21);
+  remove_stale_temps(p.parent_path(), prefix);
+  return (p.parent_path() / (prefix + unique)).string();
+}
+
+std::string temp_folder() {
+  const char* env = std::getenv("TMPDIR");
+  const std::string dir = env && *env ? env : "/tmp";
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw EnvironmentError("the temporary folder " + dir + " does not exist",
+                           "set TMPDIR to an existing writable folder");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw EnvironmentError("the temporary folder " + dir + " is not writable",
+                           "set TMPDIR to an existing writable folder");
+  return dir;
 }
 
 void write_outputs_atomic(const std::vector<std::pair<OutputFile, std::string>>& files) {

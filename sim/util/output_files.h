@@ -42,8 +42,14 @@ class TempPath {
   int slot_ = -1;
 };
 
-/// A temporary file name in `path`'s folder for `path`, short enough for NAME_MAX whatever the
-/// final name's length, keeping its extension (gnuplot picks the image format by it).
+/// A temporary file name beside `path` for writing it: `.NAME.specsim-tmp.PID-N` in the same
+/// folder (NAME cut so the whole fits in NAME_MAX), recognisable by `ls -a`. SIGKILL cannot be
+/// caught, so a killed specsim leaves it behind; the next temporary for the same final name
+/// removes such leftovers (those of a process no longer running here, over a minute old).
 std::string temp_name_beside(const std::string& path);
+
+/// The folder for temporary work (gnuplot's script and log): $TMPDIR when set and not empty,
+/// else /tmp. EnvironmentError when it is not an existing, writable folder.
+std::string temp_folder();
 
 }  // namespace specsim

@@ -9,6 +9,7 @@
 #include "cost/nccl_model.h"
 #include "ingest/nccl_tests.h"
 #include "spec/hardware.h"
+#include "util/bounded_read.h"
 #include "util/error.h"
 #include "util/json_io.h"
 
@@ -20,15 +21,7 @@ namespace {
 
 constexpr double kSmallMin = 8 * 1024, kSmallMax = 64 * 1024;  // the 8-64 KB target band
 
-std::string read_text(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw InputError("cannot read " + path, path);
-  std::string s;
-  char buf[65536];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
-  std::fclose(f);
-  return s;
-}
+std::string read_text(const std::string& path) { return read_bounded(path, path); }
 
 struct Measured {
   double bytes = 0, us = 0;
