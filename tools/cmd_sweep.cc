@@ -148,6 +148,7 @@ int cmd_sweep(int argc, char** argv) {
       } catch (const InputError&) {
       }
       if (base) check_plot_names(*base);
+      check_plot_tools();
       kind = choose_plot_kind(parse_plot_kind(plot_kind), grid, grid.allreduce);
     }
 

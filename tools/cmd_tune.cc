@@ -110,7 +110,8 @@ int cmd_tune(int argc, char** argv) {
       throw InputError("give --accept-from or --acceptance, not both", "--acceptance");
     if (!f.plot_script.empty() && f.plot.empty()) throw InputError("--plot-script needs --plot FILE.png", "--plot");
     if (!f.plot.empty())
-      sweep::check_plot_target(f.plot), sweep::plot_safe(f.plot_script, "the plot script path", "--plot-script");
+      sweep::check_plot_target(f.plot), sweep::plot_safe(f.plot_script, "the plot script path", "--plot-script"),
+          sweep::check_plot_tools();
     std::string algo = args.algorithm.value_or("");
     std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char c) { return char(std::toupper(c)); });
     if (algo == "NONE")

@@ -351,6 +351,9 @@ void check_plot_target(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
   if (ext != ".png" && ext != ".svg")
     throw InputError("plot file must end in .png or .svg, got '" + path + "'", "--plot");
+}
+
+void check_plot_tools() {
   if (find_gnuplot().empty()) throw EnvironmentError("plots need gnuplot on the PATH", "apt-get install gnuplot-nox");
   temp_folder();  // before the sweep runs, not after
 }
@@ -361,6 +364,7 @@ void draw_plot(const SweepResult& r, const Grid& grid, PlotKind kind, const std:
   plot_safe(script_path, "the plot script path", "--plot-script");
   const View v(r, grid);
   check_plot_names(r.base);
+  check_plot_tools();
   Script s = kind == PlotKind::TokPs ? tokps(v) : kind == PlotKind::Heatmap ? heatmap(v) : breakdown(v);
   render_gnuplot(path, script_path, s.data, s.text);
 }
@@ -369,6 +373,7 @@ void render_gnuplot(const std::string& path, const std::string& script_path, con
                     const std::string& commands) {
   check_plot_target(path);
   plot_safe(script_path, "the plot script path", "--plot-script");
+  check_plot_tools();
   const Script s{commands, data};
   check_outputs({{path, "--plot"}, {script_path, "--plot-script"}});
   std::string tmpl = (fs::path(temp_folder()) / "specsim-plot-XXXXXX").string();  // $TMPDIR, else /tmp

@@ -23,8 +23,12 @@ constexpr size_t kMaxBreakdownBars = 60;
 /// when the grid cannot give that plot. `backends` are the all-reduce axis' values.
 PlotKind choose_plot_kind(PlotKind requested, const Grid& grid, const std::vector<AllReduceChoice>& backends);
 
-/// Checks the output name (.png or .svg) and that gnuplot can be found; InputError naming --plot.
+/// Checks the output name (.png or .svg) and its characters; InputError naming --plot.
 void check_plot_target(const std::string& path);
+
+/// Checks that gnuplot and a temp folder are there (EnvironmentError, exit 3); called after
+/// every input check, so a bad name is reported as bad input on any machine.
+void check_plot_tools();
 
 /// InputError naming `where` when `text` holds a control character (newline included) or a
 /// backquote: such a string never reaches a gnuplot script.
