@@ -104,6 +104,15 @@ TEST_CASE("diagnose -> scenario file -> run reproduces the log's measured tok/s 
   CHECK(n.at("lines_used").size() == 45);
 }
 
+TEST_CASE("diagnose from a speculative log alone: the baseline it writes is reported as implied") {
+  const std::string out = fresh_dir() + "/s.yaml";
+  REQUIRE(run_specsim({"diagnose", kEagle3, "--hardware", "h100-sxm:nvswitch", "-o", out}).exit_code == 0);
+  const auto r = run_specsim({"run", "--scenario", out});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("tok/s implied at bs 1") != std::string::npos);
+  CHECK(r.out.find("tok/s measured at bs 1") == std::string::npos);
+}
+
 TEST_CASE("diagnose findings: figure, range and advice where the log and the model disagree") {
   // DeepSeek-V3 at 96 tok/s and accept len 2.66 on 8x H200: far more per forward than the model.
   const json n = run_json({"diagnose", kNextn, "--hardware", "h200:nvswitch"});

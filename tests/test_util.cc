@@ -5,10 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace specsim::test {
 
@@ -40,11 +40,11 @@ CliResult run_program(const std::string& binary, const std::vector<std::string>&
 CliResult run_specsim(const std::vector<std::string>& args) { return run_program(SPECSIM_BIN, args); }
 
 std::string fresh_dir() {
-  static std::atomic<int> counter{0};
+  // mkdtemp, not pid + counter: a pid reused by a later run (the sanitizer pass after the plain
+  // one) would find the earlier run's files in "its" folder.
   const char* tmp = std::getenv("TMPDIR");
-  std::string base = (tmp && *tmp) ? tmp : "/tmp";
-  std::string dir = base + "/specsim-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
-  mkdir(dir.c_str(), 0755);
+  std::string dir = std::string((tmp && *tmp) ? tmp : "/tmp") + "/specsim-test-XXXXXX";
+  if (!mkdtemp(dir.data())) throw std::runtime_error("fresh_dir: mkdtemp failed under " + dir);
   return dir;
 }
 

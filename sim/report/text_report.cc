@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "report/report.h"
+#include "spec/measured_run.h"
 
 namespace specsim {
 
@@ -22,9 +23,10 @@ std::string anchor_line(const AnchorEntry& e) {
           e.graph ? "graph" : "eager");
     case AnchorKind::Baseline:
       return fmt::format(
-          "baseline {:.1f} tok/s measured at bs {} = {:.0f} us/step ({}): model {:.0f} us -> {:+.0f} us "
+          "baseline {:.1f} tok/s {} at bs {} = {:.0f} us/step ({}): model {:.0f} us -> {:+.0f} us "
           "per target forward{}",
-          e.measured, e.batch_size, e.batch_size * 1e6 / e.measured, e.box, e.model, e.derived,
+          e.measured, implied_source(e.source) ? "implied" : "measured", e.batch_size, e.batch_size * 1e6 / e.measured,
+          e.box, e.model, e.derived,
           e.derived < 0 ? " (the model is slower than measured: its profile is pessimistic)" : "");
     default:
       return fmt::format(

@@ -16,4 +16,9 @@ struct MeasuredRun {
   std::string baseline_source, allreduce_source, spec_source;  ///< where each value comes from
 };
 
+/// A figure whose source starts with "implied" was derived from other measurements, not taken
+/// (specsim diagnose writes such a baseline when it has only a speculative log); reports say
+/// "implied" for it instead of "measured".
+inline bool implied_source(const std::string& source) { return source.rfind("implied", 0) == 0; }
+
 }  // namespace specsim
