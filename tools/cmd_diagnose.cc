@@ -156,6 +156,10 @@ int cmd_diagnose(int argc, char** argv) {
   app.add_option("-o,--output", out, "write the scenario (.yaml or .json) for `specsim run/tune --scenario`");
   app.add_flag("--json", as_json, "print the diagnosis as one JSON object");
   return guarded(app, argc, argv, [&] {
+    // A YAML scenario this build could not read back is refused, not written.
+    if (is_yaml_path(out) && !yaml_supported())
+      throw InputError("this build reads no YAML scenario files (built without libyaml-cpp-dev): write it as .json",
+                       "-o");
     check_outputs({{out, "-o"}}, {in.log, in.baseline_log.value_or(""), in.trace.value_or(""),
                                   in.nccl_tests.value_or(""), in.model.value_or("")});
     const Diagnosis d = diagnose::diagnose(in);

@@ -16,6 +16,14 @@ bool is_yaml_path(const std::string& p) {
   return ends(".yaml") || ends(".yml");
 }
 
+bool yaml_supported() {
+#ifdef SPECSIM_WITH_YAML
+  return true;
+#else
+  return false;
+#endif
+}
+
 #ifdef SPECSIM_WITH_YAML
 namespace {
 json to_json(const YAML::Node& n) {

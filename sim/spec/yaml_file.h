@@ -9,6 +9,9 @@ namespace specsim {
 /// Whether `path` names a YAML file (.yaml or .yml).
 bool is_yaml_path(const std::string& path);
 
+/// Whether this build reads YAML (built with yaml-cpp).
+bool yaml_supported();
+
 /// Reads a YAML file as JSON (scalars that parse as numbers or booleans become those).
 /// InputError naming the file on bad YAML, or when this build has no YAML support.
 nlohmann::json read_yaml_file(const std::string& path);
