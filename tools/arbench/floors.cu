@@ -135,6 +135,36 @@ __global__ void ll_traffic_kernel(uint4* areas, const uint4* in, uint4* out, std
   }
 }
 
+// Ends the capture on `st`, then times the graph: one warm-up launch, the median of 5; destroys
+// the graph and the stream.
+double end_capture_median_ms(cudaStream_t st) {
+  cudaGraph_t g;
+  cudaGraphExec_t x;
+  FL_CUDA(cudaStreamEndCapture(st, &g));
+  FL_CUDA(cudaGraphInstantiate(&x, g, 0));
+  cudaEvent_t e0, e1;
+  FL_CUDA(cudaEventCreate(&e0));
+  FL_CUDA(cudaEventCreate(&e1));
+  FL_CUDA(cudaGraphLaunch(x, st));  // warm-up
+  std::vector<float> ms;
+  for (int r = 0; r < 5; ++r) {
+    FL_CUDA(cudaEventRecord(e0, st));
+    FL_CUDA(cudaGraphLaunch(x, st));
+    FL_CUDA(cudaEventRecord(e1, st));
+    FL_CUDA(cudaEventSynchronize(e1));
+    float t = 0;
+    FL_CUDA(cudaEventElapsedTime(&t, e0, e1));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  FL_CUDA(cudaEventDestroy(e0));
+  FL_CUDA(cudaEventDestroy(e1));
+  FL_CUDA(cudaGraphExecDestroy(x));
+  FL_CUDA(cudaGraphDestroy(g));
+  FL_CUDA(cudaStreamDestroy(st));
+  return ms[2];
+}
+
 }  // namespace
 
 double ll_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int threads, bool copy_only, bool rotated,
@@ -159,38 +189,15 @@ double ll_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int t
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  cudaGraph_t g;
-  cudaGraphExec_t x;
   FL_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
   for (int k = 0; k < nodes; ++k)
     FL_CUDA(cudaLaunchKernelEx(&cfg, ll_traffic_kernel, areas, static_cast<const uint4*>(in), out, nvec, slot_vecs,
                                ranks, copy_only ? 1 : 0, rotated ? 1 : 0));
-  FL_CUDA(cudaStreamEndCapture(st, &g));
-  FL_CUDA(cudaGraphInstantiate(&x, g, 0));
-  cudaEvent_t e0, e1;
-  FL_CUDA(cudaEventCreate(&e0));
-  FL_CUDA(cudaEventCreate(&e1));
-  FL_CUDA(cudaGraphLaunch(x, st));  // warm-up
-  std::vector<float> ms;
-  for (int r = 0; r < 5; ++r) {
-    FL_CUDA(cudaEventRecord(e0, st));
-    FL_CUDA(cudaGraphLaunch(x, st));
-    FL_CUDA(cudaEventRecord(e1, st));
-    FL_CUDA(cudaEventSynchronize(e1));
-    float t = 0;
-    FL_CUDA(cudaEventElapsedTime(&t, e0, e1));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  FL_CUDA(cudaEventDestroy(e0));
-  FL_CUDA(cudaEventDestroy(e1));
-  FL_CUDA(cudaGraphExecDestroy(x));
-  FL_CUDA(cudaGraphDestroy(g));
-  FL_CUDA(cudaStreamDestroy(st));
+  const double ms = end_capture_median_ms(st);
   FL_CUDA(cudaFree(areas));
   FL_CUDA(cudaFree(in));
   FL_CUDA(cudaFree(out));
-  return ms[2] * 1e3 / nodes;
+  return ms * 1e3 / nodes;
 }
 
 double timer_read_cycles(int device, int n) {
@@ -214,8 +221,6 @@ double empty_graph_node_us(int device, int nodes, int kind) {
   FL_CUDA(cudaSetDevice(device));
   cudaStream_t st;
   FL_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  cudaGraph_t g;
-  cudaGraphExec_t x;
   FL_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
   car::detail::LaunchArgs args{};
   cudaLaunchConfig_t cfg{};
@@ -233,29 +238,8 @@ double empty_graph_node_us(int device, int nodes, int kind) {
     else
       FL_CUDA(cudaLaunchKernelEx(&cfg, kind == kNodeParams ? params_kernel : params_pdl_kernel, args));
   }
-  FL_CUDA(cudaStreamEndCapture(st, &g));
-  FL_CUDA(cudaGraphInstantiate(&x, g, 0));
-  cudaEvent_t e0, e1;
-  FL_CUDA(cudaEventCreate(&e0));
-  FL_CUDA(cudaEventCreate(&e1));
-  FL_CUDA(cudaGraphLaunch(x, st));  // warm-up
-  std::vector<float> ms;
-  for (int r = 0; r < 5; ++r) {
-    FL_CUDA(cudaEventRecord(e0, st));
-    FL_CUDA(cudaGraphLaunch(x, st));
-    FL_CUDA(cudaEventRecord(e1, st));
-    FL_CUDA(cudaEventSynchronize(e1));
-    float t = 0;
-    FL_CUDA(cudaEventElapsedTime(&t, e0, e1));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  FL_CUDA(cudaEventDestroy(e0));
-  FL_CUDA(cudaEventDestroy(e1));
-  FL_CUDA(cudaGraphExecDestroy(x));
-  FL_CUDA(cudaGraphDestroy(g));
-  FL_CUDA(cudaStreamDestroy(st));
-  return ms[2] * 1e3 / nodes;
+  const double ms = end_capture_median_ms(st);
+  return ms * 1e3 / nodes;
 }
 
 double load_latency_ns(int device, int owner, int kind, int n) {
