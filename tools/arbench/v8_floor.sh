@@ -7,24 +7,14 @@
 # Probes (kernels/car_kernels.cu): 0 real | 1 launch + parameters | 2 sends, no polls | 3 input ->
 # output only | 4 real, one poll pass | 6 as 4 without emptying | 7 as 4 without the slot loads |
 # 8 the real kernel's loads and stores and nothing else (no checks, no reduction).
-set -u -o pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1  # never NVLink multicast
 B=$1 P=$2
-OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
+ROW_LOG=${OUT:-$PWD/out}/v8-probe.log ROW_WIDTH=40
+. "$(dirname "$0")/v8_common.sh"
 date -u
 $B --virtual-ranks 8 --sizes 14336,43008,57344,114688 -n 200 -w 20 -d bf16 --mode graph \
   --variant one-shot-ll,one-shot-ll-pull,one-shot-pull > "$OUT/v8-real.log" 2>&1
 echo "real rc=$?"
 grep -E "^# (floor|copy)|^# +[a-z-]+ +graph " "$OUT/v8-real.log"
-A=(--virtual-ranks 8 --sizes 14336,43008,114688 -n 200 -w 20 -d bf16 --mode graph --floors 0)
-row() {
-  local label=$1
-  shift
-  printf '%-40s' "$label"
-  "$@" 2>&1 | tee -a "$OUT/v8-probe.log" | grep -E "^# +one-shot-ll(-pull)? +graph" | head -1 |
-    sed -E 's/^# *one-shot-ll(-pull)? *graph//'
-}
 echo "== 8 virtual ranks, timing-only build, us per call at 14336 43008 114688 B"
 export SPECSIM_LL_ROT=0 SPECSIM_LL_SWAP=0  # the kernel as it was: sends to 0, 1, ...; grid (blocks, ranks)
 for probe in 0 1 2 3 4 6 7 8; do row "probe $probe" env SPECSIM_LL_PROBE=$probe $P "${A[@]}" --variant one-shot-ll; done

@@ -3,20 +3,10 @@
 # rank+1, rank+2, ...; grid (ranks, blocks)): poll back-off, emptying order, fixed-world kernels,
 # against the real build's bitwise-checked table. 8 virtual ranks on GPU 0, graph of 200, bf16.
 #   usage: v8_tune.sh REAL_ARBENCH PROBE_ARBENCH   (logs in $OUT, default ./out)
-set -u -o pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1  # never NVLink multicast
 B=$1 P=$2
-OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
+ROW_LOG=${OUT:-$PWD/out}/v8-tune.log
+. "$(dirname "$0")/v8_common.sh"
 date -u
-A=(--virtual-ranks 8 --sizes 14336,43008,114688 -n 200 -w 20 -d bf16 --mode graph --floors 0)
-row() {
-  local label=$1
-  shift
-  printf '%-44s' "$label"
-  "$@" 2>&1 | tee -a "$OUT/v8-tune.log" | grep -E "^# +one-shot-ll(-pull)? +graph" | head -1 |
-    sed -E 's/^# *one-shot-ll(-pull)? *graph//'
-}
 for rep in 1 2; do
   row "real build (rep $rep)" $B "${A[@]}" --variant one-shot-ll
   row "real build pull (rep $rep)" $B "${A[@]}" --variant one-shot-ll-pull

@@ -3,24 +3,14 @@
 # traffic alone with sends in order and rotated), and on the timing-only build thread-block
 # clusters of the ranks' block b (SPECSIM_LL_CLUSTER), beside the defaults. Graph of 200, bf16.
 #   usage: v8_tune2.sh REAL_ARBENCH PROBE_ARBENCH   (logs in $OUT, default ./out)
-set -u -o pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1  # never NVLink multicast
 B=$1 P=$2
-OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
+ROW_LOG=${OUT:-$PWD/out}/v8-tune2.log
+. "$(dirname "$0")/v8_common.sh"
 date -u
 $B --virtual-ranks 8 --sizes 14336,43008,57344,114688 -n 200 -w 20 -d bf16 --mode both \
   --variant one-shot-ll,one-shot-ll-pull,one-shot-pull,auto > "$OUT/v8-real.log" 2>&1
 echo "real rc=$?"
 grep -E "^# (floor|copy)|^# +[a-z-]+ +(graph|eager) " "$OUT/v8-real.log"
-A=(--virtual-ranks 8 --sizes 14336,43008,114688 -n 200 -w 20 -d bf16 --mode graph --floors 0)
-row() {
-  local label=$1
-  shift
-  printf '%-44s' "$label"
-  "$@" 2>&1 | tee -a "$OUT/v8-tune2.log" | grep -E "^# +one-shot-ll(-pull)? +graph" | head -1 |
-    sed -E 's/^# *one-shot-ll(-pull)? *graph//'
-}
 for rep in 1 2; do
   row "probe build, defaults (rep $rep)" $P "${A[@]}" --variant one-shot-ll
   for n in 2 4 8; do row "clusters of $n (rep $rep)" env SPECSIM_LL_CLUSTER=$n $P "${A[@]}" --variant one-shot-ll; done
