@@ -38,6 +38,7 @@
 #include <cstdlib>
 
 #include "car_layout.h"
+#include "sys_scope_ptx.cuh"
 
 namespace specsim::car::detail {
 namespace {
@@ -407,19 +408,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) two_shot_kernel(con
 // next call's block count; kernel boundaries order these stores before the next call's loads.
 // Ranks count the same calls, so they agree on the parity.
 
-/// 16 bytes as four 32-bit words, relaxed, system scope (see above).
-__device__ __forceinline__ uint4 load_relaxed_sys(const uint4* p) {
-  uint4 v;
-  asm volatile("ld.relaxed.sys.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
-               : "memory");
-  return v;
-}
-__device__ __forceinline__ void store_relaxed_sys(uint4* p, uint4 v) {
-  asm volatile("st.relaxed.sys.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-               : "memory");
-}
+// load_relaxed_sys / store_relaxed_sys: sys_scope_ptx.cuh (see above for the ordering).
 
 #if defined(SPECSIM_LL_PROBE)
 /// Timing-only builds: the poll's load as chosen by LaunchArgs::ld_kind (0 relaxed.sys,

@@ -10,6 +10,7 @@
 
 #include "car_layout.h"
 #include "floors.h"
+#include "sys_scope_ptx.cuh"
 
 namespace specsim::arbench {
 namespace {
@@ -94,18 +95,8 @@ __global__ void timer_chain(int n, std::uint64_t* out) {
   out[1] = acc;
 }
 
-__device__ __forceinline__ void store_v4_sys(uint4* p, uint4 v) {
-  asm volatile("st.relaxed.sys.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-               : "memory");
-}
-__device__ __forceinline__ uint4 load_v4_sys(const uint4* p) {
-  uint4 v;
-  asm volatile("ld.relaxed.sys.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
-               : "memory");
-  return v;
-}
+using car::detail::load_relaxed_sys;
+using car::detail::store_relaxed_sys;
 
 /// The flag-free one-shot's loads and stores alone (ll_traffic_us). Rank r = blockIdx.x; its area
 /// holds one slot of `slot_vecs` vectors per sender; in/out hold `nvec` vectors per rank. Sends go
@@ -122,11 +113,11 @@ __global__ void ll_traffic_kernel(uint4* areas, const uint4* in, uint4* out, std
     if (!copy_only) {
       for (int k = 1; k < ranks; ++k) {
         const int q = rotated ? (r + k) % ranks : k - 1 + (k - 1 >= r ? 1 : 0);  // every peer once
-        store_v4_sys(areas + q * area + r * slot_vecs + i, v);
+        store_relaxed_sys(areas + q * area + r * slot_vecs + i, v);
       }
       unsigned seen = 0;
       for (int q = 0; q < ranks; ++q)
-        if (q != r) seen ^= load_v4_sys(areas + r * area + q * slot_vecs + i).x & 1u;
+        if (q != r) seen ^= load_relaxed_sys(areas + r * area + q * slot_vecs + i).x & 1u;
       for (int q = 0; q < ranks; ++q)
         if (q != r) areas[r * area + q * slot_vecs + i] = make_uint4(~0u, ~0u, ~0u, ~0u);
       v.x ^= seen;
