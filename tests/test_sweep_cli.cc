@@ -198,6 +198,14 @@ TEST_CASE("sweep: invalid points are skipped and counted, not fatal") {
   CHECK(parse_csv(a.out).rows.size() == 2);
   CHECK(a.err.find("accept len 4 outside [1, 3]") != std::string::npos);
 
+  // Reasons that differ per point (a size in the text) print ten lines, then one line for the rest.
+  const auto big = run_specsim({"sweep", "--batch-size", "1..400", "--allreduce", "custom"});
+  REQUIRE(big.exit_code == 0);
+  size_t lines = 0;
+  for (size_t p = big.err.find("  skipped "); p != std::string::npos; p = big.err.find("  skipped ", p + 1)) ++lines;
+  CHECK(lines == 10);
+  CHECK(big.err.find("more skip reasons") != std::string::npos);
+
   // Nothing evaluable at all: an error, exit 2.
   const auto none = run_specsim({"sweep", "--accept-len", "5,6", "--allreduce", "nccl"});
   CHECK(none.exit_code == 2);

@@ -146,9 +146,21 @@ std::string sweep_summary(const SweepResult& r, double seconds, int threads) {
   for (const auto& s : r.skipped) skipped += s.count;
   std::string out = fmt::format("sweep: {} points, {} evaluated, {} skipped, {:.2f} s on {} thread{}\n",
                                 r.points.size(), r.evaluated, skipped, seconds, threads, threads == 1 ? "" : "s");
-  for (const auto& s : r.skipped)
-    out += fmt::format("  skipped {} point{} (first: point {}): {}\n", s.count, s.count == 1 ? "" : "s", s.first_point,
-                       s.reason);
+  // Reasons that carry a size (a backend refusing large messages) differ per point: past the
+  // first kMaxSkipLines the rest are counted on one line; --json keeps every reason.
+  constexpr size_t kMaxSkipLines = 10;
+  size_t rest_points = 0;
+  for (size_t i = 0; i < r.skipped.size(); ++i) {
+    const auto& s = r.skipped[i];
+    if (i < kMaxSkipLines)
+      out += fmt::format("  skipped {} point{} (first: point {}): {}\n", s.count, s.count == 1 ? "" : "s",
+                         s.first_point, s.reason);
+    else
+      rest_points += s.count;
+  }
+  if (r.skipped.size() > kMaxSkipLines)
+    out += fmt::format("  ... and {} more skip reasons ({} points); --json lists every reason\n",
+                       r.skipped.size() - kMaxSkipLines, rest_points);
   return out;
 }
 

@@ -19,7 +19,8 @@ std::string sweep_csv(const SweepResult& r, int threads);
 /// columns, rows: [[...], ...]} with rows matching csv_columns().
 std::string sweep_json(const SweepResult& r, const Grid& grid, int threads);
 
-/// The one-paragraph summary for stderr: counts, and each skip reason with its count.
+/// The one-paragraph summary for stderr: counts, and the first ten skip reasons with their
+/// counts (the rest summed on one line).
 std::string sweep_summary(const SweepResult& r, double seconds, int threads);
 
 }  // namespace specsim::sweep
