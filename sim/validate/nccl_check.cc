@@ -12,6 +12,7 @@
 #include "util/bounded_read.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "validate/harness_launch.h"
 
 namespace specsim {
 
@@ -48,6 +49,19 @@ std::vector<Measured> parse_points(const std::string& text, const std::string& f
   return out;
 }
 
+// Line `n` (1-based) of `text`.
+std::string text_line(const std::string& text, std::size_t n) {
+  std::size_t pos = 0;
+  for (std::size_t i = 1; i < n && pos != std::string::npos; ++i) {
+    pos = text.find('\n', pos);
+    if (pos != std::string::npos) ++pos;
+  }
+  if (pos == std::string::npos || pos >= text.size()) return "";
+  return text.substr(pos, text.find('\n', pos) - pos);
+}
+
+const char* set_by(const NcclCheckRow& r) { return r.host_bound ? "host launch" : "collective"; }
+
 std::string size_label(double b) {
   return b >= 1 << 20 ? fmt::format("{:g} MB", b / (1 << 20)) : fmt::format("{:g} KB", b / 1024);
 }
@@ -61,6 +75,7 @@ std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_byte
   if (!idx.is_object() || !idx.contains("logs") || !idx.at("logs").is_array())
     throw InputError("expected {\"logs\": [...]}", f + "logs");
   std::vector<NcclCheckLog> out;
+  const SingleThreadLaunch thread_launch = load_single_thread_launch();
   int i = 0;
   for (const auto& e : idx.at("logs")) {
     const std::string w = f + "logs[" + std::to_string(i++) + "]";
@@ -89,11 +104,25 @@ std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_byte
     if (format == "points") {
       measured = parse_points(text, log.file);
       log.launch = json_string(e, "launch", w);
+      // As the source's nccl-tests header states them: `-g N` and `-n` (nccl-tests' default 20).
+      if (e.contains("gpus_per_thread")) log.gpus_per_thread = json_int(e, "gpus_per_thread", w);
+      if (log.gpus_per_thread < 1 || log.gpus_per_thread > log.gpus)
+        throw InputError("gpus_per_thread must be between 1 and gpus", w + ".gpus_per_thread");
+      if (e.contains("iters")) log.iters = json_int(e, "iters", w);
+      if (log.iters < 1) throw InputError("iters must be >= 1", w + ".iters");
     } else if (format == "nccl-tests") {
       const auto parsed = ingest::parse_nccl_tests(text, log.file);
       const auto& table = parsed.tables.front();
       log.graph = table.graph;
       log.gpus_per_thread = table.gpus_per_thread;
+      const std::string header = text_line(text, table.line);
+      const std::string at = log.file + ":" + std::to_string(table.line);
+      const auto iters = nccl_tests_header_int(header, "iters");
+      const auto agg = nccl_tests_header_int(header, "agg iters");
+      if ((iters && *iters < 1) || (agg && *agg < 1)) throw InputError("iters: expected a whole number >= 1", at);
+      if (iters) log.iters = *iters;
+      // `-m` > 1 folds several iterations into one group: a launch this check does not price.
+      if (agg && *agg > 1) log.gpus_per_thread = 1;
       log.launch = table.threads * table.gpus_per_thread > 1
                        ? fmt::format("{} thread(s) x {} GPUs each (-g {})", table.threads, table.gpus_per_thread,
                                      table.gpus_per_thread)
@@ -103,11 +132,19 @@ std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_byte
     } else {
       throw InputError("format must be nccl-tests or points", w + ".format");
     }
+    // One thread per several GPUs, eager: the harness's host launch is priced (harness_launch.h).
+    const int launch_gpus = log.graph ? 1 : log.gpus_per_thread;
+    if (launch_gpus > 1) log.host_launch_us = thread_launch.host_us(launch_gpus);
     auto price = [&](const Measured& r) {
       const NcclEstimate est = nccl_allreduce(r.bytes, log.gpus, hw, s);
-      return NcclCheckRow{
-          r.bytes, r.us, std::max(est.us, hw.gpu.kernel_min_us),
-          fmt::format("{}/{} {}", nccl_algo_name(est.algo), nccl_proto_name(est.proto), est.p2p ? "P2P" : "SHM")};
+      const double collective = std::max(est.us, hw.gpu.kernel_min_us);
+      const HarnessTime t = nccl_tests_iteration_us(collective, launch_gpus, log.iters, thread_launch);
+      NcclCheckRow row;
+      row.bytes = r.bytes, row.measured_us = r.us, row.predicted_us = t.us, row.collective_us = collective;
+      row.choice =
+          fmt::format("{}/{} {}", nccl_algo_name(est.algo), nccl_proto_name(est.proto), est.p2p ? "P2P" : "SHM");
+      row.host_bound = t.host_bound;
+      return row;
     };
     for (const auto& r : measured) {
       if (r.bytes < min_bytes && (!log.latency_point || r.bytes > log.latency_point->bytes))
@@ -132,22 +169,28 @@ std::string nccl_check_text(const std::vector<NcclCheckLog>& logs) {
       "(nccl-tests: out-of-place time):\n";
   for (const auto& l : logs) {
     out += fmt::format("\n  {} ({} x{}, {}{})\n", l.file, l.hardware, l.gpus, l.launch, l.graph ? ", CUDA graphs" : "");
+    if (l.host_launch_us > 0)
+      out += fmt::format(
+          "    host launch per iteration (one thread, {} grouped collectives; host work): {:.1f}us;\n"
+          "    predicted = max(host launch, collective) + min(host launch, collective) / {} iterations\n",
+          l.gpus_per_thread, l.host_launch_us, l.iters);
     const auto line = [](const NcclCheckRow& r) {
-      return fmt::format("    {:>8} {:>8.1f}us {:>8.1f}us {:>+6.0f}%  {}\n", size_label(r.bytes), r.measured_us,
-                         r.predicted_us, 100.0 * (r.predicted_us - r.measured_us) / r.measured_us, r.choice);
+      return fmt::format("    {:>8} {:>8.1f}us {:>8.1f}us {:>+6.0f}% {:>8.1f}us  {:<11}  {}\n", size_label(r.bytes),
+                         r.measured_us, r.predicted_us, 100.0 * (r.predicted_us - r.measured_us) / r.measured_us,
+                         r.collective_us, set_by(r), r.choice);
     };
-    out += fmt::format("    {:>8} {:>10} {:>10} {:>7}  {}\n", "size", "measured", "predicted", "error", "model's pick");
+    out += fmt::format("    {:>8} {:>10} {:>10} {:>7} {:>10}  {:<11}  {}\n", "size", "measured", "predicted", "error",
+                       "collective", "set by", "model's pick");
     for (const auto& r : l.rows) out += line(r);
     if (l.rows.empty()) out += "    no rows in the size range (partial log)\n";
-    if (l.gpus_per_thread > 1 && !l.graph)
-      out += fmt::format(
-          "    note: one host thread launches {} collectives per iteration; where that takes longer than the\n"
-          "    collective itself it sets the time, and the model (the collective on the GPUs) does not price it\n",
-          l.gpus_per_thread);
+    if (l.gpus_per_thread > 1 && l.graph)
+      out += fmt::format("    note: one host thread launches {} CUDA graphs per iteration; that launch is not priced\n",
+                         l.gpus_per_thread);
     if (const auto& p = l.latency_point)
-      out += fmt::format("    latency at {:g} B (not scored): measured {:.1f}us, predicted {:.1f}us ({:+.0f}%), {}\n",
-                         p->bytes, p->measured_us, p->predicted_us,
-                         100.0 * (p->predicted_us - p->measured_us) / p->measured_us, p->choice);
+      out += fmt::format(
+          "    latency at {:g} B (not scored): measured {:.1f}us, predicted {:.1f}us ({:+.0f}%), set by {}, {}\n",
+          p->bytes, p->measured_us, p->predicted_us, 100.0 * (p->predicted_us - p->measured_us) / p->measured_us,
+          set_by(*p), p->choice);
   }
   out += "\ntarget: within 25% at 8-64 KB on every log:\n";
   for (const auto& l : logs)
@@ -166,17 +209,23 @@ json nccl_check_json(const std::vector<NcclCheckLog>& logs) {
                       {"measured_us", r.measured_us},
                       {"predicted_us", r.predicted_us},
                       {"error_pct", 100.0 * (r.predicted_us - r.measured_us) / r.measured_us},
+                      {"collective_us", r.collective_us},
+                      {"set_by", set_by(r)},
                       {"model_pick", r.choice}});
     a.push_back({{"file", l.file},
                  {"hardware", l.hardware},
                  {"gpus", l.gpus},
                  {"launch", l.launch},
                  {"gpus_per_thread", l.gpus_per_thread},
+                 {"iters", l.iters},
                  {"graph", l.graph},
+                 {"host_launch_us", l.host_launch_us > 0 ? json(l.host_launch_us) : json(nullptr)},
                  {"rows", rows},
                  {"latency_point", l.latency_point ? json{{"bytes", l.latency_point->bytes},
                                                           {"measured_us", l.latency_point->measured_us},
                                                           {"predicted_us", l.latency_point->predicted_us},
+                                                          {"collective_us", l.latency_point->collective_us},
+                                                          {"set_by", set_by(*l.latency_point)},
                                                           {"model_pick", l.latency_point->choice}}
                                                    : json(nullptr)},
                  {"worst_error_pct_8_64kb", l.small_rows ? json(l.worst_small_pct) : json(nullptr)},

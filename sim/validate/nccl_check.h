@@ -10,7 +10,9 @@ namespace specsim {
 
 struct NcclCheckRow {
   double bytes = 0, measured_us = 0, predicted_us = 0;
-  std::string choice;  ///< the algorithm/protocol/transport the model picked
+  double collective_us = 0;  ///< the collective on the GPUs (the model's NCCL estimate)
+  std::string choice;        ///< the algorithm/protocol/transport the model picked
+  bool host_bound = false;   ///< the harness's host launch, not the collective, set predicted_us
 };
 
 struct NcclCheckLog {
@@ -18,7 +20,11 @@ struct NcclCheckLog {
   std::string launch;  ///< how the ranks were driven (one thread for all GPUs, one process per GPU, ...)
   int gpus = 0;
   int gpus_per_thread = 1;  ///< nccl-tests `-g N`: one thread launches N collectives per iteration
+  int iters = 20;           ///< timed iterations per size (nccl-tests `-n`, default 20)
   bool graph = false;
+  /// Host time of one thread launching its gpus_per_thread grouped collectives, priced into
+  /// predicted_us (harness_launch.h); 0 when the log runs one GPU per thread (or is not priced).
+  double host_launch_us = 0;
   std::vector<NcclCheckRow> rows;  ///< sizes in [min_bytes, max_bytes] that the log holds
   /// The log's largest size below min_bytes (its latency), shown but not scored.
   std::optional<NcclCheckRow> latency_point;
