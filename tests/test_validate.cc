@@ -1,6 +1,7 @@
 // `specsim validate`: published cases predicted without anchors, errors per role, targets.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "engine/scenario.h"
@@ -101,7 +102,19 @@ TEST_CASE("the shipped published set loads and every case is listed") {
   const auto r = test::run_specsim({"validate", "--json"});
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
-  CHECK(j.at("cases").size() >= 19);
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(test::traces_path("published"))) {
+    if (e.path().extension() != ".json") continue;
+    ++files;
+    // Every zoo model and draft a case names is a config in models/.
+    const auto c = nlohmann::json::parse(test::slurp(e.path().string()));
+    INFO(e.path().filename().string());
+    for (const char* key : {"zoo_model", "zoo_draft"})
+      if (c.contains(key) && c.at(key).is_string())
+        CHECK(std::filesystem::is_regular_file(test::models_path(c.at(key).get<std::string>() + "/config.json")));
+  }
+  CHECK(files >= 19);
+  CHECK(j.at("cases").size() == files);
 }
 
 TEST_CASE("validate --nccl: the NCCL model against the A100 nccl-tests log, 8 KB - 1 MB") {

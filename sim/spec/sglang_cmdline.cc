@@ -60,6 +60,8 @@ std::string zoo_name_of_hf_id(const std::string& id) {
       {"meta-llama/llama-3.3-70b-instruct", "llama-3.3-70b"},
       {"qwen/qwen3-32b", "qwen3-32b"},
       {"qwen/qwen3-235b-a22b", "qwen3-235b-a22b"},
+      {"qwen/qwen3-30b-a3b", "qwen3-30b-a3b"},
+      {"meta-llama/llama-2-7b-chat-hf", "llama-2-7b"},
   };
   const auto it = kZoo.find(lower(id));
   return it == kZoo.end() ? "" : it->second;
