@@ -68,12 +68,18 @@ TEST_CASE("accept len never falls with more draft tokens, a wider topk or a high
   }
 }
 
-TEST_CASE("SGLang's rule: topk 1 forces steps + 1 draft tokens; a tree holds at most topk*steps+1") {
+TEST_CASE("SGLang's rule: topk 1 forces steps + 1 draft tokens; a tree draws from its candidate pool") {
   CHECK(sglang_accepts(3, 1, 4));
   CHECK_FALSE(sglang_accepts(3, 1, 5));
   CHECK(draft_shape_problem(3, 1, 5).find("forces num-draft-tokens = num-steps + 1 (4)") != std::string::npos);
-  CHECK(sglang_accepts(5, 8, 41));
-  CHECK_FALSE(sglang_accepts(5, 8, 42));
+  // Served beyond the search script's topk*steps+1: (3, 2, 8) and (5, 8, 64) ran on real servers.
+  CHECK(sglang_accepts(3, 2, 8));
+  CHECK(sglang_accepts(5, 8, 64));
+  CHECK(sglang_accepts(3, 2, 11));  // pool 2 + 2 * 4 = 10
+  CHECK_FALSE(sglang_accepts(3, 2, 12));
+  CHECK(draft_shape_problem(3, 2, 12).find("at most that + 1 (11)") != std::string::npos);
+  CHECK(sglang_accepts(1, 4, 5));  // one step: the pool is the topk first-level nodes
+  CHECK_FALSE(sglang_accepts(1, 4, 6));
   CHECK(sglang_accepts(2, 4, 2));
   CHECK_FALSE(sglang_accepts(2, 4, 1));
   CHECK(max_draft_tokens(5, 8) == 41);
@@ -122,7 +128,7 @@ TEST_CASE("the fit refuses settings SGLang does not run and impossible accept le
   CHECK_THROWS_AS(fit_acceptance({{3, 1, 4, 0.9, "log:7"}}), InputError);
   CHECK_THROWS_AS(fit_acceptance({}), InputError);
   try {
-    fit_acceptance({{3, 2, 9, 2.0, "bench.jsonl:3"}});
+    fit_acceptance({{3, 2, 12, 2.0, "bench.jsonl:3"}});  // pool 2 + 2 * 4 = 10: at most 11
     FAIL("no error");
   } catch (const InputError& e) {
     CHECK(e.where() == "bench.jsonl:3");

@@ -114,7 +114,7 @@ TEST_CASE("bad input: one error line naming the field, exit 2") {
       {{"--measured-spec-tok-s", "500"}, "--measured-spec-tok-s"},
       {{"--num-gpus", "4"}, "--num-gpus"},
       {{"--speculative-num-steps", "0"}, "--speculative-num-steps"},
-      {{"--speculative-eagle-topk", "4", "--speculative-num-steps", "2", "--speculative-num-draft-tokens", "16"},
+      {{"--speculative-eagle-topk", "4", "--speculative-num-steps", "2", "--speculative-num-draft-tokens", "22"},
        "--speculative-num-draft-tokens"},
       {{"--allreduce", "fixed:-5"}, "--allreduce"},
       {{"--allreduce", "fixed:1e99"}, "--allreduce"},

@@ -19,9 +19,11 @@ std::string draft_shape_problem(int steps, int topk, int draft_tokens) {
     return "";
   }
   if (draft_tokens < 2) return "num-draft-tokens must be at least 2 (the root and one draft token)";
-  if (draft_tokens > max_draft_tokens(steps, topk))
-    return "a tree of depth num-steps with topk children per node holds at most topk*steps+1 tokens (" +
-           std::to_string(max_draft_tokens(steps, topk)) + ")";
+  // The server's own limit: the drafting's torch.topk picks draft tokens - 1 of the pool.
+  if (draft_tokens - 1 > tree_pool_size(steps, topk))
+    return "SGLang's drafting scores topk + (num-steps - 1) * topk^2 candidates, so num-draft-tokens is at most "
+           "that + 1 (" +
+           std::to_string(tree_pool_size(steps, topk) + 1) + ")";
   return "";
 }
 
