@@ -1,11 +1,13 @@
 // Cost models against values computed by hand from the profiles' constants.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "cost/compute_cost.h"
 #include "cost/custom_ar_model.h"
 #include "cost/nccl_model.h"
 #include "engine/accept.h"
 #include "engine/phase_timer.h"
+#include "plan/cycle_plan.h"
 #include "plan/op_builders.h"
 #include "util/error.h"
 
@@ -124,6 +126,39 @@ TEST_CASE("roofline: weight-bound small-M GEMM, compute-bound large GEMM, per-ke
   GpuProfile other = g;
   other.gemm_fp8_block_fixed_us = 0;
   CHECK(compute_us(fp8, other) - g.gemm_fixed_us < 0.6 * (compute_us(small_m, g) - g.gemm_fixed_us));
+}
+
+TEST_CASE("fused-MoE expert GEMMs: their own fixed cost and bandwidth share, fitted to SGLang's H200 table") {
+  const Hardware hw = load_hardware("h200:nvswitch", 8);
+  const auto& g = hw.gpu;
+  REQUIRE(g.moe_gemm_memory_efficiency == Approx(0.55));
+  REQUIRE(g.moe_gemm_fixed_us == Approx(8.6));
+  // DeepSeek-V3 at TP 8, one token: 9 experts (8 routed + the fused shared one) of gate/up
+  // [7168 -> 512] fp8, by hand: 8.6 us + (9 x 512 x 7168 + 9 x (7168 + 512) x 2) B / (0.55 x 4.8 TB/s).
+  const Op w13 = ops::moe_gemm("moe_w13", 9, 9, 512, 7168, DType::FP8);
+  CHECK(w13.bytes == 9.0 * 512 * 7168 + 9.0 * (7168 + 512) * 2);
+  CHECK(compute_us(w13, g) == Approx(8.6 + w13.bytes / (4800e3 * 0.55)));
+  CHECK(compute_us(w13, g) == Approx(21.16).margin(0.01));
+  // The block-fp8 fixed cost of dense GEMMs does not apply to the fused-MoE kernel; a dense GEMM
+  // of the same bytes keeps it.
+  const Op dense = ops::gemm("dense", 9, 512 * 9, 7168, DType::FP8);
+  CHECK(compute_us(dense, g) > g.gemm_fp8_block_fixed_us);
+  // The fit against the table it came from (sglang PR 11730, H200, Qwen3-235B-A22B TP 8 fp8,
+  // the whole fused_moe call): per M, two expert GEMMs over the expected distinct experts plus the
+  // 5 small kernels (align, 2 quantizations, SiLU, weighted sum) at the kernel floor, within 6%.
+  const double measured_us[][2] = {{1, 31.70},  {2, 36.56},   {4, 49.67},  {8, 66.87},
+                                   {16, 92.36}, {24, 117.38}, {32, 124.99}};
+  for (const auto& p : measured_us) {
+    INFO("M = " << p[0]);
+    const double experts = expected_distinct_experts(p[0], 128, 8), pairs = 8 * p[0];
+    const double t = compute_us(ops::moe_gemm("w13", pairs, experts, 384, 4096, DType::FP8), g) +
+                     compute_us(ops::moe_gemm("w2", pairs, experts, 4096, 192, DType::FP8), g) + 5 * g.kernel_min_us;
+    CHECK(std::abs(t / p[1] - 1) < 0.06);
+  }
+  // GPUs without the measurement price the expert GEMMs as dense GEMMs.
+  GpuProfile other = g;
+  other.moe_gemm_memory_efficiency = 0;
+  CHECK(compute_us(w13, other) == Approx(g.gemm_fp8_block_fixed_us + w13.bytes / (4800e3 * g.gemm_memory_efficiency)));
 }
 
 TEST_CASE("attention: its own fixed cost, KV bytes or FLOPs at attention's efficiencies") {

@@ -1,5 +1,7 @@
 // CyclePlan: shapes and collective counts as SGLang runs them (docs/sources.md#S-sglang-collectives).
 #include <catch2/catch.hpp>
+#include <string>
+#include <vector>
 
 #include "plan/cycle_plan.h"
 #include "test_util.h"
@@ -100,6 +102,64 @@ TEST_CASE("DeepSeek-V3 per-rank GEMM shapes at TP 8 (absorbed MLA, fused shared 
   CHECK(find_op(*plan.find(PhaseKind::DraftExtend), "draft_embed", "fc")->k == 3 * 7168);
   CHECK(find_op(*plan.find(PhaseKind::DraftDecode), "draft_embed", "fc") == nullptr);
   CHECK(find_op(*plan.find(PhaseKind::DraftExtend), "draft_lm_head", "lm_head")->n == 4000);
+}
+
+TEST_CASE("DeepSeek-V3 kernels per layer as SGLang runs them (fp8, absorbed MLA, fused MoE)") {
+  const auto m = zoo("deepseek-v3");
+  const CyclePlan plan = build_plan(m.target, &m.draft, spec_run(8, 1, 2, 1, 3));
+  const PhasePlan& d = *plan.find(PhaseKind::BaselineDecode);
+  auto names = [&](const char* block) {
+    std::vector<std::string> out;
+    for (const auto& b : d.blocks)
+      if (std::string(b.name) == block)
+        for (const auto& o : b.ops) out.emplace_back(o.name);
+    return out;
+  };
+  // Read off deepseek_v2.py's forward_absorb with fp8 weights: each block-fp8 GEMM quantizes its
+  // input first, each absorbed bmm runs per_tensor_quant_mla_fp8 + bmm_fp8, the split-KV decode
+  // merges its partials, and the w_vc output is copied to [t, heads * v] before o_proj.
+  const std::vector<std::string> attention = {
+      "input_layernorm", "act_quant",     "fused_qkv_a_proj", "q_a_layernorm", "kv_a_layernorm",
+      "act_quant",       "q_b_proj",      "bmm_quant",        "w_kc",          "rotary_emb",
+      "kv_cache_store",  "mla_attention", "mla_split_merge",  "bmm_quant",     "w_vc",
+      "attn_out_copy",   "act_quant",     "o_proj",           "attn_allreduce"};
+  const std::vector<std::string> moe = {"post_attention_layernorm",
+                                        "router_gate",
+                                        "topk_select",
+                                        "moe_align",
+                                        "act_quant",
+                                        "moe_w13",
+                                        "silu_and_mul",
+                                        "act_quant",
+                                        "moe_w2",
+                                        "moe_sum",
+                                        "mlp_allreduce"};
+  std::vector<std::string> moe_layer = attention;
+  moe_layer.insert(moe_layer.end(), moe.begin(), moe.end());
+  CHECK(names("moe_layer") == moe_layer);  // 28 kernels + 2 all-reduces
+  CHECK(moe_layer.size() == 30);
+  // Dense layers: the same attention, then quant + gate_up + SiLU + quant + down.
+  CHECK(names("dense_layer").size() == attention.size() + 2 + 5);
+  // 3 x 26 + 58 x 30 + embedding (2) + head (4) kernels in one step.
+  CHECK(d.kernels() == 3 * 26 + 58 * 30 + 2 + 4);
+}
+
+TEST_CASE("bf16 MLA keeps its bmm's unquantized; GQA models gain no MLA kernels") {
+  auto m = zoo("deepseek-v3");
+  m.target.weight_dtype = DType::BF16;
+  const CyclePlan bf16 = build_plan(m.target, &m.draft, spec_run(8, 1, 2, 1, 3));
+  const PhasePlan& d = *bf16.find(PhaseKind::BaselineDecode);
+  CHECK(find_op(d, "moe_layer", "bmm_quant") == nullptr);
+  CHECK(find_op(d, "moe_layer", "act_quant") == nullptr);
+  CHECK(find_op(d, "moe_layer", "mla_split_merge"));
+  CHECK(find_op(d, "moe_layer", "attn_out_copy"));
+  const auto l = zoo("llama-3.1-70b");
+  const CyclePlan dense = build_plan(l.target, &l.draft, spec_run(8, 1, 2, 1, 3));
+  const PhasePlan& ld = *dense.find(PhaseKind::BaselineDecode);
+  CHECK(find_op(ld, "dense_layer", "mla_split_merge") == nullptr);
+  CHECK(find_op(ld, "dense_layer", "attn_out_copy") == nullptr);
+  // Llama: norm, qkv, rotary, KV store, attention, o_proj, AR, norm, gate_up, SiLU, down, AR.
+  CHECK(ld.kernels() == 80 * 12 + 2 + 4);
 }
 
 TEST_CASE("Kimi-K2 runs its shared expert as a separate sharded MLP") {

@@ -7,6 +7,7 @@
 
 #include "calibrate/replay_fit.h"
 #include "cost/compute_cost.h"
+#include "engine/phase_timer.h"
 #include "engine/scenario.h"
 #include "measured/replay_result.h"
 #include "spec/resolve.h"
@@ -133,6 +134,22 @@ TEST_CASE("replay_json puts measured beside predicted with the error in percent"
   CHECK(back[0].attention_us == -1);
   CHECK(replay_text(j).find("baseline_decode") != std::string::npos);
   CHECK_THROWS_AS(phases_from_report(nlohmann::json{{"kind", "other"}}, "x"), InputError);
+}
+
+TEST_CASE("a replayed forward prices expert GEMMs as the dense batched GEMMs the replay runs") {
+  RunArgs a;
+  a.model_path = "deepseek-v3", a.tp_size = 8, a.hardware = "h200:nvswitch", a.algorithm = "NONE";
+  const Scenario s = resolve_scenario(a);
+  const ScenarioResult r = run_scenario(s);
+  const CyclePlan stripped = strip_collectives(r.plan);
+  const PhasePlan& ph = stripped.phases.front();
+  REQUIRE(s.hw.gpu.moe_gemm_memory_efficiency > 0);
+  Hardware dense = s.hw;
+  dense.gpu.moe_gemm_memory_efficiency = 0;
+  const CostContext fused{&s.hw, &s.run, AllReduceChoice{}, Anchors{}, 1},
+      as_dense{&dense, &s.run, AllReduceChoice{}, Anchors{}, 1};
+  CHECK(predict_replayed_phase(ph, s.hw, s.run).us == Approx(time_phase(ph, as_dense).us));
+  CHECK(time_phase(ph, fused).us != Approx(time_phase(ph, as_dense).us));
 }
 
 TEST_CASE("the fit recovers known efficiencies from synthetic measurements") {

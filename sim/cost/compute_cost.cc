@@ -47,6 +47,13 @@ double compute_us(const Op& op, const GpuProfile& g) {
   // larger fixed cost at small M than bf16 cuBLAS GEMMs (docs/sources-runtime.md#fp8-block-gemm-small-m).
   if (t.cls == RooflineClass::Gemm && op.dtype == DType::FP8 && g.gemm_fp8_block_fixed_us > 0)
     p.fixed_us = g.gemm_fp8_block_fixed_us;
+  // SGLang's Triton fused-MoE GEMM streams its experts' weights with few CTAs at small M: its own
+  // fixed cost and bandwidth share, fitted to the kernel's measured per-M times
+  // (docs/sources-runtime.md#sglang-fused-moe-h200).
+  if (op.kind == OpKind::MoeGemm && g.moe_gemm_memory_efficiency > 0) {
+    p.fixed_us = g.moe_gemm_fixed_us;
+    p.memory_efficiency = g.moe_gemm_memory_efficiency;
+  }
   const double t_mem = t.bytes / (t.peak_bytes_per_us * p.memory_efficiency);
   const double flop_rate = t.peak_flop_per_us * p.compute_efficiency;  // FLOP per microsecond
   const double t_flop = flop_rate > 0 ? t.flops / flop_rate : 0.0;

@@ -42,7 +42,8 @@ RooflineBound roofline_bound(double fixed_us, double flop_us, double byte_us, do
 /// GPU time of a non-collective op, microseconds: the larger of FLOPs at the dtype's peak times
 /// the class's compute efficiency and bytes at memory bandwidth times the class's memory
 /// efficiency, plus the class's fixed per-kernel cost, and never less than the GPU's per-kernel
-/// minimum.
+/// minimum. Fused-MoE expert GEMMs take the profile's moe_gemm_* fixed cost and memory
+/// efficiency where it has them.
 double compute_us(const Op& op, const GpuProfile& gpu);
 
 }  // namespace specsim

@@ -25,6 +25,14 @@ OpKind parse_op_kind(const std::string& s, const std::string& where) {
   throw InputError("unknown op kind '" + s + "'", where);
 }
 
+// The replay runs expert GEMMs as batched cuBLAS GEMMs (kernels/replay/op_prep.cc), not SGLang's
+// Triton fused-MoE kernel: its prediction prices them as dense GEMMs.
+Hardware as_replayed(const Hardware& hw) {
+  Hardware h = hw;
+  h.gpu.moe_gemm_memory_efficiency = 0;
+  return h;
+}
+
 std::string today() {
   const std::time_t now = std::time(nullptr);
   char buf[32];
@@ -74,7 +82,8 @@ CyclePlan without_allgathers(const CyclePlan& plan) {
 }  // namespace
 
 PhaseTiming predict_replayed_phase(const PhasePlan& stripped, const Hardware& hw, const RunSpec& run) {
-  CostContext ctx{&hw, &run, AllReduceChoice{}, Anchors{}, 1};
+  const Hardware replayed = as_replayed(hw);
+  CostContext ctx{&replayed, &run, AllReduceChoice{}, Anchors{}, 1};
   return time_phase(stripped, ctx);
 }
 
@@ -83,7 +92,8 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
   // Multi-GPU replay: the collectives ran, so predicted keeps them too (same backend, no anchors).
   const bool coll = m.gpus > 1;
   const bool share = r.plan.tp > 1 && !coll;
-  CostContext coll_ctx{&s.hw, &s.run, AllReduceChoice{}, Anchors{}, r.plan.tp};
+  const Hardware replayed = as_replayed(s.hw);
+  CostContext coll_ctx{&replayed, &s.run, AllReduceChoice{}, Anchors{}, r.plan.tp};
   if (coll) coll_ctx.backend = parse_allreduce(m.allreduce_backend, "replay: all-reduce backend");
   const CyclePlan coll_plan = coll && m.shared_gpus ? without_allgathers(r.plan) : r.plan;
   json j;

@@ -55,7 +55,7 @@ struct ReplayMeasurement {
 CyclePlan strip_collectives(const CyclePlan& plan);
 
 /// The analytic time of one replayed forward: the stripped phase on `hw`, with no all-reduce and
-/// no per-forward scheduler overhead (the replay runs neither).
+/// no per-forward scheduler overhead (the replay runs neither), expert GEMMs as dense GEMMs.
 PhaseTiming predict_replayed_phase(const PhasePlan& stripped, const Hardware& hw, const RunSpec& run);
 
 /// The replay report: scenario, and per phase predicted beside measured, per op class and op,

@@ -74,13 +74,23 @@ void mla_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const Forw
   ops.push_back(small("kv_a_layernorm", OpKind::Norm, 2.0 * t * a.kv_lora_rank * kB));
   maybe_quant(ops, w, "act_quant", t, a.q_lora_rank);
   ops.push_back(gemm("q_b_proj", t, hl * (a.qk_nope_dim + a.qk_rope_dim), a.q_lora_rank, w));
+  // fp8 checkpoints run the absorbed bmm's as per-tensor fp8 (per_tensor_quant_mla_fp8, then
+  // bmm_fp8), one quantization kernel each; the bmm's keep the bf16 GEMM's fixed cost (cuBLAS,
+  // not the block-scaled kernel) and their bf16 weight bytes (1 MB a layer over, ~0.2 us).
+  maybe_quant(ops, w, "bmm_quant", t, hl * a.qk_nope_dim);
   ops.push_back(bmm("w_kc", t, a.kv_lora_rank, a.qk_nope_dim, hl, DType::BF16));
   ops.push_back(small("rotary_emb", OpKind::Elementwise, 2.0 * t * (hl + 1) * a.qk_rope_dim * kB));
   ops.push_back(small("kv_cache_store", OpKind::Elementwise, 2.0 * t * latent * kB));
   const double kv_read = f.batch * f.context * latent * kB;
   const double flops = 2.0 * t * hl * f.context * (latent + a.kv_lora_rank);
   ops.push_back(attention("mla_attention", t, hl, kv_read + t * hl * (latent + a.kv_lora_rank) * kB, flops));
+  // At decode sizes the MLA kernels split the KV sequence across CTAs and merge the partial
+  // outputs in a second kernel (Triton stage 2, FA3's split combine).
+  ops.push_back(small("mla_split_merge", OpKind::Elementwise, 2.0 * t * hl * a.kv_lora_rank * 4.0));
+  maybe_quant(ops, w, "bmm_quant", t, hl * a.kv_lora_rank);
   ops.push_back(bmm("w_vc", t, a.v_head_dim, a.kv_lora_rank, hl, DType::BF16));
+  // [heads, t, v] -> [t, heads * v]: transpose(0, 1).flatten(1, 2) copies
+  ops.push_back(small("attn_out_copy", OpKind::Elementwise, 2.0 * t * hl * a.v_head_dim * kB));
   maybe_quant(ops, w, "act_quant", t, hl * a.v_head_dim);
   ops.push_back(gemm("o_proj", t, h, hl * a.v_head_dim, w));
 }
