@@ -35,15 +35,15 @@ struct RuntimeTerm {
 struct RuntimeProfile {
   std::string name;                   ///< "sglang", "vllm"
   bool overlap_plain_decode = false;  ///< the plain step's host work hides under the GPU step
+  double host_op_us = 0;              ///< host cost of one eager op the host terms were counted with
+  double graphed_kernel_us = 0;       ///< per graphed small kernel, in the GPU terms
+  double eager_kernel_gpu_us = 0;     ///< per eager small kernel, in the GPU terms
+  double reference_mem_bw_gbps = 0;   ///< HBM bandwidth the per-token GPU terms were counted at
+  double host_scale = 1;              ///< fitted multiplier on every host term
+  std::vector<RuntimeTerm> terms;
   /// per speculative phase: its host work runs while the GPU executes its forwards (no sync
   /// between them), so only host time past the forward shows (`host_overlaps_forward`)
   std::array<bool, kNumPhaseKinds> host_overlaps_forward{};
-  double host_op_us = 0;             ///< host cost of one eager op the host terms were counted with
-  double graphed_kernel_us = 0;      ///< per graphed small kernel, in the GPU terms
-  double eager_kernel_gpu_us = 0;    ///< per eager small kernel, in the GPU terms
-  double reference_mem_bw_gbps = 0;  ///< HBM bandwidth the per-token GPU terms were counted at
-  double host_scale = 1;             ///< fitted multiplier on every host term
-  std::vector<RuntimeTerm> terms;
 };
 
 /// Loads models/runtime/<name>.json (or a path ending in .json). Every term's value must be
