@@ -93,6 +93,56 @@ TEST_CASE("runtime terms are priced per forward of each phase, by hand") {
   CHECK(b.exposed_us(25) == Approx(4 + 15));
 }
 
+TEST_CASE("an overlapped draft loop shows only the host time past the draft forward, by hand") {
+  const Hardware hw = load_hardware("h200:nvswitch", 8);
+  RuntimeProfile p = unit_profile(hw);
+  p.host_overlaps_forward[static_cast<int>(PhaseKind::DraftDecode)] = true;
+  RunSpec run;
+  run.num_steps = 3, run.topk = 1, run.num_draft_tokens = 4, run.batch_size = 1;
+  // draft_decode, 2 forwards: host 10 x 2 = 20, 10 per forward; graphed 3 x 3 steps + 0.5 x 3
+  // steps x 1 token x 2000/1000 = 12, 6 per forward.
+  const RuntimeCost c = runtime_cost(p, run, hw, 4000, 2000);
+  const PhaseRuntime& d = at(c, PhaseKind::DraftDecode);
+  REQUIRE(d.overlapped);
+  CHECK(d.host_us == Approx(10));
+  CHECK(d.gpu_graphed_us == Approx(6));
+  // host longer than the forward (4 us): 6 + (10 - 4) = 12; shorter (500 us): the GPU terms alone.
+  CHECK(d.exposed_us(4) == Approx(12));
+  CHECK(d.exposed_us(500) == Approx(6));
+  // not overlapped, the host adds in full: 10 + 6 whatever the forward.
+  const RuntimeCost plain = runtime_cost(unit_profile(hw), run, hw, 4000, 2000);
+  const PhaseRuntime& n = at(plain, PhaseKind::DraftDecode);
+  CHECK_FALSE(n.overlapped);
+  CHECK(n.exposed_us(4) == Approx(16));
+  CHECK(n.exposed_us(500) == Approx(16));
+  // verify keeps its own setting.
+  CHECK_FALSE(at(c, PhaseKind::Verify).overlapped);
+}
+
+TEST_CASE("EAGLE-3-only and vocab-map terms count only where the draft has them") {
+  using S = RuntimeTerm::Section;
+  const Hardware hw = load_hardware("h200:nvswitch", 8);
+  RuntimeProfile p = unit_profile(hw);
+  RuntimeTerm map = term("map_host_us", S::DraftStep, PhaseKind::DraftDecode, 7, true);
+  map.vocab_map_only = true;
+  p.terms.push_back(map);
+  RuntimeTerm aux = term("aux_host_us", S::Cycle, PhaseKind::DraftExtend, 11, true);
+  aux.eagle3_only = true;
+  p.terms.push_back(aux);
+  RunSpec run;
+  run.num_steps = 3, run.topk = 1, run.num_draft_tokens = 4, run.batch_size = 1;
+  run.algo = SpecAlgo::Eagle3;
+  // a smaller draft vocab: 10 + 7 x 3 steps / 2 forwards = 20.5 per draft forward; extend 30 + 11.
+  RuntimeCost c = runtime_cost(p, run, hw, 4000, 2000);
+  CHECK(at(c, PhaseKind::DraftDecode).host_us == Approx(20.5));
+  CHECK(at(c, PhaseKind::DraftExtend).host_us == Approx(41));
+  // the draft shares the target's vocabulary: no map.
+  CHECK(at(runtime_cost(p, run, hw, 4000, 4000), PhaseKind::DraftDecode).host_us == Approx(10));
+  // EAGLE (not 3): no aux hidden states.
+  run.algo = SpecAlgo::Eagle;
+  CHECK(at(runtime_cost(p, run, hw, 4000, 4000), PhaseKind::DraftExtend).host_us == Approx(30));
+}
+
 TEST_CASE("with one draft step the draft-step terms move onto verify") {
   const Hardware hw = load_hardware("h200:nvswitch", 8);
   RunSpec run;
@@ -182,6 +232,35 @@ TEST_CASE("both shipped runtime profiles load") {
   const RuntimeProfile v = load_runtime_profile("vllm");
   CHECK_FALSE(v.overlap_plain_decode);
   CHECK(load_runtime_profile("sglang").overlap_plain_decode);
+  // vLLM's draft loop has no sync between its forwards; SGLang's phases sit behind syncs.
+  CHECK(v.host_overlaps_forward[static_cast<int>(PhaseKind::DraftDecode)]);
+  CHECK_FALSE(v.host_overlaps_forward[static_cast<int>(PhaseKind::Verify)]);
+  for (bool on : load_runtime_profile("sglang").host_overlaps_forward) CHECK_FALSE(on);
+}
+
+TEST_CASE("a bad host_overlaps_forward is one error naming file:field") {
+  const std::string dir = test::fresh_dir();
+  auto j = nlohmann::json::parse(test::slurp(test::models_path("runtime/vllm.json")));
+  j["host_overlaps_forward"]["baseline_decode"] = true;
+  test::write_text(dir + "/base.json", j.dump());
+  try {
+    load_runtime_profile(dir + "/base.json");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.where().find("host_overlaps_forward.baseline_decode") != std::string::npos);
+  }
+  j = nlohmann::json::parse(test::slurp(test::models_path("runtime/vllm.json")));
+  j["host_overlaps_forward"]["draft_decode"] = "yes";
+  test::write_text(dir + "/str.json", j.dump());
+  CHECK_THROWS_AS(load_runtime_profile(dir + "/str.json"), InputError);
+  j = nlohmann::json::parse(test::slurp(test::models_path("runtime/vllm.json")));
+  j["host_overlaps_forward"].erase("source");
+  test::write_text(dir + "/nosource.json", j.dump());
+  CHECK_THROWS_AS(load_runtime_profile(dir + "/nosource.json"), InputError);
+  j = nlohmann::json::parse(test::slurp(test::models_path("runtime/vllm.json")));
+  j["per_draft_step"]["draft_step_vocab_map_host_us"]["when"] = "eagle4";
+  test::write_text(dir + "/when.json", j.dump());
+  CHECK_THROWS_AS(load_runtime_profile(dir + "/when.json"), InputError);
 }
 
 TEST_CASE("EAGLE and NEXTN on DeepSeek pick its NextN layer; EAGLE3 keeps the EAGLE-3 draft") {

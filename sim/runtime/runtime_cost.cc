@@ -25,6 +25,8 @@ RuntimeCost runtime_cost(const RuntimeProfile& p, const RunSpec& run, const Hard
 
   for (const auto& t : p.terms) {
     if (t.counted_by_forward || t.sampling_only || (t.tree_only && run.topk <= 1)) continue;
+    if ((t.eagle3_only && run.algo != SpecAlgo::Eagle3) || (t.vocab_map_only && !(draft_vocab < target_vocab)))
+      continue;
     const bool plain = t.section == RuntimeTerm::Section::PlainStep;
     if (!plain && !run.speculative()) continue;
     PhaseKind phase = t.cycle_phase ? PhaseKind::Verify : t.phase;
@@ -59,7 +61,8 @@ RuntimeCost runtime_cost(const RuntimeProfile& p, const RunSpec& run, const Hard
     const double per = i == static_cast<int>(PhaseKind::DraftDecode) && draft_forwards > 0 ? draft_forwards : 1;
     auto& ph = rc.phase[i];
     ph.host_us = host[i] / per, ph.gpu_eager_us = eager[i] / per, ph.gpu_graphed_us = graphed[i] / per;
-    ph.overlapped = i == static_cast<int>(PhaseKind::BaselineDecode) && p.overlap_plain_decode;
+    ph.overlapped =
+        i == static_cast<int>(PhaseKind::BaselineDecode) ? p.overlap_plain_decode : p.host_overlaps_forward[i];
   }
   return rc;
 }

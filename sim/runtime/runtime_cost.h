@@ -14,7 +14,8 @@ struct PhaseRuntime {
   double host_us = 0;         ///< host (Python) work
   double gpu_eager_us = 0;    ///< small kernels launched eagerly by that host work (overlap it)
   double gpu_graphed_us = 0;  ///< small kernels inside the phase's CUDA graph
-  bool overlapped = false;    ///< host work hides under the GPU step (SGLang's overlap scheduler)
+  bool overlapped = false;    ///< host work runs while the GPU executes the forward (overlap scheduler,
+                              ///< or a loop with no sync between its forwards)
   /// The time this adds to a forward whose own time is `forward_us`: host and eager kernels
   /// overlap each other; overlapped host work shows only where it outlasts the forward.
   double exposed_us(double forward_us) const;
@@ -26,7 +27,8 @@ struct RuntimeCost {
   bool active = false;  ///< false: no profile (forwards only)
 };
 
-/// Prices `p` for `run` on `hw`. `target_vocab` / `draft_vocab` scale the per-token vocab terms.
+/// Prices `p` for `run` on `hw`. `target_vocab` / `draft_vocab` scale the per-token vocab terms
+/// (and a draft vocabulary smaller than the target's turns on the `draft_vocab_map` terms).
 /// Per-cycle terms are spread over the phase's forwards; with S = 1 (no draft decode forward) the
 /// draft-step terms and the between-forward ("cycle") terms sit on verify. Greedy requests
 /// (sampling-only terms left out); per-accepted-token terms at bs x (S+1), the padded count.

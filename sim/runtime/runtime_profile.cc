@@ -59,9 +59,17 @@ RuntimeTerm parse_term(const std::string& name, const json& sec, RuntimeTerm::Se
   if (t.contains("counted_by_forward")) r.counted_by_forward = json_bool(t, "counted_by_forward", where);
   if (t.contains("when")) {
     const std::string when = json_string(t, "when", where);
-    if (when != "sampling" && when != "tree")
-      throw InputError("when must be 'sampling' or 'tree', got '" + when + "'", where + ".when");
-    (when == "tree" ? r.tree_only : r.sampling_only) = true;
+    if (when == "sampling")
+      r.sampling_only = true;
+    else if (when == "tree")
+      r.tree_only = true;
+    else if (when == "eagle3")
+      r.eagle3_only = true;
+    else if (when == "draft_vocab_map")
+      r.vocab_map_only = true;
+    else
+      throw InputError("when must be 'sampling', 'tree', 'eagle3' or 'draft_vocab_map', got '" + when + "'",
+                       where + ".when");
   }
   if (t.contains("vocab_basis")) {
     r.vocab_basis = json_double(t, "vocab_basis", where);
@@ -77,6 +85,25 @@ RuntimeTerm parse_term(const std::string& name, const json& sec, RuntimeTerm::Se
       throw InputError("times must be steps or draft_forwards, got '" + times + "'", where + ".times");
   }
   return r;
+}
+
+// Optional `host_overlaps_forward`: {draft_decode|verify|draft_extend: bool, source, note}. The
+// plain step's overlap is `overlap_scheduler.plain_decode`, so baseline_decode is refused here.
+std::array<bool, kNumPhaseKinds> parse_host_overlap(const json& j, const std::string& f) {
+  std::array<bool, kNumPhaseKinds> on{};
+  const std::string where = f + "host_overlaps_forward";
+  if (!j.contains("host_overlaps_forward")) return on;
+  const json& o = j.at("host_overlaps_forward");
+  if (!o.is_object()) throw InputError("must be an object", where);
+  if (json_string(o, "source", where).empty()) throw InputError("must not be empty", where + ".source");
+  for (const auto& item : o.items()) {
+    if (item.key() == "source" || item.key() == "note") continue;
+    const PhaseKind k = parse_phase(item.key(), where);
+    if (k == PhaseKind::BaselineDecode)
+      throw InputError("the plain step's overlap is overlap_scheduler.plain_decode", where + ".baseline_decode");
+    on[static_cast<int>(k)] = json_bool(o, item.key(), where);
+  }
+  return on;
 }
 
 }  // namespace
@@ -104,6 +131,7 @@ RuntimeProfile load_runtime_profile(const std::string& name_or_path, const std::
   if (!j.contains("overlap_scheduler") || !j.at("overlap_scheduler").is_object())
     throw InputError("missing object", f + "overlap_scheduler");
   p.overlap_plain_decode = json_bool(j.at("overlap_scheduler"), "plain_decode", f + "overlap_scheduler");
+  p.host_overlaps_forward = parse_host_overlap(j, f);
   const std::pair<const char*, RuntimeTerm::Section> sections[] = {
       {"per_draft_step", RuntimeTerm::Section::DraftStep},
       {"per_cycle", RuntimeTerm::Section::Cycle},

@@ -2,6 +2,7 @@
 // The serving runtime's own work besides the forwards (models/runtime/<name>.json): the terms
 // SGLang's EAGLE worker or vLLM's EAGLE proposer spend per draft step, per cycle and per plain
 // decode step, each with its kind (host: Python/CPU, scales with the CPU; gpu: small kernels).
+#include <array>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct RuntimeTerm {
   bool counted_by_forward = false;  ///< already in the forward model (a graph replay's launch)
   bool sampling_only = false;       ///< only when a request samples (temperature > 0)
   bool tree_only = false;           ///< only for tree drafts (topk > 1)
+  bool eagle3_only = false;         ///< only for EAGLE-3 drafts (aux hidden states of the target)
+  bool vocab_map_only = false;      ///< only when the draft's vocabulary is smaller than the target's
   double vocab_basis = 0;           ///< per-token terms over a vocabulary: the vocab `value_us` is for
   bool cycle_phase = false;         ///< phase "cycle": between forwards, booked on verify
   PhaseKind phase = PhaseKind::Verify;
@@ -38,6 +41,9 @@ struct RuntimeProfile {
   double reference_mem_bw_gbps = 0;   ///< HBM bandwidth the per-token GPU terms were counted at
   double host_scale = 1;              ///< fitted multiplier on every host term
   std::vector<RuntimeTerm> terms;
+  /// per speculative phase: its host work runs while the GPU executes its forwards (no sync
+  /// between them), so only host time past the forward shows (`host_overlaps_forward`)
+  std::array<bool, kNumPhaseKinds> host_overlaps_forward{};
 };
 
 /// Loads models/runtime/<name>.json (or a path ending in .json). Every term's value must be
