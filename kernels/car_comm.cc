@@ -119,26 +119,15 @@ struct Communicator::Impl {
   int threads_for(Variant v, std::size_t bytes) const {
     if (!car_policy::is_flag_free(v)) return detail::kThreads;
     if (opt.ll_threads != 0) return opt.ll_threads;
-    if (split_for(v, bytes)) return 2 * 128;
     const std::size_t vectors = (bytes + 15) / 16;
     return vectors <= static_cast<std::size_t>(ll_block_cap) * 128 ? 128 : detail::kLlMaxThreads;
   }
 
-  /// One-shot-ll with split roles (LaunchArgs::ll_split): 128 senders and 128 receivers a block,
-  /// one vector each. Only where it was measured faster: 3-8 virtual ranks on one GPU (the
-  /// any-world kernel) while every vector gets its own sender and receiver within the block cap;
-  /// Options::ll_threads set keeps the plain kernel.
-  bool split_for(Variant v, std::size_t bytes) const {
-    const std::size_t vectors = (bytes + 15) / 16;
-    return v == Variant::OneShotLL && virt && world > 2 && opt.ll_threads == 0 &&
-           vectors <= static_cast<std::size_t>(ll_block_cap) * 128;
-  }
-
-  /// Blocks per rank: one 16-byte vector per thread (per sender with split roles), up to the
-  /// co-residency cap (computed for kThreads-thread blocks, so smaller flag-free blocks fit too).
+  /// Blocks per rank: one 16-byte vector per thread, up to the co-residency cap (computed for
+  /// kThreads-thread blocks, so smaller flag-free blocks fit too).
   int blocks_for(std::size_t bytes, Variant v) const {
     const std::size_t vectors = (bytes + 15) / 16;
-    const auto threads = static_cast<std::size_t>(threads_for(v, bytes)) / (split_for(v, bytes) ? 2 : 1);
+    const auto threads = static_cast<std::size_t>(threads_for(v, bytes));
     const std::size_t want = (vectors + threads - 1) / threads;
     const int cap = car_policy::is_flag_free(v) ? ll_block_cap : block_cap;
     return static_cast<int>(std::clamp<std::size_t>(want, 1, static_cast<std::size_t>(cap)));
@@ -192,7 +181,6 @@ struct Communicator::Impl {
       a.blocks = std::clamp(std::atoi(e), 1, ll_block_cap);
 #endif
     a.threads = threads_for(v, bytes);
-    a.ll_split = split_for(v, bytes) ? 1 : 0;
     DeviceGuard g(device);
     CAR_CUDA(detail::launch(a, v, dtype, stream));
   }

@@ -620,19 +620,8 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   __shared__ std::uint32_t s_done;  // calls this rank completed
   __shared__ int s_failed;          // a thread of this block gave up waiting
   const std::size_t nvec = (a.count + kPack<T> - 1) / kPack<T>;
-  // Split roles (LaunchArgs::ll_split; the any-world push kernel only): threads [0, per) only send
-  // and threads [per, 2 per) only poll, reduce, empty and write the output, for the same vectors,
-  // so a thread's sends no longer delay its polls and the receivers poll from the kernel's start.
-  // Senders never wait, so the deadlock argument is unchanged. The split is on warp boundaries
-  // (per is a multiple of 32: the host sets it only for 256-thread blocks).
-  constexpr bool kCanSplit = kWorld != 2 && !kPull;
-  const bool split = kCanSplit && a.ll_split != 0;
-  const unsigned per = split ? blockDim.x / 2 : blockDim.x;  // threads per role
-  const bool sender = !split || threadIdx.x < per;
-  const bool receiver = !split || threadIdx.x >= per;
-  const unsigned t = sender ? threadIdx.x : threadIdx.x - per;
-  const std::size_t first = static_cast<std::size_t>(blk) * per + t;
-  const std::size_t stride = static_cast<std::size_t>(nblk) * per;
+  const std::size_t first = static_cast<std::size_t>(blk) * blockDim.x + threadIdx.x;
+  const std::size_t stride = static_cast<std::size_t>(nblk) * blockDim.x;
   // Programmatic dependent launch: everything above reads only kernel parameters; the earlier
   // kernels' writes (the input, the call count, the emptied slots) are visible after the wait.
   // Then the next kernel in the stream may launch and run up to its own wait.
@@ -724,7 +713,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   // send: posted stores, no waiting, to peers rank+1, rank+2, ... (mod world): every rank starts
   // with a different peer, so no area takes every rank's first stores at once (8 virtual ranks,
   // 42 KB: 0.5 us faster than 0, 1, ..., world-1; kernels/README.md). 2 ranks: the one peer.
-  for (std::size_t i = sender ? first : nvec; i < nvec; i += stride) {
+  for (std::size_t i = first; i < nvec; i += stride) {
     const uint4 v = input(i);
 #if defined(SPECSIM_LL_PROBE)
     const bool in_order = kWorld == 2 || !a.rot;
@@ -750,7 +739,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   std::uint64_t t_seen = 0;
 #endif
   // receive: poll every peer's vector until filled (bounded), reduce in rank order, empty the slots
-  for (std::size_t i = receiver ? first : nvec; i < nvec; i += stride) {
+  for (std::size_t i = first; i < nvec; i += stride) {
     const uint4 own = input(i);  // issued before the polls, so its latency hides behind them
     uint4 v[kR];
     unsigned pending = 0;
@@ -1040,7 +1029,6 @@ cudaError_t launch_flag_free(void (*kernel)(const LaunchArgs), bool world2, dim3
   p.rot = env_int("SPECSIM_LL_ROT", 1);
   p.sleep_ns = env_int("SPECSIM_LL_SLEEP", 0);
   p.rot_empty = env_int("SPECSIM_LL_ROT_EMPTY", 0);
-  p.ll_split = env_int("SPECSIM_LL_SPLIT", p.ll_split);  // the probes 2, 3 and 8 assume 0
 #endif
   return cudaLaunchKernelEx(&cfg, kernel, p);
 }
@@ -1067,9 +1055,6 @@ cudaError_t launch_typed(const LaunchArgs& a, Variant v, cudaStream_t stream) {
   const bool ff = car_policy::is_flag_free(v);
   // the barrier kernels assume kThreads threads; the flag-free one takes 32..kLlMaxThreads
   if (ff ? (a.threads < 32 || a.threads > kLlMaxThreads || a.threads % 32 != 0) : a.threads != kThreads)
-    return cudaErrorInvalidConfiguration;
-  // split roles: one-shot-ll's any-world kernel only, two whole-warp halves
-  if (a.ll_split != 0 && (v != Variant::OneShotLL || a.world == 2 || a.threads % 64 != 0))
     return cudaErrorInvalidConfiguration;
 #if defined(SPECSIM_LL_PROBE)
   // A/B of the fixed-world kernels: SPECSIM_LL_GENERIC=1 runs the any-world one at every world;

@@ -97,8 +97,6 @@ struct LaunchArgs {
   int blocks;                ///< blocks per rank (gridDim.x)
   int threads;               ///< threads per block (kThreads, or Options::ll_threads for flag-free)
   int rank_fastest;          ///< flag-free kernels: 1 = grid (ranks, blocks) (set by launch_flag_free)
-  int ll_split;  ///< one-shot-ll, any-world kernel: 1 = a block's first half of threads only sends, the second half
-                 ///< only receives
 #if defined(SPECSIM_LL_PROBE)
   int probe;      ///< timing-only builds: which parts of the flag-free kernel run (car_kernels.cu)
   int ld_kind;    ///< timing-only builds: the flag-free polls' load instruction

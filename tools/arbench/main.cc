@@ -384,9 +384,7 @@ int real_main(int argc, char** argv) {
     }
   }
   fmt::print("# flag-free kernels: {} threads a block\n",
-             a.ll_threads ? std::to_string(a.ll_threads)
-                          : std::string("auto (128; 256 above 64 x 128 vectors; one-shot-ll at 3-8 virtual ranks up to "
-                                        "blocks x 128 vectors: 256, 128 senders + 128 receivers)"));
+             a.ll_threads ? std::to_string(a.ll_threads) : std::string("auto (128; 256 above 64 x 128 vectors)"));
   if (want_nccl && R.virt)
     fmt::print(
         "# nccl: skipped: NCCL refuses two ranks on one GPU ('Duplicate GPU detected'); "
