@@ -8,8 +8,9 @@
 
 namespace specsim::sweep {
 
-/// Most values one flag may expand to (a typo like 1..1e9 fails fast instead of eating memory).
-constexpr size_t kMaxAxisValues = 10'000'000;
+/// Most values one flag may expand to (a typo like 1..1e9 fails fast instead of eating memory:
+/// an all-reduce choice is ~120 bytes, so 10 million of them took over 2 GB while expanding).
+constexpr size_t kMaxAxisValues = 1'000'000;
 
 /// Integers from a comma list of N or A..B[:STEP] (step defaults to 1), each in [lo, hi].
 /// InputError naming `flag` on a malformed item, a non-integer, a backwards range or a value out of range.
