@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cost/nccl_model.h"
+#include "ingest/nccl_tests.h"
 #include "spec/hardware.h"
 #include "test_util.h"
 #include "util/error.h"
@@ -82,15 +83,20 @@ TEST_CASE("the launch constants are read from models/nccl/tuning.json with their
   CHECK(j.at("note").get<std::string>().find("host work") != std::string::npos);
 }
 
-TEST_CASE("nccl-tests header fields: iters, agg iters, warmup iters") {
-  const std::string h =
+TEST_CASE("nccl-tests header fields: iters and agg iters, not warmup iters") {
+  const auto table = [](const std::string& header) {
+    return ingest::parse_nccl_tests(a100_log(header, rank_lines(false)), "a.txt").tables.at(0);
+  };
+  const auto t = table(
       "# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 40 agg iters: 3 "
-      "validation: 1 graph: 0";
-  CHECK(nccl_tests_header_int(h, "iters") == 40);
-  CHECK(nccl_tests_header_int(h, "agg iters") == 3);
-  CHECK(nccl_tests_header_int(h, "warmup iters") == 5);
-  CHECK_FALSE(nccl_tests_header_int("# nThread 1 nGpus 8 validation: 1", "iters"));
-  CHECK(nccl_tests_header_int("# nThread 1 iters: x validation: 1", "iters") == 0);
+      "validation: 1 graph: 0");
+  CHECK(t.iters == 40);
+  CHECK(t.agg_iters == 3);
+  // Absent: nccl-tests' defaults.
+  CHECK(table("# nThread 1 nGpus 8 validation: 1").iters == 20);
+  CHECK(table("# nThread 1 nGpus 8 validation: 1").agg_iters == 1);
+  CHECK_THROWS_AS(table("# nThread 1 nGpus 8 iters: x validation: 1"), InputError);
+  CHECK_THROWS_AS(table("# nThread 1 nGpus 8 agg iters: 0 validation: 1"), InputError);
 }
 
 TEST_CASE("validate --nccl: a -g 8 log pays the launch, the same rows run one process per GPU do not") {

@@ -30,6 +30,25 @@ int int_after(const std::vector<std::string_view>& f, std::string_view key, int 
   return fallback;
 }
 
+// `warmup iters: N`, `iters: N` and `agg iters: N` share the word `iters:`; the word before it
+// (`warmup`, `agg`, or neither) says which one it is. Absent -> `fallback`; present but not a whole
+// number in [1, 1e6] -> an error naming the line.
+int iters_after(const std::vector<std::string_view>& f, std::string_view qualifier, int fallback,
+                const std::string& file, std::size_t ln) {
+  for (std::size_t i = 0; i + 1 < f.size(); ++i) {
+    if (f[i] != "iters:") continue;
+    const std::string_view before = i > 0 ? f[i - 1] : std::string_view{};
+    const bool qualified = before == "warmup" || before == "agg";
+    if (qualifier.empty() ? qualified : before != qualifier) continue;
+    double v = 0;
+    if (parse_number(f[i + 1], v) && v >= 1 && v <= 1'000'000 && v == std::floor(v)) return static_cast<int>(v);
+    fail_at(file, ln,
+            fmt::format("{}iters: '{}': expected a whole number in 1..1000000",
+                        qualifier.empty() ? "" : std::string(qualifier) + " ", f[i + 1]));
+  }
+  return fallback;
+}
+
 constexpr int kMaxGpus = 1024;  // per table: threads x GPUs per thread, and rank lines
 
 // The column header: how many fields come before the first `time`, and how many
@@ -76,6 +95,8 @@ NcclTestsLog parse_nccl_tests(const std::string& text, const std::string& file) 
         t.threads = int_after(f, "nThread", 1, kMaxGpus, file, ln);
         t.gpus_per_thread = int_after(f, "nGpus", 1, kMaxGpus, file, ln);
         t.graph = int_after(f, "graph:", 0, 1'000'000, file, ln) != 0;
+        t.iters = iters_after(f, "", t.iters, file, ln);
+        t.agg_iters = iters_after(f, "agg", t.agg_iters, file, ln);
         if (t.threads < 1 || t.gpus_per_thread < 1) fail_at(file, ln, "nThread and nGpus must be positive");
         if (t.threads * t.gpus_per_thread > kMaxGpus)
           fail_at(file, ln,

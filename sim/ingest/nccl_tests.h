@@ -22,6 +22,8 @@ struct NcclTestsTable {
   std::string collective;  ///< e.g. all_reduce_perf ("" when the log does not say)
   int threads = 1, gpus_per_thread = 1, rank_lines = 0;
   bool graph = false;  ///< `graph: 1`: timed with CUDA graphs
+  int iters = 20;      ///< `iters: N` (`-n`): timed iterations per size (nccl-tests' default 20)
+  int agg_iters = 1;   ///< `agg iters: N` (`-m`): iterations folded into one group launch
   int world() const { return rank_lines > threads * gpus_per_thread ? rank_lines : threads * gpus_per_thread; }
   std::vector<NcclTestsRow> rows;
 };

@@ -3,7 +3,6 @@
 // grouped collectives of every iteration (ncclGroupStart, N x ncclAllReduce, ncclGroupEnd), and the
 // iterations go back to back without a sync. Host work: it scales with the CPU, not the GPU. Only
 // `specsim validate --nccl` prices it; a serving engine runs one process per GPU and never pays it.
-#include <optional>
 #include <string>
 
 namespace specsim {
@@ -33,9 +32,5 @@ struct HarnessTime {
 /// process per GPU): the collective alone, unchanged.
 HarnessTime nccl_tests_iteration_us(double collective_us, int gpus_per_thread, int iters,
                                     const SingleThreadLaunch& launch);
-
-/// `KEY: N` from an nccl-tests `# nThread ...` header line ("iters", "agg iters", "warmup iters"):
-/// nullopt when the line does not carry KEY, 0 when its value is not a whole number >= 1.
-std::optional<int> nccl_tests_header_int(const std::string& header_line, const std::string& key);
 
 }  // namespace specsim

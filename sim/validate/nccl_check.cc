@@ -49,17 +49,6 @@ std::vector<Measured> parse_points(const std::string& text, const std::string& f
   return out;
 }
 
-// Line `n` (1-based) of `text`.
-std::string text_line(const std::string& text, std::size_t n) {
-  std::size_t pos = 0;
-  for (std::size_t i = 1; i < n && pos != std::string::npos; ++i) {
-    pos = text.find('\n', pos);
-    if (pos != std::string::npos) ++pos;
-  }
-  if (pos == std::string::npos || pos >= text.size()) return "";
-  return text.substr(pos, text.find('\n', pos) - pos);
-}
-
 const char* set_by(const NcclCheckRow& r) { return r.host_bound ? "host launch" : "collective"; }
 
 std::string size_label(double b) {
@@ -115,14 +104,9 @@ std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_byte
       const auto& table = parsed.tables.front();
       log.graph = table.graph;
       log.gpus_per_thread = table.gpus_per_thread;
-      const std::string header = text_line(text, table.line);
-      const std::string at = log.file + ":" + std::to_string(table.line);
-      const auto iters = nccl_tests_header_int(header, "iters");
-      const auto agg = nccl_tests_header_int(header, "agg iters");
-      if ((iters && *iters < 1) || (agg && *agg < 1)) throw InputError("iters: expected a whole number >= 1", at);
-      if (iters) log.iters = *iters;
+      log.iters = table.iters;
       // `-m` > 1 folds several iterations into one group: a launch this check does not price.
-      if (agg && *agg > 1) log.gpus_per_thread = 1;
+      if (table.agg_iters > 1) log.gpus_per_thread = 1;
       log.launch = table.threads * table.gpus_per_thread > 1
                        ? fmt::format("{} thread(s) x {} GPUs each (-g {})", table.threads, table.gpus_per_thread,
                                      table.gpus_per_thread)
