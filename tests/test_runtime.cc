@@ -39,7 +39,7 @@ RuntimeProfile unit_profile(const Hardware& hw) {
   p.terms.push_back(meta);
   p.terms.push_back(term("select_us", S::DraftStep, PhaseKind::DraftDecode, 3, false, true, 2));
   RuntimeTerm tree = term("select_tree_us", S::DraftStep, PhaseKind::DraftDecode, 4, false, true, 3);
-  tree.times = RuntimeTerm::Times::DraftForwards, tree.tree_only = true;
+  tree.times = RuntimeTerm::Times::DraftForwards, tree.when = RuntimeTerm::When::Tree;
   p.terms.push_back(tree);
   RuntimeTerm probs = term("probs_us_per_token", S::DraftStep, PhaseKind::DraftDecode, 0.5, false, true);
   probs.per = RuntimeTerm::Per::Token, probs.vocab_basis = 1000;
@@ -53,7 +53,7 @@ RuntimeProfile unit_profile(const Hardware& hw) {
   launch.counted_by_forward = true;  // must not count
   p.terms.push_back(launch);
   RuntimeTerm sampling = term("sampling_extra_host_us", S::Cycle, PhaseKind::Verify, 1000, true);
-  sampling.sampling_only = true;  // greedy: must not count
+  sampling.when = RuntimeTerm::When::Sampling;  // greedy: must not count
   p.terms.push_back(sampling);
   p.terms.push_back(term("extend_prepare_host_us", S::Cycle, PhaseKind::DraftExtend, 30, true));
   p.terms.push_back(term("decode_prepare_host_us", S::PlainStep, PhaseKind::BaselineDecode, 40, true));
@@ -124,10 +124,10 @@ TEST_CASE("EAGLE-3-only and vocab-map terms count only where the draft has them"
   const Hardware hw = load_hardware("h200:nvswitch", 8);
   RuntimeProfile p = unit_profile(hw);
   RuntimeTerm map = term("map_host_us", S::DraftStep, PhaseKind::DraftDecode, 7, true);
-  map.vocab_map_only = true;
+  map.when = RuntimeTerm::When::DraftVocabMap;
   p.terms.push_back(map);
   RuntimeTerm aux = term("aux_host_us", S::Cycle, PhaseKind::DraftExtend, 11, true);
-  aux.eagle3_only = true;
+  aux.when = RuntimeTerm::When::Eagle3;
   p.terms.push_back(aux);
   RunSpec run;
   run.num_steps = 3, run.topk = 1, run.num_draft_tokens = 4, run.batch_size = 1;

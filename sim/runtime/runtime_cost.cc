@@ -9,6 +9,22 @@ double PhaseRuntime::exposed_us(double forward_us) const {
   return std::max(host_us, gpu_eager_us) + gpu_graphed_us;
 }
 
+namespace {
+
+// Greedy requests: sampling-only terms never apply.
+bool applies(RuntimeTerm::When w, const RunSpec& run, int target_vocab, int draft_vocab) {
+  switch (w) {
+    case RuntimeTerm::When::Always: return true;
+    case RuntimeTerm::When::Sampling: return false;
+    case RuntimeTerm::When::Tree: return run.topk > 1;
+    case RuntimeTerm::When::Eagle3: return run.algo == SpecAlgo::Eagle3;
+    case RuntimeTerm::When::DraftVocabMap: return draft_vocab < target_vocab;
+  }
+  return false;
+}
+
+}  // namespace
+
 RuntimeCost runtime_cost(const RuntimeProfile& p, const RunSpec& run, const Hardware& hw, int target_vocab,
                          int draft_vocab) {
   RuntimeCost rc;
@@ -24,9 +40,7 @@ RuntimeCost runtime_cost(const RuntimeProfile& p, const RunSpec& run, const Hard
   std::array<double, kNumPhaseKinds> host{}, eager{}, graphed{};
 
   for (const auto& t : p.terms) {
-    if (t.counted_by_forward || t.sampling_only || (t.tree_only && run.topk <= 1)) continue;
-    if ((t.eagle3_only && run.algo != SpecAlgo::Eagle3) || (t.vocab_map_only && !(draft_vocab < target_vocab)))
-      continue;
+    if (t.counted_by_forward || !applies(t.when, run, target_vocab, draft_vocab)) continue;
     const bool plain = t.section == RuntimeTerm::Section::PlainStep;
     if (!plain && !run.speculative()) continue;
     PhaseKind phase = t.cycle_phase ? PhaseKind::Verify : t.phase;

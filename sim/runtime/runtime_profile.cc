@@ -60,13 +60,13 @@ RuntimeTerm parse_term(const std::string& name, const json& sec, RuntimeTerm::Se
   if (t.contains("when")) {
     const std::string when = json_string(t, "when", where);
     if (when == "sampling")
-      r.sampling_only = true;
+      r.when = RuntimeTerm::When::Sampling;
     else if (when == "tree")
-      r.tree_only = true;
+      r.when = RuntimeTerm::When::Tree;
     else if (when == "eagle3")
-      r.eagle3_only = true;
+      r.when = RuntimeTerm::When::Eagle3;
     else if (when == "draft_vocab_map")
-      r.vocab_map_only = true;
+      r.when = RuntimeTerm::When::DraftVocabMap;
     else
       throw InputError("when must be 'sampling', 'tree', 'eagle3' or 'draft_vocab_map', got '" + when + "'",
                        where + ".when");

@@ -22,12 +22,12 @@ struct RuntimeTerm {
   int kernels = 0;
   int syncs = 0;
   bool counted_by_forward = false;  ///< already in the forward model (a graph replay's launch)
-  bool sampling_only = false;       ///< only when a request samples (temperature > 0)
-  bool tree_only = false;           ///< only for tree drafts (topk > 1)
-  bool eagle3_only = false;         ///< only for EAGLE-3 drafts (aux hidden states of the target)
-  bool vocab_map_only = false;      ///< only when the draft's vocabulary is smaller than the target's
-  double vocab_basis = 0;           ///< per-token terms over a vocabulary: the vocab `value_us` is for
-  bool cycle_phase = false;         ///< phase "cycle": between forwards, booked on verify
+  /// The term's `when`: always, or only when a request samples (temperature > 0), for tree
+  /// drafts (topk > 1), for EAGLE-3 drafts (aux hidden states of the target), or when the
+  /// draft's vocabulary is smaller than the target's.
+  enum class When { Always, Sampling, Tree, Eagle3, DraftVocabMap } when = When::Always;
+  double vocab_basis = 0;    ///< per-token terms over a vocabulary: the vocab `value_us` is for
+  bool cycle_phase = false;  ///< phase "cycle": between forwards, booked on verify
   PhaseKind phase = PhaseKind::Verify;
 };
 
