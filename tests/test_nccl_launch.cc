@@ -161,7 +161,8 @@ TEST_CASE("validate --nccl: shipped logs: -g 8 priced, the others unchanged, A10
     for (const auto& r : l.rows)
       if (!one_thread) CHECK(r.predicted_us == r.collective_us);
   }
-  CHECK(priced == 3);  // the A100 log and the two RTX 4090 points tables
+  // -g 8: the two A100 logs, the RTX 4090 and RTX 5090 logs and the two RTX 4090 points tables.
+  CHECK(priced == 6);
   const NcclCheckLog& a100 = logs.front();
   REQUIRE(a100.file.find("a100") != std::string::npos);
   CHECK(a100.iters == 20);
@@ -169,6 +170,32 @@ TEST_CASE("validate --nccl: shipped logs: -g 8 priced, the others unchanged, A10
   CHECK(a100.worst_small_pct <= 25.0);
   for (const auto& r : a100.rows)
     if (r.bytes <= 64 * 1024) CHECK(r.host_bound);
+}
+
+TEST_CASE("validate --nccl: one A100 host run both ways: -g 8 slower than one process per GPU") {
+  const auto logs = run_nccl_check(test::traces_path("nccl-tests"), 8 * 1024, 1024 * 1024);
+  const auto find = [&](const std::string& part) -> const NcclCheckLog& {
+    for (const auto& l : logs)
+      if (l.file.find(part) != std::string::npos) return l;
+    FAIL("no log " << part);
+    return logs.front();
+  };
+  const NcclCheckLog& g8 = find("nvlink-g8-thanos");
+  const NcclCheckLog& mpi = find("nvlink-mpi-thanos");
+  CHECK(mpi.gpus_per_thread == 1);
+  CHECK(mpi.launch == "one process per GPU, eager");
+  CHECK(mpi.host_launch_us == 0);
+  REQUIRE(g8.rows.size() == mpi.rows.size());
+  REQUIRE(g8.rows.size() == 8);
+  for (std::size_t i = 0; i < g8.rows.size(); ++i) {
+    INFO(g8.rows[i].bytes);
+    REQUIRE(g8.rows[i].bytes == mpi.rows[i].bytes);
+    // Same box, same collective: the model prices the same collective for both runs and adds
+    // the launch of eight collectives by one thread only to the -g 8 run, as the data is slower.
+    CHECK(g8.rows[i].collective_us == Approx(mpi.rows[i].collective_us));
+    CHECK(g8.rows[i].predicted_us > mpi.rows[i].predicted_us);
+    CHECK(g8.rows[i].measured_us > mpi.rows[i].measured_us);
+  }
 }
 
 TEST_CASE("validate --nccl: a points table's gpus_per_thread and iters are checked") {
