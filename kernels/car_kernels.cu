@@ -1126,7 +1126,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) bcast_kernel(c
 
   // 3. the previous copy's vectors beyond this call's length (a shorter call than the one before):
   //    by the blocks that polled at least one vector, after all their polls
-  if (prev_len > nvec) {  // the same in every thread of the launch
+  if (prev_len > nvec) {  // the same in every thread of the block (shared words)
     __syncthreads();
     const std::uint32_t active = min(nblk, (nvec + blockDim.x - 1) / blockDim.x);
     if (blk < active && atomicOr(&s_failed, 0) == 0)
