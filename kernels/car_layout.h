@@ -32,17 +32,28 @@ inline constexpr int kBarriers = 2;
 //                the running call): touched only by the owner
 //   [kLlCallsOff] uint32 ll_calls[kMaxBlocks]: flag-free calls completed, as block b of this
 //                rank knows it (every block holds the same count between calls): owner only
+//   [kBcCallsOff] uint32 bc_calls[kMaxBlocks]: one-shot-ll-bcast calls completed, kept as
+//                ll_calls but counted apart (its slots rotate by 3, not 2); then
+//                uint32 bc_len[3]: vectors written into bcast slot s by the call that last wrote
+//                it (what the owner empties): owner only
 //   [kDataOff]   in slots (2 parities x M), tmp (M, two-shot), recv (2 parities x world x M),
-//                ll (2 parities x world x L, flag-free variants; starts filled with kLlEmptyByte)
+//                ll (2 parities x world x L, flag-free variants), bcast (3 x L, one-shot-ll-bcast:
+//                the owner's one copy of its input, slot = call count mod 3); ll and bcast start
+//                filled with kLlEmptyByte
 // M = max_bytes rounded up to 256, L = min(max_bytes, kLlMaxBytes) rounded up to 256. Everything
 // else starts zeroed.
 inline constexpr std::size_t kFlagsOff = 0;
 inline constexpr std::size_t kFlagsBytes = sizeof(std::uint32_t) * kMaxBlocks * kBarriers * kMaxRanks;
 inline constexpr std::size_t kCtrlOff = kFlagsBytes;
 inline constexpr std::size_t kLlCallsOff = kCtrlOff + 64;
+inline constexpr std::size_t kBcCallsOff = kLlCallsOff + kMaxBlocks * sizeof(std::uint32_t);
+inline constexpr std::size_t kBcLenOff = kBcCallsOff + kMaxBlocks * sizeof(std::uint32_t);
+/// Slots of one-shot-ll-bcast's area (the rotation needs three: car_kernels.cu).
+inline constexpr int kBcSlots = 3;
 inline constexpr std::size_t kDataOff = 64 * 1024;
 static_assert(kCtrlOff + 2 * sizeof(std::uint32_t) <= kLlCallsOff, "control words overlap");
-static_assert(kLlCallsOff + kMaxBlocks * sizeof(std::uint32_t) <= kDataOff, "control words overlap data");
+static_assert(kBcLenOff + kBcSlots * sizeof(std::uint32_t) <= 8192, "control words overlap the probes' space");
+static_assert(8192 < kDataOff, "control words overlap data");
 static_assert(kDataOff % 256 == 0, "data must start 256-byte aligned");
 
 /// Byte of an empty flag-free receive slot: every element of every dtype reads as the reserved
@@ -67,12 +78,16 @@ CAR_HD constexpr std::size_t recv_off(std::size_t m, int world, int parity, int 
 CAR_HD constexpr std::size_t ll_off(std::size_t m, std::size_t l, int world, int parity, int idx) {
   return recv_off(m, world, 2, 0) + l * (static_cast<std::size_t>(parity) * world + idx);
 }
-CAR_HD constexpr std::size_t region_size(int world, std::size_t max_bytes) {
-  return ll_off(slot_bytes(max_bytes), ll_slot_bytes(max_bytes), world, 2, 0);
+/// one-shot-ll-bcast's slot s (0..kBcSlots-1): after the flag-free area.
+CAR_HD constexpr std::size_t bc_off(std::size_t m, std::size_t l, int world, int s) {
+  return ll_off(m, l, world, 2, 0) + l * static_cast<std::size_t>(s);
 }
-/// Bytes of the flag-free area (it ends the region).
+CAR_HD constexpr std::size_t region_size(int world, std::size_t max_bytes) {
+  return bc_off(slot_bytes(max_bytes), ll_slot_bytes(max_bytes), world, kBcSlots);
+}
+/// Bytes of the flag-free and bcast areas, which end the region and start filled with kLlEmptyByte.
 CAR_HD constexpr std::size_t ll_area_bytes(int world, std::size_t max_bytes) {
-  return 2 * static_cast<std::size_t>(world) * ll_slot_bytes(max_bytes);
+  return (2 * static_cast<std::size_t>(world) + kBcSlots) * ll_slot_bytes(max_bytes);
 }
 
 /// What one rank's blocks need: every rank's region as mapped here, its error word.

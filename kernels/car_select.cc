@@ -115,6 +115,9 @@ double moved_bytes_per_rank(Variant v, std::size_t bytes, int world) {
     // read in, write (w-1)/w of it to the owners, read and empty that at the owner, read the own
     // slice again, write the sums w-1 times, read and empty them, write out: (2 + 1/w + 6 (w-1)/w) b
     case Variant::TwoShotLL: return (2 + 1 / w + 6 * (w - 1) / w) * b;
+    // read in, write the one own copy, read the world-1 peers' copies, empty the own copy of the
+    // call before (as long as this one's), read in again, write out: (w + 4) b
+    case Variant::OneShotLLBcast: return (w + 4) * b;
     case Variant::Auto: break;
   }
   return 0;

@@ -1,7 +1,7 @@
 #pragma once
 // Custom all-reduce for small tensors: one-shot pull, one-shot push and two-shot
-// kernels, flag-free one-shots (one-shot-ll, one-shot-ll-pull: no barrier, readiness travels
-// with the data) and a flag-free two-shot (two-shot-ll), for world sizes 2..8 over NVLink or
+// kernels, flag-free one-shots (one-shot-ll, one-shot-ll-pull, one-shot-ll-bcast: no barrier,
+// readiness travels with the data) and a flag-free two-shot (two-shot-ll), for world sizes 2..8 over NVLink or
 // PCIe peer-to-peer, in three buffer modes (virtual ranks on one GPU, one thread per GPU, one
 // process per GPU through CUDA IPC).
 //
@@ -24,7 +24,8 @@
 
 namespace specsim::car {
 
-/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`, `one-shot-ll`, `one-shot-ll-pull`, `two-shot-ll`.
+/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`, `one-shot-ll`, `one-shot-ll-pull`, `two-shot-ll`,
+/// `one-shot-ll-bcast`.
 std::string_view to_string(Variant v);
 /// `bf16`, `fp16`, `fp32`.
 std::string_view to_string(DType d);

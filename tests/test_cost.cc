@@ -60,7 +60,8 @@ TEST_CASE("custom all-reduce: one-shot push by hand, and refusals") {
   // pcie-numa.json's barrier_us); the profile's barrier is fitted to it through one-shot push.
   CHECK(custom_allreduce(bytes, 8, hw, "one-shot-push").us == Approx(5.3).margin(1.5));
   const auto best = custom_allreduce(bytes, 8, hw, "auto");
-  for (const char* v : {"one-shot-pull", "one-shot-push", "two-shot", "one-shot-ll", "one-shot-ll-pull"})
+  for (const char* v :
+       {"one-shot-pull", "one-shot-push", "two-shot", "one-shot-ll", "one-shot-ll-pull", "one-shot-ll-bcast"})
     CHECK(best.us <= custom_allreduce(bytes, 8, hw, v).us);
   // FlashInfer's pcie_ipc on such a box: 5.3 us at 12 KiB (docs/sources.md#S-flashinfer-pcie-ipc); the profile is
   // fitted near it.
@@ -99,6 +100,43 @@ TEST_CASE("custom all-reduce: the flag-free one-shot costs one barrier with the 
   // the flag-free variants carry at most 1 MiB
   const Hardware hw = load_hardware("h200:nvswitch", 8);
   CHECK(custom_allreduce(8.0 * 1024 * 1024, 8, hw, "auto").variant == CustomVariant::TwoShot);
+}
+
+TEST_CASE("custom all-reduce: the one-copy flag-free one-shot pays a remote round trip; auto never picks it") {
+  // by hand on H200 NVSwitch, 8 ranks, 42 KB: barrier 1.53 + read latency 1.0 + contention 0.49 x 6
+  // + 7 x 43008 B / 370 GB/s + 4 x 43008 B over the local bandwidth
+  const Hardware nvl = load_hardware("h200:nvswitch", 8);
+  const double local_bw = nvl.gpu.mem_bw_gbps * 1e3 * nvl.gpu.elementwise_memory_efficiency;
+  REQUIRE(nvl.topo.barrier_us == 1.53);
+  REQUIRE(nvl.topo.peer_read_latency_us == 1.0);
+  REQUIRE(nvl.topo.peer_contention_us_per_peer == 0.49);
+  REQUIRE(std::min(nvl.topo.peer_read_bw_gbps, nvl.link_bw_gbps()) == 370);
+  const double hand = 1.53 + 1.0 + 0.49 * 6 + 7 * 43008 / 370e3 + 4 * 43008 / local_bw;
+  const auto e = custom_allreduce(43008, 8, nvl, "one-shot-ll-bcast");
+  CHECK(e.us == Approx(hand));
+  CHECK(e.variant == CustomVariant::OneShotLLBcast);
+  // 2 ranks: no contention term, one copy read
+  CHECK(custom_allreduce(43008, 2, nvl, "one-shot-ll-bcast").us ==
+        Approx(1.53 + 1.0 + 43008 / 370e3 + 4 * 43008 / local_bw));
+  // the same synchronization as one-shot-ll-pull (a remote poll), fewer local passes: equal at 2 ranks
+  // (-pull's one copy per reader is then one copy), faster from 3
+  CHECK(custom_allreduce(43008, 2, nvl, "one-shot-ll-bcast").us ==
+        Approx(custom_allreduce(43008, 2, nvl, "one-shot-ll-pull").us));
+  for (int n = 3; n <= 8; ++n)
+    CHECK(custom_allreduce(43008, n, nvl, "one-shot-ll-bcast").us <
+          custom_allreduce(43008, n, nvl, "one-shot-ll-pull").us);
+  // on every link profile, every world and size it carries, the round trip it pays over one-shot-ll's
+  // one-way write outweighs the local passes it saves, so what auto runs is faster: auto never picks it
+  for (const char* spec : {"rtx-pro-6000:pcie-numa", "rtx-pro-6000:pcie-switch", "h200:nvswitch"}) {
+    const Hardware hw = load_hardware(spec, 8);
+    for (int n = 2; n <= 8; ++n)
+      for (double bytes = 1024; bytes <= static_cast<double>(car_policy::kLlMaxBytes); bytes *= 2) {
+        INFO(spec << " world " << n << " bytes " << bytes);
+        const auto pick = custom_allreduce(bytes, n, hw, "auto");
+        CHECK(pick.variant != CustomVariant::OneShotLLBcast);
+        CHECK(pick.us < custom_allreduce(bytes, n, hw, "one-shot-ll-bcast").us);
+      }
+  }
 }
 
 TEST_CASE("roofline: weight-bound small-M GEMM, compute-bound large GEMM, per-kernel floor") {

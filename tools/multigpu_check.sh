@@ -28,7 +28,7 @@ ctest --test-dir $B -R "gpu_car_(host|multigpu)" -V --timeout 300 > "$OUT/ctest-
 RC=$?
 grep -E "world|SKIP|checks|tests passed|Failed|FAIL" "$OUT/ctest-multigpu.log" | head -20
 [ $RC -eq 0 ] || exit 1
-ALL=one-shot-ll,one-shot-ll-pull,one-shot-pull,one-shot-push,two-shot,auto,nccl
+ALL=one-shot-ll,one-shot-ll-pull,one-shot-ll-bcast,one-shot-pull,one-shot-push,two-shot,auto,nccl
 if has bench; then
 $B/specsim-arbench -g "$G" --sizes 14336,43008,57344,114688 -n 200 -w 20 -d bf16 --mode both --variant $ALL \
   > "$OUT/arbench-g$G-verify-sizes.log" 2>&1
@@ -52,7 +52,7 @@ fi
 if has sanitize; then
 for tool in memcheck racecheck synccheck; do
   timeout 150 compute-sanitizer --tool $tool --error-exitcode 3 "$M" --quick --variant one-shot-ll \
-    --variant one-shot-ll-pull > "$OUT/$tool-multigpu-ll.log" 2>&1
+    --variant one-shot-ll-pull --variant one-shot-ll-bcast > "$OUT/$tool-multigpu-ll.log" 2>&1
   echo "$tool rc=$?" | tee -a "$OUT/$tool-multigpu-ll.log"
   grep -E "SUMMARY|checks" "$OUT/$tool-multigpu-ll.log"
 done

@@ -56,6 +56,13 @@ double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
     case CustomVariant::OneShotLLPull:
       // Flag-free pull: the same barrier-like wait, on a loaded remote read of each peer's copy.
       return t.barrier_us + t.peer_read_latency_us + contention + peers * bytes / read_bw + ll_local_us;
+    case CustomVariant::OneShotLLBcast:
+      // Flag-free, one copy per owner: the owner stores its input once into its own memory (no link
+      // crossing) and every reader polls that copy across the link, so readiness costs a loaded
+      // remote read, a round trip, where one-shot-ll's costs a one-way write: one-shot-ll-pull's
+      // synchronization. Each reader pulls the world-1 copies over its link; locally a rank writes
+      // its copy, empties it a call later, reads its input and writes its output.
+      return t.barrier_us + t.peer_read_latency_us + contention + peers * bytes / read_bw + 4 * bytes / local_bw;
     case CustomVariant::TwoShotLL:    // refused by custom_allreduce (car_policy::engine_costs)
     case CustomVariant::Auto: break;  // resolved by the caller
   }

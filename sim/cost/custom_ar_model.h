@@ -1,8 +1,8 @@
 #pragma once
 // Our custom all-reduce (kernels/): one-shot pull, one-shot push, two-shot and the flag-free
-// one-shots, on any topology where peers can reach each other's memory. Time = barriers (none for
-// the flag-free ones) + remote-access latency + bytes over the GPU's peer bandwidth + the local
-// reduction. The flag-free two-shot is not costed (no link measurements): refused with a message.
+// one-shots (one-shot-ll, -pull, -bcast), on any topology where peers can reach each other's memory.
+// Time = barriers (none for the flag-free ones) + remote-access latency + bytes over the GPU's peer
+// bandwidth + the local reduction. The flag-free two-shot is not costed (no link measurements): refused with a message.
 #include <string>
 
 #include "cost/custom_ar_policy.h"

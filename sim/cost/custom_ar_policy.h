@@ -14,11 +14,15 @@ namespace specsim::car_policy {
 /// readiness travels with the data (a reserved bit pattern marks a receive slot as empty), so a
 /// call needs no barrier before or after it. TwoShotLL is the flag-free two-shot (a reduce-scatter
 /// and an all-gather in the same packets): fewer bytes than one-shot-ll, one more wait.
-enum class Variant { Auto, OneShotPull, OneShotPush, TwoShot, OneShotLL, OneShotLLPull, TwoShotLL };
+/// OneShotLLBcast is the flag-free one-shot with one copy per owner: each rank writes its input
+/// once into its own area and every peer reads that copy (world + 4 accesses per vector and rank
+/// against 3 x world for one-shot-ll); the owner empties its copy a call later.
+enum class Variant { Auto, OneShotPull, OneShotPush, TwoShot, OneShotLL, OneShotLLPull, TwoShotLL, OneShotLLBcast };
 
 /// Every concrete variant, in enum order (for loops over "all variants").
-inline constexpr Variant kConcreteVariants[] = {Variant::OneShotPull, Variant::OneShotPush,   Variant::TwoShot,
-                                                Variant::OneShotLL,   Variant::OneShotLLPull, Variant::TwoShotLL};
+inline constexpr Variant kConcreteVariants[] = {Variant::OneShotPull,   Variant::OneShotPush,   Variant::TwoShot,
+                                                Variant::OneShotLL,     Variant::OneShotLLPull, Variant::TwoShotLL,
+                                                Variant::OneShotLLBcast};
 
 /// Smallest world size: a world of one has nothing to reduce.
 inline constexpr int kMinRanks = 2;
@@ -30,16 +34,18 @@ inline constexpr std::size_t kMaxBytes = std::size_t{8} << 20;
 /// per rank) are sized by it, not by kMaxBytes, and they are meant for small messages.
 inline constexpr std::size_t kLlMaxBytes = std::size_t{1} << 20;
 
-/// True for the flag-free variants (one-shot-ll, one-shot-ll-pull, two-shot-ll).
+/// True for the flag-free variants (one-shot-ll, one-shot-ll-pull, two-shot-ll, one-shot-ll-bcast).
 constexpr bool is_flag_free(Variant v) {
-  return v == Variant::OneShotLL || v == Variant::OneShotLLPull || v == Variant::TwoShotLL;
+  return v == Variant::OneShotLL || v == Variant::OneShotLLPull || v == Variant::TwoShotLL ||
+         v == Variant::OneShotLLBcast;
 }
 
 /// True for the variants the engine's model costs (sim/cost/custom_ar_model.cc). two-shot-ll is
 /// measured only on virtual ranks of one GPU, which say nothing of a link's costs: not costed.
 constexpr bool engine_costs(Variant v) { return v != Variant::TwoShotLL; }
 
-/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`, `one-shot-ll`, `one-shot-ll-pull`, `two-shot-ll`.
+/// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`, `one-shot-ll`, `one-shot-ll-pull`, `two-shot-ll`,
+/// `one-shot-ll-bcast`.
 constexpr std::string_view variant_name(Variant v) {
   switch (v) {
     case Variant::Auto: return "auto";
@@ -49,11 +55,12 @@ constexpr std::string_view variant_name(Variant v) {
     case Variant::OneShotLL: return "one-shot-ll";
     case Variant::OneShotLLPull: return "one-shot-ll-pull";
     case Variant::TwoShotLL: return "two-shot-ll";
+    case Variant::OneShotLLBcast: return "one-shot-ll-bcast";
   }
   return "invalid-variant";
 }
 
-/// Every accepted name, for error messages: "auto, one-shot-pull, ..., two-shot-ll".
+/// Every accepted name, for error messages: "auto, one-shot-pull, ..., one-shot-ll-bcast".
 inline std::string variant_names() {
   std::string s(variant_name(Variant::Auto));
   for (Variant v : kConcreteVariants) s += ", " + std::string(variant_name(v));
@@ -98,6 +105,13 @@ inline constexpr std::size_t kPcieLlMaxBytes8 = 256 * 1024;
 // Flag-free two-shot (two-shot-ll): never picked. Measured only on virtual ranks of one H200
 // (kernels/README.md), where it is slower than one-shot-ll up to 57 KB and faster from 114 KB at
 // 8 ranks; that says nothing of real links, and the engine does not cost it (engine_costs).
+
+// Flag-free one-shot with one copy per owner (one-shot-ll-bcast): never picked. On real GPUs a
+// reader's poll of the owner's copy is a loaded remote round trip where one-shot-ll's readiness is a
+// one-way write; the engine's model (sim/cost/custom_ar_model.cc) puts that extra latency above the
+// local passes it saves on every link profile in models/, world 2..8 and size up to kLlMaxBytes
+// (tests/test_cost.cc checks it). Its gain is on virtual ranks of one GPU (kernels/README.md), which
+// the selector does not tell from NVLink.
 
 /// The variant `auto` runs for a message of `bytes` per rank on `world` ranks (never Auto).
 inline Variant select(std::size_t bytes, int world, bool pcie) {

@@ -35,11 +35,12 @@ int main() {
   Checker ck;
   // names round-trip
   for (Variant v : {Variant::Auto, Variant::OneShotPull, Variant::OneShotPush, Variant::TwoShot, Variant::OneShotLL,
-                    Variant::OneShotLLPull, Variant::TwoShotLL})
+                    Variant::OneShotLLPull, Variant::TwoShotLL, Variant::OneShotLLBcast})
     ck.expect(car::parse_variant(car::to_string(v)) == v, "variant name " + std::string(name(v)));
   ck.expect(car::to_string(Variant::OneShotLL) == "one-shot-ll" &&
                 car::to_string(Variant::OneShotLLPull) == "one-shot-ll-pull" &&
-                car::to_string(Variant::TwoShotLL) == "two-shot-ll",
+                car::to_string(Variant::TwoShotLL) == "two-shot-ll" &&
+                car::to_string(Variant::OneShotLLBcast) == "one-shot-ll-bcast",
             "flag-free names");
   for (DType d : {DType::BF16, DType::FP16, DType::FP32})
     ck.expect(car::parse_dtype(car::to_string(d)) == d, "dtype name " + std::string(name(d)));
@@ -58,6 +59,9 @@ int main() {
                   "selector picked a flag-free variant above its cap");
         // two-shot-ll is measured on virtual ranks only; the engine does not cost it
         ck.expect(v != Variant::TwoShotLL, "selector picked two-shot-ll");
+        // one-shot-ll-bcast: the engine's model puts it above what auto runs on every link profile
+        // (tests/test_cost.cc), so auto never runs it
+        ck.expect(v != Variant::OneShotLLBcast, "selector picked one-shot-ll-bcast");
       }
   for (Link l : {Link::NVLink, Link::PCIe})
     for (int w : {2, 4, 8})
@@ -117,7 +121,7 @@ int main() {
   c.dtype = static_cast<DType>(7);
   refused(ck, c, "unknown dtype", "bad dtype value");
   // flag-free variants: up to kLlMaxBytes, refused (not truncated) above
-  for (Variant v : {Variant::OneShotLL, Variant::OneShotLLPull, Variant::TwoShotLL}) {
+  for (Variant v : {Variant::OneShotLL, Variant::OneShotLLPull, Variant::TwoShotLL, Variant::OneShotLLBcast}) {
     c = ok_call();
     c.variant = v;
     c.count = specsim::car_policy::kLlMaxBytes / 2;
@@ -134,9 +138,13 @@ int main() {
   ck.expect(car::moved_bytes_per_rank(Variant::OneShotLL, 1000, 8) == 24000, "flag-free bytes");
   // in 1000, 7/8 out and back at the owner (875 x 3), own slice 125, sums out 875 and back (x 3), out 1000
   ck.expect(car::moved_bytes_per_rank(Variant::TwoShotLL, 1000, 8) == 7375, "flag-free two-shot bytes");
-  ck.expect(car::region_bytes(8, 8 << 20) >= 19u * (8u << 20) + 16u * (1u << 20) + 65536,
-            "region holds 19 slots and 16 flag-free slots");
-  ck.expect(car::region_bytes(2, 4096) == 65536 + 7 * 4096 + 4 * 4096, "small region: flag-free slots of max_bytes");
+  // in, own copy, 7 peers' copies, emptying, in again, out: 12 x 1000 (one-shot-ll: 24 x 1000)
+  ck.expect(car::moved_bytes_per_rank(Variant::OneShotLLBcast, 1000, 8) == 12000, "flag-free bcast bytes");
+  ck.expect(car::moved_bytes_per_rank(Variant::OneShotLLBcast, 1000, 2) == 6000, "flag-free bcast bytes, 2 ranks");
+  ck.expect(car::region_bytes(8, 8 << 20) >= 19u * (8u << 20) + (16u + 3u) * (1u << 20) + 65536,
+            "region holds 19 slots, 16 flag-free slots and 3 bcast slots");
+  ck.expect(car::region_bytes(2, 4096) == 65536 + 7 * 4096 + (4 + 3) * 4096,
+            "small region: flag-free and bcast slots of max_bytes");
 
   // host conversions used by the reference
   ck.expect(float_to_bf16(1.0f) == 0x3f80 && float_to_half(1.0f) == 0x3c00, "1.0 conversions");

@@ -4,7 +4,7 @@
 // children build the same problems from the same seeds), for every variant, inputs with special
 // bit patterns included, eager and replayed from a graph (the flag-free variants 20 times, so
 // their slots rotate). Also: a rank that joins but never calls must be reported by the others
-// within a bounded time (a barrier variant and a flag-free one).
+// within a bounded time (a barrier variant and two flag-free ones).
 // Flags: --quick (worlds 2 and 4 only). Internal: --child RANK WORLD DIR MODE.
 #include <signal.h>
 #include <sys/wait.h>
@@ -189,6 +189,7 @@ int main(int argc, char** argv) {
     try {
       if (mode == "absent") return child_absent(rank, world, dir, Variant::OneShotPush);
       if (mode == "absent-ll") return child_absent(rank, world, dir, Variant::OneShotLL);
+      if (mode == "absent-bcast") return child_absent(rank, world, dir, Variant::OneShotLLBcast);
       return child_sweep(rank, world, dir);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "FAIL: child %d/%d: %s\n", rank, world, e.what());
@@ -212,5 +213,6 @@ int main(int argc, char** argv) {
   }
   ck.expect(run_group("/proc/self/exe", 4, "absent"), "ipc absent peer world 4");
   ck.expect(run_group("/proc/self/exe", 4, "absent-ll"), "ipc absent peer world 4, one-shot-ll");
+  ck.expect(run_group("/proc/self/exe", 4, "absent-bcast"), "ipc absent peer world 4, one-shot-ll-bcast");
   return ck.finish("gpu_car_ipc");
 }

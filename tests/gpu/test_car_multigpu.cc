@@ -91,11 +91,21 @@ void chain(Checker& ck, std::vector<std::unique_ptr<Communicator>>& comms, int w
     DType dt;
     std::size_t count;
   };
-  std::vector<Call> calls = {{Variant::OneShotLL, DType::BF16, 21504},     {Variant::OneShotLL, DType::BF16, 7168},
-                             {Variant::OneShotLLPull, DType::FP16, 1001},  {Variant::OneShotPull, DType::BF16, 21504},
-                             {Variant::OneShotLL, DType::FP32, 131072},    {Variant::TwoShot, DType::BF16, 57344},
-                             {Variant::OneShotLL, DType::BF16, 5},         {Variant::OneShotPush, DType::FP32, 999},
-                             {Variant::OneShotLLPull, DType::BF16, 21504}, {Variant::Auto, DType::BF16, 21504}};
+  std::vector<Call> calls = {{Variant::OneShotLL, DType::BF16, 21504},
+                             {Variant::OneShotLL, DType::BF16, 7168},
+                             {Variant::OneShotLLPull, DType::FP16, 1001},
+                             {Variant::OneShotPull, DType::BF16, 21504},
+                             {Variant::OneShotLL, DType::FP32, 131072},
+                             {Variant::TwoShot, DType::BF16, 57344},
+                             {Variant::OneShotLL, DType::BF16, 5},
+                             {Variant::OneShotPush, DType::FP32, 999},
+                             {Variant::OneShotLLPull, DType::BF16, 21504},
+                             {Variant::Auto, DType::BF16, 21504},
+                             // one-shot-ll-bcast: 4 calls a replay on 3 slots, longer and shorter in turn
+                             {Variant::OneShotLLBcast, DType::BF16, 21504},
+                             {Variant::OneShotLLBcast, DType::FP32, 131072},
+                             {Variant::OneShotLLBcast, DType::BF16, 5},
+                             {Variant::OneShotLLBcast, DType::FP16, 1001}};
   if (!s.variants.empty())
     for (Call& c : calls) c.v = s.variants.front();
   const int n = static_cast<int>(calls.size());

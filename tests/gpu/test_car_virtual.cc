@@ -227,14 +227,29 @@ void chain(Checker& ck, const Settings& s) {
     DType dt;
     std::size_t count;
   };
-  const Call calls[] = {{Variant::OneShotLL, DType::BF16, 21504},     {Variant::OneShotLL, DType::BF16, 7168},
-                        {Variant::OneShotLLPull, DType::FP16, 1001},  {Variant::OneShotPull, DType::BF16, 21504},
-                        {Variant::OneShotLL, DType::FP32, 131072},    {Variant::TwoShot, DType::BF16, 57344},
-                        {Variant::OneShotLL, DType::BF16, 5},         {Variant::OneShotPush, DType::FP32, 999},
-                        {Variant::OneShotLLPull, DType::BF16, 21504}, {Variant::OneShotLL, DType::FP16, 524288},
-                        {Variant::TwoShotLL, DType::BF16, 21504},     {Variant::TwoShotLL, DType::FP32, 999},
-                        {Variant::OneShotLL, DType::BF16, 3},         {Variant::TwoShotLL, DType::FP16, 262144},
-                        {Variant::OneShotLLPull, DType::FP32, 4099},  {Variant::TwoShotLL, DType::BF16, 7}};
+  const Call calls[] = {{Variant::OneShotLL, DType::BF16, 21504},
+                        {Variant::OneShotLL, DType::BF16, 7168},
+                        {Variant::OneShotLLPull, DType::FP16, 1001},
+                        {Variant::OneShotPull, DType::BF16, 21504},
+                        {Variant::OneShotLL, DType::FP32, 131072},
+                        {Variant::TwoShot, DType::BF16, 57344},
+                        {Variant::OneShotLL, DType::BF16, 5},
+                        {Variant::OneShotPush, DType::FP32, 999},
+                        {Variant::OneShotLLPull, DType::BF16, 21504},
+                        {Variant::OneShotLL, DType::FP16, 524288},
+                        {Variant::TwoShotLL, DType::BF16, 21504},
+                        {Variant::TwoShotLL, DType::FP32, 999},
+                        {Variant::OneShotLL, DType::BF16, 3},
+                        {Variant::TwoShotLL, DType::FP16, 262144},
+                        {Variant::OneShotLLPull, DType::FP32, 4099},
+                        {Variant::TwoShotLL, DType::BF16, 7},
+                        // one-shot-ll-bcast: 4 calls a replay on 3 slots, so each call meets every slot
+                        // across replays, after a longer and a shorter call (leftover emptying)
+                        {Variant::OneShotLLBcast, DType::BF16, 21504},
+                        {Variant::OneShotLLBcast, DType::FP32, 131072},
+                        {Variant::OneShotLLBcast, DType::BF16, 3},
+                        {Variant::OneShotLL, DType::BF16, 21504},
+                        {Variant::OneShotLLBcast, DType::FP16, 1001}};
   const int n = static_cast<int>(std::size(calls));
   std::vector<std::unique_ptr<Buffers>> bufs;
   for (const Call& c : calls) bufs.push_back(std::make_unique<Buffers>(world, c.count * dtype_bytes(c.dt)));
@@ -339,8 +354,8 @@ void refusals(Checker& ck, const Settings& s) {
 /// World 4 with rank 3 absent: the others must report it within a bounded time, and the
 /// communicator must refuse further calls. For a barrier variant and the flag-free ones.
 void absent_peer(Checker& ck, const Settings& set) {
-  for (Variant v :
-       selected(set, {Variant::OneShotPull, Variant::OneShotLL, Variant::OneShotLLPull, Variant::TwoShotLL})) {
+  for (Variant v : selected(set, {Variant::OneShotPull, Variant::OneShotLL, Variant::OneShotLLPull, Variant::TwoShotLL,
+                                  Variant::OneShotLLBcast})) {
     Options opt;
     opt.timeout_ns = 200'000'000;
     opt.debug_absent_rank = 3;

@@ -126,6 +126,27 @@ __global__ void ll_traffic_kernel(uint4* areas, const uint4* in, uint4* out, std
   }
 }
 
+/// one-shot-ll-bcast's loads and stores alone (bcast_traffic_us). Rank r = blockIdx.x; its area
+/// holds two slots of `slot_vecs` vectors (this call's copy, the previous one to empty).
+__global__ void bcast_traffic_kernel(uint4* areas, const uint4* in, uint4* out, std::size_t nvec, std::size_t slot_vecs,
+                                     int ranks) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  const int r = static_cast<int>(blockIdx.x);  // grid (ranks, blocks), as the flag-free kernels' virtual ranks
+  const std::size_t area = 2 * slot_vecs;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.y) * blockDim.x;
+  const std::size_t first = static_cast<std::size_t>(blockIdx.y) * blockDim.x + threadIdx.x;
+  for (std::size_t i = first; i < nvec; i += stride) store_relaxed_sys(areas + r * area + i, in[r * nvec + i]);
+  for (std::size_t i = first; i < nvec; i += stride) {
+    uint4 v = in[r * nvec + i];
+    unsigned seen = 0;
+    for (int k = 1; k < ranks; ++k) seen ^= load_relaxed_sys(areas + ((r + k) % ranks) * area + i).x & 1u;
+    areas[r * area + slot_vecs + i] = make_uint4(~0u, ~0u, ~0u, ~0u);
+    v.x ^= seen;
+    out[r * nvec + i] = v;
+  }
+}
+
 // Ends the capture on `st`, then times the graph: one warm-up launch, the median of 5; destroys
 // the graph and the stream.
 double end_capture_median_ms(cudaStream_t st) {
@@ -184,6 +205,38 @@ double ll_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int t
   for (int k = 0; k < nodes; ++k)
     FL_CUDA(cudaLaunchKernelEx(&cfg, ll_traffic_kernel, areas, static_cast<const uint4*>(in), out, nvec, slot_vecs,
                                ranks, copy_only ? 1 : 0, rotated ? 1 : 0));
+  const double ms = end_capture_median_ms(st);
+  FL_CUDA(cudaFree(areas));
+  FL_CUDA(cudaFree(in));
+  FL_CUDA(cudaFree(out));
+  return ms * 1e3 / nodes;
+}
+
+double bcast_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int threads, int nodes) {
+  FL_CUDA(cudaSetDevice(device));
+  const std::size_t nvec = (bytes + 15) / 16, slot_vecs = (nvec + 15) / 16 * 16;
+  const auto nr = static_cast<std::size_t>(ranks);
+  uint4 *areas = nullptr, *in = nullptr, *out = nullptr;
+  FL_CUDA(cudaMalloc(&areas, nr * 2 * slot_vecs * sizeof(uint4)));
+  FL_CUDA(cudaMemset(areas, 0xff, nr * 2 * slot_vecs * sizeof(uint4)));
+  FL_CUDA(cudaMalloc(&in, nr * nvec * sizeof(uint4)));
+  FL_CUDA(cudaMemset(in, 0, nr * nvec * sizeof(uint4)));
+  FL_CUDA(cudaMalloc(&out, nr * nvec * sizeof(uint4)));
+  cudaStream_t st;
+  FL_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(ranks), static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.stream = st;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  FL_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+  for (int k = 0; k < nodes; ++k)
+    FL_CUDA(cudaLaunchKernelEx(&cfg, bcast_traffic_kernel, areas, static_cast<const uint4*>(in), out, nvec, slot_vecs,
+                               ranks));
   const double ms = end_capture_median_ms(st);
   FL_CUDA(cudaFree(areas));
   FL_CUDA(cudaFree(in));

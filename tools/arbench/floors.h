@@ -47,5 +47,9 @@ double flag_one_way_us(int dev_a, int dev_b, int round_trips, double timeout_s, 
 /// `copy_only`: input -> output alone. Median of 5 replays.
 double ll_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int threads, bool copy_only, bool rotated,
                      int nodes = 200);
+/// The same for one-shot-ll-bcast's traffic: each thread loads its input, stores it once into its
+/// rank's own area, loads the vector of every peer's area (sequence rank+1, rank+2, ...), refills
+/// (all bits set) the vector of its own area's other slot, and stores its output.
+double bcast_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int threads, int nodes = 200);
 
 }  // namespace specsim::arbench

@@ -193,9 +193,12 @@ struct Args {
   double f = 2;
   std::string step;
   int g = 1, n = 20, w = 5, virtual_ranks = 8;
-  std::string dtype = "bf16",
-              variants = "one-shot-ll,one-shot-ll-pull,two-shot-ll,one-shot-pull,one-shot-push,two-shot,auto,nccl",
-              mode = "both";
+  std::string
+      dtype = "bf16",
+      variants =
+          "one-shot-ll,one-shot-ll-pull,one-shot-ll-bcast,two-shot-ll,one-shot-pull,one-shot-push,two-shot,auto,"
+          "nccl",
+      mode = "both";
   double timeout_ms = 2000;
   int ll_threads = 0;
   int floors = 1;
@@ -371,6 +374,20 @@ int real_main(int argc, char** argv) {
         }
         fmt::print("\n");
       }
+      fmt::print(
+          "# floor: one-shot-ll-bcast's loads and stores alone (one copy, peers' copies read, own copy emptied; "
+          "no waiting, no checks, no reduction), {} virtual ranks, same grid, graph of 200 (PDL), us:",
+          R.world);
+      for (const std::size_t bytes : sizes) {
+        if (bytes > specsim::car_policy::kLlMaxBytes) continue;
+        const int blocks = R.vcomm->blocks_for(bytes, Variant::OneShotLLBcast);
+        const std::size_t vectors = (bytes + 15) / 16;
+        const int threads = a.ll_threads != 0                                           ? a.ll_threads
+                            : (vectors + 127) / 128 <= static_cast<std::size_t>(blocks) ? 128
+                                                                                        : 256;
+        fmt::print(" {} {:.2f}", bytes, ab::bcast_traffic_us(0, R.world, bytes, blocks, threads));
+      }
+      fmt::print("\n");
     } else {
       fmt::print("# floor: one dependent 4-byte load, ns (GPU 1's memory, from GPU 0):");
       for (int k = 0; k < ab::kLoadKinds; ++k)

@@ -15,7 +15,7 @@ ITERS=${ITERS:-200}
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $G x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" \
   > "$OUT/side-by-side.log"
 "$B/specsim-arbench" -g "$G" --sizes "$SIZES" -n "$ITERS" -w 20 -d bf16 --mode both \
-  --variant one-shot-ll,one-shot-ll-pull,one-shot-pull,nccl > "$OUT/side-by-side-arbench.log" 2>&1
+  --variant one-shot-ll,one-shot-ll-pull,one-shot-ll-bcast,one-shot-pull,nccl > "$OUT/side-by-side-arbench.log" 2>&1
 echo "arbench rc=$?" >> "$OUT/side-by-side.log"
 PYTHONUNBUFFERED=1 python3 tools/arbench/torch_allreduce.py --gpus "$G" --sizes "$SIZES" --iters "$ITERS" \
   --arbench "$OUT/side-by-side-arbench.log" >> "$OUT/side-by-side.log" 2>&1

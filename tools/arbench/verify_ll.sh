@@ -27,15 +27,15 @@ tail -n 12 "$OUT/side-by-side.log"
 grep -E "^# +[a-z-]+ +(graph|eager) |^# floor: flag" "$OUT/side-by-side-arbench.log"
 for w in 8 4; do
   "$BIN/specsim-arbench" --virtual-ranks $w --sizes "${S[0]}" -n 200 -w 20 -d bf16 --mode both \
-    --variant one-shot-ll,one-shot-ll-pull,one-shot-pull,auto > "$OUT/virtual$w.log" 2>&1
+    --variant one-shot-ll,one-shot-ll-pull,one-shot-ll-bcast,one-shot-pull,auto > "$OUT/virtual$w.log" 2>&1
   echo "$w virtual ranks rc=$?"
   grep -E "^# floor: (input|one-shot|the same)|^# +[a-z-]+ +(graph|eager) " "$OUT/virtual$w.log"
 done
 {
   for tool in memcheck racecheck synccheck; do
-    echo "== compute-sanitizer --tool $tool gpu_car_multigpu --quick --variant one-shot-ll --variant one-shot-ll-pull"
+    echo "== compute-sanitizer --tool $tool gpu_car_multigpu --quick --variant one-shot-ll --variant one-shot-ll-pull --variant one-shot-ll-bcast"
     timeout 150 compute-sanitizer --tool $tool --error-exitcode 3 "$BIN/gpu_car_multigpu" --quick \
-      --variant one-shot-ll --variant one-shot-ll-pull
+      --variant one-shot-ll --variant one-shot-ll-pull --variant one-shot-ll-bcast
     echo "$tool multigpu rc=$?"
   done
   for tool in memcheck racecheck; do
