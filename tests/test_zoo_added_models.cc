@@ -1,10 +1,12 @@
 // Zoo models added for the published cases: Qwen3-30B-A3B (MoE) with two EAGLE-3 drafts and
 // Llama-2-7B with its EAGLE draft. Counts are computed by hand from the config.json widths.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "plan/cycle_plan.h"
 #include "spec/model_spec.h"
 #include "test_util.h"
+#include "util/error.h"
 
 using namespace specsim;
 
@@ -101,4 +103,30 @@ TEST_CASE("llama-2-7b: 6.74B parameters by hand; its EAGLE draft keeps the full 
   CHECK(d.draft_vocab == 32000);
   // No eagle3/ folder: the published case names this draft with zoo_draft.
   CHECK(zoo_draft_config(resolve_model_config("llama-2-7b", "--model-path")).empty());
+}
+
+TEST_CASE("zoo names: MODEL and MODEL/DRAFT resolve under models/; anything else is refused with the list") {
+  // A draft by its zoo name, as published cases name it (zoo_draft) and a user would type it.
+  const std::string d = resolve_model_config("llama-3.1-70b/eagle3", "--speculative-draft-model-path");
+  CHECK(d == test::models_path("llama-3.1-70b/eagle3/config.json"));
+  CHECK(model_from_config(d, "--speculative-draft-model-path").layers == 1);
+  const auto names = zoo_names();
+  for (const char* n : {"deepseek-r1", "deepseek-r1/nextn", "llama-3.3-70b", "qwen3-30b-a3b/eagle3-angelslim"})
+    CHECK(std::find(names.begin(), names.end(), n) != names.end());
+  for (const char* n : {"hardware", "nccl", "runtime", "scenarios"})  // folders without a config.json
+    CHECK(std::find(names.begin(), names.end(), n) == names.end());
+  CHECK(std::is_sorted(names.begin(), names.end()));
+  // An HF repo id, a path climbing out of models/, a trailing slash, two levels: not zoo names.
+  for (const char* in :
+       {"meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b/../llama-3.1-8b", "llama-3.1-8b/", "llama-3.1-8b/eagle3/x"}) {
+    try {
+      resolve_model_config(in, "--model-path");
+      FAIL(std::string("accepted ") + in);
+    } catch (const InputError& e) {
+      CHECK(e.where() == "--model-path");
+      const std::string msg = e.what();
+      CHECK(msg.find("qwen3-30b-a3b/eagle3-angelslim") != std::string::npos);
+      CHECK(msg.find("llama-3.3-70b,") != std::string::npos);
+    }
+  }
 }

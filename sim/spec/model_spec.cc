@@ -1,6 +1,8 @@
 #include "spec/model_spec.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "spec/paths.h"
 #include "util/error.h"
@@ -173,6 +175,21 @@ ModelSpec model_from_json(const json& cfg, const std::string& path, const std::s
   return m;
 }
 
+std::vector<std::string> zoo_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& model : fs::directory_iterator(models_dir(), ec)) {
+    if (!is_file((model.path() / "config.json").string())) continue;  // hardware/, nccl/, runtime/, ...
+    const std::string name = model.path().filename().string();
+    names.push_back(name);
+    for (const auto& draft : fs::directory_iterator(model.path(), ec))
+      if (is_file((draft.path() / "config.json").string()))
+        names.push_back(name + "/" + draft.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 std::string resolve_model_config(const std::string& in, const std::string& flag) {
   if (in.empty()) throw InputError("empty model path", flag);
   if (is_file(in)) return in;
@@ -181,11 +198,19 @@ std::string resolve_model_config(const std::string& in, const std::string& flag)
     if (is_file(c)) return c;
     throw InputError("folder " + in + " holds no config.json", flag);
   }
+  // A zoo name: MODEL, or MODEL/DRAFT for one of its drafts (llama-3.1-8b/eagle3); never a path
+  // that climbs out of models/.
+  const auto slashes = std::count(in.begin(), in.end(), '/');
+  const bool zoo_shaped = slashes <= 1 && in.front() != '/' && in.back() != '/' && in.find("..") == std::string::npos;
   const std::string zoo = (fs::path(models_dir()) / in / "config.json").string();
-  if (in.find('/') == std::string::npos && is_file(zoo)) return zoo;
-  throw InputError("'" + in + "' is neither a config.json, a folder holding one, nor a model in " + models_dir() +
-                       " (deepseek-v3, kimi-k2, llama-3.1-8b, llama-3.1-70b, qwen3-32b, qwen3-235b-a22b)",
-                   flag);
+  if (zoo_shaped && is_file(zoo)) return zoo;
+  std::string known;
+  for (const auto& name : zoo_names()) {
+    if (!known.empty()) known += ", ";
+    known += name;
+  }
+  throw InputError(
+      "'" + in + "' is neither a config.json, a folder holding one, nor a zoo model or draft (" + known + ")", flag);
 }
 
 std::string zoo_draft_config(const std::string& target_config_path, bool nextn) {

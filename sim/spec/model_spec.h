@@ -2,6 +2,7 @@
 // A model's shapes as the cost model needs them, read from a Hugging Face config.json.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "spec/dtype.h"
 
@@ -62,9 +63,14 @@ ModelSpec model_from_config(const std::string& config_path, const std::string& w
 /// Builds a ModelSpec from a parsed HF config (`source` is recorded; `where` prefixes errors).
 ModelSpec model_from_json(const nlohmann::json& cfg, const std::string& source, const std::string& where);
 
-/// Resolves `--model-path`-style input: a config.json file, a folder holding one, or a zoo short
-/// name under models/. Returns the config.json path; InputError naming `flag` otherwise.
+/// Resolves `--model-path`-style input: a config.json file, a folder holding one, or a zoo name
+/// under models/ (MODEL or MODEL/DRAFT). Returns the config.json path; InputError naming `flag`
+/// otherwise, listing the zoo's names.
 std::string resolve_model_config(const std::string& path_or_name, const std::string& flag);
+
+/// The zoo's names, sorted: every models/ folder with a config.json (MODEL) and every draft folder
+/// inside one (MODEL/DRAFT).
+std::vector<std::string> zoo_names();
 
 /// The zoo's draft config for a target config path inside models/, or "" if none: its NextN
 /// layer when `nextn` (EAGLE / NEXTN on DeepSeek) and the model has one, else its EAGLE-3 draft.
