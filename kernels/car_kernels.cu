@@ -206,6 +206,18 @@ struct SpinBound {
   }
 };
 
+/// A spin gave up: records the first failure in the rank's error word (peer or barrier that never
+/// came, block, call) and makes it visible to the host, which reports it by rank; later failures
+/// leave the one already recorded.
+__device__ __forceinline__ void record_wait_failure(const RankPtrs& me, int missing, int what, int block,
+                                                    std::uint32_t epoch) {
+  volatile unsigned long long* err = me.err;
+  if (*err == 0) {
+    *err = encode_error(me.rank, missing, what, block, epoch);
+    __threadfence_system();
+  }
+}
+
 __device__ __forceinline__ std::uint32_t* flag_slot(char* base, int block, int barrier, int src) {
   return reinterpret_cast<std::uint32_t*>(base + kFlagsOff) +
          (static_cast<std::size_t>(block) * kBarriers + barrier) * kMaxRanks + src;
@@ -229,11 +241,7 @@ __device__ bool barrier(const LaunchArgs& a, const RankPtrs& me, int bar, std::u
     while (static_cast<std::int32_t>(load_acquire_sys(mine) - epoch) < 0) {
       if (bound.expired(a.timeout_ns)) {
         late = true;
-        volatile unsigned long long* err = me.err;
-        if (*err == 0) {
-          *err = encode_error(me.rank, t, bar, static_cast<int>(blockIdx.x), epoch);
-          __threadfence_system();
-        }
+        record_wait_failure(me, t, bar, static_cast<int>(blockIdx.x), epoch);
         break;
       }
     }
@@ -768,11 +776,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
       if (a.sleep_ns > 0) __nanosleep(static_cast<unsigned>(a.sleep_ns));
 #endif
       if (bound.expired(a.timeout_ns)) {
-        volatile unsigned long long* err = me.err;
-        if (*err == 0) {
-          *err = encode_error(me.rank, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
-          __threadfence_system();
-        }
+        record_wait_failure(me, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
         atomicExch(&s_failed, 1);
         break;
       }
@@ -913,11 +917,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
       if (a.sleep_ns > 0) __nanosleep(static_cast<unsigned>(a.sleep_ns));
 #endif
       if (bound.expired(2 * a.timeout_ns)) {
-        volatile unsigned long long* err = me.err;
-        if (*err == 0) {
-          *err = encode_error(me.rank, from, kLlWait, static_cast<int>(blk), call);
-          __threadfence_system();
-        }
+        record_wait_failure(me, from, kLlWait, static_cast<int>(blk), call);
         atomicExch(&s_failed, 1);
         return false;
       }
@@ -951,11 +951,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
       if (no_wait) pending = 0;
       if (pending == 0 || atomicOr(&s_failed, 0) != 0) break;
       if (bound.expired(a.timeout_ns)) {
-        volatile unsigned long long* err = me.err;
-        if (*err == 0) {
-          *err = encode_error(me.rank, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
-          __threadfence_system();
-        }
+        record_wait_failure(me, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
         atomicExch(&s_failed, 1);
         break;
       }
@@ -1110,11 +1106,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) bcast_kernel(c
         if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
       if (pending == 0 || atomicOr(&s_failed, 0) != 0) break;
       if (bound.expired(a.timeout_ns)) {
-        volatile unsigned long long* err = me.err;
-        if (*err == 0) {
-          *err = encode_error(me.rank, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
-          __threadfence_system();
-        }
+        record_wait_failure(me, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
         atomicExch(&s_failed, 1);
         break;
       }
