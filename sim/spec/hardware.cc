@@ -165,8 +165,10 @@ std::string_view arch_name(GpuArch a) {
 GpuProfile parse_gpu(const std::string& path) { return gpu_from_json(read_json_file(path), path); }
 TopologyProfile parse_topology(const std::string& path) { return topology_from_json(read_json_file(path), path); }
 
+std::string nccl_tuning_path() { return (fs::path(models_dir()) / "nccl" / "tuning.json").string(); }
+
 NcclTuning load_nccl_tuning() {
-  const std::string path = (fs::path(models_dir()) / "nccl" / "tuning.json").string();
+  const std::string path = nccl_tuning_path();
   const json j = read_json_file(path);
   NcclTuning t;
   const char* algos[] = {"tree", "ring"};

@@ -82,6 +82,8 @@ GpuProfile parse_gpu(const std::string& path);
 GpuProfile gpu_from_json(const nlohmann::json& j, const std::string& where);
 TopologyProfile topology_from_json(const nlohmann::json& j, const std::string& where);
 TopologyProfile parse_topology(const std::string& path);
+/// models/nccl/tuning.json: NCCL's tuning constants and the nccl-tests harness's launch cost.
+std::string nccl_tuning_path();
 NcclTuning load_nccl_tuning();
 
 /// `--hardware GPU:TOPOLOGY` (names under models/hardware/) or a path to a combined profile

@@ -1,16 +1,15 @@
 #include "validate/harness_launch.h"
 
 #include <algorithm>
-#include <filesystem>
 
-#include "spec/paths.h"
+#include "spec/hardware.h"
 #include "util/error.h"
 #include "util/json_io.h"
 
 namespace specsim {
 
 SingleThreadLaunch load_single_thread_launch() {
-  const std::string path = (std::filesystem::path(models_dir()) / "nccl" / "tuning.json").string();
+  const std::string path = nccl_tuning_path();
   const nlohmann::json j = read_json_file(path);
   const std::string w = path + ": single_thread_launch";
   if (!j.contains("single_thread_launch") || !j["single_thread_launch"].is_object())
