@@ -90,6 +90,7 @@ std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_byte
     const std::string text = read_text(dir + "/" + log.file);
     std::vector<Measured> measured;
     const std::string format = e.contains("format") ? json_string(e, "format", w) : "nccl-tests";
+    bool folded_iters = false;  // nccl-tests `agg iters` > 1
     if (format == "points") {
       measured = parse_points(text, log.file);
       log.launch = json_string(e, "launch", w);
@@ -105,8 +106,7 @@ std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_byte
       log.graph = table.graph;
       log.gpus_per_thread = table.gpus_per_thread;
       log.iters = table.iters;
-      // `-m` > 1 folds several iterations into one group: a launch this check does not price.
-      if (table.agg_iters > 1) log.gpus_per_thread = 1;
+      folded_iters = table.agg_iters > 1;
       log.launch = table.threads * table.gpus_per_thread > 1
                        ? fmt::format("{} thread(s) x {} GPUs each (-g {})", table.threads, table.gpus_per_thread,
                                      table.gpus_per_thread)
@@ -117,7 +117,8 @@ std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_byte
       throw InputError("format must be nccl-tests or points", w + ".format");
     }
     // One thread per several GPUs, eager: the harness's host launch is priced (harness_launch.h).
-    const int launch_gpus = log.graph ? 1 : log.gpus_per_thread;
+    // `-m` > 1 folds several iterations into one group: a launch this check does not price.
+    const int launch_gpus = log.graph || folded_iters ? 1 : log.gpus_per_thread;
     if (launch_gpus > 1) log.host_launch_us = thread_launch.host_us(launch_gpus);
     auto price = [&](const Measured& r) {
       const NcclEstimate est = nccl_allreduce(r.bytes, log.gpus, hw, s);
