@@ -435,5 +435,8 @@ bool Communicator::is_virtual() const { return impl_->virt; }
 Link Communicator::link() const { return impl_->link; }
 std::size_t Communicator::max_bytes() const { return impl_->opt.max_bytes; }
 int Communicator::blocks_for(std::size_t bytes, Variant v) const { return impl_->blocks_for(bytes, resolve(v, bytes)); }
+int Communicator::threads_for(std::size_t bytes, Variant v) const {
+  return impl_->threads_for(resolve(v, bytes), bytes);
+}
 
 }  // namespace specsim::car

@@ -139,6 +139,8 @@ class Communicator {
   std::size_t max_bytes() const;  ///< largest accepted message per rank
   /// Blocks per rank the kernel of `v` (Auto resolved) uses for a message of `bytes`.
   int blocks_for(std::size_t bytes, Variant v = Variant::Auto) const;
+  /// Threads per block of that kernel (Options::ll_threads, or the flag-free auto choice).
+  int threads_for(std::size_t bytes, Variant v = Variant::Auto) const;
 
   struct Impl;
 

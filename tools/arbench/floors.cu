@@ -177,16 +177,19 @@ double end_capture_median_ms(cudaStream_t st) {
   return ms[2];
 }
 
-}  // namespace
-
-double ll_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int threads, bool copy_only, bool rotated,
-                     int nodes) {
+// The traffic floors' common part: per rank an area of `area_slots` slots of the message's
+// vectors (all bits set, as an empty flag-free slot), its input and output; `nodes` launches of
+// `launch(cfg, ...)` on the flag-free kernels' grid (ranks, blocks) with PDL, captured in one
+// graph; us per node.
+template <typename Launch>
+double traffic_graph_us(int device, int ranks, std::size_t bytes, std::size_t area_slots, int blocks, int threads,
+                        int nodes, Launch launch) {
   FL_CUDA(cudaSetDevice(device));
   const std::size_t nvec = (bytes + 15) / 16, slot_vecs = (nvec + 15) / 16 * 16;
   const auto nr = static_cast<std::size_t>(ranks);
   uint4 *areas = nullptr, *in = nullptr, *out = nullptr;
-  FL_CUDA(cudaMalloc(&areas, nr * nr * slot_vecs * sizeof(uint4)));
-  FL_CUDA(cudaMemset(areas, 0xff, nr * nr * slot_vecs * sizeof(uint4)));
+  FL_CUDA(cudaMalloc(&areas, nr * area_slots * slot_vecs * sizeof(uint4)));
+  FL_CUDA(cudaMemset(areas, 0xff, nr * area_slots * slot_vecs * sizeof(uint4)));
   FL_CUDA(cudaMalloc(&in, nr * nvec * sizeof(uint4)));
   FL_CUDA(cudaMemset(in, 0, nr * nvec * sizeof(uint4)));
   FL_CUDA(cudaMalloc(&out, nr * nvec * sizeof(uint4)));
@@ -202,9 +205,7 @@ double ll_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int t
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   FL_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-  for (int k = 0; k < nodes; ++k)
-    FL_CUDA(cudaLaunchKernelEx(&cfg, ll_traffic_kernel, areas, static_cast<const uint4*>(in), out, nvec, slot_vecs,
-                               ranks, copy_only ? 1 : 0, rotated ? 1 : 0));
+  for (int k = 0; k < nodes; ++k) FL_CUDA(launch(cfg, areas, static_cast<const uint4*>(in), out, nvec, slot_vecs));
   const double ms = end_capture_median_ms(st);
   FL_CUDA(cudaFree(areas));
   FL_CUDA(cudaFree(in));
@@ -212,36 +213,25 @@ double ll_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int t
   return ms * 1e3 / nodes;
 }
 
+}  // namespace
+
+double ll_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int threads, bool copy_only, bool rotated,
+                     int nodes) {
+  return traffic_graph_us(device, ranks, bytes, static_cast<std::size_t>(ranks), blocks, threads, nodes,
+                          [&](const cudaLaunchConfig_t& cfg, uint4* areas, const uint4* in, uint4* out,
+                              std::size_t nvec, std::size_t slot_vecs) {
+                            return cudaLaunchKernelEx(&cfg, ll_traffic_kernel, areas, in, out, nvec, slot_vecs, ranks,
+                                                      copy_only ? 1 : 0, rotated ? 1 : 0);
+                          });
+}
+
 double bcast_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int threads, int nodes) {
-  FL_CUDA(cudaSetDevice(device));
-  const std::size_t nvec = (bytes + 15) / 16, slot_vecs = (nvec + 15) / 16 * 16;
-  const auto nr = static_cast<std::size_t>(ranks);
-  uint4 *areas = nullptr, *in = nullptr, *out = nullptr;
-  FL_CUDA(cudaMalloc(&areas, nr * 2 * slot_vecs * sizeof(uint4)));
-  FL_CUDA(cudaMemset(areas, 0xff, nr * 2 * slot_vecs * sizeof(uint4)));
-  FL_CUDA(cudaMalloc(&in, nr * nvec * sizeof(uint4)));
-  FL_CUDA(cudaMemset(in, 0, nr * nvec * sizeof(uint4)));
-  FL_CUDA(cudaMalloc(&out, nr * nvec * sizeof(uint4)));
-  cudaStream_t st;
-  FL_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(ranks), static_cast<unsigned>(blocks));
-  cfg.blockDim = dim3(static_cast<unsigned>(threads));
-  cfg.stream = st;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  FL_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-  for (int k = 0; k < nodes; ++k)
-    FL_CUDA(cudaLaunchKernelEx(&cfg, bcast_traffic_kernel, areas, static_cast<const uint4*>(in), out, nvec, slot_vecs,
-                               ranks));
-  const double ms = end_capture_median_ms(st);
-  FL_CUDA(cudaFree(areas));
-  FL_CUDA(cudaFree(in));
-  FL_CUDA(cudaFree(out));
-  return ms * 1e3 / nodes;
+  return traffic_graph_us(device, ranks, bytes, 2, blocks, threads, nodes,
+                          [&](const cudaLaunchConfig_t& cfg, uint4* areas, const uint4* in, uint4* out,
+                              std::size_t nvec, std::size_t slot_vecs) {
+                            return cudaLaunchKernelEx(&cfg, bcast_traffic_kernel, areas, in, out, nvec, slot_vecs,
+                                                      ranks);
+                          });
 }
 
 double timer_read_cycles(int device, int n) {

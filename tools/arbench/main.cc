@@ -366,10 +366,7 @@ int real_main(int argc, char** argv) {
           const std::size_t bytes = s;
           if (bytes > specsim::car_policy::kLlMaxBytes) continue;
           const int blocks = R.vcomm->blocks_for(bytes, Variant::OneShotLL);
-          const std::size_t vectors = (bytes + 15) / 16;
-          const int threads = a.ll_threads != 0                                           ? a.ll_threads
-                              : (vectors + 127) / 128 <= static_cast<std::size_t>(blocks) ? 128
-                                                                                          : 256;
+          const int threads = R.vcomm->threads_for(bytes, Variant::OneShotLL);
           fmt::print(" {} {:.2f}", bytes, ab::ll_traffic_us(0, R.world, bytes, blocks, threads, copy_only, rotated));
         }
         fmt::print("\n");
@@ -381,10 +378,7 @@ int real_main(int argc, char** argv) {
       for (const std::size_t bytes : sizes) {
         if (bytes > specsim::car_policy::kLlMaxBytes) continue;
         const int blocks = R.vcomm->blocks_for(bytes, Variant::OneShotLLBcast);
-        const std::size_t vectors = (bytes + 15) / 16;
-        const int threads = a.ll_threads != 0                                           ? a.ll_threads
-                            : (vectors + 127) / 128 <= static_cast<std::size_t>(blocks) ? 128
-                                                                                        : 256;
+        const int threads = R.vcomm->threads_for(bytes, Variant::OneShotLLBcast);
         fmt::print(" {} {:.2f}", bytes, ab::bcast_traffic_us(0, R.world, bytes, blocks, threads));
       }
       fmt::print("\n");
