@@ -627,8 +627,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   const unsigned nblk = rank_fastest ? gridDim.y : gridDim.x;
   const RankPtrs& me = a.r[rank_fastest ? blockIdx.x : blockIdx.y];
   if (me.absent) return;
-  __shared__ std::uint32_t s_done;  // calls this rank completed
-  __shared__ int s_failed;          // a thread of this block gave up waiting
+  __shared__ int s_failed;  // a thread of this block gave up waiting
   const std::size_t nvec = (a.count + kPack<T> - 1) / kPack<T>;
   const std::size_t first = static_cast<std::size_t>(blk) * blockDim.x + threadIdx.x;
   const std::size_t stride = static_cast<std::size_t>(nblk) * blockDim.x;
@@ -648,12 +647,12 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   // stalls every later instruction), so the input's and the call count's latencies overlap.
   const uint4 first_raw = first < nvec ? load_input<T>(me.in, first, a.count) : uint4{};
   std::uint32_t* calls = reinterpret_cast<std::uint32_t*>(me.base[me.rank] + kLlCallsOff);
-  if (threadIdx.x == 0) {
-    s_done = calls[blk];  // written by this rank's previous call (kernel order)
-    s_failed = 0;
-  }
-  __syncthreads();
-  const std::uint32_t call = s_done + 1;
+  // Every thread reads the count itself (one broadcast load a warp, written by this rank's
+  // previous call: kernel order), so the sends wait for no block barrier; the barrier comes
+  // after them (below), before the polls that read s_failed and before thread 0 stores the
+  // new count at the end.
+  const std::uint32_t call = calls[blk] + 1;
+  if (threadIdx.x == 0) s_failed = 0;
   const int par = static_cast<int>(call & 1);
   const uint4 first_in = unreserve<T>(first_raw);
   // slot [par][idx] of a region = its base + area + idx * ll_slot (ll_off, computed once)
@@ -744,6 +743,8 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     }
   }
 
+  // s_failed initialised and every thread's count load completed (its sends used it)
+  __syncthreads();
 #if defined(SPECSIM_LL_PROBE)
   const std::uint64_t t_sent = global_timer_ns();
   std::uint64_t t_seen = 0;
