@@ -572,6 +572,17 @@ __device__ __forceinline__ uint4 reduce_regs(const uint4 (&v)[kR], const uint4& 
   return make_uint4(out[0], out[1], out[2], out[3]);
 }
 
+/// Stores a rank's new call count into calls[j] for every j = blk (mod nblk) below kMaxBlocks,
+/// so that every entry is current whatever the next call's block count. Spread over the block's
+/// threads: thread 0 alone storing the 64 entries of a one-block call measured ~1.7 us slower at
+/// 1-2 KB on 2 H200s (kernels/README.md). Call it only after every thread of the block has read the
+/// count (a block barrier in between).
+__device__ __forceinline__ void store_call_count(std::uint32_t* calls, unsigned blk, unsigned nblk,
+                                                 std::uint32_t call) {
+  for (unsigned j = blk + threadIdx.x * nblk; j < static_cast<unsigned>(kMaxBlocks); j += nblk * blockDim.x)
+    calls[j] = call;
+}
+
 /// Programmatic dependent launch (sm_90): wait until the kernels before this one in the stream
 /// completed and their writes are visible; a no-op when launched without the attribute.
 __device__ __forceinline__ void grid_dependency_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
@@ -649,7 +660,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   std::uint32_t* calls = reinterpret_cast<std::uint32_t*>(me.base[me.rank] + kLlCallsOff);
   // Every thread reads the count itself (one broadcast load a warp, written by this rank's
   // previous call: kernel order), so the sends wait for no block barrier; the barrier comes
-  // after them (below), before the polls that read s_failed and before thread 0 stores the
+  // after them (below), before the polls that read s_failed and before the block stores the
   // new count at the end.
   const std::uint32_t call = calls[blk] + 1;
   if (threadIdx.x == 0) s_failed = 0;
@@ -798,8 +809,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
         if (q < world && q != me.rank) in_slot(q)[i] = empty_vec();
     store_output<T>(me.out, i, a.count, reduce_regs<T, kR>(v, own, me.rank, world));
   }
-  if (threadIdx.x == 0)
-    for (unsigned j = blk; j < static_cast<unsigned>(kMaxBlocks); j += nblk) calls[j] = call;
+  store_call_count(calls, blk, nblk, call);
 #undef LL_SEND
 #undef LL_POLL
 #if defined(SPECSIM_LL_PROBE)
@@ -985,8 +995,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     *p = empty_vec();  // plain: kernel order
     store_output<T>(me.out, i, a.count, v);
   }
-  if (threadIdx.x == 0)
-    for (unsigned j = blk; j < static_cast<unsigned>(kMaxBlocks); j += nblk) calls[j] = call;
+  store_call_count(calls, blk, nblk, call);
 }
 
 // ---------------------------------------------------------------- flag-free one-shot, one copy
@@ -1125,6 +1134,8 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) bcast_kernel(c
     if (blk < active && atomicOr(&s_failed, 0) == 0)
       for (std::uint32_t j = nvec + first; j < prev_len; j += active * blockDim.x) old[j] = empty_vec();
   }
+  // thread 0 alone here: store_call_count's loop over the block's threads measured slower in this
+  // kernel at 42-114 KB on 8 virtual ranks (3.22 against 2.83 us at 42 KB; kernels/README.md)
   if (threadIdx.x == 0) {
     for (unsigned j = blk; j < static_cast<unsigned>(kMaxBlocks); j += nblk) calls[j] = call;
     if (blk == 0) lens[cur] = nvec;  // read by the next call (kernel order), rewritten three calls on
