@@ -573,14 +573,14 @@ __device__ __forceinline__ uint4 reduce_regs(const uint4 (&v)[kR], const uint4& 
 }
 
 /// Stores a rank's new call count into calls[j] for every j = blk (mod nblk) below kMaxBlocks,
-/// so that every entry is current whatever the next call's block count. Spread over the block's
-/// threads: thread 0 alone storing the 64 entries of a one-block call measured ~1.7 us slower at
-/// 1-2 KB on 2 H200s (kernels/README.md). Call it only after every thread of the block has read the
-/// count (a block barrier in between).
-__device__ __forceinline__ void store_call_count(std::uint32_t* calls, unsigned blk, unsigned nblk,
-                                                 std::uint32_t call) {
-  for (unsigned j = blk + threadIdx.x * nblk; j < static_cast<unsigned>(kMaxBlocks); j += nblk * blockDim.x)
-    calls[j] = call;
+/// so that every entry is current whatever the next call's block count; `lanes` threads share
+/// the stores, this one being `lane` (threadIdx.x, blockDim.x: the whole block; 0, 1: one thread).
+/// The whole block where it measured faster: thread 0 alone storing the 64 entries of a one-block
+/// call measured ~1.7 us slower at 1-2 KB on 2 H200s (kernels/README.md). Call it only after every
+/// thread of the block has read the count (a block barrier in between).
+__device__ __forceinline__ void store_call_count(std::uint32_t* calls, unsigned blk, unsigned nblk, std::uint32_t call,
+                                                 unsigned lane, unsigned lanes) {
+  for (unsigned j = blk + lane * nblk; j < static_cast<unsigned>(kMaxBlocks); j += lanes * nblk) calls[j] = call;
 }
 
 /// Programmatic dependent launch (sm_90): wait until the kernels before this one in the stream
@@ -693,8 +693,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
           if (q < world && q != me.rank) store_kind(out_slot(q) + i, v, a.st_kind);
       store_output<T>(me.out, i, a.count, v);
     }
-    if (threadIdx.x == 0)
-      for (unsigned j = blk; j < static_cast<unsigned>(kMaxBlocks); j += nblk) calls[j] = call;
+    if (threadIdx.x == 0) store_call_count(calls, blk, nblk, call, 0, 1);
     return;
   }
   if (a.probe == kProbeTraffic) {
@@ -715,8 +714,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
         }
       store_output<T>(me.out, i, a.count, v);
     }
-    if (threadIdx.x == 0)
-      for (unsigned j = blk; j < static_cast<unsigned>(kMaxBlocks); j += nblk) calls[j] = call;
+    if (threadIdx.x == 0) store_call_count(calls, blk, nblk, call, 0, 1);
     return;
   }
 #endif
@@ -809,7 +807,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
         if (q < world && q != me.rank) in_slot(q)[i] = empty_vec();
     store_output<T>(me.out, i, a.count, reduce_regs<T, kR>(v, own, me.rank, world));
   }
-  store_call_count(calls, blk, nblk, call);
+  store_call_count(calls, blk, nblk, call, threadIdx.x, blockDim.x);
 #undef LL_SEND
 #undef LL_POLL
 #if defined(SPECSIM_LL_PROBE)
@@ -995,7 +993,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     *p = empty_vec();  // plain: kernel order
     store_output<T>(me.out, i, a.count, v);
   }
-  store_call_count(calls, blk, nblk, call);
+  store_call_count(calls, blk, nblk, call, threadIdx.x, blockDim.x);
 }
 
 // ---------------------------------------------------------------- flag-free one-shot, one copy
@@ -1134,10 +1132,10 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) bcast_kernel(c
     if (blk < active && atomicOr(&s_failed, 0) == 0)
       for (std::uint32_t j = nvec + first; j < prev_len; j += active * blockDim.x) old[j] = empty_vec();
   }
-  // thread 0 alone here: store_call_count's loop over the block's threads measured slower in this
-  // kernel at 42-114 KB on 8 virtual ranks (3.22 against 2.83 us at 42 KB; kernels/README.md)
+  // thread 0 alone here: the whole block's stores measured slower in this kernel at 42-114 KB on
+  // 8 virtual ranks (3.22 against 2.83 us at 42 KB; kernels/README.md)
   if (threadIdx.x == 0) {
-    for (unsigned j = blk; j < static_cast<unsigned>(kMaxBlocks); j += nblk) calls[j] = call;
+    store_call_count(calls, blk, nblk, call, 0, 1);
     if (blk == 0) lens[cur] = nvec;  // read by the next call (kernel order), rewritten three calls on
   }
 }
