@@ -1,5 +1,8 @@
 #include "spec/model_spec.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <vector>
@@ -204,13 +207,9 @@ std::string resolve_model_config(const std::string& in, const std::string& flag)
   const bool zoo_shaped = slashes <= 1 && in.front() != '/' && in.back() != '/' && in.find("..") == std::string::npos;
   const std::string zoo = (fs::path(models_dir()) / in / "config.json").string();
   if (zoo_shaped && is_file(zoo)) return zoo;
-  std::string known;
-  for (const auto& name : zoo_names()) {
-    if (!known.empty()) known += ", ";
-    known += name;
-  }
-  throw InputError(
-      "'" + in + "' is neither a config.json, a folder holding one, nor a zoo model or draft (" + known + ")", flag);
+  throw InputError(fmt::format("'{}' is neither a config.json, a folder holding one, nor a zoo model or draft ({})", in,
+                               fmt::join(zoo_names(), ", ")),
+                   flag);
 }
 
 std::string zoo_draft_config(const std::string& target_config_path, bool nextn) {
