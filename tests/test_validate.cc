@@ -3,6 +3,9 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "engine/scenario.h"
 #include "spec/resolve.h"
@@ -70,7 +73,9 @@ TEST_CASE("specsim validate: text, JSON, and bad cases") {
   CHECK(text.exit_code == 0);
   CHECK(text.out.find("skipped:") != std::string::npos);
   CHECK(text.out.find("targets:") != std::string::npos);
-  CHECK(text.out.find("(assumed zoo_gpu: test: the source names no GPU)") != std::string::npos);
+  // Assumptions are numbered notes under the table, each text once; a case's row names its notes.
+  CHECK(text.out.find("(assumed: notes 1)") != std::string::npos);
+  CHECK(text.out.find("  [1] zoo_gpu: test: the source names no GPU\n") != std::string::npos);
   const auto js = test::run_specsim({"validate", "--set", set, "--json"});
   REQUIRE(js.exit_code == 0);
   const auto j = nlohmann::json::parse(js.out);
@@ -96,6 +101,90 @@ TEST_CASE("specsim validate: text, JSON, and bad cases") {
   test::write_text(dir + "/x.json", c.dump());
   CHECK(test::run_specsim({"validate", "--set", dir}).err.find("x.json:assumptions.gpu_type") != std::string::npos);
   CHECK(test::run_specsim({"validate", "--set", dir + "/none"}).exit_code == 2);
+}
+
+namespace {
+
+// A case's `command` as arguments for run_specsim (its first word is the program's name).
+std::vector<std::string> command_args(const nlohmann::json& c) {
+  std::vector<std::string> args;
+  std::istringstream words(c.at("command").get<std::string>());
+  for (std::string w; words >> w;) args.push_back(w);
+  REQUIRE(args.size() > 1);
+  CHECK(args.front() == "specsim");
+  args.erase(args.begin());
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("validate: each case's command replays its prediction with specsim run") {
+  const std::string set = test::traces_path("../tests/data/validate-set");
+  const auto js = test::run_specsim({"validate", "--set", set, "--json"});
+  REQUIRE(js.exit_code == 0);
+  const auto cases = nlohmann::json::parse(js.out).at("cases");
+  const auto& d = cases.at(3);
+  REQUIRE(d.at("id") == "d-held-spec");
+  // Every setting of the case file, as the flag run takes (hand-written: the mapping is the contract).
+  CHECK(d.at("command") ==
+        "specsim run --model-path llama-3.1-8b --hardware h100-sxm:nvswitch --tp-size 1 --batch-size 1 --runtime "
+        "sglang --allreduce nccl --speculative-algorithm EAGLE3 --speculative-num-steps 3 --speculative-eagle-topk 1 "
+        "--speculative-num-draft-tokens 4 --accept-len 3");
+  auto args = command_args(d);
+  args.push_back("--json");
+  const auto run = test::run_specsim(args);
+  REQUIRE(run.exit_code == 0);
+  const auto spec = nlohmann::json::parse(run.out).at("scenarios").at(0).at("spec");
+  CHECK(spec.at("tok_per_s").get<double>() == Approx(d.at("predicted").at("spec_tok_s").get<double>()));
+  // No accept length and no spec figure: plain decoding alone; no zoo model: no command.
+  CHECK(cases.at(0).at("command").get<std::string>().find("--speculative-algorithm NONE") != std::string::npos);
+  CHECK(cases.at(4).at("command").is_null());
+
+  // No accept length but a measured spec tok/s: run derives the accept length from it, as validate does.
+  const std::string dir = test::fresh_dir();
+  auto c = nlohmann::json::parse(test::slurp(set + "/d-held-spec.json"));
+  c["accept_length"] = nullptr;
+  c["batch_size"] = 2;
+  c["spec_tok_s"] = 150.0;  // per stream: the whole batch's 300 goes to run
+  test::write_text(dir + "/x.json", c.dump());
+  const auto one = nlohmann::json::parse(test::run_specsim({"validate", "--set", dir, "--json"}).out).at("cases").at(0);
+  const std::string cmd = one.at("command");
+  CHECK(cmd.find("--measured-spec-tok-s 300") != std::string::npos);
+  CHECK(cmd.find("--accept-len") == std::string::npos);
+  args = command_args(one);
+  args.push_back("--json");
+  const auto implied = test::run_specsim(args);
+  REQUIRE(implied.exit_code == 0);
+  CHECK(nlohmann::json::parse(implied.out).at("scenarios").at(0).at("spec").at("accept_len").get<double>() ==
+        Approx(one.at("implied_accept_len").get<double>()));
+}
+
+TEST_CASE("validate --case: one case, its command and the run's report") {
+  const std::string set = test::traces_path("../tests/data/validate-set");
+  const auto d = test::run_specsim({"validate", "--set", set, "--case", "d-held-spec"});
+  REQUIRE(d.exit_code == 0);
+  CHECK(d.out.find("case d-held-spec (held out") != std::string::npos);
+  CHECK(d.out.find("  spec tok/s       measured    300.0") != std::string::npos);
+  CHECK(d.out.find("  replay: specsim run --model-path llama-3.1-8b") != std::string::npos);
+  CHECK(d.out.find("== all-reduce: nccl") != std::string::npos);  // the run's own report follows
+  const auto j = test::run_specsim({"validate", "--set", set, "--case", "d-held-spec", "--json"});
+  REQUIRE(j.exit_code == 0);
+  const auto dj = nlohmann::json::parse(j.out);
+  CHECK(dj.at("report").at("scenarios").at(0).at("spec").at("tok_per_s").get<double>() ==
+        Approx(dj.at("case").at("predicted").at("spec_tok_s").get<double>()));
+  CHECK(dj.at("not_run").is_null());
+  // A case the zoo cannot express is shown with the reason, not run.
+  const auto e = test::run_specsim({"validate", "--set", set, "--case", "e-skip-no-zoo"});
+  CHECK(e.exit_code == 0);
+  CHECK(e.out.find("no run: model not in the zoo") != std::string::npos);
+  CHECK(e.out.find("== all-reduce") == std::string::npos);
+  // Bad input: an unknown id, or --case with --nccl.
+  const auto none = test::run_specsim({"validate", "--set", set, "--case", "no-such-case"});
+  CHECK(none.exit_code == 2);
+  CHECK(none.out.empty());
+  CHECK(none.err.find("no case 'no-such-case'") != std::string::npos);
+  CHECK(none.err.find("--case") != std::string::npos);
+  CHECK(test::run_specsim({"validate", "--nccl", "--case", "d-held-spec"}).exit_code == 2);
 }
 
 TEST_CASE("the shipped published set loads and every case is listed") {

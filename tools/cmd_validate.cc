@@ -1,13 +1,53 @@
 // `specsim validate`: the published measurements (traces/published/) against unanchored predictions.
 #include <iostream>
+#include <optional>
+#include <utility>
 
 #include "cli_common.h"
 #include "commands.h"
+#include "engine/result_checks.h"
+#include "engine/scenario.h"
+#include "report/report.h"
 #include "spec/paths.h"
 #include "validate/nccl_check.h"
 #include "validate/validate.h"
 
 namespace specsim::cli {
+
+namespace {
+
+// `validate --case ID`: the case in words and, when it can be run, the whole report of its `specsim run`.
+int show_case(const CaseOutcome& o, bool json) {
+  std::string why_not;
+  const auto run = case_run(o.c, why_not);
+  std::optional<std::pair<Scenario, ScenarioResult>> replay;
+  try {
+    if (run) {
+      Scenario s = resolve_scenario(run->args);
+      ScenarioResult sr = run_scenario(s);
+      check_result_figures(s, sr);
+      replay.emplace(std::move(s), std::move(sr));
+    }
+  } catch (const InputError& e) {  // what the source ran is outside the model: said, as the table says it
+    why_not = "run refuses it: " + e.line();
+  }
+  if (json) {
+    nlohmann::json j{{"case", case_json(o)},
+                     {"report", replay ? report_json(replay->first, replay->second) : nullptr},
+                     {"not_run", replay ? nlohmann::json(nullptr) : nlohmann::json(why_not)}};
+    require_finite_json(j, "the case's settings");
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << case_text(o) << "\n";
+  if (replay)
+    std::cout << report_text(replay->first, replay->second);
+  else if (run)
+    std::cout << why_not << "\n";
+  return kExitOk;
+}
+
+}  // namespace
 
 int cmd_validate(int argc, char** argv) {
   CLI::App app{"specsim validate: published speculative-decoding measurements against unanchored predictions"};
@@ -19,6 +59,10 @@ int cmd_validate(int argc, char** argv) {
   app.add_flag("--nccl", nccl, "instead: the NCCL model against the nccl-tests logs (8 KB - 1 MB)");
   app.add_option("--nccl-logs", nccl_dir, "folder with index.json and the logs (default: traces/nccl-tests/)");
   app.add_flag("--json", json, "print the result as one JSON object");
+  std::string case_id;
+  app.add_option("--case", case_id,
+                 "one case: its row, its assumptions, the `specsim run` command that replays it and that run's report")
+      ->excludes("--nccl");
   return guarded(app, argc, argv, [&] {
     if (nccl) {
       if (nccl_dir.empty()) nccl_dir = models_dir() + "/../traces/nccl-tests";
@@ -32,6 +76,7 @@ int cmd_validate(int argc, char** argv) {
     const bool builtin = set.empty();
     if (builtin) set = models_dir() + "/../traces/published";
     const ValidateResult r = run_validate(set, builtin ? "traces/published" : set);
+    if (!case_id.empty()) return show_case(find_case(r, case_id), json);
     if (json)
       std::cout << validate_json(r).dump(2) << "\n";
     else

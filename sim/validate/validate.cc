@@ -1,9 +1,11 @@
 #include "validate/validate.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "engine/scenario.h"
 #include "spec/paths.h"
@@ -30,26 +32,55 @@ std::string algorithm_flag(const PublishedCase& c) {
   return "EAGLE";
 }
 
+}  // namespace
+
+std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not) {
+  if (!c.zoo_model) return why_not = "model not in the zoo (zoo_model null)", std::nullopt;
+  if (!c.zoo_gpu) return why_not = "GPU not stated or not in the zoo (zoo_gpu null)", std::nullopt;
+  if (!c.tp) return why_not = "tp not stated", std::nullopt;
+  if (!c.batch_size) return why_not = "batch size not stated", std::nullopt;
+  CaseRun r;
+  // Each setting goes into the arguments and, as its flag, into the command that replays it.
+  auto put = [&r](const char* flag, auto& field, const auto& value) {
+    field = value;
+    r.flags.insert(r.flags.end(), {flag, fmt::format("{}", value)});
+  };
+  RunArgs& a = r.args;
+  put("--model-path", a.model_path, *c.zoo_model);
+  if (c.zoo_draft) put("--speculative-draft-model-path", a.draft_model_path, *c.zoo_draft);
+  put("--hardware", a.hardware, *c.zoo_gpu + ":" + c.zoo_topology.value_or("nvswitch"));
+  put("--tp-size", a.tp_size, *c.tp);
+  put("--batch-size", a.batch_size, *c.batch_size);
+  put("--runtime", a.runtime, std::string(c.serving == "vLLM" ? "vllm" : "sglang"));
+  a.allreduce = {"nccl"};
+  r.flags.insert(r.flags.end(), {"--allreduce", "nccl"});
+  // The accept length as the source gives it; without one the measured spec tok/s implies it
+  // (run's --measured-spec-tok-s anchor); with neither, plain decoding alone.
+  if (!c.accept_length && !c.spec_tok_s) {
+    put("--speculative-algorithm", a.algorithm, std::string("NONE"));
+    return r;
+  }
+  put("--speculative-algorithm", a.algorithm, algorithm_flag(c));
+  if (c.num_steps) put("--speculative-num-steps", a.num_steps, *c.num_steps);
+  if (c.topk) put("--speculative-eagle-topk", a.topk, *c.topk);
+  if (c.num_draft_tokens) put("--speculative-num-draft-tokens", a.num_draft_tokens, *c.num_draft_tokens);
+  if (c.accept_length)
+    put("--accept-len", a.accept_len, *c.accept_length);
+  else
+    put("--measured-spec-tok-s", a.measured_spec_tok_s, *c.spec_tok_s * *c.batch_size);
+  return r;
+}
+
+std::string case_run_command(const CaseRun& r) { return fmt::format("specsim run {}", fmt::join(r.flags, " ")); }
+
+namespace {
+
 CaseOutcome predict(const PublishedCase& c) {
   CaseOutcome o;
   o.c = c;
-  if (!c.zoo_model) return o.skipped = "model not in the zoo (zoo_model null)", o;
-  if (!c.zoo_gpu) return o.skipped = "GPU not stated or not in the zoo (zoo_gpu null)", o;
-  if (!c.tp) return o.skipped = "tp not stated", o;
-  if (!c.batch_size) return o.skipped = "batch size not stated", o;
-  RunArgs a;
-  a.model_path = *c.zoo_model;
-  if (c.zoo_draft) a.draft_model_path = models_dir() + "/" + *c.zoo_draft;
-  a.hardware = *c.zoo_gpu + ":" + c.zoo_topology.value_or("nvswitch");
-  a.tp_size = *c.tp;
-  a.batch_size = *c.batch_size;
-  a.runtime = c.serving == "vLLM" ? "vllm" : "sglang";
-  a.allreduce = {"nccl"};
-  a.algorithm = algorithm_flag(c);
-  a.num_steps = c.num_steps, a.topk = c.topk, a.num_draft_tokens = c.num_draft_tokens;
-  // Without a stated accept length the cycle is still timed (accept len 1 as a placeholder) so
-  // the measured spec tok/s can imply one; no spec tok/s is predicted then.
-  a.accept_len = c.accept_length.value_or(1.0);
+  const std::optional<CaseRun> run = case_run(c, o.skipped);
+  if (!run) return o;
+  const RunArgs& a = run->args;
   auto evaluate = [&](const RunArgs& args) {
     const Scenario s = resolve_scenario(args);
     const ScenarioResult r = run_scenario(s);
@@ -61,12 +92,12 @@ CaseOutcome predict(const PublishedCase& c) {
   try {
     const CycleResult cr = evaluate(a);
     o.baseline_tok_s = cr.baseline_tok_s / bs;
-    if (c.spec_tok_s) o.implied_accept_len = *c.spec_tok_s * cr.cycle_us / 1e6;
     if (c.accept_length) {
       o.spec_tok_s = cr.spec_tok_s / bs;
       o.speedup = cr.speedup;
     } else {
       o.spec_skipped = "no accept length stated";
+      if (c.spec_tok_s) o.implied_accept_len = cr.accept_len;
     }
     return o;
   } catch (const InputError& e) {
@@ -76,6 +107,7 @@ CaseOutcome predict(const PublishedCase& c) {
     RunArgs plain = a;
     plain.algorithm = "NONE";
     plain.accept_len.reset();
+    plain.measured_spec_tok_s.reset();
     o.baseline_tok_s = evaluate(plain).baseline_tok_s / bs;
   } catch (const InputError& e) {
     o.skipped = "cannot model: " + e.line();
@@ -126,6 +158,12 @@ json assumptions_json(const PublishedCase& c) {
   return a;
 }
 
+json command_json(const PublishedCase& c) {
+  std::string why_not;
+  const auto run = case_run(c, why_not);
+  return run ? json(case_run_command(*run)) : json(nullptr);
+}
+
 json stats_json(const ErrorStats& s) {
   return {{"n", s.n},
           {"median_abs_error_pct", s.n ? json(s.median_abs_pct) : json(nullptr)},
@@ -163,6 +201,59 @@ ValidateResult run_validate(const std::string& set_dir, const std::string& label
   return r;
 }
 
+json case_json(const CaseOutcome& o) {
+  return {
+      {"id", o.c.id},
+      {"file", o.c.file},
+      {"role", o.c.held_out ? "held_out" : "fit"},
+      {"skipped", o.skipped.empty() ? json(nullptr) : json(o.skipped)},
+      {"spec_skipped", o.spec_skipped.empty() ? json(nullptr) : json(o.spec_skipped)},
+      {"implied_accept_len", opt(o.implied_accept_len)},
+      {"assumptions", assumptions_json(o.c)},
+      {"command", command_json(o.c)},
+      {"measured",
+       {{"baseline_tok_s", opt(o.c.baseline_tok_s)},
+        {"spec_tok_s", opt(o.c.spec_tok_s)},
+        {"speedup", opt(o.c.speedup())}}},
+      {"predicted",
+       {{"baseline_tok_s", opt(o.baseline_tok_s)}, {"spec_tok_s", opt(o.spec_tok_s)}, {"speedup", opt(o.speedup)}}}};
+}
+
+const CaseOutcome& find_case(const ValidateResult& r, const std::string& id) {
+  for (const auto& o : r.cases)
+    if (o.c.id == id) return o;
+  throw InputError(fmt::format("no case '{}' in {} (the ids are the first column of `specsim validate`)", id, r.set),
+                   "--case");
+}
+
+std::string case_text(const CaseOutcome& o) {
+  const auto figure = [](const char* what, std::optional<double> pred, std::optional<double> meas, const char* f) {
+    return fmt::format("  {:<16} measured {:>8}  predicted {:>8}  error {:>6}\n", what, cell(meas, f), cell(pred, f),
+                       err_cell(pred, meas));
+  };
+  std::string out =
+      fmt::format("case {} ({}, {})\n  source: {}\n", o.c.id, o.c.held_out ? "held out" : "fit", o.c.file, o.c.url);
+  if (!o.skipped.empty()) out += fmt::format("  not predicted: {}\n", o.skipped);
+  out += figure("baseline tok/s", o.baseline_tok_s, o.c.baseline_tok_s, "{:.1f}");
+  out += figure("spec tok/s", o.spec_tok_s, o.c.spec_tok_s, "{:.1f}");
+  out += figure("speedup", o.speedup, o.c.speedup(), "{:.2f}");
+  if (o.c.accept_length)
+    out += fmt::format("  accept len       {:.3g} (as the source states it)\n", *o.c.accept_length);
+  if (o.implied_accept_len)
+    out += fmt::format("  accept len       {:.2f} (implied by the measured spec tok/s; none stated)\n",
+                       *o.implied_accept_len);
+  if (!o.spec_skipped.empty()) out += fmt::format("  speculation not predicted: {}\n", o.spec_skipped);
+  for (const auto& [field, why] : o.c.assumptions) out += fmt::format("  assumed {}: {}\n", field, why);
+  std::string why_not;
+  const auto run = case_run(o.c, why_not);
+  if (!run) return out + fmt::format("  no run: {}\n", why_not);
+  out += fmt::format("  replay: {}\n", case_run_command(*run));
+  if (o.c.batch_size && *o.c.batch_size > 1)
+    out += fmt::format("  (the figures above are per request stream; the run reports the whole batch of {})\n",
+                       *o.c.batch_size);
+  return out;
+}
+
 std::string validate_text(const ValidateResult& r) {
   std::string out = fmt::format(
       "published cases in {}: {} (predicted without anchors; tok/s per request stream; error = predicted / "
@@ -171,6 +262,9 @@ std::string validate_text(const ValidateResult& r) {
   out += fmt::format("  {:<48} {:<8} {:>8} {:>8} {:>6}  {:>8} {:>8} {:>6}  {:>6} {:>6} {:>6}\n", "case", "role", "base",
                      "pred", "err", "spec", "pred", "err", "x", "pred", "err");
   std::string skipped;
+  // A source's assumption is often shared by its cases (the GPU variant, the draft): each text once.
+  std::vector<std::pair<std::string, std::string>> notes;
+  std::map<std::pair<std::string, std::string>, int> note_number;
   for (const auto& o : r.cases) {
     if (!o.skipped.empty()) {
       skipped += fmt::format("  {:<48} {}\n", o.c.id, o.skipped);
@@ -182,13 +276,25 @@ std::string validate_text(const ValidateResult& r) {
                        err_cell(o.baseline_tok_s, o.c.baseline_tok_s), cell(o.c.spec_tok_s), cell(o.spec_tok_s),
                        err_cell(o.spec_tok_s, o.c.spec_tok_s), cell(mx, "{:.2f}"), cell(o.speedup, "{:.2f}"),
                        err_cell(o.speedup, mx));
-    for (const auto& [field, why] : o.c.assumptions) out += fmt::format("  {:<48} (assumed {}: {})\n", "", field, why);
+    if (!o.c.assumptions.empty()) {
+      std::vector<int> refs;
+      for (const auto& a : o.c.assumptions) {
+        const auto [it, added] = note_number.try_emplace(a, static_cast<int>(notes.size()) + 1);
+        if (added) notes.push_back(a);
+        refs.push_back(it->second);
+      }
+      std::sort(refs.begin(), refs.end());
+      out += fmt::format("  {:<48} (assumed: notes {})\n", "", fmt::join(refs, ", "));
+    }
     if (!o.spec_skipped.empty())
       out += fmt::format("  {:<48} (speculation not predicted: {}{})\n", "", o.spec_skipped,
                          o.implied_accept_len
                              ? fmt::format("; the measured spec tok/s implies accept len {:.2f}", *o.implied_accept_len)
                              : "");
   }
+  if (!notes.empty()) out += "\nassumptions (what a source does not state and a case fills in):\n";
+  for (size_t i = 0; i < notes.size(); ++i)
+    out += fmt::format("  [{}] {}: {}\n", i + 1, notes[i].first, notes[i].second);
   if (!skipped.empty()) out += "\nskipped:\n" + skipped;
   out += "\nerrors (|predicted/measured - 1|):\n";
   const char* role[2] = {"fit", "held-out"};
@@ -209,23 +315,7 @@ std::string validate_text(const ValidateResult& r) {
 
 json validate_json(const ValidateResult& r) {
   json cases = json::array();
-  for (const auto& o : r.cases) {
-    json c = {
-        {"id", o.c.id},
-        {"file", o.c.file},
-        {"role", o.c.held_out ? "held_out" : "fit"},
-        {"skipped", o.skipped.empty() ? json(nullptr) : json(o.skipped)},
-        {"spec_skipped", o.spec_skipped.empty() ? json(nullptr) : json(o.spec_skipped)},
-        {"implied_accept_len", opt(o.implied_accept_len)},
-        {"assumptions", assumptions_json(o.c)},
-        {"measured",
-         {{"baseline_tok_s", opt(o.c.baseline_tok_s)},
-          {"spec_tok_s", opt(o.c.spec_tok_s)},
-          {"speedup", opt(o.c.speedup())}}},
-        {"predicted",
-         {{"baseline_tok_s", opt(o.baseline_tok_s)}, {"spec_tok_s", opt(o.spec_tok_s)}, {"speedup", opt(o.speedup)}}}};
-    cases.push_back(c);
-  }
+  for (const auto& o : r.cases) cases.push_back(case_json(o));
   json summary = json::object();
   const char* role[2] = {"fit", "held_out"};
   for (int h = 0; h < 2; ++h)

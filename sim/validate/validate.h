@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/resolve.h"
 #include "validate/published_case.h"
 
 namespace specsim {
@@ -18,6 +19,19 @@ struct CaseOutcome {
   std::optional<double> baseline_tok_s, spec_tok_s, speedup;  ///< predicted, per request stream
   std::optional<double> implied_accept_len;  ///< measured spec tok/s x predicted cycle (no accept length given)
 };
+
+/// How validate runs a case: the run's arguments, and the same settings as `specsim run` flags.
+struct CaseRun {
+  RunArgs args;
+  std::vector<std::string> flags;
+};
+
+/// The case's run; std::nullopt, with the reason in `why_not`, when the case states too little to
+/// model (no zoo model, GPU, tp or batch size).
+std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not);
+
+/// "specsim run FLAGS": the command that prints the case's whole cycle report, phase by phase.
+std::string case_run_command(const CaseRun& r);
 
 /// Error of a prediction against a measurement, percent (positive: predicted too fast).
 double error_pct(double predicted, double measured);
@@ -49,6 +63,14 @@ struct ValidateResult {
 /// on a bad case; cases the zoo cannot express are skipped with the reason.
 ValidateResult run_validate(const std::string& set_dir, const std::string& label = "");
 
+/// The case `id` of `r`; InputError naming --case when there is none.
+const CaseOutcome& find_case(const ValidateResult& r, const std::string& id);
+
+/// One case in words: source, measured and predicted figures, assumptions, and its `specsim run` command.
+std::string case_text(const CaseOutcome& o);
+nlohmann::json case_json(const CaseOutcome& o);
+
+/// The table; assumptions are numbered notes under it, each text printed once.
 std::string validate_text(const ValidateResult& r);
 nlohmann::json validate_json(const ValidateResult& r);
 
