@@ -8,7 +8,6 @@
 #include <map>
 
 #include "engine/scenario.h"
-#include "spec/paths.h"
 #include "spec/resolve.h"
 #include "util/error.h"
 
