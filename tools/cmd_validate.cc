@@ -18,18 +18,17 @@ namespace {
 
 // `validate --case ID`: the case in words and, when it can be run, the whole report of its `specsim run`.
 int show_case(const CaseOutcome& o, bool json) {
-  std::string why_not;
-  const auto run = case_run(o.c, why_not);
+  std::string why_not = o.skipped;  // no run: the case states too little
   std::optional<std::pair<Scenario, ScenarioResult>> replay;
-  try {
-    if (run) {
-      Scenario s = resolve_scenario(run->args);
+  if (o.run) {
+    try {
+      Scenario s = resolve_scenario(o.run->args);
       ScenarioResult sr = run_scenario(s);
       check_result_figures(s, sr);
       replay.emplace(std::move(s), std::move(sr));
+    } catch (const InputError& e) {  // what the source ran is outside the model: said, as the table says it
+      why_not = "run refuses it: " + e.line();
     }
-  } catch (const InputError& e) {  // what the source ran is outside the model: said, as the table says it
-    why_not = "run refuses it: " + e.line();
   }
   if (json) {
     nlohmann::json j{{"case", case_json(o)},
@@ -42,7 +41,7 @@ int show_case(const CaseOutcome& o, bool json) {
   std::cout << case_text(o) << "\n";
   if (replay)
     std::cout << report_text(replay->first, replay->second);
-  else if (run)
+  else if (o.run)
     std::cout << why_not << "\n";
   return kExitOk;
 }
@@ -75,8 +74,9 @@ int cmd_validate(int argc, char** argv) {
     }
     const bool builtin = set.empty();
     if (builtin) set = models_dir() + "/../traces/published";
-    const ValidateResult r = run_validate(set, builtin ? "traces/published" : set);
-    if (!case_id.empty()) return show_case(find_case(r, case_id), json);
+    const std::string label = builtin ? "traces/published" : set;
+    if (!case_id.empty()) return show_case(validate_case(set, case_id, label), json);
+    const ValidateResult r = run_validate(set, label);
     if (json)
       std::cout << validate_json(r).dump(2) << "\n";
     else

@@ -31,8 +31,8 @@ std::string algorithm_flag(const PublishedCase& c) {
   return "EAGLE";
 }
 
-}  // namespace
-
+// The case's run; std::nullopt, with the reason in `why_not`, when the case states too little to
+// model (no zoo model, GPU, tp or batch size).
 std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not) {
   if (!c.zoo_model) return why_not = "model not in the zoo (zoo_model null)", std::nullopt;
   if (!c.zoo_gpu) return why_not = "GPU not stated or not in the zoo (zoo_gpu null)", std::nullopt;
@@ -72,14 +72,12 @@ std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not) {
 
 std::string case_run_command(const CaseRun& r) { return fmt::format("specsim run {}", fmt::join(r.flags, " ")); }
 
-namespace {
-
 CaseOutcome predict(const PublishedCase& c) {
   CaseOutcome o;
   o.c = c;
-  const std::optional<CaseRun> run = case_run(c, o.skipped);
-  if (!run) return o;
-  const RunArgs& a = run->args;
+  o.run = case_run(c, o.skipped);
+  if (!o.run) return o;
+  const RunArgs& a = o.run->args;
   auto evaluate = [&](const RunArgs& args) {
     const Scenario s = resolve_scenario(args);
     const ScenarioResult r = run_scenario(s);
@@ -157,12 +155,6 @@ json assumptions_json(const PublishedCase& c) {
   return a;
 }
 
-json command_json(const PublishedCase& c) {
-  std::string why_not;
-  const auto run = case_run(c, why_not);
-  return run ? json(case_run_command(*run)) : json(nullptr);
-}
-
 json stats_json(const ErrorStats& s) {
   return {{"n", s.n},
           {"median_abs_error_pct", s.n ? json(s.median_abs_pct) : json(nullptr)},
@@ -209,7 +201,7 @@ json case_json(const CaseOutcome& o) {
       {"spec_skipped", o.spec_skipped.empty() ? json(nullptr) : json(o.spec_skipped)},
       {"implied_accept_len", opt(o.implied_accept_len)},
       {"assumptions", assumptions_json(o.c)},
-      {"command", command_json(o.c)},
+      {"command", o.run ? json(case_run_command(*o.run)) : json(nullptr)},
       {"measured",
        {{"baseline_tok_s", opt(o.c.baseline_tok_s)},
         {"spec_tok_s", opt(o.c.spec_tok_s)},
@@ -218,10 +210,11 @@ json case_json(const CaseOutcome& o) {
        {{"baseline_tok_s", opt(o.baseline_tok_s)}, {"spec_tok_s", opt(o.spec_tok_s)}, {"speedup", opt(o.speedup)}}}};
 }
 
-const CaseOutcome& find_case(const ValidateResult& r, const std::string& id) {
-  for (const auto& o : r.cases)
-    if (o.c.id == id) return o;
-  throw InputError(fmt::format("no case '{}' in {} (the ids are the first column of `specsim validate`)", id, r.set),
+CaseOutcome validate_case(const std::string& set_dir, const std::string& id, const std::string& label) {
+  for (const auto& c : load_published_set(set_dir, "--set"))
+    if (c.id == id) return predict(c);
+  throw InputError(fmt::format("no case '{}' in {} (the ids are the first column of `specsim validate`)", id,
+                               label.empty() ? set_dir : label),
                    "--case");
 }
 
@@ -243,10 +236,8 @@ std::string case_text(const CaseOutcome& o) {
                        *o.implied_accept_len);
   if (!o.spec_skipped.empty()) out += fmt::format("  speculation not predicted: {}\n", o.spec_skipped);
   for (const auto& [field, why] : o.c.assumptions) out += fmt::format("  assumed {}: {}\n", field, why);
-  std::string why_not;
-  const auto run = case_run(o.c, why_not);
-  if (!run) return out + fmt::format("  no run: {}\n", why_not);
-  out += fmt::format("  replay: {}\n", case_run_command(*run));
+  if (!o.run) return out + fmt::format("  no run: {}\n", o.skipped);
+  out += fmt::format("  replay: {}\n", case_run_command(*o.run));
   if (o.c.batch_size && *o.c.batch_size > 1)
     out += fmt::format("  (the figures above are per request stream; the run reports the whole batch of {})\n",
                        *o.c.batch_size);

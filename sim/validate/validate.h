@@ -11,27 +11,22 @@
 
 namespace specsim {
 
-/// One case predicted. `skipped` non-empty: no prediction, and why.
-struct CaseOutcome {
-  PublishedCase c;
-  std::string skipped;
-  std::string spec_skipped;  ///< baseline predicted, speculation not (e.g. no accept length)
-  std::optional<double> baseline_tok_s, spec_tok_s, speedup;  ///< predicted, per request stream
-  std::optional<double> implied_accept_len;  ///< measured spec tok/s x predicted cycle (no accept length given)
-};
-
-/// How validate runs a case: the run's arguments, and the same settings as `specsim run` flags.
+/// How validate runs a case: the run's arguments, and the same settings as `specsim run` flags
+/// (the command that prints the case's whole cycle report, phase by phase).
 struct CaseRun {
   RunArgs args;
   std::vector<std::string> flags;
 };
 
-/// The case's run; std::nullopt, with the reason in `why_not`, when the case states too little to
-/// model (no zoo model, GPU, tp or batch size).
-std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not);
-
-/// "specsim run FLAGS": the command that prints the case's whole cycle report, phase by phase.
-std::string case_run_command(const CaseRun& r);
+/// One case predicted. `skipped` non-empty: no prediction, and why.
+struct CaseOutcome {
+  PublishedCase c;
+  std::optional<CaseRun> run;  ///< none: the case states too little to model (why in `skipped`)
+  std::string skipped;
+  std::string spec_skipped;  ///< baseline predicted, speculation not (e.g. no accept length)
+  std::optional<double> baseline_tok_s, spec_tok_s, speedup;  ///< predicted, per request stream
+  std::optional<double> implied_accept_len;  ///< measured spec tok/s x predicted cycle (no accept length given)
+};
 
 /// Error of a prediction against a measurement, percent (positive: predicted too fast).
 double error_pct(double predicted, double measured);
@@ -63,8 +58,8 @@ struct ValidateResult {
 /// on a bad case; cases the zoo cannot express are skipped with the reason.
 ValidateResult run_validate(const std::string& set_dir, const std::string& label = "");
 
-/// The case `id` of `r`; InputError naming --case when there is none.
-const CaseOutcome& find_case(const ValidateResult& r, const std::string& id);
+/// The case `id` of the set, predicted alone; InputError naming --case when there is none.
+CaseOutcome validate_case(const std::string& set_dir, const std::string& id, const std::string& label = "");
 
 /// One case in words: source, measured and predicted figures, assumptions, and its `specsim run` command.
 std::string case_text(const CaseOutcome& o);
