@@ -1,4 +1,5 @@
 // `specsim validate`: published cases predicted without anchors, errors per role, targets.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -204,6 +205,33 @@ TEST_CASE("the shipped published set loads and every case is listed") {
   }
   CHECK(files >= 19);
   CHECK(j.at("cases").size() == files);
+}
+
+TEST_CASE("every shipped case's command, run as printed, gives validate's prediction") {
+  const auto r = test::run_specsim({"validate", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const auto shipped = nlohmann::json::parse(r.out);
+  int replayed = 0;
+  for (const auto& c : shipped.at("cases")) {
+    if (c.at("command").is_null() || !c.at("skipped").is_null()) continue;
+    INFO(c.at("id").get<std::string>());
+    auto args = command_args(c);
+    args.push_back("--json");
+    const auto run = test::run_specsim(args);
+    REQUIRE(run.exit_code == 0);
+    const auto s = nlohmann::json::parse(run.out).at("scenarios").at(0);
+    const auto bs_flag = std::find(args.begin(), args.end(), std::string("--batch-size"));
+    REQUIRE(bs_flag + 1 < args.end());
+    const double bs = std::stod(*(bs_flag + 1));  // run reports the whole batch, validate per stream
+    const auto& pred = c.at("predicted");
+    CHECK(s.at("baseline").at("tok_per_s").get<double>() / bs == Approx(pred.at("baseline_tok_s").get<double>()));
+    if (!pred.at("spec_tok_s").is_null())
+      CHECK(s.at("spec").at("tok_per_s").get<double>() / bs == Approx(pred.at("spec_tok_s").get<double>()));
+    if (!c.at("implied_accept_len").is_null())
+      CHECK(s.at("spec").at("accept_len").get<double>() == Approx(c.at("implied_accept_len").get<double>()));
+    ++replayed;
+  }
+  CHECK(replayed >= 19);
 }
 
 TEST_CASE("validate --nccl: the NCCL model against the A100 nccl-tests log, 8 KB - 1 MB") {
