@@ -7,7 +7,7 @@
 #include <string>
 
 #include "car_layout.h"
-#include "cost/custom_ar_policy.h"
+#include "scenario/custom_ar_policy.h"
 #include "custom_allreduce.h"
 
 namespace specsim::car {

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cost/custom_ar_policy.h"
+#include "scenario/custom_ar_policy.h"
 
 namespace specsim::car {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "accept/fit.h"
-#include "accept/sglang_draft_rule.h"
+#include "scenario/sglang_draft_rule.h"
 #include "accept/tree_model.h"
-#include "engine/accept.h"
+#include "accept/accept_len.h"
 #include "util/error.h"
 
 using namespace specsim;

@@ -5,8 +5,8 @@
 #include "cost/allreduce_backends.h"
 #include "cost/custom_ar_model.h"
 #include "cost/nccl_model.h"
-#include "engine/scenario.h"
-#include "spec/resolve.h"
+#include "evaluate/evaluate_scenario.h"
+#include "scenario/resolve.h"
 #include "sweep/sweep.h"
 #include "util/error.h"
 

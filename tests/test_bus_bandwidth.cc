@@ -1,14 +1,14 @@
 // Bandwidth conversions (cost/bus_bandwidth.h) by hand and against a real nccl-tests log, and the
-// lookup of a measured NCCL curve's piece (cost/nccl_fit_curve.h) that the NCCL model and the
+// lookup of a measured NCCL curve's piece (cost/nccl_curve_cost.h) that the NCCL model and the
 // calibration share.
 #include <catch2/catch.hpp>
 
 #include "cost/bus_bandwidth.h"
-#include "cost/nccl_fit_curve.h"
+#include "cost/nccl_curve_cost.h"
 #include "cost/nccl_model.h"
 #include "ingest/nccl_tests.h"
 #include "ingest/text_lines.h"
-#include "spec/hardware.h"
+#include "scenario/hardware.h"
 #include "test_util.h"
 
 using namespace specsim;

@@ -114,7 +114,7 @@ TEST_CASE("check: bad input exits 2") {
 }
 
 TEST_CASE("tolerance parsing") {
-  using specsim::sweep::parse_tolerance;
+  using specsim::check::parse_tolerance;
   CHECK(parse_tolerance("3%") == Approx(0.03));
   CHECK(parse_tolerance("0.05") == Approx(0.05));
   CHECK(parse_tolerance("0") == 0);

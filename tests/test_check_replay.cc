@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "check/check_replay.h"
-#include "engine/scenario.h"
-#include "measured/replay_result.h"
-#include "spec/resolve.h"
+#include "evaluate/evaluate_scenario.h"
+#include "replay_report/replay_report.h"
+#include "scenario/resolve.h"
 #include "test_util.h"
 #include "util/error.h"
 
@@ -50,45 +50,45 @@ TEST_CASE("check --replay: baseline kinds") {
   const json replay = fake_replay_report(llama_tp(8));
   const json analytic =
       json::parse(run_specsim({"run", "--json", "--model-path", "llama-3.1-8b", "--accept-len", "3"}).out);
-  CHECK(sweep::baseline_kind(replay) == sweep::BaselineKind::Replay);
-  CHECK(sweep::baseline_kind(analytic) == sweep::BaselineKind::Analytic);
-  CHECK(sweep::baseline_kind(json{{"hello", 1}}) == sweep::BaselineKind::Unknown);
-  CHECK_THROWS_AS(sweep::require_baseline_kind(analytic, true, "b"), InputError);
-  CHECK_THROWS_AS(sweep::require_baseline_kind(replay, false, "b"), InputError);
-  CHECK_NOTHROW(sweep::require_baseline_kind(replay, true, "b"));
-  CHECK_NOTHROW(sweep::require_baseline_kind(analytic, false, "b"));
-  CHECK_NOTHROW(sweep::validate_replay_report(replay, "b"));
+  CHECK(check::baseline_kind(replay) == check::BaselineKind::Replay);
+  CHECK(check::baseline_kind(analytic) == check::BaselineKind::Analytic);
+  CHECK(check::baseline_kind(json{{"hello", 1}}) == check::BaselineKind::Unknown);
+  CHECK_THROWS_AS(check::require_baseline_kind(analytic, true, "b"), InputError);
+  CHECK_THROWS_AS(check::require_baseline_kind(replay, false, "b"), InputError);
+  CHECK_NOTHROW(check::require_baseline_kind(replay, true, "b"));
+  CHECK_NOTHROW(check::require_baseline_kind(analytic, false, "b"));
+  CHECK_NOTHROW(check::validate_replay_report(replay, "b"));
   json broken = replay;
   broken["phases"][0]["measured"].erase("us");
-  CHECK_THROWS_AS(sweep::validate_replay_report(broken, "b"), InputError);
+  CHECK_THROWS_AS(check::validate_replay_report(broken, "b"), InputError);
 }
 
 TEST_CASE("check --replay: measured phase comparison") {
   const json base = fake_replay_report(llama_tp(8));
   REQUIRE(base["phases"].size() >= 2);
   json now = base;
-  CHECK(sweep::replay_input_differences(base, now).empty());
+  CHECK(check::replay_input_differences(base, now).empty());
   now["phases"][0]["measured"]["us"] = base["phases"][0]["measured"]["us"].get<double>() * 1.02;  // within 3%
   now["phases"][1]["measured"]["us"] = base["phases"][1]["measured"]["us"].get<double>() * 1.10;  // beyond
-  auto rows = sweep::compare_replay_reports(base, now, 0.03);
+  auto rows = check::compare_replay_reports(base, now, 0.03);
   REQUIRE(rows.size() == base["phases"].size());
   CHECK(rows[0].status == "ok");
   CHECK(rows[1].status == "REGRESSED");
   CHECK(rows[1].regressed);
   CHECK(rows[1].delta == Approx(0.10));
   now["phases"].erase(now["phases"].begin());
-  rows = sweep::compare_replay_reports(base, now, 0.03);
+  rows = check::compare_replay_reports(base, now, 0.03);
   CHECK(rows[0].status == "MISSING");
   now["device"] = "NVIDIA H100";
   now["scenario"]["tp"] = 4;
-  const auto diffs = sweep::replay_input_differences(base, now);
+  const auto diffs = check::replay_input_differences(base, now);
   REQUIRE(diffs.size() == 2);
   CHECK(diffs[0] == "scenario/tp: baseline 8, now 4");
 }
 
 TEST_CASE("check --replay: the plan's distinct all-reduces") {
   const ScenarioResult r8 = run_scenario(resolve_scenario(llama_tp(8)));
-  const auto cases = sweep::distinct_allreduces(r8.plan);
+  const auto cases = distinct_allreduces(r8.plan);
   REQUIRE(!cases.empty());
   for (const auto& c : cases) {
     CHECK(c.bytes > 0);
@@ -102,23 +102,23 @@ TEST_CASE("check --replay: the plan's distinct all-reduces") {
     for (const auto& c : cases) calls += c.phase == p.kind ? c.calls : 0;
     CHECK(calls == p.count_of(OpKind::AllReduce));
   }
-  CHECK(sweep::distinct_allreduces(run_scenario(resolve_scenario(llama_tp(1))).plan).empty());
+  CHECK(distinct_allreduces(run_scenario(resolve_scenario(llama_tp(1))).plan).empty());
 }
 
 TEST_CASE("check --replay: verification lines") {
-  sweep::VerifyResult ok{"custom:one-shot-push", "verify", 32768, 8, true, 0, 131072, ""};
+  VerifyResult ok{"custom:one-shot-push", "verify", 32768, 8, true, 0, 131072, ""};
   CHECK(!ok.failed());
-  CHECK(sweep::verify_line(ok) ==
+  CHECK(verify_line(ok) ==
         "allreduce verify: custom:one-shot-push verify 32768 bytes x 8 ranks: ok (131072 elements match the CPU "
         "reference)");
-  sweep::VerifyResult bad = ok;
+  VerifyResult bad = ok;
   bad.wrong = 131072;
   CHECK(bad.failed());
-  CHECK(sweep::verify_line(bad).find("WRONG: 131072 of 131072 elements") != std::string::npos);
-  sweep::VerifyResult nccl{"nccl", "", 0, 8, false, 0, 0, "not verified: needs 8 GPUs, this machine has 1"};
+  CHECK(verify_line(bad).find("WRONG: 131072 of 131072 elements") != std::string::npos);
+  VerifyResult nccl{"nccl", "", 0, 8, false, 0, 0, "not verified: needs 8 GPUs, this machine has 1"};
   CHECK(!nccl.failed());  // visible, but not a failure
-  CHECK(sweep::verify_line(nccl) == "allreduce verify: nccl: not verified: needs 8 GPUs, this machine has 1");
-  sweep::VerifyResult err{"custom:two-shot", "verify", 64, 8, false, 0, 0, "ERROR: timed out"};
+  CHECK(verify_line(nccl) == "allreduce verify: nccl: not verified: needs 8 GPUs, this machine has 1");
+  VerifyResult err{"custom:two-shot", "verify", 64, 8, false, 0, 0, "ERROR: timed out"};
   CHECK(err.failed());
 }
 

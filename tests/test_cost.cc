@@ -5,7 +5,7 @@
 #include "cost/compute_cost.h"
 #include "cost/custom_ar_model.h"
 #include "cost/nccl_model.h"
-#include "engine/accept.h"
+#include "accept/accept_len.h"
 #include "engine/phase_timer.h"
 #include "plan/cycle_plan.h"
 #include "plan/op_builders.h"

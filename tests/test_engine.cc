@@ -1,9 +1,9 @@
 // The scenario engine: the built-in scenario's anchoring, tok/s and break-even algebra.
 #include <catch2/catch.hpp>
 
-#include "engine/scenario.h"
+#include "evaluate/evaluate_scenario.h"
 #include "report/report.h"
-#include "spec/resolve.h"
+#include "scenario/resolve.h"
 #include "util/error.h"
 
 using namespace specsim;

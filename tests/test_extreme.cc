@@ -3,8 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "engine/scenario.h"
-#include "spec/resolve.h"
+#include "evaluate/evaluate_scenario.h"
+#include "scenario/resolve.h"
 #include "test_util.h"
 #include "util/error.h"
 

@@ -4,13 +4,13 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "calibrate/nccl_fit.h"
+#include "calibrate/nccl_tests_fit.h"
 #include "cost/nccl_model.h"
 #include "ingest/nccl_tests.h"
 #include "ingest/sglang_log.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
-#include "spec/hardware.h"
+#include "scenario/hardware.h"
 #include "test_util.h"
 #include "util/error.h"
 

@@ -9,7 +9,7 @@
 
 #include "cost/nccl_model.h"
 #include "ingest/nccl_tests.h"
-#include "spec/hardware.h"
+#include "scenario/hardware.h"
 #include "test_util.h"
 #include "util/error.h"
 #include "validate/harness_launch.h"

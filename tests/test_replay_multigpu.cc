@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "engine/scenario.h"
-#include "measured/replay_result.h"
-#include "spec/resolve.h"
+#include "evaluate/evaluate_scenario.h"
+#include "replay_report/replay_report.h"
+#include "scenario/resolve.h"
 #include "test_util.h"
 #include "util/error.h"
 

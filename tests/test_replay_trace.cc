@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "test_util.h"
-#include "trace/replay_trace.h"
-#include "trace/trace_writer.h"
+#include "timeline/replay_trace.h"
+#include "timeline/trace_writer.h"
 #include "util/json_io.h"
 
 using namespace specsim;

@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "engine/scenario.h"
-#include "runtime/runtime_cost.h"
-#include "spec/resolve.h"
+#include "evaluate/evaluate_scenario.h"
+#include "cost/runtime_cost.h"
+#include "scenario/resolve.h"
 #include "test_util.h"
 #include "util/error.h"
 

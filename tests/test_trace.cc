@@ -8,13 +8,13 @@
 #include <set>
 #include <sstream>
 
-#include "engine/accept.h"
-#include "engine/scenario.h"
-#include "spec/resolve.h"
+#include "accept/accept_len.h"
+#include "evaluate/evaluate_scenario.h"
+#include "scenario/resolve.h"
 #include "test_util.h"
-#include "trace/accept_sampler.h"
-#include "trace/multi_cycle.h"
-#include "trace/op_timeline.h"
+#include "timeline/accept_sampler.h"
+#include "timeline/multi_cycle.h"
+#include "timeline/op_timeline.h"
 
 using namespace specsim;
 using namespace specsim::test;

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/scenario.h"
-#include "spec/resolve.h"
+#include "evaluate/evaluate_scenario.h"
+#include "scenario/resolve.h"
 #include "test_util.h"
 #include "util/error.h"
 #include "validate/nccl_check.h"

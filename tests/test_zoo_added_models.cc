@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "plan/cycle_plan.h"
-#include "spec/model_spec.h"
+#include "scenario/model_spec.h"
 #include "test_util.h"
 #include "util/error.h"
 

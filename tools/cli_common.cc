@@ -7,7 +7,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
-#include "spec/flag_ranges.h"
+#include "scenario/flag_ranges.h"
 #include "util/error.h"
 
 namespace specsim::cli {

@@ -4,8 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
-#include "engine/scenario.h"
-#include "spec/resolve.h"
+#include "evaluate/evaluate_scenario.h"
+#include "scenario/resolve.h"
 
 namespace specsim::cli {
 

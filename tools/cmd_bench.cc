@@ -5,7 +5,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "engine/result_checks.h"
+#include "evaluate/result_checks.h"
 
 namespace specsim::cli {
 

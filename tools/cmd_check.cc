@@ -9,7 +9,7 @@
 #include "check/check_replay.h"
 #include "cli_common.h"
 #include "commands.h"
-#include "measured/replay_result.h"
+#include "replay_report/replay_report.h"
 #include "report/report.h"
 #include "run_trace.h"
 #include "util/error.h"
@@ -36,10 +36,10 @@ void accept_input_differences(const std::vector<std::string>& diffs, bool allow_
 }
 
 // Prints the diff table and the verdict; exit 1 when anything regressed. `what` names the rows.
-int verdict(const std::vector<sweep::CheckRow>& rows, double tol, const char* what, const char* ok_prefix) {
+int verdict(const std::vector<check::CheckRow>& rows, double tol, const char* what, const char* ok_prefix) {
   size_t bad = 0;
   for (const auto& r : rows) bad += r.regressed;
-  std::cout << sweep::check_table(rows);
+  std::cout << check::check_table(rows);
   if (bad) {
     fmt::print("check: REGRESSED: {} of {} {} worse than the baseline by more than {:g}%\n", bad, rows.size(), what,
                100 * tol);
@@ -55,7 +55,7 @@ int verdict(const std::vector<sweep::CheckRow>& rows, double tol, const char* wh
 // measured phase `us` compared with a replay baseline (`specsim replay -o`).
 int check_replay(const RunArgs& args, const nlohmann::json& base, const std::string& where, double tol,
                  bool allow_different, int iters, int warmup) {
-  sweep::validate_replay_report(base, where);
+  check::validate_replay_report(base, where);
 #ifndef SPECSIM_WITH_REPLAY
   (void)args, (void)tol, (void)allow_different, (void)iters, (void)warmup;
   throw InputError("no GPU: this specsim was built without CUDA (rebuild with nvcc, cuBLAS and NCCL)", "--replay");
@@ -64,7 +64,7 @@ int check_replay(const RunArgs& args, const nlohmann::json& base, const std::str
   const Scenario s = resolve_scenario(args);
   const ScenarioResult r = run_scenario(s);
   auto check_inputs = [&](const nlohmann::json& now) {
-    accept_input_differences(sweep::replay_input_differences(base, now), allow_different);
+    accept_input_differences(check::replay_input_differences(base, now), allow_different);
   };
   {  // the scenario before any GPU time is spent (the device is compared once measured)
     nlohmann::json pre = replay_json(s, r, ReplayMeasurement{});
@@ -80,8 +80,8 @@ int check_replay(const RunArgs& args, const nlohmann::json& base, const std::str
       fmt::print("allreduce verify: {}: not verified: the engine refuses it here: {}\n", c.backend.label(), c.refused);
   }
   size_t failed = 0;
-  for (const auto& v : replay::verify_allreduces(sweep::distinct_allreduces(r.plan), r.plan.tp, backends)) {
-    fmt::print("{}\n", sweep::verify_line(v));
+  for (const auto& v : replay::verify_allreduces(distinct_allreduces(r.plan), r.plan.tp, backends)) {
+    fmt::print("{}\n", verify_line(v));
     failed += v.failed();
   }
   if (failed) {
@@ -95,7 +95,7 @@ int check_replay(const RunArgs& args, const nlohmann::json& base, const std::str
   check_inputs(now);
   fmt::print("comparing measured phase us (GPU replay on {}) with the replay baseline {}\n", now.value("device", "?"),
              where);
-  return verdict(sweep::compare_replay_reports(base, now, tol), tol, "phases", "all-reduces verified; ");
+  return verdict(check::compare_replay_reports(base, now, tol), tol, "phases", "all-reduces verified; ");
 #endif
 }
 
@@ -128,30 +128,30 @@ int cmd_check(int argc, char** argv) {
   app.add_flag("--allow-different-settings", allow_different,
                "compare even when the rerun's model, hardware or settings differ from the baseline's");
   return guarded(app, argc, argv, [&] {
-    const double tol = sweep::parse_tolerance(tolerance_text);
-    const sweep::Gate gate = sweep::parse_gate(gate_text);
+    const double tol = check::parse_tolerance(tolerance_text);
+    const check::Gate gate = check::parse_gate(gate_text);
     apply_measurement_files(files, args);
     const nlohmann::json base = read_json_file(baseline_path);
-    sweep::require_baseline_kind(base, replay, baseline_path);
+    check::require_baseline_kind(base, replay, baseline_path);
     if (replay) return check_replay(args, base, baseline_path, tol, allow_different, iters, warmup);
-    const sweep::MeasureFn measure = sweep::analytic_measure();
-    sweep::validate_report(base, baseline_path);
+    const check::MeasureFn measure = check::analytic_measure();
+    check::validate_report(base, baseline_path);
     const Scenario scenario = resolve_scenario(args);
     check_accept_log_depth(files, scenario);
     const nlohmann::json now = measure(scenario);
 
-    accept_input_differences(sweep::input_differences(base, now), allow_different);
+    accept_input_differences(check::input_differences(base, now), allow_different);
     const std::string bver = base["specsim_version"].get<std::string>();
     if (bver != kSpecsimVersion) fmt::print("baseline made with specsim {}, rerun with {}\n", bver, kSpecsimVersion);
 
-    auto rows = sweep::compare_reports(base, now, tol);
-    sweep::apply_gate(rows, gate);
+    auto rows = check::compare_reports(base, now, tol);
+    check::apply_gate(rows, gate);
     if (json_out) {
-      const nlohmann::json j = sweep::check_json(rows, gate, tol);
+      const nlohmann::json j = check::check_json(rows, gate, tol);
       std::cout << j.dump(2) << "\n";
       return j["verdict"] == "ok" ? kExitOk : kExitRegression;
     }
-    return verdict(rows, tol, fmt::format("figures (gate {})", sweep::gate_name(gate)).c_str(), "");
+    return verdict(rows, tol, fmt::format("figures (gate {})", check::gate_name(gate)).c_str(), "");
   });
 }
 

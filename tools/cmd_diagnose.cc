@@ -9,7 +9,7 @@
 #include "commands.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/scenario_yaml.h"
-#include "spec/yaml_file.h"
+#include "scenario/yaml_file.h"
 #include "util/error.h"
 #include "util/json_io.h"
 #include "util/output_files.h"

@@ -10,7 +10,7 @@
 #include "ingest/sglang_log.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
-#include "trace/replay_trace.h"
+#include "timeline/replay_trace.h"
 #include "util/error.h"
 #include "util/json_io.h"
 #include "util/output_files.h"

@@ -15,9 +15,10 @@
 #include <utility>
 
 #include "cli_common.h"
+#include "cost/allreduce_model.h"
 #include "commands.h"
-#include "measured/replay_result.h"
-#include "trace/replay_trace.h"
+#include "replay_report/replay_report.h"
+#include "timeline/replay_trace.h"
 #include "util/error.h"
 #include "util/json_io.h"
 #include "util/mpi_launcher.h"
@@ -67,7 +68,7 @@ AllReduceChoice replay_backend(const RunArgs& args) {
   if (args.allreduce.size() > 1)
     throw InputError("a multi-GPU replay runs one all-reduce backend; give it once", "--allreduce");
   if (!args.allreduce.empty()) backend = parse_allreduce(args.allreduce.front());
-  if (backend.kind != AllReduceChoice::Kind::Nccl && backend.kind != AllReduceChoice::Kind::Custom)
+  if (!allreduce_model(backend).replayable())
     throw InputError("a replay runs a real all-reduce: nccl or custom[:VARIANT], not " + backend.kind_name(),
                      "--allreduce");
   return backend;
@@ -142,7 +143,7 @@ int replay_local(const RunArgs& args, const ReplayFlags& f) {
   if (found < 1) throw InputError("no CUDA GPU found", "replay");
   const ScenarioResult r = run_scenario(s);
   replay::MultiGpuOptions mg;
-  mg.gpus = gpus, mg.custom = backend.kind == AllReduceChoice::Kind::Custom, mg.variant = backend.variant;
+  mg.gpus = gpus, mg.custom = allreduce_model(backend).gpu_runner() == GpuRunner::Custom, mg.variant = backend.variant;
   const replay::ReplayOptions opt = replay_options(f);
   const ReplayMeasurement m = gpus > 1 ? replay_threads(r.plan, opt, mg) : replay::replay_plan(r.plan, opt);
   return print_report(s, r, m, f);
@@ -161,7 +162,7 @@ int replay_under_mpi(const RunArgs& args, const ReplayFlags& f) {
   try {
     s = resolve_scenario(args);
     backend = replay_backend(args);
-    const bool custom = backend.kind == AllReduceChoice::Kind::Custom;
+    const bool custom = allreduce_model(backend).gpu_runner() == GpuRunner::Custom;
     const int found = replay::cuda_device_count();
     if (w.world != s->run.tp_size)
       throw InputError(fmt::format("mpirun started {} processes; --mpi runs one rank per process, so start {} "
@@ -198,7 +199,7 @@ int replay_under_mpi(const RunArgs& args, const ReplayFlags& f) {
     return kExitBadInput;
   }
   replay::MpiReplayOptions mo;
-  mo.custom = backend.kind == AllReduceChoice::Kind::Custom, mo.variant = backend.variant;
+  mo.custom = allreduce_model(backend).gpu_runner() == GpuRunner::Custom, mo.variant = backend.variant;
   ReplayMeasurement m;
   try {
     m = replay::replay_plan_mpi(r->plan, replay_options(f), mo, mpi);

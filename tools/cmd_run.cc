@@ -3,12 +3,12 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "engine/result_checks.h"
+#include "evaluate/result_checks.h"
 #include "report/report.h"
 #include "run_trace.h"
-#include "spec/scenario_file.h"
-#include "spec/sglang_cmdline.h"
-#include "spec/yaml_file.h"
+#include "scenario/scenario_file.h"
+#include "scenario/sglang_cmdline.h"
+#include "scenario/yaml_file.h"
 #include "util/json_io.h"
 #include "util/output_files.h"
 

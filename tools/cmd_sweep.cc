@@ -12,8 +12,8 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "spec/flag_ranges.h"
-#include "sweep/plot.h"
+#include "scenario/flag_ranges.h"
+#include "sweep/sweep_plot.h"
 #include "sweep/range.h"
 #include "sweep/sweep_memory.h"
 #include "sweep/sweep_output.h"

@@ -14,10 +14,10 @@
 #include "accept/observations.h"
 #include "cli_common.h"
 #include "commands.h"
-#include "engine/result_checks.h"
-#include "spec/scenario_file.h"
-#include "spec/yaml_file.h"
-#include "sweep/plot.h"
+#include "evaluate/result_checks.h"
+#include "scenario/scenario_file.h"
+#include "scenario/yaml_file.h"
+#include "report/gnuplot.h"
 #include "sweep/range.h"
 #include "tune/tune.h"
 #include "tune/tune_output.h"
@@ -110,8 +110,8 @@ int cmd_tune(int argc, char** argv) {
       throw InputError("give --accept-from or --acceptance, not both", "--acceptance");
     if (!f.plot_script.empty() && f.plot.empty()) throw InputError("--plot-script needs --plot FILE.png", "--plot");
     if (!f.plot.empty())
-      sweep::check_plot_target(f.plot), sweep::plot_safe(f.plot_script, "the plot script path", "--plot-script"),
-          sweep::check_plot_tools();
+      check_plot_target(f.plot), plot_safe(f.plot_script, "the plot script path", "--plot-script"),
+          check_plot_tools();
     std::string algo = args.algorithm.value_or("");
     std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char c) { return char(std::toupper(c)); });
     if (algo == "NONE")

@@ -5,10 +5,10 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "engine/result_checks.h"
-#include "engine/scenario.h"
+#include "evaluate/result_checks.h"
+#include "evaluate/evaluate_scenario.h"
 #include "report/report.h"
-#include "spec/paths.h"
+#include "scenario/paths.h"
 #include "validate/nccl_check.h"
 #include "validate/validate.h"
 

@@ -3,11 +3,11 @@
 
 #include <fmt/format.h>
 
-#include "engine/accept.h"
+#include "accept/accept_len.h"
 #include "ingest/sglang_log.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
-#include "trace/trace_writer.h"
+#include "timeline/trace_writer.h"
 #include "util/error.h"
 #include "util/json_io.h"
 #include "util/output_files.h"

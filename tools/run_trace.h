@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli_common.h"
-#include "trace/multi_cycle.h"
+#include "timeline/multi_cycle.h"
 
 namespace specsim::cli {
 

@@ -1,4 +1,5 @@
 #include "allreduce_verify.h"
+#include "cost/allreduce_model.h"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -19,8 +20,6 @@ namespace specsim::replay {
 namespace {
 
 namespace ref = car::ref;
-using sweep::AllReduceCase;
-using sweep::VerifyResult;
 
 // The test-only fault: tests/gpu compiles its own copy of this file with
 // SPECSIM_TEST_SKIP_ALLREDUCE into a test-only specsim, where every all-reduce launch below is
@@ -228,14 +227,11 @@ std::vector<VerifyResult> verify_allreduces(const std::vector<AllReduceCase>& ca
     return out;
   }
   for (const auto& b : backends) {
-    switch (b.kind) {
-      case AllReduceChoice::Kind::Custom: verify_custom(b, cases, tp, out); break;
-      case AllReduceChoice::Kind::Nccl: verify_nccl(cases, tp, out); break;
-      case AllReduceChoice::Kind::Fixed:
-        out.push_back({b.label(), "", 0, tp, false, 0, 0, "nothing to verify: a fixed latency, no kernel"});
-        break;
-      case AllReduceChoice::Kind::Registered:
-        out.push_back({b.label(), "", 0, tp, false, 0, 0, "not verified: a cost model with no GPU kernel here"});
+    switch (allreduce_model(b).gpu_runner()) {
+      case GpuRunner::Custom: verify_custom(b, cases, tp, out); break;
+      case GpuRunner::Nccl: verify_nccl(cases, tp, out); break;
+      case GpuRunner::None:
+        out.push_back({b.label(), "", 0, tp, false, 0, 0, allreduce_model(b).no_kernel_note()});
         break;
     }
   }

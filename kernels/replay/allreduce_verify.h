@@ -11,15 +11,15 @@
 // SPECSIM_TEST_SKIP_ALLREDUCE skips every launch (the shipped library has no such switch).
 #include <vector>
 
-#include "check/check_replay.h"
-#include "spec/run_spec.h"
+#include "plan/allreduce_cases.h"
+#include "scenario/run_spec.h"
 
 namespace specsim::replay {
 
-/// Verifies `cases` (from sweep::distinct_allreduces) on `tp` ranks for each backend. Never throws
+/// Verifies `cases` (from distinct_allreduces) on `tp` ranks for each backend. Never throws
 /// for a kernel failure: it becomes a result whose note starts with "ERROR" (failed() is true).
 /// NCCL runs only with NCCL_NVLS_ENABLE=0 set by the program.
-std::vector<sweep::VerifyResult> verify_allreduces(const std::vector<sweep::AllReduceCase>& cases, int tp,
+std::vector<VerifyResult> verify_allreduces(const std::vector<AllReduceCase>& cases, int tp,
                                                    const std::vector<AllReduceChoice>& backends);
 
 }  // namespace specsim::replay

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gemm_runner.h"
-#include "measured/replay_result.h"
+#include "plan/replay_measurement.h"
 #include "plan/cycle_plan.h"
 #include "rank_gpu.h"
 #include "replay_kernels.h"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cuda_check.h"
-#include "measured/replay_result.h"
+#include "plan/replay_measurement.h"
 #include "replay_rank.h"
 
 #ifdef SPECSIM_CAR_MPI

@@ -8,7 +8,7 @@
 #include <set>
 #include <tuple>
 
-#include "accept/sglang_draft_rule.h"
+#include "scenario/sglang_draft_rule.h"
 #include "util/error.h"
 
 namespace specsim::accept {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <functional>
 
-#include "accept/sglang_draft_rule.h"
+#include "scenario/sglang_draft_rule.h"
 
 namespace specsim::accept {
 

@@ -14,7 +14,7 @@
 #include "calibrate/custom_allreduce_fit.h"
 #include "calibrate/nccl_allreduce_fit.h"
 #include "calibrate/replay_reports.h"
-#include "spec/hardware.h"
+#include "scenario/hardware.h"
 
 namespace specsim {
 

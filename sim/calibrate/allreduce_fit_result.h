@@ -6,7 +6,7 @@
 
 #include "calibrate/bounded_lsq.h"
 #include "calibrate/replay_reports.h"
-#include "spec/hardware.h"
+#include "scenario/hardware.h"
 
 namespace specsim {
 

@@ -6,7 +6,7 @@
 
 #include "calibrate/allreduce_fit_result.h"
 #include "calibrate/replay_reports.h"
-#include "spec/hardware.h"
+#include "scenario/hardware.h"
 
 namespace specsim {
 

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "cost/bus_bandwidth.h"
-#include "cost/nccl_fit_curve.h"
+#include "cost/nccl_curve_cost.h"
 #include "cost/nccl_model.h"
 #include "util/error.h"
 

@@ -3,8 +3,8 @@
 #include <ctime>
 #include <filesystem>
 
-#include "spec/hardware.h"
-#include "spec/paths.h"
+#include "scenario/hardware.h"
+#include "scenario/paths.h"
 #include "util/error.h"
 #include "util/json_io.h"
 

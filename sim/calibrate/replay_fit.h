@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "calibrate/replay_reports.h"
-#include "spec/hardware.h"
+#include "scenario/hardware.h"
 
 namespace specsim {
 

@@ -1,4 +1,5 @@
 #include "calibrate/replay_reports.h"
+#include "cost/allreduce_model.h"
 
 #include <fmt/format.h>
 
@@ -130,7 +131,7 @@ std::vector<AllReducePoint> allreduce_points(const std::vector<ReplayReport>& re
     }
     const std::string be = backend_of(j, f);
     const AllReduceChoice backend = parse_allreduce(be, f + ": allreduce_backend");
-    if (backend.kind != AllReduceChoice::Kind::Nccl && backend.kind != AllReduceChoice::Kind::Custom)
+    if (!allreduce_model(backend).fittable())
       throw InputError("a replay runs real all-reduces, not '" + be + "'", f + ": allreduce_backend");
     const auto phases = phases_from_report(j, f);
     for (std::size_t i = 0; i < phases.size(); ++i) {

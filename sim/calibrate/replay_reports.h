@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "measured/replay_result.h"
-#include "spec/hardware.h"
-#include "spec/run_spec.h"
+#include "replay_report/replay_report.h"
+#include "scenario/hardware.h"
+#include "scenario/run_spec.h"
 
 namespace specsim {
 

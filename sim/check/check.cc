@@ -5,12 +5,12 @@
 #include <cmath>
 #include <set>
 
-#include "engine/result_checks.h"
+#include "evaluate/result_checks.h"
 #include "report/report.h"
 #include "util/error.h"
 #include "util/json_io.h"
 
-namespace specsim::sweep {
+namespace specsim::check {
 using nlohmann::json;
 
 MeasureFn analytic_measure() {
@@ -258,4 +258,4 @@ std::string check_table(const std::vector<CheckRow>& rows) {
   return out;
 }
 
-}  // namespace specsim::sweep
+}  // namespace specsim::check

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/scenario.h"
+#include "evaluate/evaluate_scenario.h"
 
-namespace specsim::sweep {
+namespace specsim::check {
 
 /// Produces the report JSON of a scenario (analytic: report_json(s, run_scenario(s))).
 using MeasureFn = std::function<nlohmann::json(const Scenario&)>;
@@ -59,4 +59,4 @@ nlohmann::json check_json(const std::vector<CheckRow>& rows, Gate gate, double t
 /// The diff table, one row per figure.
 std::string check_table(const std::vector<CheckRow>& rows);
 
-}  // namespace specsim::sweep
+}  // namespace specsim::check

@@ -1,16 +1,16 @@
 #pragma once
-// `specsim check --replay`, the CPU half: which kind of baseline was given, the comparison of two
-// replay reports (measured phase `us`, slower is worse), the distinct all-reduces of a plan that
-// the GPU verification runs, and the words it prints. The GPU work is kernels/replay/allreduce_verify.
+// `specsim check --replay`, the CPU half: which kind of baseline was given and the comparison of
+// two replay reports (measured phase `us`, slower is worse). The all-reduces it verifies on the
+// GPU are plan/allreduce_cases.h; the GPU work is kernels/replay/allreduce_verify.
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "check/check.h"
-#include "plan/cycle_plan.h"
+#include "plan/allreduce_cases.h"
 
-namespace specsim::sweep {
+namespace specsim::check {
 
 enum class BaselineKind { Analytic, Replay, Unknown };
 
@@ -34,30 +34,4 @@ std::vector<std::string> replay_input_differences(const nlohmann::json& baseline
 std::vector<CheckRow> compare_replay_reports(const nlohmann::json& baseline, const nlohmann::json& now,
                                              double tolerance);
 
-/// One distinct all-reduce of a phase: its payload per rank and how often a forward runs it.
-struct AllReduceCase {
-  PhaseKind phase = PhaseKind::Verify;
-  std::size_t bytes = 0;  ///< payload per rank (bf16 elements x 2)
-  int calls = 0;          ///< calls of this size in one forward, block repeats counted
-};
-
-/// The distinct (phase, payload) all-reduces of `plan`, in phase order then first appearance.
-std::vector<AllReduceCase> distinct_allreduces(const CyclePlan& plan);
-
-/// What verifying one all-reduce (or one backend that could not be verified) found.
-struct VerifyResult {
-  std::string backend;    ///< "custom:one-shot-push", "nccl", "fixed:40"
-  std::string phase;      ///< phase name; empty for a line about the whole backend
-  std::size_t bytes = 0;  ///< payload per rank
-  int world = 0;
-  bool verified = false;     ///< the call ran and its outputs were compared
-  std::size_t wrong = 0;     ///< elements (over all ranks) differing from the CPU reference
-  std::size_t elements = 0;  ///< elements compared (count x world)
-  std::string note;          ///< why not verified, or an error the call threw
-  bool failed() const { return wrong > 0 || (!verified && note.rfind("ERROR", 0) == 0); }
-};
-
-/// One line per result: "allreduce verify: custom:two-shot verify 65536 B x 8 ranks: ok ...".
-std::string verify_line(const VerifyResult& r);
-
-}  // namespace specsim::sweep
+}  // namespace specsim::check

@@ -12,6 +12,8 @@ class NcclAllReduce final : public AllReduceModel {
   std::string describe(const AllReduceQuery& q) const override;
   std::string refusal(const AllReduceQuery& q) const override;
   bool takes_nccl_anchors() const override { return true; }
+  GpuRunner gpu_runner() const override { return GpuRunner::Nccl; }
+  bool fittable() const override { return true; }
 };
 
 /// Our custom kernel (custom_ar_model.h): the variant the choice names, or what `auto` runs.
@@ -21,6 +23,8 @@ class CustomAllReduce final : public AllReduceModel {
   double host_us(const AllReduceQuery& q) const override;
   std::string describe(const AllReduceQuery& q) const override;
   std::string refusal(const AllReduceQuery& q) const override;
+  GpuRunner gpu_runner() const override { return GpuRunner::Custom; }
+  bool fittable() const override { return true; }
 };
 
 /// A latency the user measured or wants to try (`fixed:US`), the same for every payload.
@@ -30,6 +34,8 @@ class FixedAllReduce final : public AllReduceModel {
   double host_us(const AllReduceQuery& q) const override;
   std::string describe(const AllReduceQuery& q) const override;
   std::string refusal(const AllReduceQuery& q) const override;
+  bool floored() const override { return false; }  // as given
+  std::string no_kernel_note() const override { return "nothing to verify: a fixed latency, no kernel"; }
 };
 
 }  // namespace specsim

@@ -1,4 +1,5 @@
-// The factory: built-in backends by kind, registered ones by name.
+// The factory: one row per built-in backend, looked up by the name the choice carries
+// (`--allreduce NAME[:ARG]`), then the backends registered at run time.
 #include <map>
 #include <mutex>
 
@@ -8,6 +9,23 @@
 namespace specsim {
 
 namespace {
+
+template <class Model>
+const AllReduceModel& instance() {
+  static const Model m;
+  return m;
+}
+
+/// The built-in backends. A new model-only backend is one row here and its own file.
+struct BuiltIn {
+  const char* name;
+  const AllReduceModel& (*model)();
+};
+constexpr BuiltIn kBuiltIn[] = {
+    {"nccl", instance<NcclAllReduce>},
+    {"custom", instance<CustomAllReduce>},
+    {"fixed", instance<FixedAllReduce>},
+};
 
 struct Registry {
   std::mutex mu;
@@ -19,28 +37,27 @@ Registry& registry() {
   return r;
 }
 
+const BuiltIn* built_in(const std::string& name) {
+  for (const auto& b : kBuiltIn)
+    if (name == b.name) return &b;
+  return nullptr;
+}
+
 }  // namespace
 
 const AllReduceModel& allreduce_model(const AllReduceChoice& choice) {
-  static const NcclAllReduce nccl;
-  static const CustomAllReduce custom;
-  static const FixedAllReduce fixed;
-  switch (choice.kind) {
-    case AllReduceChoice::Kind::Nccl: return nccl;
-    case AllReduceChoice::Kind::Custom: return custom;
-    case AllReduceChoice::Kind::Fixed: return fixed;
-    case AllReduceChoice::Kind::Registered: break;
-  }
+  const std::string name = choice.kind_name();
+  if (const BuiltIn* b = built_in(name)) return b->model();
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  const auto it = r.models.find(choice.name);
+  const auto it = r.models.find(name);
   if (it == r.models.end())
-    throw InputError("unknown all-reduce '" + choice.name + "': use nccl, custom[:VARIANT] or fixed:US", "--allreduce");
+    throw InputError("unknown all-reduce '" + name + "': use nccl, custom[:VARIANT] or fixed:US", "--allreduce");
   return *it->second;  // entries are never removed, so the reference stays valid
 }
 
 void register_allreduce_backend(const std::string& name, AllReduceMaker make) {
-  if (name.empty() || name == "nccl" || name == "custom" || name == "fixed")
+  if (name.empty() || built_in(name))
     throw InputError("all-reduce backend name '" + name + "' is empty or built in", "--allreduce");
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);

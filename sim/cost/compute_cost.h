@@ -2,7 +2,7 @@
 // Roofline time of a compute op (GEMM, attention, norm, elementwise) on one GPU. The terms are
 // exposed one by one so that `specsim calibrate --from` fits the profile to this same formula.
 #include "plan/op.h"
-#include "spec/hardware.h"
+#include "scenario/hardware.h"
 
 namespace specsim {
 

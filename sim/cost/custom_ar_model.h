@@ -5,8 +5,8 @@
 // bandwidth + the local reduction. The flag-free two-shot is not costed (no link measurements): refused with a message.
 #include <string>
 
-#include "cost/custom_ar_policy.h"
-#include "spec/hardware.h"
+#include "scenario/custom_ar_policy.h"
+#include "scenario/hardware.h"
 
 namespace specsim {
 

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "cost/bus_bandwidth.h"
-#include "cost/nccl_fit_curve.h"
+#include "cost/nccl_curve_cost.h"
 
 namespace specsim {
 

@@ -1,8 +1,8 @@
 #pragma once
 // NCCL's own latency/bandwidth model (src/graph/tuning.cc): for each enabled (algorithm,
 // protocol) time = latency + bytes / bandwidth, and NCCL picks the fastest.
-#include "spec/hardware.h"
-#include "spec/run_spec.h"
+#include "scenario/hardware.h"
+#include "scenario/run_spec.h"
 
 namespace specsim {
 

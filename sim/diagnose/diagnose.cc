@@ -7,11 +7,11 @@
 #include <filesystem>
 
 #include "diagnose/model_match.h"
-#include "engine/scenario.h"
+#include "evaluate/evaluate_scenario.h"
 #include "ingest/nccl_tests.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
-#include "spec/scenario_file.h"
+#include "scenario/scenario_file.h"
 #include "util/error.h"
 
 namespace specsim::diagnose {

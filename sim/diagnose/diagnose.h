@@ -9,7 +9,7 @@
 
 #include "diagnose/findings.h"
 #include "diagnose/log_summary.h"
-#include "spec/scenario.h"
+#include "scenario/scenario.h"
 
 namespace specsim::diagnose {
 

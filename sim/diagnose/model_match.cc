@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "spec/paths.h"
-#include "spec/sglang_cmdline.h"
+#include "scenario/paths.h"
+#include "scenario/sglang_cmdline.h"
 #include "util/error.h"
 
 namespace specsim::diagnose {

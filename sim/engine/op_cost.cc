@@ -16,7 +16,7 @@ double allreduce_us(double bytes, const CostContext& ctx, bool graph) {
   if (ctx.world <= 1) return 0;
   const AllReduceModel& model = allreduce_model(ctx.backend);
   double us = model.time_us(allreduce_query(bytes, ctx, graph));
-  if (ctx.backend.kind == AllReduceChoice::Kind::Fixed) return us;  // as given, not floored
+  if (!model.floored()) return us;  // a stated latency, as given
   if (model.takes_nccl_anchors()) us += graph ? ctx.anchors.nccl_extra_graph_us : ctx.anchors.nccl_extra_eager_us;
   return std::max(us, ctx.hw->gpu.kernel_min_us);
 }

@@ -4,9 +4,9 @@
 #include "cost/allreduce_model.h"
 #include "plan/cycle_plan.h"
 #include "plan/op.h"
-#include "runtime/runtime_cost.h"
-#include "spec/hardware.h"
-#include "spec/run_spec.h"
+#include "cost/runtime_cost.h"
+#include "scenario/hardware.h"
+#include "scenario/run_spec.h"
 
 namespace specsim {
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "plan/op.h"
-#include "spec/hardware.h"
-#include "spec/model_spec.h"
-#include "spec/run_spec.h"
+#include "scenario/hardware.h"
+#include "scenario/model_spec.h"
+#include "scenario/run_spec.h"
 
 namespace specsim {
 

@@ -12,7 +12,6 @@
 namespace specsim {
 using namespace ops;
 
-int local_kv_heads(const ModelSpec& m, int tp) { return std::max(1, m.kv_heads / tp); }
 
 void check_tp_split(const ModelSpec& m, int tp, const char* which) {
   auto need = [&](int dim, const char* what) {
@@ -57,7 +56,7 @@ void gqa_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const Forw
   ops.push_back(small("rotary_emb", OpKind::Elementwise, 2.0 * t * (ql + kvl) * hd * kB));
   ops.push_back(small("kv_cache_store", OpKind::Elementwise, 2.0 * t * 2 * kvl * hd * kB));
   // K and V of every request's context are read once for all of its query tokens.
-  const double kv_read = f.batch * f.context * 2 * kvl * hd * kB;
+  const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, kB);
   const double flops = 2.0 * t * ql * f.context * (hd + hd);
   ops.push_back(attention("attention", t, ql, kv_read + 2.0 * t * ql * hd * kB, flops));
   ops.push_back(gemm("o_proj", t, m.hidden, ql * hd, w));
@@ -81,7 +80,7 @@ void mla_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const Forw
   ops.push_back(bmm("w_kc", t, a.kv_lora_rank, a.qk_nope_dim, hl, DType::BF16));
   ops.push_back(small("rotary_emb", OpKind::Elementwise, 2.0 * t * (hl + 1) * a.qk_rope_dim * kB));
   ops.push_back(small("kv_cache_store", OpKind::Elementwise, 2.0 * t * latent * kB));
-  const double kv_read = f.batch * f.context * latent * kB;
+  const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, kB);
   const double flops = 2.0 * t * hl * f.context * (latent + a.kv_lora_rank);
   ops.push_back(attention("mla_attention", t, hl, kv_read + t * hl * (latent + a.kv_lora_rank) * kB, flops));
   // At decode sizes the MLA kernels split the KV sequence across CTAs and merge the partial

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "spec/dtype.h"
+#include "scenario/dtype.h"
 
 namespace specsim {
 

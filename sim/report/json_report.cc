@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "report/report.h"
+#include "scenario/scenario_file.h"
 
 namespace specsim {
 using nlohmann::json;
@@ -27,19 +28,10 @@ json settings_json(const Scenario& s, const ScenarioResult& r) {
   json eager = json::array();
   for (int i = 0; i < kNumPhaseKinds; ++i)
     if (run.force_eager[i]) eager.push_back(std::string(phase_name(static_cast<PhaseKind>(i))));
-  json j = {{"tp_size", run.tp_size},
-            {"speculative_algorithm", std::string(algo_name(run.algo))},
-            {"speculative_num_steps", run.num_steps},
-            {"speculative_eagle_topk", run.topk},
-            {"speculative_num_draft_tokens", run.num_draft_tokens},
-            {"batch_size", run.batch_size},
-            {"context_len", run.context_len},
-            {"cuda_graph_max_bs", run.cuda_graph_max_bs},
-            {"disable_cuda_graph", run.disable_cuda_graph},
-            {"eager_phases", eager},
-            {"dtype", std::string(dtype_name(run.dtype.value_or(s.target.weight_dtype)))},
-            {"nccl_p2p_level", run.nccl.p2p_level},
-            {"runtime", s.runtime ? json(s.runtime->name) : json(nullptr)}};
+  json j = run_settings_json(run);
+  j["eager_phases"] = eager;
+  j["dtype"] = std::string(dtype_name(run.dtype.value_or(s.target.weight_dtype)));
+  j["runtime"] = s.runtime ? json(s.runtime->name) : json(nullptr);
   if (run.speculative()) {
     j["accept_len"] = r.accept_len;
     j["accept_len_source"] = r.accept_source;

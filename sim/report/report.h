@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "engine/scenario.h"
+#include "evaluate/evaluate_scenario.h"
 
 namespace specsim {
 

@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 
 #include "report/report.h"
-#include "spec/measured_run.h"
+#include "scenario/measured_run.h"
 
 namespace specsim {
 

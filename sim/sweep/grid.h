@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "spec/run_spec.h"
+#include "scenario/run_spec.h"
 
 namespace specsim::sweep {
 

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "spec/run_spec.h"
+#include "scenario/run_spec.h"
 
 namespace specsim::sweep {
 

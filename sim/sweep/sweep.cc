@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "cost/allreduce_model.h"
-#include "engine/accept.h"
-#include "engine/result_checks.h"
+#include "accept/accept_len.h"
+#include "evaluate/result_checks.h"
 #include "util/error.h"
 
 namespace specsim::sweep {

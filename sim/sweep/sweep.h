@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/scenario.h"
-#include "spec/resolve.h"
+#include "evaluate/evaluate_scenario.h"
+#include "scenario/resolve.h"
 #include "sweep/grid.h"
 
 namespace specsim::sweep {

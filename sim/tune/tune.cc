@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <map>
 
-#include "accept/sglang_draft_rule.h"
+#include "scenario/sglang_draft_rule.h"
 #include "cost/allreduce_model.h"
-#include "engine/result_checks.h"
-#include "engine/scenario.h"
+#include "evaluate/result_checks.h"
+#include "evaluate/evaluate_scenario.h"
 #include "util/error.h"
 
 namespace specsim::tune {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "accept/tree_model.h"
-#include "spec/scenario.h"
+#include "scenario/scenario.h"
 
 namespace specsim::tune {
 

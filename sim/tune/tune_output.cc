@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sweep/plot.h"
+#include "report/gnuplot.h"
 
 namespace specsim::tune {
 
@@ -168,9 +168,9 @@ std::string tune_csv(const TuneReport& r) {
 
 void draw_tune_plot(const TuneReport& r, const std::string& path, const std::string& script_path) {
   const TuneResult& res = r.result;
-  sweep::check_plot_names(r.in.scenario);
+  check_plot_names(r.in.scenario);
   auto quote = [](const std::string& t) {
-    sweep::plot_safe(t, "plot text", "--plot");
+    plot_safe(t, "plot text", "--plot");
     std::string out = "'";
     for (const char c : t) out += c == '\'' ? std::string("''") : std::string(1, c);
     return out + "'";
@@ -213,7 +213,7 @@ void draw_tune_plot(const TuneReport& r, const std::string& path, const std::str
     cmd += fmt::format(", $DATA using 1:{} with linespoints lw 2 title {}", k + 3,
                        quote("best draft setting, " + res.backends[k].label()));
   cmd += "\n";
-  sweep::render_gnuplot(path, script_path, data, cmd);
+  render_gnuplot(path, script_path, data, cmd);
 }
 
 }  // namespace specsim::tune

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "spec/hardware.h"
+#include "scenario/hardware.h"
 #include "util/error.h"
 #include "util/json_io.h"
 

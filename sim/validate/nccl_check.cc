@@ -8,7 +8,7 @@
 
 #include "cost/nccl_model.h"
 #include "ingest/nccl_tests.h"
-#include "spec/hardware.h"
+#include "scenario/hardware.h"
 #include "util/bounded_read.h"
 #include "util/error.h"
 #include "util/json_io.h"

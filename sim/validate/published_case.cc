@@ -4,7 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "spec/paths.h"
+#include "scenario/paths.h"
 #include "util/error.h"
 #include "util/json_io.h"
 

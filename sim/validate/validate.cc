@@ -7,8 +7,8 @@
 #include <cmath>
 #include <map>
 
-#include "engine/scenario.h"
-#include "spec/resolve.h"
+#include "evaluate/evaluate_scenario.h"
+#include "scenario/resolve.h"
 #include "util/error.h"
 
 namespace specsim {

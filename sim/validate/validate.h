@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "spec/resolve.h"
+#include "scenario/resolve.h"
 #include "validate/published_case.h"
 
 namespace specsim {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "spec/hardware.h"
+#include "scenario/hardware.h"
 #include "util/error.h"
 #include "util/json_io.h"
 

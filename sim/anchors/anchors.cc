@@ -1,0 +1,231 @@
+#include "anchors/anchors.h"
+#include "cost/allreduce_model.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "accept/accept_len.h"
+#include "engine/cycle_eval.h"
+#include "cost/runtime_cost.h"
+#include "util/error.h"
+
+namespace specsim {
+
+namespace {
+
+// Two measurements of one term further apart than this contradict each other.
+constexpr double kContradictionShare = 0.05;
+
+struct Box {
+  const MeasuredRun* m;
+  CyclePlan plan;
+  std::string key;
+  RuntimeCost runtime;  ///< the serving runtime's own work on that box (inactive: none)
+};
+
+std::string mode_name(bool graph) { return graph ? "graph" : "eager"; }
+
+const PhasePlan* allreduce_phase(const CyclePlan& plan) {
+  const PhasePlan* p = plan.find(PhaseKind::Verify);
+  if (!p) p = plan.find(PhaseKind::BaselineDecode);
+  return p && p->count_of(OpKind::AllReduce) > 0 ? p : nullptr;
+}
+
+// Marks the earlier entry of the same term and place as replaced by the later one.
+void resolve_same_place(std::vector<AnchorEntry>& es, std::size_t later, const std::string& place,
+                        const std::function<bool(const AnchorEntry&)>& same, double later_value,
+                        const std::function<double(const AnchorEntry&)>& value, const std::string& unit) {
+  for (std::size_t i = 0; i < later; ++i) {
+    AnchorEntry& e = es[i];
+    if (!e.used || e.kind != es[later].kind || !same(e)) continue;
+    const double v = value(e);
+    const bool contradicts = std::abs(later_value - v) > kContradictionShare * std::max(std::abs(v), 1e-9);
+    e.used = false;
+    e.conflict = fmt::format("{} by the {} {} ({}): that one is used", contradicts ? "contradicted" : "replaced",
+                             es[later].origin, es[later].source, place);
+    es[later].conflict = fmt::format("{} the {} {:g} {} ({}{})", contradicts ? "contradicts" : "agrees with", e.origin,
+                                     e.measured, unit, place, contradicts ? "; this one is used" : "");
+  }
+}
+
+}  // namespace
+
+std::string_view anchor_kind_name(AnchorKind k) {
+  switch (k) {
+    case AnchorKind::AllReduce: return "allreduce";
+    case AnchorKind::Baseline: return "baseline";
+    default: return "spec";
+  }
+}
+
+const AnchorEntry* AnchorReport::acceptance() const {
+  for (const auto& e : entries)
+    if (e.kind == AnchorKind::Spec && e.used) return &e;
+  return nullptr;
+}
+
+std::string box_key(const Hardware& hw, const RunSpec& run, const ModelSpec& target) {
+  return fmt::format("{}x {} on {}, tp {}, {}", hw.num_gpus, hw.gpu.name, hw.topo.name, run.tp_size,
+                     dtype_name(run.dtype.value_or(target.weight_dtype)));
+}
+
+Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double given_accept, AnchorReport& rep) {
+  rep = AnchorReport{};
+  const ModelSpec* draft = s.draft ? &*s.draft : nullptr;
+  std::vector<Box> boxes;
+  for (const auto& m : s.measured) {
+    validate_run(m.run);
+    boxes.push_back({&m, build_plan(s.target, m.run.speculative() ? draft : nullptr, m.run),
+                     box_key(m.hw, m.run, s.target), runtime_for(s, m.run, m.hw)});
+  }
+  std::map<std::string, Anchors> by_box;  // the terms found on each box
+  auto ctx_of = [&](const Box& b) {
+    return CostContext{&b.m->hw,      &b.m->run,        AllReduceChoice{},
+                       by_box[b.key], b.m->run.tp_size, b.runtime.active ? &b.runtime : nullptr};
+  };
+
+  // 1. All-reduce extras: the model alone explains the rest of an all-reduce.
+  for (const Box& b : boxes) {
+    if (!b.m->run.measured_allreduce_us) continue;
+    const PhasePlan* p = allreduce_phase(b.plan);
+    if (!p) throw InputError("there is no all-reduce to anchor at tp 1", b.m->allreduce_source);
+    AnchorEntry e;
+    e.kind = AnchorKind::AllReduce, e.origin = b.m->origin, e.source = b.m->allreduce_source;
+    e.measured = *b.m->run.measured_allreduce_us;
+    e.box = b.key, e.phase = p->kind, e.graph = p->graph, e.batch_size = b.m->run.batch_size;
+    e.bytes = p->comm_bytes_of(OpKind::AllReduce) / p->count_of(OpKind::AllReduce);
+    CostContext ctx = ctx_of(b);
+    ctx.anchors = Anchors{};
+    e.model = allreduce_us(e.bytes, ctx, p->graph);
+    e.derived = e.measured - e.model;
+    rep.entries.push_back(e);
+    resolve_same_place(
+        rep.entries, rep.entries.size() - 1, fmt::format("NCCL all-reduce, {} phases, {}", mode_name(e.graph), e.box),
+        [&](const AnchorEntry& o) { return o.box == e.box && o.graph == e.graph; }, e.measured,
+        [](const AnchorEntry& o) { return o.measured; }, "us");
+  }
+  for (const auto& e : rep.entries)
+    if (e.used) (e.graph ? by_box[e.box].nccl_extra_graph_us : by_box[e.box].nccl_extra_eager_us) = e.derived;
+
+  // 2. Overhead per target forward, with the all-reduce extras of its box.
+  const std::size_t first_baseline = rep.entries.size();
+  for (const Box& b : boxes) {
+    if (!b.m->run.measured_baseline_tok_s) continue;
+    AnchorEntry e;
+    e.kind = AnchorKind::Baseline, e.origin = b.m->origin, e.source = b.m->baseline_source;
+    e.measured = *b.m->run.measured_baseline_tok_s;
+    e.box = b.key, e.phase = PhaseKind::BaselineDecode, e.batch_size = b.m->run.batch_size;
+    const PhasePlan* p = b.plan.find(PhaseKind::BaselineDecode);
+    e.graph = p->graph;
+    e.model = time_phase(*p, ctx_of(b)).us;
+    const double step_us = b.plan.batch * 1e6 / e.measured;
+    // A step under half the modelled one is no pessimistic profile but a wrong figure (a unit, or
+    // tok/s of one request instead of the batch): an overhead that large would cancel the GPU work.
+    if (!(step_us >= 0.5 * e.model))
+      throw InputError(fmt::format("measured baseline {:g} tok/s means a {:.4g} us step, under half the modelled "
+                                   "{:.0f} us (tok/s of the whole batch?): out of range",
+                                   e.measured, step_us, e.model),
+                       b.m->baseline_source);
+    e.derived = step_us - e.model;
+    rep.entries.push_back(e);
+    resolve_same_place(
+        rep.entries, rep.entries.size() - 1, fmt::format("plain decode on {}", e.box),
+        [&](const AnchorEntry& o) { return o.box == e.box; }, e.measured,
+        [](const AnchorEntry& o) { return o.measured; }, "tok/s");
+  }
+  for (std::size_t i = first_baseline; i < rep.entries.size(); ++i)
+    if (rep.entries[i].used) by_box[rep.entries[i].box].forward_overhead_us = rep.entries[i].derived;
+
+  // 3. Acceptance, with every term of its box.
+  for (const Box& b : boxes) {
+    if (!b.m->run.measured_spec_tok_s) continue;
+    const RunSpec& r = b.m->run;
+    AnchorEntry e;
+    e.kind = AnchorKind::Spec, e.origin = b.m->origin, e.source = b.m->spec_source;
+    e.measured = *r.measured_spec_tok_s;
+    e.box = b.key, e.phase = PhaseKind::Verify, e.batch_size = r.batch_size;
+    e.steps = r.num_steps, e.topk = r.topk, e.draft_tokens = r.num_draft_tokens;
+    e.model = evaluate_cycle(b.plan, ctx_of(b), 1.0).cycle_us;
+    e.derived = e.measured * e.model / 1e6 / b.plan.batch;
+    const int max_len = r.num_steps + 1;  // the bonus token plus one per draft step (tree depth = steps)
+    if (e.derived < 1.0 || e.derived > max_len + 1e-9)
+      throw InputError(fmt::format("{:g} tok/s with a modelled cycle of {:.0f} us implies accept len {:.2f}, outside "
+                                   "[1, {}] (steps + 1): check the measurement or the anchors",
+                                   e.measured, e.model, e.derived, max_len),
+                       e.source);
+    e.accept_rate = accept_rate_at(e.derived, r.num_steps, r.topk, r.num_draft_tokens);
+    rep.entries.push_back(e);
+    resolve_same_place(
+        rep.entries, rep.entries.size() - 1, "per-token acceptance of this draft",
+        [](const AnchorEntry&) { return true; }, e.accept_rate, [](const AnchorEntry& o) { return o.accept_rate; },
+        "tok/s");
+  }
+
+  // Where each applies to this run.
+  const RunSpec& run = s.run;
+  const std::string run_box = box_key(s.hw, run, s.target);
+  std::string others;  // backends evaluated that are not NCCL
+  for (const auto& c : run.allreduce)
+    if (!allreduce_model(c).takes_nccl_anchors()) others += (others.empty() ? "" : ", ") + c.label();
+  for (auto& e : rep.entries) {
+    if (!e.used) {
+      e.not_applies.push_back(e.conflict);
+      continue;
+    }
+    if (e.kind == AnchorKind::Spec) {
+      if (given_accept > 0) {
+        e.used = false;
+        e.not_applies.push_back(
+            fmt::format("acceptance given on the command line (accept len {:.2f}) is used instead", given_accept));
+        continue;
+      }
+      e.applies.push_back(
+          "the per-token acceptance, on any box and batch size (a property of the draft and the "
+          "text, not of the GPUs)");
+      if (run.speculative() &&
+          (run.num_steps != e.steps || run.topk != e.topk || run.num_draft_tokens != e.draft_tokens))
+        e.applies.push_back(
+            fmt::format("projected through {} from steps {}, topk {}, {} draft tokens to steps {}, "
+                        "topk {}, {} draft tokens",
+                        e.topk == 1 && run.topk == 1 ? "the chain formula" : "SGLang's draft tree", e.steps, e.topk,
+                        e.draft_tokens, run.num_steps, run.topk, run.num_draft_tokens));
+      continue;
+    }
+    if (e.box != run_box) {
+      e.not_applies.push_back(fmt::format("this run's box ({}): taken on {}", run_box, e.box));
+      continue;
+    }
+    std::string same, other;
+    for (const auto& p : run_plan.phases) {
+      const bool target_forward = p.kind == PhaseKind::Verify || p.kind == PhaseKind::BaselineDecode;
+      const bool hit = e.kind == AnchorKind::AllReduce ? p.graph == e.graph : target_forward;
+      (hit ? same : other) += fmt::format("{}{}", (hit ? same : other).empty() ? "" : ", ", phase_name(p.kind));
+    }
+    if (e.kind == AnchorKind::AllReduce) {
+      e.applies.push_back(same.empty() ? std::string("no phase of this run (none runs ") + mode_name(e.graph) + ")"
+                                       : fmt::format("NCCL all-reduces in {} ({})", same, mode_name(e.graph)));
+      if (!other.empty())
+        e.not_applies.push_back(fmt::format("{} ({}: another execution mode)", other, mode_name(!e.graph)));
+      if (!others.empty()) e.not_applies.push_back(others + " (not NCCL)");
+      if (run.batch_size != e.batch_size)
+        e.applies.push_back(fmt::format(
+            "carried from bs {} to bs {} as a per-call term (host synchronisation and rank skew, not bytes)",
+            e.batch_size, run.batch_size));
+    } else {
+      e.applies.push_back(fmt::format("every target forward ({})", same));
+      e.not_applies.push_back(fmt::format("draft forwards ({}: not measured)", other.empty() ? "none" : other));
+      if (run.batch_size != e.batch_size)
+        e.applies.push_back(fmt::format(
+            "carried from bs {} to bs {} as a per-forward constant (scheduler and Python per step; per-request work "
+            "grows with the batch, so it is a floor there); the bs {} baseline is derived, not measured",
+            e.batch_size, run.batch_size, run.batch_size));
+    }
+  }
+  const auto it = by_box.find(run_box);
+  return it == by_box.end() ? Anchors{} : it->second;
+}
+
+}  // namespace specsim

@@ -1,0 +1,31 @@
+#pragma once
+// Fits the all-reduce curve of an nccl-tests log: least squares (Eigen) of time = lat + bytes/bw
+// over size ranges, a new range wherever one line stops fitting. NCCL itself switches protocol
+// (LL -> LL128 -> Simple) and algorithm with size, so one line per regime is the natural shape.
+#include <string>
+#include <vector>
+
+#include "ingest/nccl_tests.h"
+#include "scenario/nccl_curve.h"
+
+namespace specsim {
+
+struct NcclPoint {
+  double bytes = 0, us = 0;
+};
+
+/// Mean time per size (out-of-place and in-place together) of the all-reduce tables measured
+/// with `world` ranks (0: the only world size in the log; InputError when there are several).
+std::vector<NcclPoint> allreduce_points(const ingest::NcclTestsLog& log, int& world, const std::string& file);
+
+/// Relative error a range may reach before a new range starts.
+constexpr double kNcclFitTolerance = 0.05;
+
+/// The piecewise fit; the pieces' ranges abut at shared sizes.
+NcclFit fit_allreduce_curve(const std::vector<NcclPoint>& points, int world, const std::string& source,
+                            double tolerance = kNcclFitTolerance);
+
+/// Largest |fit - measured| / measured over the points.
+double max_relative_error(const NcclFit& fit, const std::vector<NcclPoint>& points);
+
+}  // namespace specsim

@@ -1,0 +1,101 @@
+#include "evaluate/evaluate_scenario.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "accept/accept_len.h"
+#include "util/error.h"
+
+namespace specsim {
+
+namespace {
+
+bool same_draft_settings(const RunSpec& a, const AnchorEntry& e) {
+  return a.num_steps == e.steps && a.topk == e.topk && a.num_draft_tokens == e.draft_tokens;
+}
+
+void resolve_accept(const Scenario& s, ScenarioResult& out) {
+  const RunSpec& run = s.run;
+  if (!run.speculative()) return;
+  const AnchorEntry* m = out.anchor_report.acceptance();
+  if (run.accept_len) {
+    out.accept_len = *run.accept_len;
+    out.accept_source = "given (--accept-len)";
+  } else if (run.accept_rate) {
+    out.accept_rate = *run.accept_rate;
+    out.accept_len = accept_len_at(*run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
+    out.accept_source =
+        run.topk == 1
+            ? fmt::format("chain formula with --accept-rate {:g} over {} steps", *run.accept_rate, run.num_steps)
+            : fmt::format(
+                  "SGLang's draft tree with --accept-rate {:g} per depth (steps {}, topk {}, {} draft "
+                  "tokens; default top-k coverage)",
+                  *run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
+  } else if (m && same_draft_settings(run, *m)) {
+    out.accept_len = m->derived;
+    out.accept_rate = m->accept_rate;
+    out.accept_source = fmt::format("implied by the measured {:g} tok/s with NCCL", m->measured);
+  } else if (m) {
+    out.accept_rate = m->accept_rate;
+    out.accept_len = accept_len_at(m->accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
+    out.accept_source = fmt::format(
+        "projected: per-token acceptance {:.3f} (implied by the measured {:g} tok/s at {} steps) through {}",
+        m->accept_rate, m->measured, m->steps,
+        m->topk == 1 && run.topk == 1 ? "the chain formula" : "SGLang's draft tree");
+  } else {
+    throw InputError("accept length unknown: give --accept-len, --accept-rate or --measured-spec-tok-s",
+                     "--accept-len");
+  }
+  if (out.accept_len > run.num_steps + 1 + 1e-9)
+    throw InputError(fmt::format("accept len {:.2f} exceeds steps + 1 ({})", out.accept_len, run.num_steps + 1),
+                     "--accept-len");
+}
+
+}  // namespace
+
+ScenarioResult run_scenario(const Scenario& s) {
+  validate_run(s.run);
+  const ModelSpec* draft = s.draft ? &*s.draft : nullptr;
+  ScenarioResult out;
+  out.plan = build_plan(s.target, draft, s.run);
+  if (s.runtime) out.runtime = runtime_for(s, s.run, s.hw);
+
+  const double given_accept =
+      s.run.accept_len    ? *s.run.accept_len
+      : s.run.accept_rate ? accept_len_at(*s.run.accept_rate, s.run.num_steps, s.run.topk, s.run.num_draft_tokens)
+                          : 0.0;
+  out.anchors = derive_anchors(s, out.plan, given_accept, out.anchor_report);
+  resolve_accept(s, out);
+
+  {  // the reference baseline: NCCL everywhere, as measured
+    const CostContext nccl{&s.hw,       &s.run,        AllReduceChoice{},
+                           out.anchors, s.run.tp_size, out.runtime.active ? &out.runtime : nullptr};
+    const double step_us = time_phase(*out.plan.find(PhaseKind::BaselineDecode), nccl).us;
+    out.reference_baseline_tok_s = s.run.batch_size * 1e6 / step_us;
+    const std::string run_box = box_key(s.hw, s.run, s.target);
+    for (const auto& e : out.anchor_report.entries)
+      if (e.kind == AnchorKind::Baseline && e.used && e.box == run_box && e.batch_size == s.run.batch_size &&
+          std::abs(e.measured - out.reference_baseline_tok_s) <= 1e-6 * e.measured)
+        out.reference_measured = true;
+  }
+
+  for (const auto& backend : s.run.allreduce) {
+    CostContext ctx{&s.hw, &s.run, backend, out.anchors, s.run.tp_size, out.runtime.active ? &out.runtime : nullptr};
+    CycleResult r;
+    if (const std::string why = refusal(out.plan, ctx); !why.empty()) {
+      // Refused: an error when the user asked for this backend, a visible row when defaulted.
+      if (!s.backends_defaulted) throw allreduce_refused(backend, why);
+      r.backend = backend;
+      r.refused = why;
+      out.results.push_back(std::move(r));
+      continue;
+    }
+    r = evaluate_cycle(out.plan, ctx, out.accept_len);
+    r.backend_detail = backend_detail(out.plan, ctx);
+    out.results.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace specsim

@@ -1,0 +1,14 @@
+#include "scenario/flag_ranges.h"
+
+#include "util/error.h"
+
+namespace specsim {
+
+std::string FlagRange::help_suffix() const { return " (" + std::to_string(lo) + ".." + std::to_string(hi) + ")"; }
+
+void FlagRange::require(long long v) const {
+  if (v < lo || v > hi)
+    throw InputError("must be in " + std::to_string(lo) + ".." + std::to_string(hi), std::string(flag));
+}
+
+}  // namespace specsim

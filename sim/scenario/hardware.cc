@@ -1,0 +1,243 @@
+#include "scenario/hardware.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "scenario/paths.h"
+#include "util/error.h"
+#include "util/json_io.h"
+
+namespace specsim {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// The sourced numbers of each profile, by key: one table drives parsing (and the README lists them).
+struct GpuField {
+  const char* key;
+  double GpuProfile::*member;
+};
+constexpr GpuField kGpuFields[] = {
+    {"mem_bw_gbps", &GpuProfile::mem_bw_gbps},
+    {"mem_gib", &GpuProfile::mem_gib},
+    {"l2_mib", &GpuProfile::l2_mib},
+    {"peak_bf16_tflops", &GpuProfile::peak_bf16_tflops},
+    {"peak_fp16_tflops", &GpuProfile::peak_fp16_tflops},
+    {"peak_fp8_tflops", &GpuProfile::peak_fp8_tflops},
+    {"peak_fp32_tflops", &GpuProfile::peak_fp32_tflops},
+    {"nvlink_bw_gbps", &GpuProfile::nvlink_bw_gbps},
+    {"pcie_bw_gbps", &GpuProfile::pcie_bw_gbps},
+    {"gemm_compute_efficiency", &GpuProfile::gemm_compute_efficiency},
+    {"gemm_memory_efficiency", &GpuProfile::gemm_memory_efficiency},
+    {"gemm_fixed_us", &GpuProfile::gemm_fixed_us},
+    {"attention_memory_efficiency", &GpuProfile::attention_memory_efficiency},
+    {"attention_compute_efficiency", &GpuProfile::attention_compute_efficiency},
+    {"attention_fixed_us", &GpuProfile::attention_fixed_us},
+    {"elementwise_memory_efficiency", &GpuProfile::elementwise_memory_efficiency},
+    {"kernel_min_us", &GpuProfile::kernel_min_us},
+    {"kernel_switch_us", &GpuProfile::kernel_switch_us},
+    {"graph_launch_us", &GpuProfile::graph_launch_us},
+    {"host_launch_us", &GpuProfile::host_launch_us},
+    {"nccl_host_launch_us", &GpuProfile::nccl_host_launch_us},
+};
+struct TopoField {
+  const char* key;
+  double TopologyProfile::*member;
+};
+constexpr TopoField kTopoFields[] = {
+    {"nccl_p2p_busbw_gbps", &TopologyProfile::nccl_p2p_busbw_gbps},
+    {"nccl_shm_busbw_gbps", &TopologyProfile::nccl_shm_busbw_gbps},
+    {"nccl_shm_hop_us", &TopologyProfile::nccl_shm_hop_us},
+    {"peer_read_latency_us", &TopologyProfile::peer_read_latency_us},
+    {"peer_write_latency_us", &TopologyProfile::peer_write_latency_us},
+    {"peer_contention_us_per_peer", &TopologyProfile::peer_contention_us_per_peer},
+    {"peer_read_bw_gbps", &TopologyProfile::peer_read_bw_gbps},
+    {"peer_write_bw_gbps", &TopologyProfile::peer_write_bw_gbps},
+    {"barrier_us", &TopologyProfile::barrier_us},
+};
+
+// Fields that must be > 0 (the others may be 0: fp8 peak without fp8, no NVLink, zero latency).
+bool must_be_positive(std::string_view key) {
+  return key == "mem_bw_gbps" || key == "peak_bf16_tflops" || key == "peak_fp16_tflops" || key == "pcie_bw_gbps" ||
+         key.find("efficiency") != std::string_view::npos || key == "nccl_p2p_busbw_gbps" ||
+         key == "nccl_shm_busbw_gbps" || key == "peer_read_bw_gbps" || key == "peer_write_bw_gbps";
+}
+
+double checked(const json& j, const char* key, const std::string& where) {
+  const double v = sourced_number(j, key, where);
+  const std::string at = where + "." + key;
+  if (v < 0) throw InputError("must not be negative", at);
+  if (must_be_positive(key) && v <= 0) throw InputError("must be positive", at);
+  if (std::string_view(key).find("efficiency") != std::string_view::npos && v > 1.0)
+    throw InputError("an efficiency is a fraction in (0, 1]", at);
+  return v;
+}
+
+GpuArch parse_arch(const std::string& s, const std::string& where) {
+  if (s == "ampere") return GpuArch::Ampere;
+  if (s == "ada") return GpuArch::Ada;
+  if (s == "hopper") return GpuArch::Hopper;
+  if (s == "blackwell") return GpuArch::Blackwell;
+  throw InputError("unknown arch '" + s + "': use ampere, ada, hopper or blackwell", where + ".arch");
+}
+
+}  // namespace
+
+GpuProfile gpu_from_json(const json& j, const std::string& where) {
+  GpuProfile g;
+  g.name = json_string(j, "name", where);
+  g.description = j.contains("description") ? json_string(j, "description", where) : "";
+  g.arch = parse_arch(json_string(j, "arch", where), where);
+  g.fp8 = json_bool(j, "fp8", where);
+  g.p2p = json_bool(j, "p2p", where);
+  for (const auto& f : kGpuFields) g.*(f.member) = checked(j, f.key, where);
+  if (j.contains("gemm_fp8_block_fixed_us"))  // optional: only where a block-fp8 GEMM was timed
+    g.gemm_fp8_block_fixed_us = checked(j, "gemm_fp8_block_fixed_us", where);
+  // optional, together: only where SGLang's fused-MoE kernel was timed per token count
+  if (j.contains("moe_gemm_memory_efficiency") || j.contains("moe_gemm_fixed_us")) {
+    g.moe_gemm_memory_efficiency = checked(j, "moe_gemm_memory_efficiency", where);
+    g.moe_gemm_fixed_us = checked(j, "moe_gemm_fixed_us", where);
+  }
+  if (g.fp8 && g.peak_fp8_tflops <= 0)
+    throw InputError("fp8 is true but peak_fp8_tflops is 0", where + ".peak_fp8_tflops");
+  return g;
+}
+
+TopologyProfile topology_from_json(const json& j, const std::string& where) {
+  TopologyProfile t;
+  t.name = json_string(j, "name", where);
+  t.description = j.contains("description") ? json_string(j, "description", where) : "";
+  const std::string link = json_string(j, "link", where);
+  if (link == "nvlink")
+    t.link = LinkKind::NVLink;
+  else if (link == "pcie")
+    t.link = LinkKind::PCIe;
+  else
+    throw InputError("unknown link '" + link + "': use nvlink or pcie", where + ".link");
+  t.nccl_path = parse_path_type(json_string(j, "nccl_path", where), where + ".nccl_path");
+  t.peer_access = json_bool(j, "peer_access", where);
+  t.max_gpus = json_int(j, "max_gpus", where);
+  if (t.max_gpus < 1 || t.max_gpus > 1024) throw InputError("max_gpus must be in 1..1024", where + ".max_gpus");
+  for (const auto& f : kTopoFields) t.*(f.member) = checked(j, f.key, where);
+  if (j.contains("nccl_fit")) t.nccl_fit = parse_nccl_fit(j["nccl_fit"], where + ".nccl_fit");
+  return t;
+}
+
+namespace {
+
+std::array<double, kNumProtos> proto_row(const json& j, const std::string& where) {
+  std::array<double, kNumProtos> r{};
+  const char* names[] = {"LL", "LL128", "Simple"};
+  for (int p = 0; p < kNumProtos; ++p) r[p] = sourced_number(j, names[p], where);
+  return r;
+}
+
+}  // namespace
+
+double GpuProfile::peak_tflops(DType d) const {
+  switch (d) {
+    case DType::FP8: return fp8 ? peak_fp8_tflops : peak_bf16_tflops;
+    case DType::FP16: return peak_fp16_tflops;
+    case DType::FP32: return peak_fp32_tflops > 0 ? peak_fp32_tflops : peak_bf16_tflops / 16;
+    case DType::BF16: return peak_bf16_tflops;
+  }
+  return peak_bf16_tflops;
+}
+
+std::string_view path_type_name(PathType p) {
+  constexpr std::string_view names[] = {"NVL", "PIX", "PXB", "PHB", "SYS"};
+  return names[static_cast<int>(p)];
+}
+
+PathType parse_path_type(std::string_view s, const std::string& where) {
+  constexpr std::string_view names[] = {"NVL", "PIX", "PXB", "PHB", "SYS"};
+  for (int i = 0; i < 5; ++i)
+    if (s == names[i]) return static_cast<PathType>(i);
+  throw InputError("unknown NCCL path type '" + std::string(s) + "': use NVL, PIX, PXB, PHB or SYS", where);
+}
+
+std::string_view arch_name(GpuArch a) {
+  constexpr std::string_view names[] = {"ampere", "ada", "hopper", "blackwell"};
+  return names[static_cast<int>(a)];
+}
+
+GpuProfile parse_gpu(const std::string& path) { return gpu_from_json(read_json_file(path), path); }
+TopologyProfile parse_topology(const std::string& path) { return topology_from_json(read_json_file(path), path); }
+
+std::string nccl_tuning_path() { return (fs::path(models_dir()) / "nccl" / "tuning.json").string(); }
+
+NcclTuning load_nccl_tuning() {
+  const std::string path = nccl_tuning_path();
+  const json j = read_json_file(path);
+  NcclTuning t;
+  const char* algos[] = {"tree", "ring"};
+  const char* links[] = {"nvlink", "pcie", "net"};
+  const std::string w = path;
+  for (int a = 0; a < kNumAlgos; ++a) {
+    if (!j.contains("base_latency_us") || !j["base_latency_us"].contains(algos[a]))
+      throw InputError("missing base_latency_us." + std::string(algos[a]), w);
+    t.base_latency_us[a] = proto_row(j["base_latency_us"][algos[a]], w + ".base_latency_us." + algos[a]);
+    for (int l = 0; l < 3; ++l) {
+      if (!j.contains("hop_latency_us") || !j["hop_latency_us"].contains(links[l]) ||
+          !j["hop_latency_us"][links[l]].contains(algos[a]))
+        throw InputError(std::string("missing hop_latency_us.") + links[l] + "." + algos[a], w);
+      t.hop_latency_us[l][a] =
+          proto_row(j["hop_latency_us"][links[l]][algos[a]], w + ".hop_latency_us." + links[l] + "." + algos[a]);
+    }
+  }
+  const char* arches[] = {"ampere", "ada", "hopper", "blackwell"};
+  if (!j.contains("ll_max_bw_gbps")) throw InputError("missing ll_max_bw_gbps", w);
+  for (int i = 0; i < 4; ++i)
+    t.ll_max_bw_gbps[i] = sourced_number(j["ll_max_bw_gbps"], arches[i], w + ".ll_max_bw_gbps");
+  t.ll_bw_fraction = sourced_number(j, "ll_bw_fraction", w);
+  t.ll128_bw_fraction = sourced_number(j, "ll128_bw_fraction", w);
+  t.tree_bw_fraction = sourced_number(j, "tree_bw_fraction", w);
+  t.tree_ll_bw_divisor = sourced_number(j, "tree_ll_bw_divisor", w);
+  t.tree_ll128_bw_fraction = sourced_number(j, "tree_ll128_bw_fraction", w);
+  t.tree_algbw_per_busbw = sourced_number(j, "tree_algbw_per_busbw", w);
+  t.ll128_on_pcie = json_bool(j, "ll128_on_pcie", w);
+  return t;
+}
+
+Hardware load_hardware(const std::string& spec, int num_gpus, const std::string& flag) {
+  Hardware hw;
+  hw.spec = spec;
+  hw.num_gpus = num_gpus;
+  const auto colon = spec.find(':');
+  if (is_file(spec)) {
+    const json j = read_json_file(spec);
+    if (!j.contains("gpu") || !j.contains("topology"))
+      throw InputError("a hardware profile file holds {\"gpu\": {...}, \"topology\": {...}}", flag + " " + spec);
+    hw.gpu = gpu_from_json(j["gpu"], spec + ": gpu");
+    hw.topo = topology_from_json(j["topology"], spec + ": topology");
+  } else if (colon != std::string::npos && spec.find('/') == std::string::npos) {
+    const fs::path root = fs::path(models_dir()) / "hardware";
+    const std::string gpu = spec.substr(0, colon), topo = spec.substr(colon + 1);
+    const std::string gpu_path = (root / "gpus" / (gpu + ".json")).string();
+    const std::string topo_path = (root / "topologies" / (topo + ".json")).string();
+    if (!is_file(gpu_path))
+      throw InputError(
+          fmt::format("unknown GPU '{}': use {}", gpu, fmt::join(json_names_in((root / "gpus").string()), ", ")),
+          flag);
+    if (!is_file(topo_path))
+      throw InputError(fmt::format("unknown topology '{}': use {}", topo,
+                                   fmt::join(json_names_in((root / "topologies").string()), ", ")),
+                       flag);
+    hw.gpu = parse_gpu(gpu_path);
+    hw.topo = parse_topology(topo_path);
+  } else {
+    throw InputError("expected GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile file path; '" + spec + "' is neither",
+                     flag);
+  }
+  hw.nccl = load_nccl_tuning();
+  if (hw.topo.link == LinkKind::NVLink && hw.gpu.nvlink_bw_gbps <= 0)
+    throw InputError(hw.gpu.name + " has no NVLink: use a pcie topology", flag);
+  if (num_gpus < 1) throw InputError("--num-gpus must be at least 1", "--num-gpus");
+  return hw;
+}
+
+}  // namespace specsim

@@ -1,0 +1,97 @@
+#pragma once
+// GPU, interconnect and NCCL-constant profiles, read from models/hardware/ and models/nccl/.
+// Every number there carries a source; see models/hardware/README.md for each field.
+#include <array>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "scenario/dtype.h"
+#include "scenario/nccl_curve.h"
+
+namespace specsim {
+
+enum class GpuArch { Ampere, Ada, Hopper, Blackwell };
+enum class LinkKind { NVLink, PCIe };
+/// NCCL's path types between two GPUs, nearest first.
+enum class PathType { NVL, PIX, PXB, PHB, SYS };
+
+struct GpuProfile {
+  std::string name, description;
+  GpuArch arch = GpuArch::Hopper;
+  bool fp8 = false;  ///< tensor cores run fp8
+  bool p2p = false;  ///< driver allows peer memory access
+  double mem_bw_gbps = 0, mem_gib = 0, l2_mib = 0;
+  double peak_bf16_tflops = 0, peak_fp16_tflops = 0, peak_fp8_tflops = 0, peak_fp32_tflops = 0;
+  double nvlink_bw_gbps = 0, pcie_bw_gbps = 0;
+  double gemm_compute_efficiency = 0, gemm_memory_efficiency = 0, gemm_fixed_us = 0;
+  double attention_memory_efficiency = 0, attention_compute_efficiency = 0, attention_fixed_us = 0;
+  double elementwise_memory_efficiency = 0;
+  double kernel_switch_us = 0;  ///< GPU gap when a kernel follows one of another class, back to back
+  double kernel_min_us = 0, graph_launch_us = 0, host_launch_us = 0, nccl_host_launch_us = 0;
+  double gemm_fp8_block_fixed_us = 0;  ///< a block-scaled fp8 GEMM's fixed cost (optional; 0: gemm_fixed_us)
+  /// SGLang's Triton fused-MoE expert GEMM (optional; efficiency 0: priced as a dense GEMM): its
+  /// fixed cost per launch and its share of the HBM bandwidth, fitted to a measured per-M table.
+  double moe_gemm_fixed_us = 0, moe_gemm_memory_efficiency = 0;
+  /// Dense peak for a GEMM whose weights are `d` (fp8 falls back to bf16 where not supported).
+  double peak_tflops(DType d) const;
+};
+
+struct TopologyProfile {
+  std::string name, description;
+  LinkKind link = LinkKind::NVLink;
+  PathType nccl_path = PathType::NVL;
+  bool peer_access = false;
+  int max_gpus = 8;
+  double nccl_p2p_busbw_gbps = 0, nccl_shm_busbw_gbps = 0, nccl_shm_hop_us = 0;
+  double peer_read_latency_us = 0, peer_write_latency_us = 0, peer_contention_us_per_peer = 0;
+  double peer_read_bw_gbps = 0, peer_write_bw_gbps = 0, barrier_us = 0;
+  /// Measured all-reduce curve (`specsim calibrate --nccl-tests`); replaces NCCL's tuning model
+  /// for all-reduces at its world size.
+  std::optional<NcclFit> nccl_fit;
+};
+
+/// NCCL's tuning constants (src/graph/tuning.cc), indexed [algorithm][protocol].
+enum NcclAlgo { kTree = 0, kRing = 1, kNumAlgos = 2 };
+enum NcclProto { kLL = 0, kLL128 = 1, kSimple = 2, kNumProtos = 3 };
+struct NcclTuning {
+  std::array<std::array<double, kNumProtos>, kNumAlgos> base_latency_us{};
+  /// [link: nvlink, pcie, net][algo][proto]
+  std::array<std::array<std::array<double, kNumProtos>, kNumAlgos>, 3> hop_latency_us{};
+  std::array<double, 4> ll_max_bw_gbps{};  ///< per GpuArch
+  double ll_bw_fraction = 0.5, ll128_bw_fraction = 0.92, tree_bw_fraction = 1.0;
+  /// Tree refinements on one node: LL bus bandwidth / tree_ll_bw_divisor (capped by the LL cap),
+  /// LL128 x tree_ll128_bw_fraction; a tree's algorithm bandwidth is tree_algbw_per_busbw x busBw.
+  double tree_ll_bw_divisor = 3.8, tree_ll128_bw_fraction = 7.0 / 9.0, tree_algbw_per_busbw = 0.5;
+  bool ll128_on_pcie = false;
+};
+
+/// The machine a scenario runs on.
+struct Hardware {
+  std::string spec;  ///< what the user passed (gpu:topology or a path)
+  GpuProfile gpu;
+  TopologyProfile topo;
+  NcclTuning nccl;
+  int num_gpus = 8;
+  /// Per-direction bandwidth of one GPU's link to its peers, GB/s (NVLink or PCIe).
+  double link_bw_gbps() const { return topo.link == LinkKind::NVLink ? gpu.nvlink_bw_gbps : gpu.pcie_bw_gbps; }
+};
+
+GpuProfile parse_gpu(const std::string& path);
+/// Profiles from parsed JSON (the fuzzers and calibrate use these); `where` prefixes errors.
+GpuProfile gpu_from_json(const nlohmann::json& j, const std::string& where);
+TopologyProfile topology_from_json(const nlohmann::json& j, const std::string& where);
+TopologyProfile parse_topology(const std::string& path);
+/// models/nccl/tuning.json: NCCL's tuning constants and the nccl-tests harness's launch cost.
+std::string nccl_tuning_path();
+NcclTuning load_nccl_tuning();
+
+/// `--hardware GPU:TOPOLOGY` (names under models/hardware/) or a path to a combined profile
+/// {"gpu": {...}, "topology": {...}}; validates that the GPU can sit on that topology.
+Hardware load_hardware(const std::string& spec, int num_gpus, const std::string& flag = "--hardware");
+
+std::string_view path_type_name(PathType p);
+PathType parse_path_type(std::string_view s, const std::string& where);
+std::string_view arch_name(GpuArch a);
+
+}  // namespace specsim

@@ -1,0 +1,40 @@
+#pragma once
+// Whether a model fits the GPUs the way SGLang lays out memory: the static part (weights and the
+// KV-cache pool) gets GPU memory x mem_fraction_static; activations and CUDA-graph buffers live
+// in the rest. SGLang's default fraction reserves that rest from the GPU's memory, the chunked
+// prefill size, the graph batch size, the tp size and the speculative algorithm.
+#include <optional>
+#include <string>
+
+#include "scenario/hardware.h"
+#include "scenario/model_spec.h"
+#include "scenario/run_spec.h"
+
+namespace specsim {
+
+/// Per-GPU memory of one run, GiB.
+struct MemoryFit {
+  double gpu_gib = 0;
+  double fraction = 0;  ///< mem_fraction_static used
+  bool fraction_default = true;
+  double reserved_gib = 0;  ///< activations and CUDA-graph buffers (1 - fraction)
+  double weights_gib = 0;   ///< target + draft weights, tensor-parallel share
+  double kv_gib = 0;        ///< KV cache of batch x context tokens (bf16), target + draft
+  double static_gib() const { return weights_gib + kv_gib; }
+  double budget_gib() const { return gpu_gib * fraction; }
+  bool fits() const { return static_gib() <= budget_gib(); }
+};
+
+/// SGLang's default mem_fraction_static for this GPU and run (server_args.py,
+/// _handle_gpu_memory_settings since sgl-project/sglang PR 10975).
+double sglang_default_mem_fraction(double gpu_gib, const RunSpec& run);
+
+/// The per-GPU memory of `run`; `fraction` overrides SGLang's default.
+MemoryFit memory_fit(const ModelSpec& target, const ModelSpec* draft, const Hardware& hw, const RunSpec& run,
+                     std::optional<double> fraction);
+
+/// InputError (on --mem-fraction-static, or --tp-size when defaulted) with the numbers when the
+/// static memory does not fit.
+void require_fit(const MemoryFit& f, const std::string& model, const Hardware& hw, const RunSpec& run);
+
+}  // namespace specsim

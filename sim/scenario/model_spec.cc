@@ -1,0 +1,232 @@
+#include "scenario/model_spec.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include "scenario/paths.h"
+#include "util/error.h"
+#include "util/json_io.h"
+
+namespace specsim {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// A positive integer field; `fallback` < 0 means required.
+int positive(const json& cfg, const char* key, const std::string& where, int fallback = -1) {
+  if (!cfg.contains(key) || cfg[key].is_null()) {
+    if (fallback >= 0) return fallback;
+    throw InputError(std::string("config lacks '") + key + "'", where + ": " + key);
+  }
+  const int v = json_int(cfg, key, where);
+  // 1<<24 bounds every real dimension by far and keeps products of three dims in double range.
+  if (v <= 0 || v > (1 << 24))
+    throw InputError(std::string("'") + key + "' must be in 1..16777216", where + ": " + key);
+  return v;
+}
+
+Arch parse_arch(const json& cfg, const std::string& where) {
+  if (!cfg.contains("architectures") || !cfg["architectures"].is_array() || cfg["architectures"].empty() ||
+      !cfg["architectures"][0].is_string())
+    throw InputError("config lacks 'architectures'", where + ": architectures");
+  const std::string a = cfg["architectures"][0].get<std::string>();
+  if (a == "LlamaForCausalLM") return Arch::Llama;
+  if (a == "Qwen3ForCausalLM") return Arch::Qwen3;
+  if (a == "Qwen3MoeForCausalLM") return Arch::Qwen3Moe;
+  if (a == "DeepseekV3ForCausalLM") return Arch::DeepseekV3;
+  if (a == "LlamaForCausalLMEagle3") return Arch::LlamaEagle3;
+  // An EAGLE-1/2 draft (SGLang's and vLLM's LlamaForCausalLMEagle): one Llama layer behind a 2H -> H fc
+  // and the target's full-vocab LM head. Costed on the EAGLE-3 draft path: without draft_vocab_size its
+  // LM head spans the whole vocab; the 2H-wide qkv input stands in for the 2H -> H fc (same bytes within ~5%).
+  if (a == "LlamaForCausalLMEagle") return Arch::LlamaEagle3;
+  if (a == "DeepseekV3ForCausalLMNextN") return Arch::DeepseekV3NextN;
+  throw InputError("unknown architecture '" + a +
+                       "': supported are LlamaForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, "
+                       "DeepseekV3ForCausalLM, LlamaForCausalLMEagle3, LlamaForCausalLMEagle",
+                   where + ": architectures");
+}
+
+DType config_dtype(const json& cfg, const std::string& where) {
+  if (cfg.contains("quantization_config") && cfg["quantization_config"].is_object()) {
+    const auto& q = cfg["quantization_config"];
+    if (q.contains("quant_method") && q["quant_method"] == "fp8") return DType::FP8;
+    if (q.contains("quant_method"))
+      throw InputError("unsupported quantization '" + json_excerpt(q["quant_method"]) + "': use --dtype bf16|fp8",
+                       where + ": quantization_config.quant_method");
+  }
+  for (const char* key : {"torch_dtype", "dtype"})
+    if (cfg.contains(key) && cfg[key].is_string()) return parse_dtype(cfg[key].get<std::string>(), where + ": " + key);
+  return DType::BF16;
+}
+
+std::string model_name(const std::string& config_path) {
+  const fs::path p = fs::weakly_canonical(config_path);
+  const fs::path zoo = fs::weakly_canonical(models_dir());
+  const auto rel = p.parent_path().lexically_relative(zoo);
+  if (!rel.empty() && *rel.begin() != "..") return rel.generic_string();
+  if (p.filename() == "config.json") return p.parent_path().filename().string();
+  return p.stem().string();
+}
+
+}  // namespace
+
+double ModelSpec::param_count() const {
+  const double h = hidden;
+  double attn;
+  if (has_mla) {
+    const double qk = mla.qk_nope_dim + mla.qk_rope_dim;
+    attn = h * (mla.q_lora_rank + mla.kv_lora_rank + mla.qk_rope_dim) + double(mla.q_lora_rank) * heads * qk +
+           double(mla.kv_lora_rank) * heads * (mla.qk_nope_dim + mla.v_head_dim) + double(heads) * mla.v_head_dim * h;
+  } else {
+    attn = h * (heads + 2.0 * kv_heads) * head_dim + double(heads) * head_dim * h;
+  }
+  const double dense_mlp = 3.0 * h * intermediate;
+  const double expert = 3.0 * h * moe.intermediate;
+  const int moe_layers = has_moe ? layers - moe.first_dense_layers : 0;
+  const double mlp =
+      double(layers - moe_layers) * dense_mlp + double(moe_layers) * (moe.routed_experts + moe.shared_experts) * expert;
+  const double emb = 2.0 * h * vocab;
+  return layers * attn + mlp + emb;
+}
+
+ModelSpec model_from_config(const std::string& path, const std::string& where_flag) {
+  return model_from_json(read_json_file(path), path, where_flag + " " + path);
+}
+
+ModelSpec model_from_json(const json& cfg, const std::string& path, const std::string& where) {
+  if (!cfg.is_object()) throw InputError("config.json must hold a JSON object", where);
+  ModelSpec m;
+  m.source = path;
+  m.name = path.empty() ? std::string("model") : model_name(path);
+  m.arch = parse_arch(cfg, where);
+  m.architecture = cfg["architectures"][0].get<std::string>();
+  m.hidden = positive(cfg, "hidden_size", where);
+  m.layers = positive(cfg, "num_hidden_layers", where);
+  m.heads = positive(cfg, "num_attention_heads", where);
+  m.kv_heads = positive(cfg, "num_key_value_heads", where, m.heads);
+  m.vocab = positive(cfg, "vocab_size", where);
+  m.intermediate = positive(cfg, "intermediate_size", where);
+  m.weight_dtype = config_dtype(cfg, where);
+  if (cfg.contains("max_position_embeddings")) m.max_position = positive(cfg, "max_position_embeddings", where);
+  if (m.arch != Arch::DeepseekV3 && m.arch != Arch::DeepseekV3NextN) {
+    if (!cfg.contains("head_dim") && m.hidden % m.heads != 0)
+      throw InputError("hidden_size is not a multiple of num_attention_heads and head_dim is missing",
+                       where + ": head_dim");
+    m.head_dim = positive(cfg, "head_dim", where, m.hidden / m.heads);
+    if (m.heads % m.kv_heads != 0)
+      throw InputError("num_attention_heads must be a multiple of num_key_value_heads",
+                       where + ": num_key_value_heads");
+  }
+  switch (m.arch) {
+    case Arch::Llama:
+    case Arch::Qwen3: break;
+    case Arch::LlamaEagle3:
+      m.draft_vocab = positive(cfg, "draft_vocab_size", where, m.vocab);
+      if (m.layers != 1)
+        throw InputError("EAGLE-3 drafts have exactly one decoder layer", where + ": num_hidden_layers");
+      break;
+    case Arch::Qwen3Moe: {
+      m.has_moe = true;
+      m.moe.routed_experts = positive(cfg, "num_experts", where);
+      m.moe.experts_per_token = positive(cfg, "num_experts_per_tok", where);
+      m.moe.intermediate = positive(cfg, "moe_intermediate_size", where);
+      if (cfg.contains("decoder_sparse_step") && json_int(cfg, "decoder_sparse_step", where) != 1)
+        throw InputError("only decoder_sparse_step 1 (every layer MoE) is modelled", where + ": decoder_sparse_step");
+      if (cfg.contains("mlp_only_layers") && cfg["mlp_only_layers"].is_array() && !cfg["mlp_only_layers"].empty())
+        throw InputError("mlp_only_layers is not modelled: every layer must be MoE", where + ": mlp_only_layers");
+      break;
+    }
+    case Arch::DeepseekV3NextN:
+    case Arch::DeepseekV3: {
+      m.has_mla = m.has_moe = true;
+      m.mla.q_lora_rank = positive(cfg, "q_lora_rank", where, 0);
+      m.mla.kv_lora_rank = positive(cfg, "kv_lora_rank", where);
+      m.mla.qk_nope_dim = positive(cfg, "qk_nope_head_dim", where);
+      m.mla.qk_rope_dim = positive(cfg, "qk_rope_head_dim", where);
+      m.mla.v_head_dim = positive(cfg, "v_head_dim", where);
+      m.head_dim = m.mla.qk_nope_dim + m.mla.qk_rope_dim;
+      m.moe.routed_experts = positive(cfg, "n_routed_experts", where);
+      m.moe.experts_per_token = positive(cfg, "num_experts_per_tok", where);
+      m.moe.intermediate = positive(cfg, "moe_intermediate_size", where);
+      m.moe.shared_experts = cfg.contains("n_shared_experts") ? json_int(cfg, "n_shared_experts", where) : 0;
+      m.moe.first_dense_layers =
+          cfg.contains("first_k_dense_replace") ? json_int(cfg, "first_k_dense_replace", where) : 0;
+      if (m.moe.shared_experts < 0 || m.moe.first_dense_layers < 0 || m.moe.first_dense_layers > m.layers)
+        throw InputError("n_shared_experts / first_k_dense_replace out of range", where + ": first_k_dense_replace");
+      if (cfg.contains("moe_layer_freq") && json_int(cfg, "moe_layer_freq", where) != 1)
+        throw InputError("only moe_layer_freq 1 is modelled", where + ": moe_layer_freq");
+      // SGLang fuses the shared expert into the routed MoE only for 256 routed experts + 1 shared
+      // (DeepSeek-V3/R1); Kimi-K2 (384) runs it as a separate TP-sharded MLP.
+      m.moe.fuse_shared = m.moe.routed_experts == 256 && m.moe.shared_experts == 1;
+      if (m.arch == Arch::DeepseekV3NextN) {
+        // SGLang builds the NextN layer as a MoE layer (is_nextn) and samples over the full vocab.
+        if (m.layers != 1)
+          throw InputError("a NextN draft has exactly one decoder layer", where + ": num_hidden_layers");
+        m.moe.first_dense_layers = 0;
+        m.draft_vocab = m.vocab;
+      }
+      break;
+    }
+  }
+  if (m.has_moe && m.moe.experts_per_token > m.moe.routed_experts)
+    throw InputError("num_experts_per_tok exceeds the number of experts", where + ": num_experts_per_tok");
+  return m;
+}
+
+int local_kv_heads(const ModelSpec& m, int tp) { return std::max(1, m.kv_heads / tp); }
+
+double kv_bytes_per_token_layer(const ModelSpec& m, int tp, double elem_bytes) {
+  if (m.has_mla) return (m.mla.kv_lora_rank + m.mla.qk_rope_dim) * elem_bytes;
+  return 2.0 * local_kv_heads(m, tp) * m.head_dim * elem_bytes;
+}
+
+std::vector<std::string> zoo_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& model : fs::directory_iterator(models_dir(), ec)) {
+    if (!is_file((model.path() / "config.json").string())) continue;  // hardware/, nccl/, runtime/, ...
+    const std::string name = model.path().filename().string();
+    names.push_back(name);
+    for (const auto& draft : fs::directory_iterator(model.path(), ec))
+      if (is_file((draft.path() / "config.json").string()))
+        names.push_back(name + "/" + draft.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string resolve_model_config(const std::string& in, const std::string& flag) {
+  if (in.empty()) throw InputError("empty model path", flag);
+  if (is_file(in)) return in;
+  if (is_dir(in)) {
+    const std::string c = (fs::path(in) / "config.json").string();
+    if (is_file(c)) return c;
+    throw InputError("folder " + in + " holds no config.json", flag);
+  }
+  // A zoo name: MODEL, or MODEL/DRAFT for one of its drafts (llama-3.1-8b/eagle3); never a path
+  // that climbs out of models/.
+  const auto slashes = std::count(in.begin(), in.end(), '/');
+  const bool zoo_shaped = slashes <= 1 && in.front() != '/' && in.back() != '/' && in.find("..") == std::string::npos;
+  const std::string zoo = (fs::path(models_dir()) / in / "config.json").string();
+  if (zoo_shaped && is_file(zoo)) return zoo;
+  throw InputError(fmt::format("'{}' is neither a config.json, a folder holding one, nor a zoo model or draft ({})", in,
+                               fmt::join(zoo_names(), ", ")),
+                   flag);
+}
+
+std::string zoo_draft_config(const std::string& target_config_path, bool nextn) {
+  const fs::path dir = fs::path(target_config_path).parent_path();
+  if (nextn) {  // SGLang's EAGLE / NEXTN on DeepSeek runs the model's own MTP layer
+    const std::string c = (dir / "nextn" / "config.json").string();
+    if (is_file(c)) return c;
+  }
+  const std::string c = (dir / "eagle3" / "config.json").string();
+  return is_file(c) ? c : std::string();
+}
+
+}  // namespace specsim

@@ -1,0 +1,36 @@
+#pragma once
+// From what the user typed (RunArgs: every field optional) to a Scenario: the built-in scenario
+// fills what is missing when no --model-path is given; SGLang's defaults otherwise.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.h"
+
+namespace specsim {
+
+/// The run flags as given; an empty optional means "not on the command line".
+struct RunArgs {
+  std::optional<std::string> model_path, draft_model_path, hardware, dtype;
+  std::optional<int> num_gpus, tp_size, num_steps, topk, num_draft_tokens, batch_size, cuda_graph_max_bs;
+  std::optional<long long> context_len;
+  std::optional<std::string> algorithm;
+  bool disable_cuda_graph = false;
+  std::optional<std::string> eager_phases;  ///< comma list of phases, or "none"
+  std::optional<double> accept_len, accept_rate;
+  std::optional<double> mem_fraction_static;
+  std::optional<double> measured_baseline_tok_s, measured_allreduce_us, measured_spec_tok_s;
+  /// Where a measured value came from when not its flag (a log or trace file, in words).
+  std::optional<std::string> measured_baseline_source, measured_allreduce_source;
+  std::vector<std::string> allreduce;
+  std::optional<std::string> nccl_p2p_level, nccl_algo, nccl_proto;
+  std::optional<std::string> runtime;  ///< sglang (default), vllm, none, or a profile .json
+};
+
+/// Builds the scenario; InputError naming the flag on bad input.
+Scenario resolve_scenario(const RunArgs& args);
+
+/// Path of the built-in scenario file (models/scenarios/default.json).
+std::string default_scenario_path();
+
+}  // namespace specsim

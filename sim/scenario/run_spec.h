@@ -1,0 +1,86 @@
+#pragma once
+// The serving settings of one scenario, in SGLang's terms.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenario/dtype.h"
+
+namespace specsim {
+
+/// NextN is SGLang's name for EAGLE with DeepSeek's MTP layer as the draft (same worker).
+enum class SpecAlgo { None, Eagle, Eagle3, NextN };
+
+/// The forwards of one cycle, plus the plain decode step it is compared with.
+enum class PhaseKind { DraftDecode = 0, Verify = 1, DraftExtend = 2, BaselineDecode = 3 };
+constexpr int kNumPhaseKinds = 4;
+std::string_view phase_name(PhaseKind p);
+PhaseKind parse_phase(std::string_view s, const std::string& where);
+
+/// One all-reduce backend to evaluate: NCCL, our custom kernel, a fixed latency, or a backend
+/// registered by name (cost/allreduce_model.h costs each).
+struct AllReduceChoice {
+  enum class Kind { Nccl, Custom, Fixed, Registered } kind = Kind::Nccl;
+  double fixed_us = 0;           ///< Fixed: latency of every all-reduce
+  std::string variant = "auto";  ///< Custom: auto or a name from car_policy::variant_names()
+  std::string name;              ///< Registered: the backend's name
+  std::string arg;               ///< Registered: what follows `NAME:`, if anything
+  /// `BACKEND@PHASES`: the phases it replaces NCCL in (none given: every phase).
+  std::array<bool, kNumPhaseKinds> phases{true, true, true, true};
+  bool scoped = false;  ///< phases were given
+  bool applies_to(PhaseKind p) const { return phases[static_cast<int>(p)]; }
+  std::string label() const;      ///< "nccl", "custom", "fixed:40", "fixed:40@verify"
+  std::string kind_name() const;  ///< "nccl", "custom", "fixed" (the JSON contract's value)
+};
+/// Parses nccl | custom[:VARIANT] | fixed:US | NAME[:ARG] (a registered backend; an unknown
+/// NAME is refused when the backend is looked up, cost/allreduce_model.h), each optionally
+/// followed by @PHASE[,PHASE...]: the backend in those phases, NCCL in the others.
+AllReduceChoice parse_allreduce(std::string_view s, const std::string& where = "--allreduce");
+
+/// NCCL environment the model honours (NCCL_P2P_LEVEL, NCCL_ALGO, NCCL_PROTO).
+struct NcclSettings {
+  std::string p2p_level = "PXB";                        ///< NCCL's default: P2P up to PCIe switches
+  std::array<bool, 2> algo_enabled{true, true};         ///< [tree, ring]
+  std::array<bool, 3> proto_enabled{true, true, true};  ///< [LL, LL128, Simple]
+};
+
+struct RunSpec {
+  int tp_size = 8;
+  int num_gpus = 0;  ///< 0: the tp size
+  SpecAlgo algo = SpecAlgo::Eagle3;
+  int num_steps = 3;
+  int topk = 1;
+  int num_draft_tokens = 4;
+  int batch_size = 1;
+  long long context_len = 2048;
+  int cuda_graph_max_bs = 160;
+  bool disable_cuda_graph = false;
+  std::array<bool, kNumPhaseKinds> force_eager{};  ///< phases run eagerly whatever the graph settings
+  std::optional<DType> dtype;                      ///< overrides the target's weight dtype
+  std::optional<double> accept_len;                ///< mean accepted draft tokens per verify + 1
+  std::optional<double> accept_rate;               ///< per-token acceptance (chain formula)
+  std::optional<double> mem_fraction_static;       ///< SGLang's --mem-fraction-static (default: SGLang's)
+  std::optional<double> measured_baseline_tok_s;
+  std::optional<double> measured_allreduce_us;
+  std::optional<double> measured_spec_tok_s;
+  std::vector<AllReduceChoice> allreduce;  ///< backends side by side
+  NcclSettings nccl;
+
+  bool speculative() const { return algo != SpecAlgo::None; }
+  /// Whether a phase runs from a CUDA graph (graph when bs <= cuda-graph-max-bs and graphs on).
+  bool uses_graph(PhaseKind p) const {
+    return !disable_cuda_graph && !force_eager[static_cast<int>(p)] && batch_size <= cuda_graph_max_bs;
+  }
+};
+
+std::string_view algo_name(SpecAlgo a);
+
+/// Applies the draft-shape settings given (the others keep `r`'s). With topk 1 the draft is a
+/// chain: a given steps sets draft tokens = steps + 1 and a given draft-token count sets the steps.
+void apply_draft_shape(RunSpec& r, std::optional<int> topk, std::optional<int> steps, std::optional<int> draft_tokens);
+
+/// Checks numbers and combinations SGLang rejects; InputError naming the flag.
+void validate_run(const RunSpec& r);
+
+}  // namespace specsim

@@ -1,0 +1,31 @@
+#pragma once
+// What one run asks: model, draft, hardware, settings and the settings its measurements were
+// taken at. Pure description; engine/scenario.h evaluates it.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenario/runtime_profile.h"
+#include "scenario/hardware.h"
+#include "scenario/measured_run.h"
+#include "scenario/model_spec.h"
+#include "scenario/run_spec.h"
+
+namespace specsim {
+
+struct Scenario {
+  ModelSpec target;
+  std::optional<ModelSpec> draft;
+  Hardware hw;
+  RunSpec run;
+  /// The measurements anchoring the model, each with where it was taken (built-in first).
+  std::vector<MeasuredRun> measured;
+  /// The user did not pick backends: a refused custom kernel is shown as refused, not fatal.
+  bool backends_defaulted = false;
+  /// The serving runtime whose own work is costed (--runtime); none: forwards only.
+  std::optional<RuntimeProfile> runtime;
+  std::string title;               ///< e.g. the built-in scenario's name
+  std::vector<std::string> notes;  ///< assumptions to print with the report
+};
+
+}  // namespace specsim

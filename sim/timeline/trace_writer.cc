@@ -1,0 +1,189 @@
+#include "timeline/trace_writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+#include "report/report.h"
+#include "timeline/op_timeline.h"
+
+namespace specsim {
+
+namespace {
+
+// Op names and notes are ours, but escape anyway: a trace must always parse.
+std::string esc(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      o += '\\', o += c;
+    else if (static_cast<unsigned char>(c) < 0x20)
+      o += fmt::format("\\u{:04x}", static_cast<int>(c));
+    else
+      o += c;
+  }
+  return o;
+}
+
+std::string shape_of(const Op& op) { return fmt::format("{:g}x{:g}x{:g}", op.m, op.n, op.k); }
+
+// Phases and cycles sit on separate tracks: a cycle's time comes from evaluate_cycle, its phases
+// from the timeline, and slices on one track must nest exactly.
+constexpr int kTidSpans = 0, kTidGpu = 1, kTidHost = 2, kTidCycles = 3;
+constexpr int kPidBaseline = 1000;
+
+// The phases drawn as one cycle: the speculative ones, or the plain decode step without speculation.
+bool in_cycle(const CyclePlan& plan, const PhasePlan& p) {
+  return plan.find(PhaseKind::Verify) ? p.kind != PhaseKind::BaselineDecode : p.kind == PhaseKind::BaselineDecode;
+}
+
+// Calls fn(cycle_index, phase_plan, forward_index, forward_start_us, timeline) for every forward of
+// every cycle, in time order; the plan is rebuilt per cycle for its KV length.
+template <class Fn>
+void for_each_forward(const TraceInput& in, Fn&& fn) {
+  const CostContext ctx = cost_context(*in.scenario, *in.result, in.backend);
+  double t = 0;
+  for (const auto& c : in.cycles) {
+    const CyclePlan plan = plan_at_context(*in.scenario, c.context_len);
+    for (const auto& p : plan.phases) {
+      if (!in_cycle(plan, p)) continue;
+      const ForwardTimeline f = expand_forward(p, ctx);
+      for (int j = 0; j < p.count; ++j) {
+        fn(c, p, j, t, f);
+        t += f.total_us;
+      }
+    }
+  }
+}
+
+// Times go out as whole nanoseconds (what Perfetto keeps), rounded from the absolute start and
+// end, so back-to-back slices meet exactly instead of overlapping by a rounding step.
+void slice(fmt::memory_buffer& b, int pid, int tid, std::string_view name, std::string_view cat, double start_us,
+           double end_us, std::string_view args_json) {
+  const long long ts = std::llround(start_us * 1e3), te = std::max(ts, std::llround(end_us * 1e3));
+  fmt::format_to(std::back_inserter(b),
+                 ",\n{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"name\":\"{}\",\"cat\":\"{}\",\"ts\":{}.{:03d},\"dur\":{}.{:"
+                 "03d},\"args\":{}}}",
+                 pid, tid, esc(name), cat, ts / 1000, static_cast<int>(ts % 1000), (te - ts) / 1000,
+                 static_cast<int>((te - ts) % 1000), args_json.empty() ? "{}" : args_json);
+}
+
+void meta(fmt::memory_buffer& b, int pid, int tid, const char* what, std::string_view name) {
+  fmt::format_to(std::back_inserter(b),
+                 ",\n{{\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"{}\",\"args\":{{\"name\":\"{}\"}}}}", pid, tid,
+                 what, esc(name));
+}
+
+// The slices of one forward on one process, shifted to `t0`.
+void forward_slices(fmt::memory_buffer& b, int pid, const PhasePlan& p, int j, double t0, const ForwardTimeline& f,
+                    int cycle) {
+  const std::string phase(phase_name(p.kind));
+  const std::string label = p.count > 1 ? fmt::format("{} #{}", phase, j) : phase;
+  slice(b, pid, kTidSpans, label, "phase", t0, t0 + f.total_us,
+        fmt::format("{{\"cycle\":{},\"tokens\":{},\"mode\":\"{}\",\"kernels\":{}}}", cycle, p.tokens,
+                    f.graph ? "graph" : "eager", f.ops.size()));
+  if (f.graph) slice(b, pid, kTidHost, "cudaGraphLaunch", "launch", t0, t0 + f.graph_launch_us, "");
+  for (const auto& e : f.ops) {
+    const Op& op = *e.op;
+    const std::string args = fmt::format(
+        "{{\"phase\":\"{}\",\"block\":\"{}\",\"layer\":{},\"shape\":{{\"m\":{:g},\"n\":{:g},\"k\":{:g},\"batch\":{:g},"
+        "\"experts\":{:g}}},\"dtype\":\"{}\",\"bytes\":{:.0f},\"flops\":{:.0f},\"comm_bytes\":{:.0f}}}",
+        phase, esc(e.block), e.layer, op.m, op.n, op.k, op.batch, op.experts, dtype_name(op.dtype), op.bytes, op.flops,
+        op.comm_bytes);
+    slice(b, pid, kTidGpu, op.name, op_kind_name(op.kind), t0 + e.start_us, t0 + (e.start_us + e.dur_us), args);
+    if (!f.graph)
+      slice(b, pid, kTidHost, std::string("launch ") + op.name, "launch", t0 + e.host_start_us,
+            t0 + (e.host_start_us + e.host_dur_us), "");
+  }
+  const double ops_end = f.total_us - f.runtime_us;
+  if (f.overhead_us > 0)
+    slice(b, pid, kTidHost, "unexplained per-forward time (anchored)", "overhead", t0 + (ops_end - f.overhead_us),
+          t0 + ops_end, "");
+  if (f.runtime_us > 0)
+    slice(b, pid, kTidHost, "runtime's own work (scheduler, tree, accept, syncs)", "runtime", t0 + ops_end,
+          t0 + f.total_us, "");
+}
+
+}  // namespace
+
+const char* const kTraceCsvHeader =
+    "cycle,phase,rank,op,shape,bytes,start_us,dur_us,forward,layer,kind,flops,comm_bytes";
+
+void trace_slice(fmt::memory_buffer& b, int pid, int tid, std::string_view name, std::string_view cat, double start_us,
+                 double end_us, std::string_view args_json) {
+  slice(b, pid, tid, name, cat, start_us, end_us, args_json);
+}
+void trace_meta(fmt::memory_buffer& b, int pid, int tid, const char* what, std::string_view name) {
+  meta(b, pid, tid, what, name);
+}
+std::string trace_escape(std::string_view s) { return esc(s); }
+
+long long trace_slice_count(const TraceInput& in) {
+  const CyclePlan plan = plan_at_context(*in.scenario, in.scenario->run.context_len);
+  long long per_cycle = 0;
+  for (const auto& p : plan.phases)
+    if (in_cycle(plan, p)) per_cycle += static_cast<long long>(p.count) * p.kernels();
+  return per_cycle * static_cast<long long>(in.cycles.size()) * in.ranks;
+}
+
+std::string chrome_trace_json(const TraceInput& in) {
+  fmt::memory_buffer b;
+  fmt::format_to(std::back_inserter(b),
+                 "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"specsim_version\":\"{}\","
+                 "\"allreduce\":\"{}\",\"ranks\":{},\"tp_size\":{},\"cycles\":{},\"notes\":[",
+                 kSpecsimVersion, esc(in.backend.label()), in.ranks, in.scenario->run.tp_size, in.cycles.size());
+  for (std::size_t i = 0; i < in.notes.size(); ++i)
+    fmt::format_to(std::back_inserter(b), "{}\"{}\"", i ? "," : "", esc(in.notes[i]));
+  fmt::format_to(std::back_inserter(b), "]}},\"traceEvents\":[\n");
+  // The first event carries no leading comma; every later one starts with ",\n".
+  fmt::format_to(std::back_inserter(b),
+                 "{{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"process_name\",\"args\":{{\"name\":\"rank 0\"}}}}");
+  for (int r = 0; r < in.ranks; ++r) {
+    if (r) meta(b, r, 0, "process_name", fmt::format("rank {}", r));
+    meta(b, r, kTidSpans, "thread_name", "phases");
+    meta(b, r, kTidGpu, "thread_name", "GPU stream");
+    meta(b, r, kTidHost, "thread_name", "host launches");
+    meta(b, r, kTidCycles, "thread_name", "cycles");
+  }
+  // Cycle spans first (on every rank), then the forwards.
+  double t = 0;
+  for (const auto& c : in.cycles) {
+    for (int r = 0; r < in.ranks; ++r)
+      slice(b, r, kTidCycles, fmt::format("cycle {} ({} tokens)", c.index, c.tokens), "cycle", t, t + c.cycle_us,
+            fmt::format("{{\"tokens\":{},\"context_len\":{},\"tok_s\":{:.2f}}}", c.tokens, c.context_len, c.tok_s));
+    t += c.cycle_us;
+  }
+  for_each_forward(in, [&](const CycleSample& c, const PhasePlan& p, int j, double t0, const ForwardTimeline& f) {
+    for (int r = 0; r < in.ranks; ++r) forward_slices(b, r, p, j, t0, f, c.index);
+  });
+  // One plain decode step at the scenario's KV length, to compare with a cycle by eye.
+  const CyclePlan plan = plan_at_context(*in.scenario, in.scenario->run.context_len);
+  const PhasePlan* base = plan.find(PhaseKind::BaselineDecode);
+  if (base && plan.find(PhaseKind::Verify)) {
+    const ForwardTimeline f = expand_forward(*base, cost_context(*in.scenario, *in.result, in.backend));
+    meta(b, kPidBaseline, 0, "process_name", "baseline decode step (rank 0, for comparison)");
+    meta(b, kPidBaseline, kTidSpans, "thread_name", "phases");
+    meta(b, kPidBaseline, kTidGpu, "thread_name", "GPU stream");
+    meta(b, kPidBaseline, kTidHost, "thread_name", "host launches");
+    forward_slices(b, kPidBaseline, *base, 0, 0.0, f, -1);
+  }
+  fmt::format_to(std::back_inserter(b), "\n]}}\n");
+  return fmt::to_string(b);
+}
+
+std::string trace_csv(const TraceInput& in) {
+  fmt::memory_buffer b;
+  fmt::format_to(std::back_inserter(b), "{}\n", kTraceCsvHeader);
+  for_each_forward(in, [&](const CycleSample& c, const PhasePlan& p, int j, double t0, const ForwardTimeline& f) {
+    for (int r = 0; r < in.ranks; ++r)
+      for (const auto& e : f.ops)
+        fmt::format_to(std::back_inserter(b), "{},{},{},{},{},{:.0f},{:.3f},{:.3f},{},{},{},{:.0f},{:.0f}\n", c.index,
+                       phase_name(p.kind), r, e.op->name, shape_of(*e.op), e.op->bytes, t0 + e.start_us, e.dur_us, j,
+                       e.layer, op_kind_name(e.op->kind), e.op->flops, e.op->comm_bytes);
+  });
+  return fmt::to_string(b);
+}
+
+}  // namespace specsim
