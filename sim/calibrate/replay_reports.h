@@ -1,5 +1,5 @@
 #pragma once
-// What `specsim calibrate --from` takes from replay reports (read once, measured/replay_result.h):
+// What `specsim calibrate --from` takes from replay reports (read once, replay_report/replay_report.h):
 // the phases for the compute fit and, from multi-GPU reports, each phase's all-reduces measured
 // alone. Checked field by field: InputError naming the file and field.
 #include <string>

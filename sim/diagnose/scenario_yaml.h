@@ -1,6 +1,6 @@
 #pragma once
 // A scenario file written as block YAML (for `-o scenario.yaml`): every string double-quoted
-// (JSON's escapes are YAML's), numbers and booleans bare, so spec/yaml_file.h reads back the
+// (JSON's escapes are YAML's), numbers and booleans bare, so scenario/yaml_file.h reads back the
 // same JSON value.
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// A whole scenario (spec/scenario.h) evaluated: plan, anchors -> one CycleResult per backend.
+// A whole scenario (scenario/scenario.h) evaluated: plan, anchors -> one CycleResult per backend.
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 #pragma once
 // Measurements taken together: one box (hardware, tp, dtype) at one set of serving settings.
 // The built-in scenario brings one; what the user gives on the command line is another, taken
-// at the run's own settings. engine/anchors.h turns each into what it reveals beyond the model.
+// at the run's own settings. anchors/anchors.h turns each into what it reveals beyond the model.
 #include <string>
 
 #include "scenario/hardware.h"

@@ -177,7 +177,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   require_fit(memory_fit(s.target, s.draft ? &*s.draft : nullptr, s.hw, run, run.mem_fraction_static), s.target.name,
               s.hw, run);
 
-  // Each set of measurements keeps the settings and box it was taken at (engine/anchors.h).
+  // Each set of measurements keeps the settings and box it was taken at (anchors/anchors.h).
   if (a.measured_baseline_tok_s || a.measured_allreduce_us || a.measured_spec_tok_s) {
     MeasuredRun m;
     m.origin = "command line";

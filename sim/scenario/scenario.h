@@ -1,6 +1,6 @@
 #pragma once
 // What one run asks: model, draft, hardware, settings and the settings its measurements were
-// taken at. Pure description; engine/scenario.h evaluates it.
+// taken at. Pure description; evaluate/evaluate_scenario.h evaluates it.
 #include <optional>
 #include <string>
 #include <vector>
