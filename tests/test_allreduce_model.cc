@@ -5,6 +5,7 @@
 #include "cost/allreduce_backends.h"
 #include "cost/custom_ar_model.h"
 #include "cost/nccl_model.h"
+#include "engine/op_cost.h"
 #include "evaluate/evaluate_scenario.h"
 #include "scenario/resolve.h"
 #include "sweep/sweep.h"
@@ -63,6 +64,40 @@ TEST_CASE("built-in backends answer through the interface with their own models"
   qc.world = 8;
   qc.bytes = 8.0 * 1024 * 1024 + 1;
   CHECK(allreduce_model(custom).refusal(qc).find("8 MiB") != std::string::npos);
+}
+
+TEST_CASE("each backend's properties come from its model, not from its kind") {
+  const auto& nccl = allreduce_model(parse_allreduce("nccl"));
+  const auto& custom = allreduce_model(parse_allreduce("custom:two-shot"));
+  const auto& fixed = allreduce_model(parse_allreduce("fixed:40@verify"));
+  CHECK(nccl.floored());
+  CHECK(custom.floored());
+  CHECK_FALSE(fixed.floored());  // a stated latency is taken as given
+  CHECK(nccl.gpu_runner() == GpuRunner::Nccl);
+  CHECK(custom.gpu_runner() == GpuRunner::Custom);
+  CHECK(fixed.gpu_runner() == GpuRunner::None);
+  CHECK(nccl.replayable());
+  CHECK_FALSE(fixed.replayable());
+  CHECK(nccl.fittable());
+  CHECK(custom.fittable());
+  CHECK_FALSE(fixed.fittable());
+  CHECK(fixed.no_kernel_note() == "nothing to verify: a fixed latency, no kernel");
+  // A backend that states nothing is a floored cost model with no GPU kernel, never fitted.
+  register_linear_once();
+  const auto& linear = allreduce_model(parse_allreduce("linear"));
+  CHECK(linear.floored());
+  CHECK(linear.gpu_runner() == GpuRunner::None);
+  CHECK_FALSE(linear.fittable());
+  CHECK(linear.no_kernel_note() == "not verified: a cost model with no GPU kernel here");
+}
+
+TEST_CASE("the floor applies as the backend says: a fixed latency below the kernel minimum stays") {
+  const Hardware hw = load_hardware("h200:nvswitch", 8);
+  RunSpec run;
+  CostContext ctx{&hw, &run, parse_allreduce("fixed:0.1"), Anchors{}, 8};
+  CHECK(allreduce_us(1024, ctx, true) == 0.1);
+  ctx.backend = parse_allreduce("nccl");
+  CHECK(allreduce_us(1024, ctx, true) >= hw.gpu.kernel_min_us);
 }
 
 TEST_CASE("a backend added through the interface alone runs in a scenario and a sweep") {
