@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -175,11 +174,6 @@ struct Communicator::Impl {
     a.world = world;
     a.ranks = ranks_here;
     a.blocks = blocks_for(bytes, v);
-#if defined(SPECSIM_LL_PROBE)
-    // timing-only builds: SPECSIM_LL_BLOCKS sets the flag-free blocks per rank (within the cap)
-    if (const char* e = std::getenv("SPECSIM_LL_BLOCKS"); e != nullptr && car_policy::is_flag_free(v))
-      a.blocks = std::clamp(std::atoi(e), 1, ll_block_cap);
-#endif
     a.threads = threads_for(v, bytes);
     DeviceGuard g(device);
     CAR_CUDA(detail::launch(a, v, dtype, stream));

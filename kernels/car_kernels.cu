@@ -36,8 +36,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 #include "car_layout.h"
 #include "sys_scope_ptx.cuh"
@@ -420,45 +418,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) two_shot_kernel(con
 
 // load_relaxed_sys / store_relaxed_sys: sys_scope_ptx.cuh (see above for the ordering).
 
-#if defined(SPECSIM_LL_PROBE)
-/// Timing-only builds: the poll's load as chosen by LaunchArgs::ld_kind (0 relaxed.sys,
-/// 1 volatile, 2 relaxed.gpu, 3 ld.global.cg) and the send's store by st_kind (0 relaxed.sys,
-/// 1 volatile, 2 weak st.global, 3 relaxed.gpu).
-__device__ __forceinline__ uint4 load_kind(const uint4* p, int kind) {
-  uint4 v;
-  if (kind == 1)
-    asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p)
-                 : "memory");
-  else if (kind == 2)
-    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p)
-                 : "memory");
-  else if (kind == 3)
-    asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p)
-                 : "memory");
-  else
-    v = load_relaxed_sys(p);
-  return v;
-}
-__device__ __forceinline__ void store_kind(uint4* p, uint4 v, int kind) {
-  if (kind == 1)
-    asm volatile("st.volatile.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-                 : "memory");
-  else if (kind == 2)
-    asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
-  else if (kind == 3)
-    asm volatile("st.relaxed.gpu.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-                 : "memory");
-  else
-    store_relaxed_sys(p, v);
-}
-#endif
-
 /// The reserved (empty) value in every element.
 __device__ __forceinline__ uint4 empty_vec() { return make_uint4(~0u, ~0u, ~0u, ~0u); }
 
@@ -589,37 +548,6 @@ __device__ __forceinline__ void grid_dependency_wait() { asm volatile("griddepco
 /// Lets the next kernel in the stream launch (it runs up to its own grid_dependency_wait).
 __device__ __forceinline__ void trigger_dependents() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
 
-#if defined(SPECSIM_LL_PROBE)
-/// Timing-only builds: an integer from the environment (read once per launch; host only).
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::atoi(v) : fallback;
-}
-/// Programmatic dependent launch of the flag-free kernels: SPECSIM_LL_PDL (default on).
-bool ll_pdl() { return env_int("SPECSIM_LL_PDL", 1) != 0; }
-#else
-/// Programmatic dependent launch of the flag-free kernels.
-constexpr bool ll_pdl() { return true; }
-#endif
-
-#if defined(SPECSIM_LL_PROBE)
-// Timing-only builds (tools/arbench/ll_experiments.sh; results are wrong and not checked):
-// LaunchArgs::probe picks which parts of the flag-free push kernel run.
-// 0: the real kernel
-constexpr int kProbeParams = 1;   // return after the dependency wait: launch + parameters only
-constexpr int kProbeNoPolls = 2;  // sends, then the own input as output: no waiting for peers
-constexpr int kProbeLocal = 3;    // input -> output and the call count: no sends, no polls
-constexpr int kProbeOnePoll = 4;  // the real kernel, but one poll pass whatever it finds: no waiting
-constexpr int kProbeStamps = 5;   // the real kernel, printing %globaltimer stamps every 64th call
-constexpr int kProbeNoEmpty = 6;  // as kProbeOnePoll, without emptying the slots read
-constexpr int kProbeNoLoads = 7;  // as kProbeOnePoll, without the slot loads (own input instead)
-constexpr int kProbeTraffic = 8;  // the same loads and stores as the real kernel, nothing else: no
-                                  // checks, no waiting, no reduction (own input as output)
-/// Where kProbeStamps keeps the previous call's end time (free control space of the region).
-constexpr std::size_t kProbeStampOff = 8192;
-static_assert(kBcLenOff + kBcSlots * sizeof(std::uint32_t) <= kProbeStampOff && kProbeStampOff + 8 <= kDataOff);
-#endif
-
 /// Flag-free one-shot; kPull selects one-shot-ll-pull. See the top of this section.
 /// At most kLlMaxThreads threads a block, so that the 8 peer vectors in flight stay in registers
 /// (128 a thread); kMinBlocksPerSm blocks per SM, as the barrier kernels, keep the co-residency cap.
@@ -645,15 +573,8 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   // Programmatic dependent launch: everything above reads only kernel parameters; the earlier
   // kernels' writes (the input, the call count, the emptied slots) are visible after the wait.
   // Then the next kernel in the stream may launch and run up to its own wait.
-#if defined(SPECSIM_LL_PROBE)
-  const std::uint64_t t_start = global_timer_ns();
-#endif
   grid_dependency_wait();
   trigger_dependents();
-#if defined(SPECSIM_LL_PROBE)
-  const std::uint64_t t_waited = global_timer_ns();
-  if (a.probe == kProbeParams) return;
-#endif
   // Every load of the prologue is issued before any result is used (warps issue in order: a use
   // stalls every later instruction), so the input's and the call count's latencies overlap.
   const uint4 first_raw = first < nvec ? load_input<T>(me.in, first, a.count) : uint4{};
@@ -683,81 +604,28 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     return i == first ? first_in : unreserve<T>(load_input<T>(me.in, i, a.count));
   };
 
-#if defined(SPECSIM_LL_PROBE)
-  if (a.probe == kProbeLocal || a.probe == kProbeNoPolls) {
-    for (std::size_t i = first; i < nvec; i += stride) {
-      const uint4 v = input(i);
-      if (a.probe == kProbeNoPolls)
-#pragma unroll
-        for (int q = 0; q < kR; ++q)
-          if (q < world && q != me.rank) store_kind(out_slot(q) + i, v, a.st_kind);
-      store_output<T>(me.out, i, a.count, v);
-    }
-    if (threadIdx.x == 0) store_call_count(calls, blk, nblk, call, 0, 1);
-    return;
-  }
-  if (a.probe == kProbeTraffic) {
-    for (std::size_t i = first; i < nvec; i += stride) {
-      uint4 v = input(i);
-#pragma unroll
-      for (int q = 0; q < kR; ++q)
-        if (q < world && q != me.rank) store_kind(out_slot(q) + i, v, a.st_kind);
-      uint4 x[kR];
-#pragma unroll
-      for (int q = 0; q < kR; ++q)
-        if (q < world && q != me.rank) x[q] = load_kind(in_slot(q) + i, a.ld_kind);
-#pragma unroll
-      for (int q = 0; q < kR; ++q)
-        if (q < world && q != me.rank) {
-          in_slot(q)[i] = empty_vec();
-          v.x ^= x[q].x & 1u;  // keeps each load's value in use
-        }
-      store_output<T>(me.out, i, a.count, v);
-    }
-    if (threadIdx.x == 0) store_call_count(calls, blk, nblk, call, 0, 1);
-    return;
-  }
-#endif
-#if defined(SPECSIM_LL_PROBE)
-  const std::uint64_t t_sending = global_timer_ns();
-#endif
-#if defined(SPECSIM_LL_PROBE)
-#define LL_SEND(p, v) store_kind((p), (v), a.st_kind)
-#define LL_POLL(p) (a.probe == kProbeNoLoads ? own : load_kind((p), a.ld_kind))
-#else
-#define LL_SEND(p, v) store_relaxed_sys((p), (v))
-#define LL_POLL(p) load_relaxed_sys(p)
-#endif
   // send: posted stores, no waiting, to peers rank+1, rank+2, ... (mod world): every rank starts
   // with a different peer, so no area takes every rank's first stores at once (8 virtual ranks,
   // 42 KB: 0.5 us faster than 0, 1, ..., world-1; kernels/README.md). 2 ranks: the one peer.
   for (std::size_t i = first; i < nvec; i += stride) {
     const uint4 v = input(i);
-#if defined(SPECSIM_LL_PROBE)
-    const bool in_order = kWorld == 2 || !a.rot;
-#else
     constexpr bool in_order = kWorld == 2;
-#endif
     if (in_order) {
 #pragma unroll
       for (int q = 0; q < kR; ++q)
-        if (q < world && q != me.rank) LL_SEND(out_slot(q) + i, v);
+        if (q < world && q != me.rank) store_relaxed_sys(out_slot(q) + i, v);
     } else {
 #pragma unroll
       for (int k = 1; k < kR; ++k)
         if (k < world) {
           const int q = me.rank + k < world ? me.rank + k : me.rank + k - world;
-          LL_SEND(out_slot(q) + i, v);
+          store_relaxed_sys(out_slot(q) + i, v);
         }
     }
   }
 
   // s_failed initialised and every thread's count load completed (its sends used it)
   __syncthreads();
-#if defined(SPECSIM_LL_PROBE)
-  const std::uint64_t t_sent = global_timer_ns();
-  std::uint64_t t_seen = 0;
-#endif
   // receive: poll every peer's vector until filled (bounded), reduce in rank order, empty the slots
   for (std::size_t i = first; i < nvec; i += stride) {
     const uint4 own = input(i);  // issued before the polls, so its latency hides behind them
@@ -771,20 +639,14 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
       // all pending peers' loads in flight at once, then the checks
 #pragma unroll
       for (int q = 0; q < kR; ++q)
-        if (pending & (1u << q)) v[q] = LL_POLL(in_slot(q) + i);
+        if (pending & (1u << q)) v[q] = load_relaxed_sys(in_slot(q) + i);
 #pragma unroll
       for (int q = 0; q < kR; ++q)
         if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
-#if defined(SPECSIM_LL_PROBE)
-      if (a.probe == kProbeOnePoll || a.probe == kProbeNoEmpty || a.probe == kProbeNoLoads) pending = 0;
-#endif
       // s_failed (another thread of the block gave up) through shared-memory atomics, read after
       // every failed pass: reading it only every kTimerEvery passes measured slower (8 virtual ranks,
       // 42 KB: 4.08 against 3.66 us; 2 GPUs 0.1 us slower at 42-114 KB)
       if (pending == 0 || atomicOr(&s_failed, 0) != 0) break;
-#if defined(SPECSIM_LL_PROBE)
-      if (a.sleep_ns > 0) __nanosleep(static_cast<unsigned>(a.sleep_ns));
-#endif
       if (bound.expired(a.timeout_ns)) {
         record_wait_failure(me, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
         atomicExch(&s_failed, 1);
@@ -792,38 +654,12 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
       }
     }
     if (pending != 0) break;  // gave up: the error word says why; the output is not written
-#if defined(SPECSIM_LL_PROBE)
-    if (t_seen == 0) t_seen = global_timer_ns();
-#endif
-#if defined(SPECSIM_LL_PROBE)
-    if (a.rot_empty) {
 #pragma unroll
-      for (int k = 1; k < kR; ++k)
-        if (k < world) in_slot(me.rank + k < world ? me.rank + k : me.rank + k - world)[i] = empty_vec();
-    } else if (a.probe != kProbeNoEmpty)
-#endif
-#pragma unroll
-      for (int q = 0; q < kR; ++q)
-        if (q < world && q != me.rank) in_slot(q)[i] = empty_vec();
+    for (int q = 0; q < kR; ++q)
+      if (q < world && q != me.rank) in_slot(q)[i] = empty_vec();
     store_output<T>(me.out, i, a.count, reduce_regs<T, kR>(v, own, me.rank, world));
   }
   store_call_count(calls, blk, nblk, call, threadIdx.x, blockDim.x);
-#undef LL_SEND
-#undef LL_POLL
-#if defined(SPECSIM_LL_PROBE)
-  // thread 0 of block 0 of each rank: where one call's time goes, every 64th call
-  if (a.probe == kProbeStamps && threadIdx.x == 0 && blk == 0) {
-    const std::uint64_t t_end = global_timer_ns();
-    auto* prev_end = reinterpret_cast<std::uint64_t*>(me.base[me.rank] + kProbeStampOff);
-    if (call % 64 == 0)
-      printf("stamps rank %d call %u start %llu ns: gap %lld wait %lld prologue %lld send %lld poll %lld tail %lld\n",
-             me.rank, call, static_cast<unsigned long long>(t_start % 1000000000ull),
-             static_cast<long long>(t_start - *prev_end), static_cast<long long>(t_waited - t_start),
-             static_cast<long long>(t_sending - t_waited), static_cast<long long>(t_sent - t_sending),
-             static_cast<long long>(t_seen - t_sent), static_cast<long long>(t_end - t_seen));
-    *prev_end = t_end;
-  }
-#endif
 }
 
 // ---------------------------------------------------------------- flag-free two-shot
@@ -889,16 +725,6 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   // as flag_free_kernel: parameters only above; the earlier kernels' writes are visible after this
   grid_dependency_wait();
   trigger_dependents();
-#if defined(SPECSIM_LL_PROBE)
-  // timing-only builds: 1 launch + parameters; 4 one poll pass whatever it finds (no waiting);
-  // LaunchArgs::rot 0 = round 2 in the plain thread order; sleep_ns = back-off of round-3 polls
-  if (a.probe == kProbeParams) return;
-  const bool no_wait = a.probe == kProbeOnePoll;
-  const std::uint32_t first_r2 = a.rot ? first2 : first;
-#else
-  constexpr bool no_wait = false;
-  const std::uint32_t first_r2 = first2;
-#endif
   std::uint32_t* calls = reinterpret_cast<std::uint32_t*>(me.base[me.rank] + kLlCallsOff);
   if (threadIdx.x == 0) {
     s_done = calls[blk];  // written by this rank's previous flag-free call (kernel order)
@@ -920,11 +746,8 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     SpinBound bound;
     while (true) {
       v = load_relaxed_sys(p);  // relaxed.sys poll: see above
-      if (filled<T>(v) || no_wait) return true;
+      if (filled<T>(v)) return true;
       if (atomicOr(&s_failed, 0) != 0) return false;
-#if defined(SPECSIM_LL_PROBE)
-      if (a.sleep_ns > 0) __nanosleep(static_cast<unsigned>(a.sleep_ns));
-#endif
       if (bound.expired(2 * a.timeout_ns)) {
         record_wait_failure(me, from, kLlWait, static_cast<int>(blk), call);
         atomicExch(&s_failed, 1);
@@ -941,7 +764,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   }
 
   // 2. this rank's slice: every peer's packet, reduced in rank order, then sent to every peer
-  for (std::uint32_t j = lo + first_r2; ok && j < hi; j += stride) {
+  for (std::uint32_t j = lo + first2; ok && j < hi; j += stride) {
     const uint4 own = unreserve<T>(load_input<T>(me.in, j, a.count));  // issued before the polls
     uint4 v[kR];
     unsigned pending = 0;
@@ -957,7 +780,6 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
 #pragma unroll
       for (int q = 0; q < kR; ++q)
         if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
-      if (no_wait) pending = 0;
       if (pending == 0 || atomicOr(&s_failed, 0) != 0) break;
       if (bound.expired(a.timeout_ns)) {
         record_wait_failure(me, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
@@ -1140,7 +962,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) bcast_kernel(c
   }
 }
 
-/// Launches a flag-free kernel, with programmatic dependent launch when ll_pdl() says so.
+/// Launches a flag-free kernel, with programmatic dependent launch.
 /// `world2`: the kernel is the 2-rank instantiation (kWorld = 2).
 cudaError_t launch_flag_free(void (*kernel)(const LaunchArgs), bool world2, dim3 grid, const LaunchArgs& a,
                              cudaStream_t stream) {
@@ -1149,9 +971,6 @@ cudaError_t launch_flag_free(void (*kernel)(const LaunchArgs), bool world2, dim3
   // together (8 virtual ranks, 42 KB: 0.1 us faster than (blocks, ranks)).
   LaunchArgs p = a;
   p.rank_fastest = a.ranks > 1 && !world2 ? 1 : 0;
-#if defined(SPECSIM_LL_PROBE)
-  if (p.rank_fastest) p.rank_fastest = env_int("SPECSIM_LL_SWAP", 1);
-#endif
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = p.rank_fastest ? dim3(grid.y, grid.x) : grid;
   cfg.blockDim = dim3(static_cast<unsigned>(a.threads));
@@ -1159,42 +978,18 @@ cudaError_t launch_flag_free(void (*kernel)(const LaunchArgs), bool world2, dim3
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = ll_pdl() ? 1 : 0;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-#if defined(SPECSIM_LL_PROBE)
-  // SPECSIM_LL_CLUSTER=n: thread-block clusters of n ranks' block b (grid (ranks, blocks) only)
-  cudaLaunchAttribute attrs2[2] = {attr[0], {}};
-  if (const int n = env_int("SPECSIM_LL_CLUSTER", 0); n > 1 && p.rank_fastest && cfg.gridDim.x % n == 0) {
-    attrs2[1].id = cudaLaunchAttributeClusterDimension;
-    attrs2[1].val.clusterDim.x = static_cast<unsigned>(n);
-    attrs2[1].val.clusterDim.y = 1;
-    attrs2[1].val.clusterDim.z = 1;
-    cfg.attrs = attrs2;
-    cfg.numAttrs = 2;
-  }
-  p.probe = env_int("SPECSIM_LL_PROBE", 0);
-  p.ld_kind = env_int("SPECSIM_LL_LD", 0);
-  p.st_kind = env_int("SPECSIM_LL_ST", 0);
-  p.rot = env_int("SPECSIM_LL_ROT", 1);
-  p.sleep_ns = env_int("SPECSIM_LL_SLEEP", 0);
-  p.rot_empty = env_int("SPECSIM_LL_ROT_EMPTY", 0);
-#endif
   return cudaLaunchKernelEx(&cfg, kernel, p);
 }
 
 /// The flag-free kernel for a world: 2 has its own instantiation (kWorld), any other world (or 0)
 /// the any-world one.
-/// Timing-only builds also have 4 and 8 (SPECSIM_LL_FIXED): 8 virtual ranks ran them slower
-/// at 42 KB (kernels/README.md).
 template <typename T, bool kPull>
 auto flag_free_for(int world) -> void (*)(const LaunchArgs) {
   switch (world) {
     case 2: return flag_free_kernel<T, kPull, 2>;
-#if defined(SPECSIM_LL_PROBE)
-    case 4: return flag_free_kernel<T, kPull, 4>;
-    case 8: return flag_free_kernel<T, kPull, 8>;
-#endif
     default: return flag_free_kernel<T, kPull, 0>;
   }
 }
@@ -1206,15 +1001,7 @@ cudaError_t launch_typed(const LaunchArgs& a, Variant v, cudaStream_t stream) {
   // the barrier kernels assume kThreads threads; the flag-free one takes 32..kLlMaxThreads
   if (ff ? (a.threads < 32 || a.threads > kLlMaxThreads || a.threads % 32 != 0) : a.threads != kThreads)
     return cudaErrorInvalidConfiguration;
-#if defined(SPECSIM_LL_PROBE)
-  // A/B of the fixed-world kernels: SPECSIM_LL_GENERIC=1 runs the any-world one at every world;
-  // SPECSIM_LL_FIXED=1 also runs the 4- and 8-rank instantiations
-  const int fixed = env_int("SPECSIM_LL_GENERIC", 0) != 0                   ? 0
-                    : (a.world == 2 || env_int("SPECSIM_LL_FIXED", 0) != 0) ? a.world
-                                                                            : 0;
-#else
   const int fixed = a.world == 2 ? 2 : 0;  // the 2-rank flag-free kernels (kWorld = 2)
-#endif
   switch (v) {
     case Variant::OneShotPull: pull_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
     case Variant::OneShotPush: push_kernel<T><<<grid, kThreads, 0, stream>>>(a); break;
@@ -1245,7 +1032,7 @@ int occupancy_typed() {
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, kLlMaxThreads, 0);
     best = std::min(best, n);
   }
-  for (int world : {0, 2, 4, 8}) {  // 4 and 8: the any-world kernel outside timing-only builds
+  for (int world : {0, 2}) {  // the any-world and the 2-rank instantiations
     for (auto* k : {flag_free_for<T, false>(world), flag_free_for<T, true>(world)}) {
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, kLlMaxThreads, 0);
       best = std::min(best, n);

@@ -52,8 +52,7 @@ inline constexpr std::size_t kBcLenOff = kBcCallsOff + kMaxBlocks * sizeof(std::
 inline constexpr int kBcSlots = 3;
 inline constexpr std::size_t kDataOff = 64 * 1024;
 static_assert(kCtrlOff + 2 * sizeof(std::uint32_t) <= kLlCallsOff, "control words overlap");
-static_assert(kBcLenOff + kBcSlots * sizeof(std::uint32_t) <= 8192, "control words overlap the probes' space");
-static_assert(8192 < kDataOff, "control words overlap data");
+static_assert(kBcLenOff + kBcSlots * sizeof(std::uint32_t) <= kDataOff, "control words overlap data");
 static_assert(kDataOff % 256 == 0, "data must start 256-byte aligned");
 
 /// Byte of an empty flag-free receive slot: every element of every dtype reads as the reserved
@@ -112,14 +111,6 @@ struct LaunchArgs {
   int blocks;                ///< blocks per rank (gridDim.x)
   int threads;               ///< threads per block (kThreads, or Options::ll_threads for flag-free)
   int rank_fastest;          ///< flag-free kernels: 1 = grid (ranks, blocks) (set by launch_flag_free)
-#if defined(SPECSIM_LL_PROBE)
-  int probe;      ///< timing-only builds: which parts of the flag-free kernel run (car_kernels.cu)
-  int ld_kind;    ///< timing-only builds: the flag-free polls' load instruction
-  int st_kind;    ///< timing-only builds: the flag-free sends' store instruction
-  int rot;        ///< timing-only builds: 0 = send to peers in order 0, 1, ... instead of rank+1, rank+2, ...
-  int sleep_ns;   ///< timing-only builds: __nanosleep after a poll pass that found a peer missing
-  int rot_empty;  ///< timing-only builds: 1 = empty the slots in the order rank+1, rank+2, ...
-#endif
 };
 static_assert(sizeof(LaunchArgs) < 4000, "kernel parameters must stay under 4 KB");
 
