@@ -1,6 +1,6 @@
 #pragma once
 // Internal to the custom all-reduce: the layout of a rank's shared region, the launch
-// arguments, and the launcher the host code calls. Shared by car_comm.cc and car_kernels.cu.
+// arguments, and the launcher the host code calls. Shared by car_comm.cc and the kernel files.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -48,7 +48,7 @@ inline constexpr std::size_t kCtrlOff = kFlagsBytes;
 inline constexpr std::size_t kLlCallsOff = kCtrlOff + 64;
 inline constexpr std::size_t kBcCallsOff = kLlCallsOff + kMaxBlocks * sizeof(std::uint32_t);
 inline constexpr std::size_t kBcLenOff = kBcCallsOff + kMaxBlocks * sizeof(std::uint32_t);
-/// Slots of one-shot-ll-bcast's area (the rotation needs three: car_kernels.cu).
+/// Slots of one-shot-ll-bcast's area (the rotation needs three: car_ll_bcast.cu).
 inline constexpr int kBcSlots = 3;
 inline constexpr std::size_t kDataOff = 64 * 1024;
 static_assert(kCtrlOff + 2 * sizeof(std::uint32_t) <= kLlCallsOff, "control words overlap");
