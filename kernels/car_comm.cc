@@ -114,7 +114,7 @@ struct Communicator::Impl {
 
   /// Threads per block of `v`'s kernel for a message of `bytes`. Flag-free, Options::ll_threads 0
   /// (auto): 128 while every thread gets one vector within the block cap (measured faster than 256
-  /// at 14-114 KB on 2 H200s, kernels/README.md), else 256 (fewer vectors a thread, which wait in turn).
+  /// at 14-114 KB on 2 H200s, traces/experiments/README.md), else 256 (fewer vectors a thread, which wait in turn).
   int threads_for(Variant v, std::size_t bytes) const {
     if (!car_policy::is_flag_free(v)) return detail::kThreads;
     if (opt.ll_threads != 0) return opt.ll_threads;
