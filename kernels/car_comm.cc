@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -115,7 +114,7 @@ struct Communicator::Impl {
 
   /// Threads per block of `v`'s kernel for a message of `bytes`. Flag-free, Options::ll_threads 0
   /// (auto): 128 while every thread gets one vector within the block cap (measured faster than 256
-  /// at 14-114 KB on 2 H200s, kernels/README.md), else 256 (fewer vectors a thread, which wait in turn).
+  /// at 14-114 KB on 2 H200s, traces/experiments/README.md), else 256 (fewer vectors a thread, which wait in turn).
   int threads_for(Variant v, std::size_t bytes) const {
     if (!car_policy::is_flag_free(v)) return detail::kThreads;
     if (opt.ll_threads != 0) return opt.ll_threads;
@@ -175,11 +174,6 @@ struct Communicator::Impl {
     a.world = world;
     a.ranks = ranks_here;
     a.blocks = blocks_for(bytes, v);
-#if defined(SPECSIM_LL_PROBE)
-    // timing-only builds: SPECSIM_LL_BLOCKS sets the flag-free blocks per rank (within the cap)
-    if (const char* e = std::getenv("SPECSIM_LL_BLOCKS"); e != nullptr && car_policy::is_flag_free(v))
-      a.blocks = std::clamp(std::atoi(e), 1, ll_block_cap);
-#endif
     a.threads = threads_for(v, bytes);
     DeviceGuard g(device);
     CAR_CUDA(detail::launch(a, v, dtype, stream));

@@ -1,6 +1,6 @@
 #pragma once
 // Internal to the custom all-reduce: the layout of a rank's shared region, the launch
-// arguments, and the launcher the host code calls. Shared by car_comm.cc and car_kernels.cu.
+// arguments, and the launcher the host code calls. Shared by car_comm.cc and the kernel files.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -48,12 +48,11 @@ inline constexpr std::size_t kCtrlOff = kFlagsBytes;
 inline constexpr std::size_t kLlCallsOff = kCtrlOff + 64;
 inline constexpr std::size_t kBcCallsOff = kLlCallsOff + kMaxBlocks * sizeof(std::uint32_t);
 inline constexpr std::size_t kBcLenOff = kBcCallsOff + kMaxBlocks * sizeof(std::uint32_t);
-/// Slots of one-shot-ll-bcast's area (the rotation needs three: car_kernels.cu).
+/// Slots of one-shot-ll-bcast's area (the rotation needs three: car_ll_bcast.cu).
 inline constexpr int kBcSlots = 3;
 inline constexpr std::size_t kDataOff = 64 * 1024;
 static_assert(kCtrlOff + 2 * sizeof(std::uint32_t) <= kLlCallsOff, "control words overlap");
-static_assert(kBcLenOff + kBcSlots * sizeof(std::uint32_t) <= 8192, "control words overlap the probes' space");
-static_assert(8192 < kDataOff, "control words overlap data");
+static_assert(kBcLenOff + kBcSlots * sizeof(std::uint32_t) <= kDataOff, "control words overlap data");
 static_assert(kDataOff % 256 == 0, "data must start 256-byte aligned");
 
 /// Byte of an empty flag-free receive slot: every element of every dtype reads as the reserved
@@ -112,14 +111,6 @@ struct LaunchArgs {
   int blocks;                ///< blocks per rank (gridDim.x)
   int threads;               ///< threads per block (kThreads, or Options::ll_threads for flag-free)
   int rank_fastest;          ///< flag-free kernels: 1 = grid (ranks, blocks) (set by launch_flag_free)
-#if defined(SPECSIM_LL_PROBE)
-  int probe;      ///< timing-only builds: which parts of the flag-free kernel run (car_kernels.cu)
-  int ld_kind;    ///< timing-only builds: the flag-free polls' load instruction
-  int st_kind;    ///< timing-only builds: the flag-free sends' store instruction
-  int rot;        ///< timing-only builds: 0 = send to peers in order 0, 1, ... instead of rank+1, rank+2, ...
-  int sleep_ns;   ///< timing-only builds: __nanosleep after a poll pass that found a peer missing
-  int rot_empty;  ///< timing-only builds: 1 = empty the slots in the order rank+1, rank+2, ...
-#endif
 };
 static_assert(sizeof(LaunchArgs) < 4000, "kernel parameters must stay under 4 KB");
 

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Archived one-off (traces/experiments/README.md). Needs the timing-only build (-DSPECSIM_LL_PROBE),
+# removed after commit f325b18: run it on a checkout of that commit, where it was tools/arbench/ll_experiments.sh.
 # Where the flag-free one-shot's time goes, in one run on a machine with 2+ GPUs: builds the real
 # all-reduce and a timing-only build (-DSPECSIM_LL_PROBE, whose results are wrong and not checked),
 # then times, 200 calls in one CUDA graph, bf16:

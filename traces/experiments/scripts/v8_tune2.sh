@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Archived one-off (traces/experiments/README.md). Needs the timing-only build (-DSPECSIM_LL_PROBE),
+# removed after commit f325b18: run it on a checkout of that commit, where it was tools/arbench/v8_tune2.sh.
 # Third pass at 8 virtual ranks: the real build's table and floors (copy alone; the flag-free
 # traffic alone with sends in order and rotated), and on the timing-only build thread-block
 # clusters of the ranks' block b (SPECSIM_LL_CLUSTER), beside the defaults. Graph of 200, bf16.

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Archived one-off (traces/experiments/README.md). Needs the timing-only build (-DSPECSIM_LL_PROBE),
+# removed after commit f325b18: run it on a checkout of that commit, where it was tools/arbench/v8_floor.sh.
 # Where the flag-free one-shot's time goes at 8 virtual ranks on one GPU, in one run: the real
 # build's bitwise-checked table, then the timing-only build (-DSPECSIM_LL_PROBE; results wrong by
 # design, not checked) with each probe, store kind, block size, block count and the fixed-world

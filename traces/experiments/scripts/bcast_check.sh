@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Archived one-off (traces/experiments/README.md): the check run when this variant was added. It
+# still runs on the current tree, from the repository root: traces/experiments/scripts/bcast_check.sh.
 # The flag-free one-shot with one copy per owner (one-shot-ll-bcast) on one GPU, in one run: build
 # the benchmark and the GPU tests, the virtual-rank test for it (bitwise against the CPU reference
 # and across ranks, the reserved value among the inputs, graphs, the mixed-variant chain, an absent
@@ -34,7 +36,7 @@ grep -E "rc=|checks|FAIL|world [0-9]+:|chain|absent" "$OUT/tests.log" | head -30
 for w in 8 4 2; do
   {
     echo "# command: specsim-arbench --virtual-ranks $w --sizes $S -n 200 -w 20 -d bf16 --mode both --variant $VAR"
-    echo "# machine: 1x NVIDIA H200 (GPU 0), $(date -u +%F), run by tools/arbench/bcast_check.sh"
+    echo "# machine: 1x NVIDIA H200 (GPU 0), $(date -u +%F), run by traces/experiments/scripts/bcast_check.sh"
     timeout 60 $B/specsim-arbench --virtual-ranks $w --sizes $S -n 200 -w 20 -d bf16 --mode both --variant $VAR
     echo "rc=$?"
   } 2>&1 | strip_paths > "$OUT/virtual$w.log"

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Archived one-off (traces/experiments/README.md). Needs the timing-only build (-DSPECSIM_LL_PROBE),
+# removed after commit f325b18: run it on a checkout of that commit, where it was tools/arbench/v8_tune.sh.
 # Second pass of v8_floor.sh on the timing-only build, with the kernel's new defaults (sends to
 # rank+1, rank+2, ...; grid (ranks, blocks)): poll back-off, emptying order, fixed-world kernels,
 # against the real build's bitwise-checked table. 8 virtual ranks on GPU 0, graph of 200, bf16.

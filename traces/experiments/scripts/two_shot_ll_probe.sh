@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Archived one-off (traces/experiments/README.md). Needs the timing-only build (-DSPECSIM_LL_PROBE),
+# removed after commit f325b18: run it on a checkout of that commit, where it was tools/arbench/two_shot_ll_probe.sh.
 # Where two-shot-ll's time goes at 8 (and 4) virtual ranks on one GPU, in one run: the
 # timing-only build (-DSPECSIM_LL_PROBE; results wrong by design, not checked) of specsim-arbench,
 # then one row per setting: 200 calls in one CUDA graph, bf16, us per call at 14336 43008 114688 B.

@@ -1,3 +1,4 @@
+# Archived with v8_floor.sh, v8_tune.sh, v8_tune2.sh (traces/experiments/README.md); tree of commit f325b18.
 # Shared by v8_floor.sh, v8_tune.sh, v8_tune2.sh (sourced): the environment, the log folder, the
 # timing-only build's arguments (8 virtual ranks, graph of 200, bf16, floors off) and `row LABEL
 # CMD...`, which runs CMD, appends its output to $ROW_LOG and prints LABEL with the one-shot-ll

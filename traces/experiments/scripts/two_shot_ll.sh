@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Archived one-off (traces/experiments/README.md): the check run when this variant was added. It
+# still runs on the current tree, from the repository root: traces/experiments/scripts/two_shot_ll.sh.
 # The flag-free two-shot (two-shot-ll) on one GPU, in one run: build the benchmark and the
 # virtual-rank test, 8 and 4 virtual ranks side by side with one-shot-ll (bitwise-checked tables,
 # graph of 200 calls), the virtual-rank test for two-shot-ll (bitwise against the CPU reference
@@ -22,7 +24,7 @@ V=$(find $B -name gpu_car_virtual -type f | head -1)
 for w in 8 4; do
   echo "# command: specsim-arbench --virtual-ranks $w --sizes $S -n 200 -w 20 -d bf16 --mode both" \
     "--variant one-shot-ll,two-shot-ll" > "$OUT/virtual$w.log"
-  echo "# machine: 1x NVIDIA H200 (GPU 0), $(date -u +%F), run by tools/arbench/two_shot_ll.sh" >> "$OUT/virtual$w.log"
+  echo "# machine: 1x NVIDIA H200 (GPU 0), $(date -u +%F), run by traces/experiments/scripts/two_shot_ll.sh" >> "$OUT/virtual$w.log"
   timeout 45 $B/specsim-arbench --virtual-ranks $w --sizes $S -n 200 -w 20 -d bf16 --mode both \
     --variant one-shot-ll,two-shot-ll >> "$OUT/virtual$w.log" 2>&1
   echo "$w virtual ranks rc=$?"
