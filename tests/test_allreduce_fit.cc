@@ -131,7 +131,7 @@ TEST_CASE("custom fit on the H200 reports: barrier refitted, bandwidth held, the
   for (const auto& n : f.notes) notes += n + "\n";
   CHECK(notes.find("too little to fit a bandwidth") != std::string::npos);
   // The reports ran one-shot pull (their `auto` then); `auto` now picks the flag-free one-shot
-  // (sim/cost/custom_ar_policy.h): the fit describes the kernel that ran, and says so.
+  // (sim/scenario/custom_ar_policy.h): the fit describes the kernel that ran, and says so.
   CHECK(notes.find("the kernel ran one-shot-pull but the engine's custom now picks one-shot-ll") != std::string::npos);
   for (const auto& p : pts) CHECK(custom_allreduce(p.bytes, p.world, base, "auto").variant == CustomVariant::OneShotLL);
 }

@@ -10,7 +10,7 @@
 
 namespace specsim {
 
-/// The kernel's variants and limits, stated once in cost/custom_ar_policy.h.
+/// The kernel's variants and limits, stated once in scenario/custom_ar_policy.h.
 using CustomVariant = car_policy::Variant;
 constexpr std::string_view custom_variant_name(CustomVariant v) { return car_policy::variant_name(v); }
 constexpr int kCustomMinWorld = car_policy::kMinRanks;
@@ -28,7 +28,7 @@ std::string custom_unsupported_reason(const Hardware& hw, int world);
 /// Why the custom kernel cannot reduce `bytes` per rank here: the above, or the buffer limit.
 std::string custom_refusal(const Hardware& hw, int world, double bytes);
 
-/// Time of one variant (requested: "auto" is what the kernel's selector runs, sim/cost/custom_ar_policy.h). `bytes`
+/// Time of one variant (requested: "auto" is what the kernel's selector runs, sim/scenario/custom_ar_policy.h). `bytes`
 /// above the buffer limit, an unsupported machine or a variant the model does not cost (two-shot-ll,
 /// car_policy::engine_costs) throw InputError naming --allreduce.
 CustomEstimate custom_allreduce(double bytes, int world, const Hardware& hw, const std::string& requested);
