@@ -3,7 +3,7 @@
 // file or field to fix, nothing on stdout, and (where the case says so) no file written.
 // Every case run is tallied per class (the test's name up to its colon); with
 // SPECSIM_CASE_COUNTS=FILE set the tallies are appended to FILE at exit, which
-// tools/count_hostile_cases.sh sums into the README's counts.
+// tools/count_hostile_cases.sh sums into the counts of docs/reliability.md.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>

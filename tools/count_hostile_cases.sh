@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the hostile-input matrix (test_hostile, test_outputs) of a build folder (default build/)
-# and prints how many cases each class ran: the counts in the README's Reliability section.
+# and prints how many cases each class ran: the counts in docs/reliability.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}

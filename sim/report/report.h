@@ -1,5 +1,5 @@
 #pragma once
-// What users read: the text table and the JSON object (contract in README.md).
+// What users read: the text table and the JSON object (contract in docs/json-contract.md).
 #include <nlohmann/json.hpp>
 #include <string>
 

@@ -16,7 +16,7 @@ using nlohmann::json;
 
 namespace {
 
-// The sourced numbers of each profile, by key: one table drives parsing (and the README lists them).
+// The sourced numbers of each profile, by key: one table drives parsing (models/hardware/README.md lists them).
 struct GpuField {
   const char* key;
   double GpuProfile::*member;
