@@ -156,7 +156,7 @@ TEST_CASE("outputs: SIGTERM or SIGINT during a plot removes the temporary files"
       ::signal(sig, SIG_DFL);  // a shell's background job starts with SIGINT ignored
       const int null = ::open("/dev/null", O_WRONLY);
       ::dup2(null, 1), ::dup2(null, 2);
-      ::execl(SPECSIM_BIN, "specsim", "sweep", "--batch-size", "1,2", "--plot", (out + "/p.png").c_str(),
+      ::execl(specsim_bin().c_str(), "specsim", "sweep", "--batch-size", "1,2", "--plot", (out + "/p.png").c_str(),
               static_cast<char*>(nullptr));
       ::_exit(127);
     }
@@ -213,7 +213,7 @@ TEST_CASE("outputs: a missing temporary folder is refused before the sweep runs 
   const std::string path = "PATH=" + bin + ":/usr/bin:/bin";
   auto sweep = [&](const std::string& tmpdir) {
     return run_program("/usr/bin/env",
-                       {path, "TMPDIR=" + tmpdir, SPECSIM_BIN, "sweep", "--batch-size", "1,2", "--plot", png});
+                       {path, "TMPDIR=" + tmpdir, specsim_bin(), "sweep", "--batch-size", "1,2", "--plot", png});
   };
   for (const std::string missing : {dir + "/no-such-folder", dir + "/p.png.d/x"}) {
     count_cases();

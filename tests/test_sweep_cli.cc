@@ -268,7 +268,7 @@ TEST_CASE("sweep: plots with gnuplot") {
 
 TEST_CASE("sweep: --plot without gnuplot is an environment error (exit 3) saying what to install") {
   const std::string dir = fresh_dir();
-  const auto r = run_program("/usr/bin/env", {"PATH=" + dir, SPECSIM_BIN, "sweep", "--allreduce", "fixed:10..50:10",
+  const auto r = run_program("/usr/bin/env", {"PATH=" + dir, specsim_bin(), "sweep", "--allreduce", "fixed:10..50:10",
                                               "--plot", dir + "/p.png"});
   CHECK(r.exit_code == 3);
   CHECK(r.err.find("error: plots need gnuplot on the PATH (apt-get install gnuplot-nox)") != std::string::npos);
@@ -278,7 +278,7 @@ TEST_CASE("sweep: --plot without gnuplot is an environment error (exit 3) saying
 TEST_CASE("sweep: --plot with a missing TMPDIR is an environment error, not an internal one") {
   if (!exists("/usr/bin/gnuplot")) return;  // the gnuplot check comes first
   const std::string dir = fresh_dir();
-  const auto r = run_program("/usr/bin/env", {"TMPDIR=" + dir + "/missing", SPECSIM_BIN, "sweep", "--allreduce",
+  const auto r = run_program("/usr/bin/env", {"TMPDIR=" + dir + "/missing", specsim_bin(), "sweep", "--allreduce",
                                               "fixed:10..50:10", "--plot", dir + "/p.png"});
   CHECK(r.exit_code == 3);
   CHECK(r.err.find("set TMPDIR to an existing writable folder") != std::string::npos);

@@ -37,6 +37,8 @@ CliResult run_program(const std::string& binary, const std::vector<std::string>&
   return r;
 }
 
+std::string specsim_bin() { return SPECSIM_BIN; }
+
 CliResult run_specsim(const std::vector<std::string>& args) { return run_program(SPECSIM_BIN, args); }
 
 std::string fresh_dir() {

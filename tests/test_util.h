@@ -13,6 +13,8 @@ struct CliResult {
 
 /// Runs build/specsim (or another binary) with `args`; never goes through a shell.
 CliResult run_specsim(const std::vector<std::string>& args);
+/// The built `specsim` binary's path.
+std::string specsim_bin();
 CliResult run_program(const std::string& binary, const std::vector<std::string>& args);
 
 /// A fresh empty folder under $TMPDIR, unique per call.
