@@ -108,3 +108,73 @@ TEST_CASE("on other hardware only the acceptance carries, and the listing says s
   CHECK((*ar)["does_not_apply"].dump().find("this run's box") != std::string::npos);
   CHECK_FALSE(anchor(j, "spec", "built-in")->at("applies").empty());
 }
+
+TEST_CASE("a speculative tok/s with its accept len calibrates the cycle, split evenly over its forwards") {
+  const std::vector<std::string> base = {"--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch",
+                                         "--tp-size",    "2",            "--allreduce", "nccl"};
+  std::vector<std::string> a = base;
+  for (const char* t : {"--accept-len", "3", "--measured-spec-tok-s", "300"}) a.push_back(t);
+  const json j = run_json(a);
+  const json* c = anchor(j, "cycle", "command line");
+  REQUIRE(c);
+  CHECK((*c)["used"] == true);
+  // the run at the measured settings gives the measurement back
+  CHECK(tok_s(j, "nccl") == Approx(300).epsilon(1e-9));
+  const double cycle_us = 3 * 1e6 / 300.0;
+  CHECK((*c)["measured_cycle_us"].get<double>() == Approx(cycle_us));
+  const double unexplained = (*c)["unexplained_us_per_cycle"].get<double>();
+  CHECK(unexplained == Approx(cycle_us - (*c)["model"].get<double>()));
+  // one setting: the 5 draft forwards and the verify carry one sixth each
+  CHECK((*c)["extra_us_per_draft_forward"].get<double>() == Approx(unexplained / 6));
+  CHECK((*c)["extra_us_per_verify"].get<double>() == Approx(unexplained / 6));
+  // never "not used" beside a given accept len: it is a measurement of the cycle, not of acceptance
+  CHECK((*c)["does_not_apply"].dump().find("baseline_decode") != std::string::npos);
+  // the plain decoding step is untouched by it
+  const json plain = run_json([&] {
+    auto b = base;
+    for (const char* t : {"--accept-len", "3"}) b.push_back(t);
+    return b;
+  }());
+  CHECK(tok_s(j, "nccl", "baseline") == Approx(tok_s(plain, "nccl", "baseline")));
+}
+
+TEST_CASE("two measured step counts fit the cycle per draft forward and per verify by least squares") {
+  const std::string dir = fresh_dir();
+  const std::string file = dir + "/two.json";
+  auto entry = [](int steps, double tok_s) {
+    return json{{"origin", "bench"},
+                {"hardware", "h100-sxm:nvswitch"},
+                {"settings",
+                 {{"tp_size", 2},
+                  {"speculative_algorithm", "EAGLE3"},
+                  {"speculative_num_steps", steps},
+                  {"speculative_eagle_topk", 1},
+                  {"speculative_num_draft_tokens", steps + 1},
+                  {"batch_size", 1},
+                  {"accept_len", 2.5}}},
+                {"spec_tok_s", {{"value", tok_s}, {"source", "a bench table"}}}};
+  };
+  const json f = {{"format", "specsim-scenario-1"},
+                  {"model", "llama-3.1-8b"},
+                  {"hardware", "h100-sxm:nvswitch"},
+                  {"settings",
+                   {{"tp_size", 2},
+                    {"speculative_num_steps", 3},
+                    {"speculative_eagle_topk", 1},
+                    {"speculative_num_draft_tokens", 4},
+                    {"accept_len", 2.5}}},
+                  {"measured", {entry(2, 250.0), entry(4, 200.0)}}};
+  write_text(file, f.dump(2));
+  // two points, two unknowns: each measured setting is reproduced exactly
+  for (const auto& [steps, measured] : {std::pair{2, 250.0}, std::pair{4, 200.0}}) {
+    const json j = run_json({"--scenario", file, "--allreduce", "nccl", "--speculative-num-steps",
+                             std::to_string(steps), "--speculative-num-draft-tokens", std::to_string(steps + 1)});
+    CHECK(tok_s(j, "nccl") == Approx(measured).epsilon(1e-6));
+  }
+  // and a third step count lies on the fitted line: residual(S) = S a + b
+  const json j3 = run_json({"--scenario", file, "--allreduce", "nccl"});
+  const json* c = anchor(j3, "cycle", "bench");
+  REQUIRE(c);
+  const double a = (*c)["extra_us_per_draft_forward"].get<double>(), b = (*c)["extra_us_per_verify"].get<double>();
+  CHECK(a != Approx(b));
+}

@@ -6,6 +6,7 @@
 #include "evaluate/result_checks.h"
 #include "report/report.h"
 #include "run_trace.h"
+#include "explain/explain.h"
 #include "scenario/scenario_file.h"
 #include "scenario/sglang_cmdline.h"
 #include "scenario/yaml_file.h"
@@ -56,14 +57,19 @@ int cmd_run(int argc, char** argv) {
         sglang_notes.push_back("SGLang command: ignored (they do not change the cycle): " + l);
       }
     }
-    Scenario s = resolve_scenario(args);
-    check_accept_log_depth(trace, s);
-    s.notes.insert(s.notes.end(), sglang_notes.begin(), sglang_notes.end());
-    s.notes.insert(s.notes.end(), file_notes.begin(), file_notes.end());
-    if (!scenario_file.empty()) apply_scenario_file(file, s, scenario_file);
-    const ScenarioResult r = run_scenario(s);
+    const ExplainedRun e = run_explained(args, [&](const RunArgs& a) {
+      Scenario sc = resolve_scenario(a);
+      check_accept_log_depth(trace, sc);
+      sc.notes.insert(sc.notes.end(), sglang_notes.begin(), sglang_notes.end());
+      sc.notes.insert(sc.notes.end(), file_notes.begin(), file_notes.end());
+      if (!scenario_file.empty()) apply_scenario_file(file, sc, scenario_file);
+      return sc;
+    });
+    const Scenario& s = e.scenario;
+    const ScenarioResult& r = e.result;
     check_result_figures(s, r);
     auto j = report_json(s, r);
+    if (e.explained) j["explanation"] = explanation_json(e);
     require_finite_json(j, "the scenario's inputs");
     const TraceOutcome cycles = run_trace_outputs(trace, s, r);  // files first: nothing printed if they fail
     add_cycles_json(j, cycles);

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Dense>
+
 #include <cmath>
 #include <functional>
 #include <map>
@@ -51,12 +53,40 @@ void resolve_same_place(std::vector<AnchorEntry>& es, std::size_t later, const s
   }
 }
 
+// The unexplained cycle time of each box's cycle entries as per draft forward and per verify:
+// least squares over residual = S a + b where two or more step counts were measured, else the
+// mean residual spread evenly over the S draft forwards and the verify.
+void fit_cycle_extras(std::vector<AnchorEntry>& es, std::size_t first, std::map<std::string, Anchors>& by_box) {
+  std::map<std::string, std::vector<AnchorEntry*>> per_box;
+  for (std::size_t i = first; i < es.size(); ++i)
+    if (es[i].used) per_box[es[i].box].push_back(&es[i]);
+  for (auto& [box, list] : per_box) {
+    double step = 0, verify = 0;
+    bool two_settings = false;
+    for (const AnchorEntry* e : list) two_settings |= e->steps != list.front()->steps;
+    if (two_settings) {
+      Eigen::MatrixXd a(list.size(), 2);
+      Eigen::VectorXd y(list.size());
+      for (std::size_t i = 0; i < list.size(); ++i) a(i, 0) = list[i]->steps, a(i, 1) = 1.0, y(i) = list[i]->derived;
+      const Eigen::Vector2d x = a.colPivHouseholderQr().solve(y);
+      step = x(0), verify = x(1);
+    } else {
+      double mean = 0;
+      for (const AnchorEntry* e : list) mean += e->derived / static_cast<double>(list.size());
+      step = verify = mean / (list.front()->steps + 1);
+    }
+    for (AnchorEntry* e : list) e->step_extra_us = step, e->verify_extra_us = verify;
+    by_box[box].spec_step_extra_us = step, by_box[box].spec_verify_extra_us = verify;
+  }
+}
+
 }  // namespace
 
 std::string_view anchor_kind_name(AnchorKind k) {
   switch (k) {
     case AnchorKind::AllReduce: return "allreduce";
     case AnchorKind::Baseline: return "baseline";
+    case AnchorKind::Cycle: return "cycle";
     default: return "spec";
   }
 }
@@ -125,7 +155,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     // A step under half the modelled one is no pessimistic profile but a wrong figure (a unit, or
     // tok/s of one request instead of the batch): an overhead that large would cancel the GPU work.
     if (!(step_us >= 0.5 * e.model))
-      throw InputError(fmt::format("measured baseline {:g} tok/s means a {:.4g} us step, under half the modelled "
+      throw MeasurementConflict(fmt::format("measured baseline {:g} tok/s means a {:.4g} us step, under half the modelled "
                                    "{:.0f} us (tok/s of the whole batch?): out of range",
                                    e.measured, step_us, e.model),
                        b.m->baseline_source);
@@ -139,9 +169,39 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
   for (std::size_t i = first_baseline; i < rep.entries.size(); ++i)
     if (rep.entries[i].used) by_box[rep.entries[i].box].forward_overhead_us = rep.entries[i].derived;
 
-  // 3. Acceptance, with every term of its box.
+  // 3. The cycle a speculative run measured with its accept len reveals, with the box's terms.
+  const std::size_t first_cycle = rep.entries.size();
   for (const Box& b : boxes) {
-    if (!b.m->run.measured_spec_tok_s) continue;
+    const RunSpec& r = b.m->run;
+    if (!r.measured_spec_tok_s || !r.accept_len) continue;
+    AnchorEntry e;
+    e.kind = AnchorKind::Cycle, e.origin = b.m->origin, e.source = b.m->spec_source;
+    e.measured = *r.measured_spec_tok_s, e.accept_len = *r.accept_len;
+    e.box = b.key, e.phase = PhaseKind::Verify, e.batch_size = r.batch_size;
+    e.steps = r.num_steps, e.topk = r.topk, e.draft_tokens = r.num_draft_tokens;
+    e.model = evaluate_cycle(b.plan, ctx_of(b), e.accept_len).cycle_us;
+    const double cycle_us = e.accept_len * b.plan.batch * 1e6 / e.measured;
+    // As for the baseline: a cycle under half the modelled one is a wrong figure, not overhead.
+    if (!(cycle_us >= 0.5 * e.model))
+      throw MeasurementConflict(fmt::format("{:g} tok/s at accept len {:g} means a {:.4g} us cycle, under half the "
+                                            "modelled {:.0f} us (tok/s of the whole batch?): out of range",
+                                            e.measured, e.accept_len, cycle_us, e.model),
+                                e.source);
+    e.derived = cycle_us - e.model;
+    rep.entries.push_back(e);
+    resolve_same_place(
+        rep.entries, rep.entries.size() - 1, fmt::format("speculative cycle at these settings on {}", e.box),
+        [&](const AnchorEntry& o) {
+          return o.box == e.box && o.steps == e.steps && o.topk == e.topk && o.draft_tokens == e.draft_tokens &&
+                 o.batch_size == e.batch_size;
+        },
+        e.derived, [](const AnchorEntry& o) { return o.derived; }, "us");
+  }
+  fit_cycle_extras(rep.entries, first_cycle, by_box);
+
+  // 4. Acceptance, with every term of its box.
+  for (const Box& b : boxes) {
+    if (!b.m->run.measured_spec_tok_s || b.m->run.accept_len) continue;
     const RunSpec& r = b.m->run;
     AnchorEntry e;
     e.kind = AnchorKind::Spec, e.origin = b.m->origin, e.source = b.m->spec_source;
@@ -152,7 +212,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     e.derived = e.measured * e.model / 1e6 / b.plan.batch;
     const int max_len = r.num_steps + 1;  // the bonus token plus one per draft step (tree depth = steps)
     if (e.derived < 1.0 || e.derived > max_len + 1e-9)
-      throw InputError(fmt::format("{:g} tok/s with a modelled cycle of {:.0f} us implies accept len {:.2f}, outside "
+      throw MeasurementConflict(fmt::format("{:g} tok/s with a modelled cycle of {:.0f} us implies accept len {:.2f}, outside "
                                    "[1, {}] (steps + 1): check the measurement or the anchors",
                                    e.measured, e.model, e.derived, max_len),
                        e.source);
@@ -196,6 +256,23 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     }
     if (e.box != run_box) {
       e.not_applies.push_back(fmt::format("this run's box ({}): taken on {}", run_box, e.box));
+      continue;
+    }
+    if (e.kind == AnchorKind::Cycle) {
+      if (!run.speculative()) {
+        e.applies.push_back("no phase of this run (plain decoding runs no draft or verify)");
+        continue;
+      }
+      e.applies.push_back(fmt::format("every speculative cycle: {:+.1f} us per draft forward ({} a cycle here), "
+                                      "{:+.1f} us per verify",
+                                      e.step_extra_us, run.num_steps, e.verify_extra_us));
+      if (run.num_steps != e.steps || run.topk != e.topk || run.num_draft_tokens != e.draft_tokens ||
+          run.batch_size != e.batch_size)
+        e.applies.push_back(fmt::format("carried from steps {}, topk {}, {} draft tokens at bs {} as per-forward "
+                                        "terms, as the serving runtime's own work is",
+                                        e.steps, e.topk, e.draft_tokens, e.batch_size));
+      if (!others.empty()) e.applies.push_back("every all-reduce backend (" + others + " too): not NCCL's time");
+      e.not_applies.push_back("baseline_decode (plain decoding runs no draft or verify)");
       continue;
     }
     std::string same, other;

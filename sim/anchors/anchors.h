@@ -7,7 +7,12 @@
 //  - a plain-decode tok/s: measured step - modelled step = unexplained time per target forward
 //    on that box (scheduler, sampling, Python);
 //  - a speculative tok/s: with the modelled cycle, an accept len and, through the chain formula,
-//    a per-token acceptance that projects to other draft settings, boxes and batch sizes.
+//    a per-token acceptance that projects to other draft settings, boxes and batch sizes;
+//  - a speculative tok/s with its accept len: the measured cycle - the modelled one = the cycle
+//    time the model does not explain, split over the cycle's forwards by a stated rule: evenly
+//    over the S draft forwards and the verify from one setting; per draft step and per verify by
+//    least squares from two or more step counts on one box. It carries to other settings, batch
+//    sizes and backends on that box, as the runtime's own terms do.
 // Terms compose: all-reduce extras first, then overheads (with the extras of their box), then
 // acceptance (with both). Two measurements of the same term at the same place contradict: the
 // command line's is used and the pair is reported, never silently dropped.
@@ -20,7 +25,7 @@
 
 namespace specsim {
 
-enum class AnchorKind { AllReduce, Baseline, Spec };
+enum class AnchorKind { AllReduce, Baseline, Spec, Cycle };
 
 /// One measurement, where it was taken, what it reveals and where it applies to this run.
 struct AnchorEntry {
@@ -39,6 +44,9 @@ struct AnchorEntry {
   double model = 0;    ///< the model at the same place: all-reduce us, step us or cycle us
   double derived = 0;  ///< extra us per NCCL all-reduce, overhead us per target forward, or accept len
   double accept_rate = 0;
+  double accept_len = 0;       ///< cycle: the accept len the measurement was taken with
+  double step_extra_us = 0;    ///< cycle: the fitted extra per draft forward on its box
+  double verify_extra_us = 0;  ///< cycle: the fitted extra per verify on its box
   bool used = true;
   std::string conflict;                           ///< non-empty: how it meets another measurement of the same term
   std::vector<std::string> applies, not_applies;  ///< to this run, in words

@@ -16,6 +16,10 @@ struct Anchors {
   double nccl_extra_eager_us = 0;
   double nccl_extra_graph_us = 0;
   double forward_overhead_us = 0;
+  /// A measured speculative run with its accept len: the cycle time the model does not explain,
+  /// per draft forward (draft decode and draft extend) and per verify.
+  double spec_step_extra_us = 0;
+  double spec_verify_extra_us = 0;
 };
 
 /// Everything op_cost needs besides the op.

@@ -10,11 +10,17 @@
 
 namespace specsim {
 
-/// The anchored unexplained per-forward time: it sits on target forwards (verify and the
-/// baseline decode step), where the measured baseline revealed it.
+/// The anchored unexplained per-forward time: the measured baseline's sits on target forwards
+/// (verify and the baseline decode step); a measured speculative cycle's on each draft forward
+/// and on verify.
 inline double forward_overhead_us(const PhasePlan& phase, const CostContext& ctx) {
-  return phase.kind == PhaseKind::Verify || phase.kind == PhaseKind::BaselineDecode ? ctx.anchors.forward_overhead_us
-                                                                                    : 0.0;
+  switch (phase.kind) {
+    case PhaseKind::BaselineDecode: return ctx.anchors.forward_overhead_us;
+    case PhaseKind::Verify: return ctx.anchors.forward_overhead_us + ctx.anchors.spec_verify_extra_us;
+    case PhaseKind::DraftDecode:
+    case PhaseKind::DraftExtend: return ctx.anchors.spec_step_extra_us;
+  }
+  return 0.0;
 }
 
 /// Walks a phase's ops block by block with their costs and switch gaps. Collectives of one phase

@@ -21,13 +21,15 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
   const AnchorEntry* m = out.anchor_report.acceptance();
   if (run.accept_len) {
     out.accept_len = *run.accept_len;
-    out.accept_source = "given (--accept-len)";
+    out.accept_source = run.accept_source.empty() ? "given (--accept-len)" : "from the " + run.accept_source;
   } else if (run.accept_rate) {
     out.accept_rate = *run.accept_rate;
     out.accept_len = accept_len_at(*run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
     out.accept_source =
         run.topk == 1
-            ? fmt::format("chain formula with --accept-rate {:g} over {} steps", *run.accept_rate, run.num_steps)
+            ? fmt::format("chain formula with {} {:g} over {} steps",
+                          run.accept_source.empty() ? "--accept-rate" : "the accept rate of the " + run.accept_source,
+                          *run.accept_rate, run.num_steps)
             : fmt::format(
                   "SGLang's draft tree with --accept-rate {:g} per depth (steps {}, topk {}, {} draft "
                   "tokens; default top-k coverage)",
@@ -77,7 +79,7 @@ ScenarioResult run_scenario(const Scenario& s) {
     for (const auto& e : out.anchor_report.entries)
       if (e.kind == AnchorKind::Baseline && e.used && e.box == run_box && e.batch_size == s.run.batch_size &&
           std::abs(e.measured - out.reference_baseline_tok_s) <= 1e-6 * e.measured)
-        out.reference_measured = true;
+        (implied_source(e.source) ? out.reference_implied : out.reference_measured) = true;
   }
 
   for (const auto& backend : s.run.allreduce) {

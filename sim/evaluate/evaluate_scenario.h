@@ -23,6 +23,7 @@ struct ScenarioResult {
   /// settings, anchored; `reference_measured` when it is the measured figure itself.
   double reference_baseline_tok_s = 0;
   bool reference_measured = false;
+  bool reference_implied = false;  ///< the baseline is one a measurement implied (diagnose), not measured
 };
 
 /// Plans, anchors and evaluates. InputError on bad or contradictory input.

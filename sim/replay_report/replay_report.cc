@@ -26,10 +26,12 @@ OpKind parse_op_kind(const std::string& s, const std::string& where) {
 }
 
 // The replay runs expert GEMMs as batched cuBLAS GEMMs (kernels/replay/op_prep.cc), not SGLang's
-// Triton fused-MoE kernel: its prediction prices them as dense GEMMs.
+// Triton fused-MoE kernel, and fp8 GEMMs as cuBLASLt's per-tensor-scaled ones, not the stack's
+// block-scaled kernel: its prediction prices what it runs, each by its own named term.
 Hardware as_replayed(const Hardware& hw) {
   Hardware h = hw;
   h.gpu.moe_gemm_memory_efficiency = 0;
+  h.gpu.gemm_fp8_block_fixed_us = h.gpu.gemm_fp8_tensor_fixed_us;
   return h;
 }
 

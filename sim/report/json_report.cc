@@ -62,6 +62,15 @@ json settings_json(const Scenario& s, const ScenarioResult& r) {
     } else if (e.kind == AnchorKind::Baseline) {
       x["measured_step_us"] = e.batch_size * 1e6 / e.measured;
       x["overhead_us_per_target_forward"] = e.derived;
+    } else if (e.kind == AnchorKind::Cycle) {
+      t["speculative_num_steps"] = e.steps, t["speculative_eagle_topk"] = e.topk;
+      t["speculative_num_draft_tokens"] = e.draft_tokens;
+      t["accept_len"] = e.accept_len;
+      x["taken_at"] = t;
+      x["measured_cycle_us"] = e.model + e.derived;
+      x["unexplained_us_per_cycle"] = e.derived;
+      x["extra_us_per_draft_forward"] = e.step_extra_us;
+      x["extra_us_per_verify"] = e.verify_extra_us;
     } else {
       t["speculative_num_steps"] = e.steps, t["speculative_eagle_topk"] = e.topk;
       t["speculative_num_draft_tokens"] = e.draft_tokens;
@@ -145,7 +154,7 @@ json report_json(const Scenario& s, const ScenarioResult& r) {
           {"settings", settings_json(s, r)},
           {"reference_baseline",
            {{"tok_per_s", r.reference_baseline_tok_s},
-            {"kind", r.reference_measured ? "measured" : "modelled"},
+            {"kind", r.reference_measured ? "measured" : r.reference_implied ? "implied" : "modelled"},
             {"what", "plain decoding with NCCL in every phase at these settings, anchored"}}},
           {"notes", s.notes},
           {"scenarios", scenarios}};

@@ -28,6 +28,12 @@ std::string anchor_line(const AnchorEntry& e) {
           e.measured, implied_source(e.source) ? "implied" : "measured", e.batch_size, e.batch_size * 1e6 / e.measured,
           e.box, e.model, e.derived,
           e.derived < 0 ? " (the model is slower than measured: its profile is pessimistic)" : "");
+    case AnchorKind::Cycle:
+      return fmt::format(
+          "speculation {:.1f} tok/s at accept len {:.2f} (steps {}, topk {}, {} draft tokens; {}) = {:.0f} us per "
+          "cycle: model {:.0f} us -> {:+.0f} us per cycle ({:+.1f} us per draft forward, {:+.1f} us per verify)",
+          e.measured, e.accept_len, e.steps, e.topk, e.draft_tokens, where, e.model + e.derived, e.model, e.derived,
+          e.step_extra_us, e.verify_extra_us);
     default:
       return fmt::format(
           "speculation {:.1f} tok/s (steps {}, topk {}, {} draft tokens; {}) with a modelled {:.0f} us "
@@ -109,7 +115,9 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
       out += fmt::format(
           "  speedup x{:.2f} against its own baseline ({:.1f} tok/s); x{:.2f} against the {} ({:.1f} tok/s)\n",
           c.speedup, c.baseline_tok_s, c.spec_tok_s / r.reference_baseline_tok_s,
-          r.reference_measured ? "measured baseline, NCCL" : "NCCL baseline at these settings",
+          r.reference_measured  ? "measured baseline, NCCL"
+          : r.reference_implied ? "implied baseline, NCCL"
+                                : "NCCL baseline at these settings",
           r.reference_baseline_tok_s);
       out +=
           fmt::format("  cycle {:.0f} us | baseline step {:.0f} us | tok/s: baseline {:.1f}, {} {:.1f} (x{:.2f})\n",
@@ -142,7 +150,9 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
     }
     if (run.speculative()) {
       out += fmt::format("speedup against the {} ({:.1f} tok/s):",
-                         r.reference_measured ? "measured baseline, NCCL" : "NCCL baseline at these settings",
+                         r.reference_measured  ? "measured baseline, NCCL"
+          : r.reference_implied ? "implied baseline, NCCL"
+                                : "NCCL baseline at these settings",
                          r.reference_baseline_tok_s);
       for (const auto& c : r.results)
         if (c.refused.empty())

@@ -30,6 +30,9 @@ struct GpuProfile {
   double kernel_switch_us = 0;  ///< GPU gap when a kernel follows one of another class, back to back
   double kernel_min_us = 0, graph_launch_us = 0, host_launch_us = 0, nccl_host_launch_us = 0;
   double gemm_fp8_block_fixed_us = 0;  ///< a block-scaled fp8 GEMM's fixed cost (optional; 0: gemm_fixed_us)
+  /// cuBLASLt's per-tensor-scaled fp8 GEMM's fixed cost, what the GPU replay runs for an fp8 GEMM
+  /// (optional; 0: gemm_fixed_us).
+  double gemm_fp8_tensor_fixed_us = 0;
   /// SGLang's Triton fused-MoE expert GEMM (optional; efficiency 0: priced as a dense GEMM): its
   /// fixed cost per launch and its share of the HBM bandwidth, fitted to a measured per-M table.
   double moe_gemm_fixed_us = 0, moe_gemm_memory_efficiency = 0;

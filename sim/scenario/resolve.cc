@@ -137,6 +137,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   if (a.dtype) run.dtype = parse_dtype(*a.dtype, "--dtype");
   run.accept_len = a.accept_len;
   run.accept_rate = a.accept_rate;
+  run.accept_source = a.accept_source.value_or("");
   run.mem_fraction_static = a.mem_fraction_static;
   if (a.nccl_p2p_level) run.nccl.p2p_level = *a.nccl_p2p_level;
   if (a.nccl_algo) apply_nccl_algo(run.nccl, *a.nccl_algo);

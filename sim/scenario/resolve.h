@@ -22,6 +22,8 @@ struct RunArgs {
   std::optional<double> measured_baseline_tok_s, measured_allreduce_us, measured_spec_tok_s;
   /// Where a measured value came from when not its flag (a log or trace file, in words).
   std::optional<std::string> measured_baseline_source, measured_allreduce_source;
+  /// Where --accept-len / --accept-rate came from when not the command line ("scenario file F").
+  std::optional<std::string> accept_source;
   std::vector<std::string> allreduce;
   std::optional<std::string> nccl_p2p_level, nccl_algo, nccl_proto;
   std::optional<std::string> runtime;  ///< sglang (default), vllm, none, or a profile .json

@@ -46,6 +46,8 @@ struct NcclSettings {
 };
 
 struct RunSpec {
+  /// Where accept_len / accept_rate came from when not their flags ("scenario file F"); empty: the flag.
+  std::string accept_source;
   int tp_size = 8;
   int num_gpus = 0;  ///< 0: the tp size
   SpecAlgo algo = SpecAlgo::Eagle3;

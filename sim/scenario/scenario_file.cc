@@ -23,6 +23,7 @@ json run_settings_json(const RunSpec& r) {
 
 namespace {
 
+
 constexpr const char* kFormat = "specsim-scenario-1";
 
 std::string eager_list(const RunSpec& r) {
@@ -211,7 +212,8 @@ json scenario_file_json(const Scenario& s, const std::string& model, const std::
   return f;
 }
 
-void args_from_scenario_file(const json& f, RunArgs& a, const std::string& w) {
+namespace {
+void args_from_file(const json& f, RunArgs& a, const std::string& w) {
   if (f.is_object() && !f.contains("format")) return fill_flat(f, a, w);
   if (!f.is_object() || f.value("format", "") != kFormat)
     throw InputError(std::string("not a scenario file (\"format\": \"") + kFormat + "\" missing)", w + ": format");
@@ -221,6 +223,15 @@ void args_from_scenario_file(const json& f, RunArgs& a, const std::string& w) {
   if (!f.contains("settings") || !f["settings"].is_object()) throw InputError("missing object", w + ": settings");
   fill_args(f["settings"], a, w + ": settings");
 }
+}  // namespace
+
+void args_from_scenario_file(const json& f, RunArgs& a, const std::string& w) {
+  const bool accept_given = a.accept_len || a.accept_rate;
+  args_from_file(f, a, w);
+  // Said as where it came from: the report does not call it given on the command line.
+  if (!accept_given && (a.accept_len || a.accept_rate)) a.accept_source = "scenario file " + w;
+}
+
 
 void apply_scenario_file(const json& f, Scenario& s, const std::string& w) {
   if (!f.contains("format")) return;  // SGLang's --config form: flags only
@@ -235,14 +246,17 @@ void apply_scenario_file(const json& f, Scenario& s, const std::string& w) {
       if (f.contains("draft")) ma.draft_model_path = json_string(f, "draft", w);
       ma.hardware = json_string(mj, "hardware", wi);
       fill_args(mj.at("settings"), ma, wi + ".settings");
-      ma.accept_len = 1.0;  // a placeholder: the measured run's acceptance is what it reveals
+      // Taken with a known accept len, a speculative tok/s reveals the cycle; without one, the
+      // acceptance (the placeholder only lets the settings resolve).
+      const std::optional<double> measured_accept_len = ma.accept_len;
+      if (!ma.accept_len) ma.accept_len = 1.0;
       ma.accept_rate.reset();
       const Scenario ms = resolve_scenario(ma);
       if (!s.draft && ms.draft) s.draft = ms.draft;  // a run without speculation projects from a measured one
       MeasuredRun m;
       m.origin = json_string(mj, "origin", wi);
       m.run = ms.run;
-      m.run.accept_len.reset();
+      m.run.accept_len = measured_accept_len;
       m.hw = ms.hw;
       auto get = [&](const char* k, std::optional<double>& v, std::string& src) {
         if (!mj.contains(k)) return;

@@ -20,6 +20,14 @@ class InputError : public std::runtime_error {
   std::string where_;
 };
 
+/// Measurements that cannot all hold under the run's settings (a baseline faster than the modelled
+/// GPU work allows, a speculative tok/s implying an impossible accept len): bad input like any
+/// other, and the one kind an explanation search (explain/) may resolve by changing an assumption.
+class MeasurementConflict : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 /// The machine lacks what the run needs (gnuplot not installed, no writable temp folder): not the
 /// user's input. `fix` says what to install or set.
 class EnvironmentError : public std::runtime_error {
