@@ -165,7 +165,7 @@ struct Communicator::Impl {
           "failure: " +
           failure);
     check();
-    const std::size_t bytes = count * dtype_bytes(dtype);
+    const std::size_t bytes = count * elem_bytes(dtype);
     const Variant v = variant == Variant::Auto ? select_variant(bytes, world, link) : variant;
     a.count = count;
     a.slot = slot;

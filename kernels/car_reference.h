@@ -8,14 +8,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "car_types.h"
 
 namespace specsim::car::ref {
-
-/// Bytes per element (same as car::dtype_bytes, without linking the library).
-inline std::size_t elem_bytes(DType d) { return d == DType::FP32 ? 4 : 2; }
 
 // ---------------------------------------------------------------- host conversions
 inline std::uint32_t bits(float f) {
@@ -117,7 +115,11 @@ inline void compute_reference(Problem& p) {
 
 /// Deterministic from `seed`, so every process of a multi-process test builds the same problem.
 /// Values are uniform in [-1, 1) and never zero.
+/// Throws std::invalid_argument for a dtype the kernels do not run (fp8).
 inline Problem make_problem(DType dt, int world, std::size_t count, std::uint64_t seed) {
+  if (!is_kernel_dtype(dt))
+    throw std::invalid_argument(dt == DType::FP8 ? "car::ref: no fp8 reference (the kernels run bf16, fp16 and fp32)"
+                                                 : "car::ref: unknown dtype value");
   Problem p{dt, world, count, {}, {}};
   const std::size_t eb = elem_bytes(dt);
   p.in.assign(static_cast<std::size_t>(world), std::vector<unsigned char>(count * eb));

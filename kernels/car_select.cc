@@ -7,14 +7,13 @@
 #include <string>
 
 #include "car_layout.h"
-#include "scenario/custom_ar_policy.h"
 #include "custom_allreduce.h"
+#include "scenario/custom_ar_policy.h"
 
 namespace specsim::car {
 
 namespace {
 
-bool valid(DType d) { return d == DType::BF16 || d == DType::FP16 || d == DType::FP32; }
 bool valid(Variant v) {
   if (v == Variant::Auto) return true;
   for (Variant c : car_policy::kConcreteVariants)
@@ -32,15 +31,6 @@ std::string hex(std::uintptr_t p) {
 
 std::string_view to_string(Variant v) { return car_policy::variant_name(v); }
 
-std::string_view to_string(DType d) {
-  switch (d) {
-    case DType::BF16: return "bf16";
-    case DType::FP16: return "fp16";
-    case DType::FP32: return "fp32";
-  }
-  return "invalid-dtype";
-}
-
 std::string_view to_string(Link l) {
   switch (l) {
     case Link::NVLink: return "nvlink";
@@ -51,6 +41,8 @@ std::string_view to_string(Link l) {
 
 std::optional<Variant> parse_variant(std::string_view name) { return car_policy::parse_variant(name); }
 
+// The kernels' element types only (fp8, which the engine parses, is not one): their engine names
+// (specsim::dtype_name) and the nccl-tests ones.
 std::optional<DType> parse_dtype(std::string_view name) {
   if (name == "bf16" || name == "bfloat16") return DType::BF16;
   if (name == "fp16" || name == "half" || name == "float16") return DType::FP16;
@@ -64,8 +56,6 @@ std::optional<Link> parse_link(std::string_view name) {
   return std::nullopt;
 }
 
-std::size_t dtype_bytes(DType d) { return d == DType::FP32 ? 4 : 2; }
-
 Variant select_variant(std::size_t bytes, int world, Link link) {
   return car_policy::select(bytes, world, link == Link::PCIe);  // shared with the engine
 }
@@ -73,10 +63,11 @@ Variant select_variant(std::size_t bytes, int world, Link link) {
 std::optional<std::string> refuse_reason(const CallDesc& c) {
   if (c.world < kMinRanks || c.world > kMaxRanks)
     return "world size " + std::to_string(c.world) + " is outside the supported 2..8";
-  if (!valid(c.dtype)) return "unknown dtype value " + std::to_string(static_cast<int>(c.dtype));
+  if (c.dtype == DType::FP8) return "dtype fp8 is not supported: the custom all-reduce kernels run bf16, fp16 and fp32";
+  if (!is_kernel_dtype(c.dtype)) return "unknown dtype value " + std::to_string(static_cast<int>(c.dtype));
   if (!valid(c.variant)) return "unknown variant value " + std::to_string(static_cast<int>(c.variant));
   if (c.count == 0) return "count is 0: an empty all-reduce is refused rather than skipped";
-  const std::size_t eb = dtype_bytes(c.dtype);
+  const std::size_t eb = elem_bytes(c.dtype);
   if (c.count > std::numeric_limits<std::size_t>::max() / eb)
     return "count " + std::to_string(c.count) + " overflows the byte size";
   const std::size_t bytes = c.count * eb;

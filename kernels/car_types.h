@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "scenario/custom_ar_policy.h"
+#include "scenario/dtype.h"
 
 namespace specsim::car {
 
@@ -20,8 +21,21 @@ inline constexpr std::uint64_t kDefaultTimeoutNs = 2'000'000'000;
 
 /// Which kernel runs (the policy's enum, shared with the engine). Auto asks select_variant().
 using Variant = car_policy::Variant;
-/// Element type; accumulation is always fp32.
-enum class DType { BF16, FP16, FP32 };
+/// Element type: the engine's (scenario/dtype.h: dtype_bytes, dtype_name). The kernels run bf16,
+/// fp16 and fp32 (is_kernel_dtype), accumulating in fp32; fp8 is refused before any launch.
+using DType = specsim::DType;
+/// True for the element types the kernels are built for: bf16, fp16, fp32.
+constexpr bool is_kernel_dtype(DType d) {
+  switch (d) {
+    case DType::BF16:
+    case DType::FP16:
+    case DType::FP32: return true;
+    case DType::FP8: return false;  // the engine's weight type only: no fp8 kernels
+    default: return false;          // a value outside the enum
+  }
+}
+/// Bytes per element as a size, for byte arithmetic (specsim::dtype_bytes, cast).
+constexpr std::size_t elem_bytes(DType d) { return static_cast<std::size_t>(specsim::dtype_bytes(d)); }
 /// How the ranks' memories are connected (selects thresholds, never correctness).
 enum class Link { NVLink, PCIe };
 

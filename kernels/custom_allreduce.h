@@ -27,18 +27,16 @@ namespace specsim::car {
 /// `auto`, `one-shot-pull`, `one-shot-push`, `two-shot`, `one-shot-ll`, `one-shot-ll-pull`, `two-shot-ll`,
 /// `one-shot-ll-bcast`.
 std::string_view to_string(Variant v);
-/// `bf16`, `fp16`, `fp32`.
-std::string_view to_string(DType d);
 /// `nvlink`, `pcie`.
 std::string_view to_string(Link l);
-/// Parses the names above; nullopt for anything else.
+/// Parses the variant names above; nullopt for anything else.
 std::optional<Variant> parse_variant(std::string_view name);
-/// Parses `bf16`/`bfloat16`, `fp16`/`half`/`float16`, `fp32`/`float`/`float32`.
+/// The kernels' element types by their engine or nccl-tests names: `bf16`/`bfloat16`,
+/// `fp16`/`half`/`float16`, `fp32`/`float`/`float32`; nullopt for anything else, fp8 included
+/// (no fp8 kernels). Names are specsim::dtype_name's.
 std::optional<DType> parse_dtype(std::string_view name);
 /// Parses `nvlink` or `pcie`.
 std::optional<Link> parse_link(std::string_view name);
-/// Bytes per element.
-std::size_t dtype_bytes(DType d);
 
 /// Picks a concrete variant for a message of `bytes` on `world` ranks over `link`
 /// (thresholds and their reasons: kernels/car_select.cc). Never returns Auto.
@@ -57,8 +55,8 @@ struct CallDesc {
 
 /// Refusal logic: an empty optional when the call is supported, else the reason. Checks world
 /// size, count, size against the buffer, pointer alignment, partial in/out overlap, the dtype
-/// and variant values, and messages over kLlMaxBytes for the flag-free variants. Called by
-/// allreduce() before anything is launched.
+/// (fp8 and values outside the enum) and variant values, and messages over kLlMaxBytes for the
+/// flag-free variants. Called by allreduce() before anything is launched.
 std::optional<std::string> refuse_reason(const CallDesc& call);
 
 /// Bytes of device memory one rank's shared region takes for `world` ranks and `max_bytes`.

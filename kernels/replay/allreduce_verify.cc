@@ -1,5 +1,4 @@
 #include "allreduce_verify.h"
-#include "cost/allreduce_model.h"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -12,6 +11,7 @@
 #include <string>
 
 #include "car_reference.h"
+#include "cost/allreduce_model.h"
 #include "cuda_check.h"
 #include "custom_allreduce.h"
 #include "replay_rank.h"

@@ -20,6 +20,6 @@ namespace specsim::replay {
 /// for a kernel failure: it becomes a result whose note starts with "ERROR" (failed() is true).
 /// NCCL runs only with NCCL_NVLS_ENABLE=0 set by the program.
 std::vector<VerifyResult> verify_allreduces(const std::vector<AllReduceCase>& cases, int tp,
-                                                   const std::vector<AllReduceChoice>& backends);
+                                            const std::vector<AllReduceChoice>& backends);
 
 }  // namespace specsim::replay

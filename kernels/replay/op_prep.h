@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "gemm_runner.h"
-#include "plan/replay_measurement.h"
 #include "plan/cycle_plan.h"
+#include "plan/replay_measurement.h"
 #include "rank_gpu.h"
 #include "replay_kernels.h"
 

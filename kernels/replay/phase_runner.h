@@ -1,7 +1,7 @@
 #pragma once
 // Internal to kernels/replay: one phase of a plan run and timed on one rank's GPU.
-#include "plan/replay_measurement.h"
 #include "plan/cycle_plan.h"
+#include "plan/replay_measurement.h"
 #include "rank_gpu.h"
 #include "replay_exec.h"
 

@@ -3,8 +3,8 @@
 // kernel, memory kernels for norms and elementwise ops; collectives left out) and times them.
 // Several ranks: thread_ranks.h (one thread per GPU) and replay_mpi.h (one process per rank).
 
-#include "plan/replay_measurement.h"
 #include "plan/cycle_plan.h"
+#include "plan/replay_measurement.h"
 
 namespace specsim::replay {
 

@@ -64,7 +64,7 @@ inline int devices_or_skip(int need, const char* test) {
 
 /// Element counts covering 16 B .. 8 MiB, odd sizes included (tails of 1..7 elements).
 inline std::vector<std::size_t> sweep_counts(DType dt, bool quick) {
-  const std::size_t eb = specsim::car::dtype_bytes(dt);
+  const std::size_t eb = specsim::car::elem_bytes(dt);
   std::vector<std::size_t> c;
   if (quick) {
     for (std::size_t n :
@@ -79,6 +79,6 @@ inline std::vector<std::size_t> sweep_counts(DType dt, bool quick) {
 }
 
 inline const char* name(Variant v) { return specsim::car::to_string(v).data(); }
-inline const char* name(DType d) { return specsim::car::to_string(d).data(); }
+inline const char* name(DType d) { return specsim::dtype_name(d).data(); }
 
 }  // namespace cartest

@@ -1,5 +1,6 @@
 // Host-only logic of the custom all-reduce (runs in CI without a GPU): names, the selector,
 // the refusal logic and the byte counts.
+#include <stdexcept>
 #include <string>
 
 #include "car_test_util.h"
@@ -43,7 +44,17 @@ int main() {
                 car::to_string(Variant::OneShotLLBcast) == "one-shot-ll-bcast",
             "flag-free names");
   for (DType d : {DType::BF16, DType::FP16, DType::FP32})
-    ck.expect(car::parse_dtype(car::to_string(d)) == d, "dtype name " + std::string(name(d)));
+    ck.expect(car::parse_dtype(specsim::dtype_name(d)) == d, "dtype name " + std::string(name(d)));
+  ck.expect(std::string(name(DType::BF16)) == "bf16" && std::string(name(DType::FP16)) == "fp16" &&
+                std::string(name(DType::FP32)) == "fp32",
+            "dtype names");
+  ck.expect(car::elem_bytes(DType::BF16) == 2 && car::elem_bytes(DType::FP16) == 2 && car::elem_bytes(DType::FP32) == 4,
+            "element sizes");
+  // fp8 is the engine's weight type, not a kernel element type: never parsed, always refused
+  ck.expect(!car::parse_dtype("fp8").has_value() && !car::parse_dtype("e4m3").has_value(), "fp8 parsed");
+  ck.expect(car::is_kernel_dtype(DType::BF16) && car::is_kernel_dtype(DType::FP16) &&
+                car::is_kernel_dtype(DType::FP32) && !car::is_kernel_dtype(DType::FP8),
+            "kernel dtypes");
   ck.expect(!car::parse_variant("one-shot").has_value(), "unknown variant name parsed");
   ck.expect(car::parse_link("pcie") == Link::PCIe && car::parse_link("nvlink") == Link::NVLink, "link names");
   ck.expect(car::parse_dtype("float") == DType::FP32, "nccl-tests dtype name float");
@@ -120,6 +131,16 @@ int main() {
   c = ok_call();
   c.dtype = static_cast<DType>(7);
   refused(ck, c, "unknown dtype", "bad dtype value");
+  c = ok_call();
+  c.dtype = DType::FP8;
+  refused(ck, c, "dtype fp8 is not supported: the custom all-reduce kernels run bf16, fp16 and fp32", "fp8");
+  bool ref_refused = false;
+  try {
+    make_problem(DType::FP8, 2, 16, 1);
+  } catch (const std::invalid_argument& e) {
+    ref_refused = std::string(e.what()).find("no fp8 reference") != std::string::npos;
+  }
+  ck.expect(ref_refused, "the reference built an fp8 problem");
   // flag-free variants: up to kLlMaxBytes, refused (not truncated) above
   for (Variant v : {Variant::OneShotLL, Variant::OneShotLLPull, Variant::TwoShotLL, Variant::OneShotLLBcast}) {
     c = ok_call();

@@ -77,7 +77,7 @@ int child_sweep(int rank, int world, const std::string& dir) {
     return true;  // a wrong result is counted; only a failed call ends the sweep
   };
   for (DType dt : {DType::BF16, DType::FP16, DType::FP32}) {
-    const std::size_t eb = specsim::car::dtype_bytes(dt);
+    const std::size_t eb = specsim::car::elem_bytes(dt);
     for (std::size_t count :
          {std::size_t{16} / eb, std::size_t{9}, std::size_t{1001}, std::size_t{43008} / eb, std::size_t{65537}}) {
       const Problem p = make_problem(dt, world, count, seed++);

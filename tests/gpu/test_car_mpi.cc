@@ -67,7 +67,7 @@ void sweep(Communicator& comm, int rank, int world, Checker& ck, const char* lab
     ck.expect(wrong == 0, what + ": " + std::to_string(wrong) + " elements wrong");
   };
   for (DType dt : {DType::BF16, DType::FP16, DType::FP32}) {
-    const std::size_t eb = specsim::car::dtype_bytes(dt);
+    const std::size_t eb = specsim::car::elem_bytes(dt);
     for (std::size_t count :
          {std::size_t{16} / eb, std::size_t{9}, std::size_t{1001}, std::size_t{43008} / eb, std::size_t{65537}}) {
       const Problem p = make_problem(dt, world, count, seed++);

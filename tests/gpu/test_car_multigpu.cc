@@ -110,7 +110,7 @@ void chain(Checker& ck, std::vector<std::unique_ptr<Communicator>>& comms, int w
     for (Call& c : calls) c.v = s.variants.front();
   const int n = static_cast<int>(calls.size());
   std::vector<std::unique_ptr<Ranks>> bufs;
-  for (const Call& c : calls) bufs.push_back(std::make_unique<Ranks>(world, c.count * specsim::car::dtype_bytes(c.dt)));
+  for (const Call& c : calls) bufs.push_back(std::make_unique<Ranks>(world, c.count * specsim::car::elem_bytes(c.dt)));
   std::vector<cudaGraph_t> g(world);
   std::vector<cudaGraphExec_t> x(world);
   for (int r = 0; r < world; ++r) {

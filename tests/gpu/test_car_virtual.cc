@@ -252,7 +252,8 @@ void chain(Checker& ck, const Settings& s) {
                         {Variant::OneShotLLBcast, DType::FP16, 1001}};
   const int n = static_cast<int>(std::size(calls));
   std::vector<std::unique_ptr<Buffers>> bufs;
-  for (const Call& c : calls) bufs.push_back(std::make_unique<Buffers>(world, c.count * dtype_bytes(c.dt)));
+  for (const Call& c : calls)
+    bufs.push_back(std::make_unique<Buffers>(world, c.count * specsim::car::elem_bytes(c.dt)));
   cudaStream_t st;
   GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cudaGraph_t graph;
@@ -340,6 +341,8 @@ void refusals(Checker& ck, const Settings& s) {
   });
   expect_throw(ck, "bad variant", "unknown variant",
                [&] { comm->allreduce_virtual(buf.in, buf.out, 64, DType::BF16, static_cast<Variant>(17), nullptr); });
+  expect_throw(ck, "fp8", "dtype fp8 is not supported",
+               [&] { comm->allreduce_virtual(buf.in, buf.out, 64, DType::FP8, Variant::Auto, nullptr); });
   expect_throw(ck, "wrong number of buffers", "need 4 inputs", [&] {
     std::vector<void*> three(buf.in.begin(), buf.in.begin() + 3);
     comm->allreduce_virtual(three, buf.out, 64, DType::BF16, Variant::Auto, nullptr);

@@ -73,10 +73,21 @@ struct Ranks {
   }
 };
 
+/// NCCL's type for a kernel element type (car::parse_dtype gives no other).
+ncclDataType_t nccl_type(DType dt) {
+  switch (dt) {
+    case DType::BF16: return ncclBfloat16;
+    case DType::FP16: return ncclFloat16;
+    case DType::FP32: return ncclFloat32;
+    default: break;
+  }
+  throw std::runtime_error("no NCCL type for dtype " + std::string(specsim::dtype_name(dt)));
+}
+
 /// One call on every rank; `variant` empty means NCCL.
 void enqueue(Ranks& R, const std::optional<Variant>& variant, std::size_t count, DType dt) {
   if (!variant) {
-    const ncclDataType_t t = dt == DType::BF16 ? ncclBfloat16 : dt == DType::FP16 ? ncclFloat16 : ncclFloat32;
+    const ncclDataType_t t = nccl_type(dt);
     GPU_CHECK(ncclGroupStart());
     for (int r = 0; r < R.world; ++r)
       GPU_CHECK(ncclAllReduce(R.in[r], R.out[r], count, t, ncclSum, R.nccl[r], R.st[r]));
@@ -263,7 +274,7 @@ int real_main(int argc, char** argv) {
          s = step ? s + step : static_cast<std::size_t>(static_cast<double>(s) * a.f))
       sizes.push_back(s);
   }
-  const std::size_t eb = car::dtype_bytes(*dt);
+  const std::size_t eb = car::elem_bytes(*dt);
   std::size_t max_size = 0;
   for (std::size_t& s : sizes) {
     s = std::max(eb, s / eb * eb);
@@ -338,8 +349,8 @@ int real_main(int argc, char** argv) {
 
   fmt::print("# specsim-arbench: all_reduce_perf-format table; custom all-reduce vs NCCL\n");
   fmt::print("# ranks: {} {} ({}), dtype {}, iters {}, warmup {}, link {}, NCCL {}\n", R.world,
-             R.virt ? "virtual ranks on GPU 0" : "GPUs", prop.name, car::to_string(*dt), a.n, a.w, car::to_string(link),
-             nccl_version);
+             R.virt ? "virtual ranks on GPU 0" : "GPUs", prop.name, specsim::dtype_name(*dt), a.n, a.w,
+             car::to_string(link), nccl_version);
   fmt::print("# copy bandwidth (cudaMemcpy D2D 512 MiB, bytes read + written): {:.1f} GB/s\n", copy_gbps);
   if (a.floors) {
     namespace ab = specsim::arbench;
@@ -429,7 +440,7 @@ int real_main(int argc, char** argv) {
       for (const auto& p : problems) {
         if (v && specsim::car_policy::is_flag_free(*v) && p.bytes() > specsim::car_policy::kLlMaxBytes) {
           fmt::print("{:>12} {:>13} {:>9} {:>7} {:>7} {:>8} {:>7} {:>7} {:>7}\n", p.bytes(), p.count,
-                     car::to_string(p.dtype), "sum", -1, "-", "-", "-", "-");
+                     specsim::dtype_name(p.dtype), "sum", -1, "-", "-", "-", "-");
           notes.push_back(fmt::format("# {} B: not run: {} carries at most {} B", p.bytes(), vname,
                                       specsim::car_policy::kLlMaxBytes));
           sm.us.push_back(0);
@@ -439,7 +450,7 @@ int real_main(int argc, char** argv) {
         total_wrong += row.wrong;
         const double algbw = specsim::gbps_of(static_cast<double>(p.bytes()), row.time_us);
         fmt::print("{:>12} {:>13} {:>9} {:>7} {:>7} {:>8.2f} {:>7.2f} {:>7.2f} {:>7}\n", p.bytes(), p.count,
-                   car::to_string(p.dtype), "sum", -1, row.time_us, algbw,
+                   specsim::dtype_name(p.dtype), "sum", -1, row.time_us, algbw,
                    specsim::allreduce_busbw_gbps(algbw, R.world), row.wrong);
         sm.us.push_back(row.time_us);
         if (v && R.virt && p.bytes() >= (std::size_t{1} << 20)) {
