@@ -69,4 +69,16 @@ inline void expect_bad_input(const std::vector<BadCase>& cases, const std::strin
   }
 }
 
+/// Whether gnuplot is on the PATH, for a test that needs it. Without it the test fails where
+/// CI=true (CI installs gnuplot: its absence there is a broken job, not a skip), and elsewhere says
+/// SKIP with the reason and returns false.
+inline bool gnuplot_or_skip(const std::string& what) {
+  if (run_program("/bin/sh", {"-c", "command -v gnuplot"}).exit_code == 0) return true;
+  const char* ci = std::getenv("CI");
+  if (ci && std::string(ci) == "true")
+    FAIL("gnuplot is not installed, and CI=true: CI installs it (apt-get install gnuplot-nox); " << what);
+  WARN("SKIP: gnuplot is not installed (apt-get install gnuplot-nox); " << what << " not run");
+  return false;
+}
+
 }  // namespace specsim::test

@@ -1,8 +1,10 @@
-// The GPU replay's CPU side: the report schema, the no-GPU/no-CUDA refusal, and the calibration
-// fit (recovers known efficiencies; writes a profile load_hardware reads).
+// The GPU replay's CPU side: the report schema, the no-GPU/no-CUDA refusal (a GPU machine runs a
+// short real replay instead), and the calibration fit (recovers known efficiencies; writes a
+// profile load_hardware reads).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "calibrate/replay_fit.h"
@@ -50,13 +52,31 @@ std::vector<ReplayPoint> synthetic_points(const Hardware& hw) {
 
 }  // namespace
 
-TEST_CASE("replay without a usable GPU exits 2 with one line") {
-  const auto r =
-      run_specsim({"replay", "--model-path", "llama-3.1-8b", "--tp-size", "1", "--hardware", "h200:nvswitch"});
+TEST_CASE("replay: a GPU machine replays for real; without one, exit 2 with one line") {
+  const std::vector<std::string> args = {"replay", "--model-path", "llama-3.1-8b", "--tp-size",
+                                         "1",      "--hardware",   "h200:nvswitch"};
 #ifdef SPECSIM_WITH_REPLAY
-  if (exists("/dev/nvidia0")) return;  // a GPU machine replays for real: nothing to refuse here
+  if (exists("/dev/nvidia0")) {  // the GPU machine: a short replay, its report measured beside predicted
+    std::vector<std::string> quick = args;
+    quick.insert(quick.end(), {"--iters", "2", "--warmup", "1", "--op-passes", "1", "--no-gemm-chain", "--json"});
+    const auto r = run_specsim(quick);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(!j.at("phases").empty());
+    for (const auto& p : j.at("phases")) {
+      INFO(p.dump());
+      CHECK(p.at("measured").at("us").get<double>() > 0);
+      CHECK(p.at("predicted").at("us").get<double>() > 0);
+    }
+    return;
+  }
+  WARN("SKIP: no GPU here (no /dev/nvidia0): the real replay is not run; checked: the refusal");
+  const auto r = run_specsim(args);
   CHECK(r.err == "error: no CUDA GPU found (replay)\n");
 #else
+  WARN("SKIP: built without CUDA: the real replay is not run; checked: the refusal");
+  const auto r = run_specsim(args);
   CHECK(r.err == "error: this specsim was built without CUDA; rebuild with nvcc, cuBLAS and NCCL (replay)\n");
 #endif
   CHECK(r.exit_code == 2);

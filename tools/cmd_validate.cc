@@ -1,52 +1,14 @@
 // `specsim validate`: the published measurements (traces/published/) against unanchored predictions.
 #include <iostream>
-#include <optional>
-#include <utility>
 
 #include "cli_common.h"
 #include "commands.h"
-#include "evaluate/result_checks.h"
-#include "evaluate/evaluate_scenario.h"
-#include "report/report.h"
 #include "scenario/paths.h"
+#include "validate/case_report.h"
 #include "validate/nccl_check.h"
 #include "validate/validate.h"
 
 namespace specsim::cli {
-
-namespace {
-
-// `validate --case ID`: the case in words and, when it can be run, the whole report of its `specsim run`.
-int show_case(const CaseOutcome& o, bool json) {
-  std::string why_not = o.skipped;  // no run: the case states too little
-  std::optional<std::pair<Scenario, ScenarioResult>> replay;
-  if (o.run) {
-    try {
-      Scenario s = resolve_scenario(o.run->args);
-      ScenarioResult sr = run_scenario(s);
-      check_result_figures(s, sr);
-      replay.emplace(std::move(s), std::move(sr));
-    } catch (const InputError& e) {  // what the source ran is outside the model: said, as the table says it
-      why_not = "run refuses it: " + e.line();
-    }
-  }
-  if (json) {
-    nlohmann::json j{{"case", case_json(o)},
-                     {"report", replay ? report_json(replay->first, replay->second) : nullptr},
-                     {"not_run", replay ? nlohmann::json(nullptr) : nlohmann::json(why_not)}};
-    require_finite_json(j, "the case's settings");
-    std::cout << j.dump(2) << "\n";
-    return kExitOk;
-  }
-  std::cout << case_text(o) << "\n";
-  if (replay)
-    std::cout << report_text(replay->first, replay->second);
-  else if (o.run)
-    std::cout << why_not << "\n";
-  return kExitOk;
-}
-
-}  // namespace
 
 int cmd_validate(int argc, char** argv) {
   CLI::App app{"specsim validate: published speculative-decoding measurements against unanchored predictions"};
@@ -75,7 +37,10 @@ int cmd_validate(int argc, char** argv) {
     const bool builtin = set.empty();
     if (builtin) set = models_dir() + "/../traces/published";
     const std::string label = builtin ? "traces/published" : set;
-    if (!case_id.empty()) return show_case(validate_case(set, case_id, label), json);
+    if (!case_id.empty()) {
+      std::cout << case_report(validate_case(set, case_id, label), json);
+      return kExitOk;
+    }
     const ValidateResult r = run_validate(set, label);
     if (json)
       std::cout << validate_json(r).dump(2) << "\n";

@@ -1,5 +1,7 @@
 #pragma once
-// The subcommands of `specsim`, one function each (argv without the subcommand name's slot).
+// The subcommands of `specsim`, one function each (argv without the subcommand name's slot), and
+// the table main() picks them from (tests read it too: every command is listed and helps).
+#include <span>
 
 namespace specsim::cli {
 
@@ -13,5 +15,15 @@ int cmd_ingest(int argc, char** argv);
 int cmd_validate(int argc, char** argv);
 int cmd_tune(int argc, char** argv);
 int cmd_diagnose(int argc, char** argv);
+
+/// One subcommand: its name, its line in `specsim help`, and its function.
+struct Command {
+  const char* name;
+  const char* help;
+  int (*run)(int argc, char** argv);
+};
+
+/// Every subcommand, in the order `specsim help` lists them.
+std::span<const Command> commands();
 
 }  // namespace specsim::cli

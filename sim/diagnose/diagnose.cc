@@ -8,9 +8,11 @@
 
 #include "diagnose/model_match.h"
 #include "evaluate/evaluate_scenario.h"
+#include "ingest/baseline_log.h"
 #include "ingest/nccl_tests.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
+#include "scenario/load_scenario.h"
 #include "scenario/scenario_file.h"
 #include "util/error.h"
 
@@ -61,9 +63,7 @@ double tok_s_of(const Scenario& s, const ScenarioResult& r) {
 // The scenario as `specsim run --scenario FILE` reads it back, evaluated.
 double round_trip_tok_s(const nlohmann::json& file) {
   RunArgs a;
-  args_from_scenario_file(file, a, "scenario");
-  Scenario s = resolve_scenario(a);
-  apply_scenario_file(file, s, "scenario");
+  const Scenario s = load_scenario(ScenarioFile{"scenario", file}, a);
   return tok_s_of(s, run_scenario(s));
 }
 
@@ -153,14 +153,9 @@ struct Baseline {
 };
 
 Baseline baseline_from(const std::string& file, int tp_size) {
-  const auto log = ingest::parse_sglang_log(ingest::read_text(file, "--baseline-from"), file);
-  const LogSummary b = summarize_log(log, file, std::nullopt);
-  if (b.speculative)
-    throw InputError("the baseline log reports an accept len (speculation was on)", "--baseline-from " + file);
-  if (b.launch && b.launch->tp_size != tp_size)
-    throw InputError(
-        fmt::format("the baseline log ran tp {}, the log tp {}: another deployment", b.launch->tp_size, tp_size),
-        "--baseline-from " + file);
+  const ingest::BaselineLog log = ingest::read_baseline_log(file, std::nullopt);
+  log.check_tp(tp_size, "the log");
+  const LogSummary& b = log.lines;
   return {b.tok_s, b.batch_size, b.context_len,
           fmt::format("{}: median gen throughput of {} decode lines at #running-req {} ({})", file,
                       b.line_numbers.size(), b.batch_size, lines_text(b))};
@@ -180,7 +175,7 @@ std::string_view reproduction_name(Reproduction r) {
 Diagnosis diagnose(const DiagnoseInput& in) {
   Diagnosis d;
   const auto log = ingest::parse_sglang_log(ingest::read_text(in.log, "LOG"), in.log);
-  d.log = summarize_log(log, in.log, in.batch_size);
+  d.log = ingest::summarize_log(log, in.log, in.batch_size);
   const LogSummary& sum = d.log;
   if (!in.hardware)
     throw InputError(

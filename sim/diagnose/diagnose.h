@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "diagnose/findings.h"
-#include "diagnose/log_summary.h"
+#include "ingest/sglang_log_summary.h"
 #include "scenario/scenario.h"
 
 namespace specsim::diagnose {

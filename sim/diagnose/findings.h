@@ -5,10 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "diagnose/log_summary.h"
+#include "ingest/sglang_log_summary.h"
 #include "ingest/sglang_server_args.h"
 
 namespace specsim::diagnose {
+
+using ingest::LogSummary;  // the summary lives with the log parser (--baseline-from reads it too)
 
 struct Finding {
   std::string id;       ///< stable name (the JSON contract): overhead-out-of-range, graphs-off, ...

@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "diagnose/log_summary.h"
+#include "ingest/sglang_log_summary.h"
 
 namespace specsim::diagnose {
+
+using ingest::LogSummary;  // the summary lives with the log parser (--baseline-from reads it too)
 
 struct ModelMatch {
   std::string name;  ///< zoo name, or the --model value as given (a config path)

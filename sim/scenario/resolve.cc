@@ -6,14 +6,12 @@
 #include <filesystem>
 #include <sstream>
 
+#include "scenario/load_scenario.h"
 #include "scenario/memory_fit.h"
 #include "scenario/paths.h"
-#include "scenario/scenario_file.h"
 #include "util/error.h"
-#include "util/json_io.h"
 
 namespace specsim {
-using nlohmann::json;
 
 std::string default_scenario_path() {
   return (std::filesystem::path(models_dir()) / "scenarios" / "default.json").string();
@@ -92,13 +90,8 @@ void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
 
 Scenario resolve_scenario(const RunArgs& a) {
   if (!a.model_path) {  // the built-in scenario: a scenario file like any other
-    const std::string path = default_scenario_path();
-    const json f = read_json_file(path);
     RunArgs b = a;
-    args_from_scenario_file(f, b, path);
-    Scenario s = resolve_scenario(b);
-    apply_scenario_file(f, s, path);
-    return s;
+    return load_scenario(default_scenario_path(), b);
   }
   Scenario s;
   const std::string target_cfg = resolve_model_config(*a.model_path, "--model-path");

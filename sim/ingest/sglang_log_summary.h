@@ -1,6 +1,7 @@
 #pragma once
-// What `specsim diagnose` takes from an SGLang server log: the launch (server_args line) with
-// the most decode lines, the batch size most of them ran at, and the figures of those lines.
+// What `specsim diagnose` and `--baseline-from` take from an SGLang server log: the launch
+// (server_args line) with the most decode lines, the batch size most of them ran at (or the one
+// asked), and the figures of those lines.
 #include <map>
 #include <optional>
 #include <string>
@@ -8,11 +9,11 @@
 
 #include "ingest/sglang_log.h"
 
-namespace specsim::diagnose {
+namespace specsim::ingest {
 
 struct LogSummary {
   std::string file;
-  std::optional<ingest::ServerArgs> launch;    ///< nullopt: no server_args line above the decode lines used
+  std::optional<ServerArgs> launch;            ///< nullopt: no server_args line above the decode lines used
   std::size_t launches = 0;                    ///< server_args lines in the log
   std::size_t decode_lines = 0;                ///< of the chosen launch, with a positive gen throughput
   std::map<int, std::size_t> lines_per_batch;  ///< #running-req -> lines, of the chosen launch
@@ -29,7 +30,9 @@ struct LogSummary {
 };
 
 /// Summarises the parsed log; `batch_size` picks the lines at that #running-req (else the batch
-/// size with the most lines). InputError naming FILE or --batch-size when no line fits.
-LogSummary summarize_log(const ingest::SglangLog& log, const std::string& file, std::optional<int> batch_size);
+/// size with the most lines). InputError naming FILE, or `batch_where` (the flag that asked for the
+/// batch size) when no line is at it.
+LogSummary summarize_log(const SglangLog& log, const std::string& file, std::optional<int> batch_size,
+                         const std::string& batch_where = "--batch-size");
 
-}  // namespace specsim::diagnose
+}  // namespace specsim::ingest

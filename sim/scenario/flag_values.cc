@@ -1,4 +1,4 @@
-#include "sweep/range.h"
+#include "scenario/flag_values.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "util/error.h"
 
-namespace specsim::sweep {
+namespace specsim {
 
 namespace {
 
@@ -171,4 +171,4 @@ std::vector<std::string> parse_word_values(std::string_view text, const std::str
   return out;
 }
 
-}  // namespace specsim::sweep
+}  // namespace specsim

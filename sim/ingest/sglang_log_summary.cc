@@ -1,4 +1,4 @@
-#include "diagnose/log_summary.h"
+#include "ingest/sglang_log_summary.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "util/error.h"
 
-namespace specsim::diagnose {
+namespace specsim::ingest {
 
 namespace {
 
@@ -19,7 +19,8 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-LogSummary summarize_log(const ingest::SglangLog& log, const std::string& file, std::optional<int> batch_size) {
+LogSummary summarize_log(const SglangLog& log, const std::string& file, std::optional<int> batch_size,
+                         const std::string& batch_where) {
   LogSummary s;
   s.file = file;
   s.launches = log.server_args.size();
@@ -32,7 +33,7 @@ LogSummary summarize_log(const ingest::SglangLog& log, const std::string& file, 
   for (const auto& [k, n] : per_launch)
     if (n > per_launch[launch]) launch = k;
   if (launch >= 0) s.launch = log.server_args[static_cast<std::size_t>(launch)];
-  auto in_launch = [&](const ingest::DecodeLine& d) {
+  auto in_launch = [&](const DecodeLine& d) {
     const std::ptrdiff_t k = d.server_args_index ? static_cast<std::ptrdiff_t>(*d.server_args_index) : -1;
     return k == launch && d.gen_tok_s > 0;
   };
@@ -44,7 +45,7 @@ LogSummary summarize_log(const ingest::SglangLog& log, const std::string& file, 
       for (const auto& [b, n] : s.lines_per_batch)
         have += fmt::format("{}{} ({} lines)", have.empty() ? "" : ", ", b, n);
       throw InputError(fmt::format("no decode line of {} at #running-req {}; the log has {}", file, *batch_size, have),
-                       "--batch-size");
+                       batch_where);
     }
     s.batch_size = *batch_size;
   } else {
@@ -80,4 +81,4 @@ LogSummary summarize_log(const ingest::SglangLog& log, const std::string& file, 
   return s;
 }
 
-}  // namespace specsim::diagnose
+}  // namespace specsim::ingest

@@ -1,0 +1,74 @@
+#include "calibrate/calibrate_from_nccl_tests.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <ostream>
+
+#include "calibrate/nccl_tests_fit.h"
+#include "calibrate/profile_io.h"
+#include "cost/nccl_curve_cost.h"
+#include "ingest/nccl_tests.h"
+#include "ingest/text_lines.h"
+#include "scenario/hardware.h"
+#include "util/error.h"
+#include "util/json_io.h"
+
+namespace specsim {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+void calibrate_from_nccl_tests(const std::string& nccl_tests, const std::string& out_profile,
+                               const std::string& hardware, int world_asked, std::ostream& out) {
+  const std::string text = ingest::read_text(nccl_tests, "--nccl-tests");
+  const ingest::NcclTestsLog log = ingest::parse_nccl_tests(text, nccl_tests);
+  int world = world_asked;
+  const auto points = allreduce_points(log, world, nccl_tests);
+  const std::string source = fmt::format(
+      "specsim calibrate --nccl-tests {} on {}: piecewise weighted least squares of time = lat + bytes/algbw over "
+      "{} sizes {:.0f}..{:.0f} B (mean of out-of-place and in-place), world {}, tolerance {:.0f}% per range",
+      fs::path(nccl_tests).filename().string(), utc_date_today(), points.size(), points.front().bytes,
+      points.back().bytes, world, kNcclFitTolerance * 100);
+  const NcclFit fit = fit_allreduce_curve(points, world, source);
+  // A flat or falling curve fits no bandwidth (busbw 0 or below, a negative latency): refused,
+  // not written as a profile that would model an all-reduce of any size as free.
+  for (const auto& p : fit.pieces)
+    if (!(p.busbw_gbps > 0) || !std::isfinite(p.busbw_gbps) || !(p.lat_us >= 0) || !std::isfinite(p.lat_us))
+      throw InputError(fmt::format("degenerate fit over {:.0f}..{:.0f} B (busbw {:g} GB/s, latency {:g} us): the "
+                                   "times do not grow with the size",
+                                   p.min_bytes, p.max_bytes, p.busbw_gbps, p.lat_us),
+                       "--nccl-tests " + nccl_tests);
+
+  json profile = base_profile_json(hardware);
+  json& topo = profile["topology"];
+  topo["nccl_fit"] = nccl_fit_json(fit);
+  topo["description"] = topo.value("description", "") + " | all-reduce calibrated from " + nccl_tests;
+  profile["calibration"] = {{"mode", "nccl-tests"},
+                            {"log", nccl_tests},
+                            {"base", hardware},
+                            {"date", utc_date_today()},
+                            {"max_relative_error", max_relative_error(fit, points)}};
+  // Refuse to write what load_hardware would refuse to read.
+  gpu_from_json(profile["gpu"], out_profile + ": gpu");
+  const TopologyProfile t = topology_from_json(topo, out_profile + ": topology");
+  if (world > t.max_gpus)
+    throw InputError(fmt::format("the log has {} ranks but topology {} holds at most {}", world, t.name, t.max_gpus),
+                     "--hardware");
+  write_file_atomic(out_profile, profile.dump(2) + "\n", "-o");
+
+  out << fmt::format("nccl-tests log {}: {} tables, {} rows, {} comment lines, {} unknown lines skipped\n", nccl_tests,
+                     log.tables.size(), log.data_lines, log.comment_lines, log.unknown_lines);
+  out << fmt::format("all-reduce at world {}: {} sizes, fitted in {} ranges (max error {:.1f}%)\n", world,
+                     points.size(), fit.pieces.size(), 100 * max_relative_error(fit, points));
+  out << fmt::format("  {:>12} {:>12} {:>10} {:>12} {:>12}\n", "min_bytes", "max_bytes", "lat_us", "busbw_GB/s",
+                     "algbw_GB/s");
+  for (const auto& p : fit.pieces)
+    out << fmt::format("  {:>12.0f} {:>12.0f} {:>10.2f} {:>12.2f} {:>12.2f}\n", p.min_bytes, p.max_bytes, p.lat_us,
+                       p.busbw_gbps, nccl_fit_algbw_gbps(p, fit.world));
+  out << fmt::format("wrote {} (use: specsim run --hardware {} --tp-size {} --allreduce nccl)\n", out_profile,
+                     out_profile, world);
+}
+
+}  // namespace specsim

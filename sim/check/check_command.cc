@@ -1,0 +1,120 @@
+#include "check/check_command.h"
+
+#include <fmt/format.h>
+
+#include "check/check_replay.h"
+#include "replay_report/replay_report.h"
+#include "report/report.h"
+#include "scenario/measurement_files.h"
+#include "util/error.h"
+#include "util/json_io.h"
+
+namespace specsim::check {
+
+namespace {
+
+// Inputs that differ from the baseline's: refused, or (with --allow-different-settings) noted.
+void accept_input_differences(const std::vector<std::string>& diffs, bool allow_different, std::ostream& err) {
+  if (diffs.empty()) return;
+  std::string list;
+  for (const auto& d : diffs) list += (list.empty() ? "" : "; ") + d;
+  if (!allow_different)
+    throw InputError("the rerun's inputs differ from the baseline's, so they are not compared: " + list +
+                         " (give the baseline's flags, or --allow-different-settings)",
+                     "--baseline");
+  err << "note: comparing different inputs (--allow-different-settings): " << list << "\n";
+}
+
+// `--replay` (docs/README-check-replay.md): first every distinct all-reduce of the plan through
+// every backend the scenario names, checked against a CPU reference (a wrong or unwritten element
+// fails the check); then the plan replayed on GPU 0 by the executor of `specsim replay`, and its
+// measured phase `us` compared with a replay baseline (`specsim replay -o`).
+bool check_replay(const RunArgs& args, const CheckRequest& q, const nlohmann::json& base, double tol,
+                  const ReplayGpu* gpu, std::ostream& out, std::ostream& err) {
+  validate_replay_report(base, q.baseline);
+  if (!gpu)
+    throw InputError("no GPU: this specsim was built without CUDA (rebuild with nvcc, cuBLAS and NCCL)", "--replay");
+  if (gpu->device_count() < 1) throw InputError("no GPU: no CUDA device is visible", "--replay");
+  const Scenario s = resolve_scenario(args);
+  const ScenarioResult r = run_scenario(s);
+  auto check_inputs = [&](const nlohmann::json& now) {
+    accept_input_differences(replay_input_differences(base, now), q.allow_different, err);
+  };
+  {  // the scenario before any GPU time is spent (the device is compared once measured)
+    nlohmann::json pre = replay_json(s, r, ReplayMeasurement{});
+    pre["device"] = base.value("device", nlohmann::json(nullptr));
+    if (!q.allow_different) check_inputs(pre);
+  }
+
+  std::vector<AllReduceChoice> backends;
+  for (const auto& c : r.results) {
+    if (c.refused.empty())
+      backends.push_back(c.backend);
+    else
+      out << fmt::format("allreduce verify: {}: not verified: the engine refuses it here: {}\n", c.backend.label(),
+                         c.refused);
+  }
+  size_t failed = 0;
+  for (const auto& v : gpu->verify_allreduces(distinct_allreduces(r.plan), r.plan.tp, backends)) {
+    out << verify_line(v) << "\n";
+    failed += v.failed();
+  }
+  if (failed) {
+    out << fmt::format("check: FAILED: {} all-reduce verification(s) wrong or erroring; timing skipped\n", failed);
+    return true;
+  }
+
+  const nlohmann::json now = replay_json(s, r, gpu->replay_phases(r.plan, q.iters, q.warmup));
+  check_inputs(now);
+  out << fmt::format("comparing measured phase us (GPU replay on {}) with the replay baseline {}\n",
+                     now.value("device", "?"), q.baseline);
+  return write_verdict(compare_replay_reports(base, now, tol), tol, "phases", "all-reduces verified; ", out);
+}
+
+}  // namespace
+
+bool write_verdict(const std::vector<CheckRow>& rows, double tol, const std::string& what, const std::string& ok_prefix,
+                   std::ostream& out) {
+  size_t bad = 0;
+  for (const auto& r : rows) bad += r.regressed;
+  out << check_table(rows);
+  if (bad) {
+    out << fmt::format("check: REGRESSED: {} of {} {} worse than the baseline by more than {:g}%\n", bad, rows.size(),
+                       what, 100 * tol);
+    return true;
+  }
+  out << fmt::format("check: ok: {}{} {} within {:g}% of the baseline\n", ok_prefix, rows.size(), what, 100 * tol);
+  return false;
+}
+
+bool run_check(RunArgs& args, const CheckRequest& q, const ReplayGpu* gpu, std::ostream& out, std::ostream& err) {
+  const double tol = parse_tolerance(q.tolerance);
+  const Gate gate = parse_gate(q.gate);
+  MeasurementFiles files;
+  files.accept_from = q.accept_from;
+  const Measurements m = read_measurement_files(files, args);
+  const nlohmann::json base = read_json_file(q.baseline);
+  require_baseline_kind(base, q.replay, q.baseline);
+  if (q.replay) return check_replay(args, q, base, tol, gpu, out, err);
+  const MeasureFn measure = analytic_measure();
+  validate_report(base, q.baseline);
+  const Scenario scenario = resolve_scenario(args);
+  m.check(scenario);
+  const nlohmann::json now = measure(scenario);
+
+  accept_input_differences(input_differences(base, now), q.allow_different, err);
+  const std::string bver = base["specsim_version"].get<std::string>();
+  if (bver != kSpecsimVersion)
+    out << fmt::format("baseline made with specsim {}, rerun with {}\n", bver, kSpecsimVersion);
+
+  auto rows = compare_reports(base, now, tol);
+  apply_gate(rows, gate);
+  if (q.json) {
+    const nlohmann::json j = check_json(rows, gate, tol);
+    out << j.dump(2) << "\n";
+    return j["verdict"] != "ok";
+  }
+  return write_verdict(rows, tol, fmt::format("figures (gate {})", gate_name(gate)), "", out);
+}
+
+}  // namespace specsim::check

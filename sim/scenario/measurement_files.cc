@@ -1,0 +1,83 @@
+#include "scenario/measurement_files.h"
+
+#include <fmt/format.h>
+
+#include "ingest/text_lines.h"
+#include "ingest/torch_trace.h"
+#include "util/error.h"
+
+namespace specsim {
+
+namespace {
+
+// --accept-from: the mean of the logged accept lens becomes the accept len.
+void read_accept_log(const std::string& file, RunArgs& args, Measurements& m) {
+  if (args.accept_len || args.accept_rate)
+    throw InputError("give either --accept-from or --accept-len/--accept-rate", "--accept-from");
+  m.accept_file = file;
+  m.accept_log = ingest::parse_sglang_log(ingest::read_text(file, "--accept-from"), file);
+  const auto lens = m.accept_log->accept_lens();
+  if (lens.empty())
+    throw InputError("the log has no 'accept len' (speculation was off): use it with --baseline-from",
+                     "--accept-from " + file);
+  double sum = 0;
+  for (double v : lens) sum += v;
+  args.accept_len = sum / static_cast<double>(lens.size());
+  m.notes.push_back(fmt::format("accept len {:.3f} = mean of {} logged intervals in {} ({} unknown lines skipped)",
+                                *args.accept_len, lens.size(), file, m.accept_log->unknown_lines));
+}
+
+// --baseline-from: the median gen throughput at 1 running request becomes the measured baseline.
+void read_baseline(const std::string& file, RunArgs& args, Measurements& m) {
+  if (args.measured_baseline_tok_s)
+    throw InputError("give either --baseline-from or --measured-baseline-tok-s", "--baseline-from");
+  m.baseline = ingest::read_baseline_log(file, 1);
+  const double tps = m.baseline->lines.tok_s;
+  args.measured_baseline_tok_s = tps;
+  args.measured_baseline_source = "--baseline-from " + file;
+  m.notes.push_back(
+      fmt::format("measured baseline {:.1f} tok/s = median gen throughput of {} lines at 1 running request in {}", tps,
+                  m.baseline->lines.line_numbers.size(), file));
+}
+
+// --anchor-trace: the mean NCCL all-reduce kernel becomes the measured all-reduce time.
+void read_anchor_trace(const std::string& file, RunArgs& args, Measurements& m) {
+  if (args.measured_allreduce_us)
+    throw InputError("give either --anchor-trace or --measured-allreduce-us", "--anchor-trace");
+  const auto tr = ingest::parse_torch_trace(ingest::read_text(file, "--anchor-trace"), file);
+  const double us = tr.mean_nccl_allreduce_us();
+  if (us <= 0) throw InputError("the trace holds no NCCL all-reduce kernel", "--anchor-trace " + file);
+  args.measured_allreduce_us = us;
+  args.measured_allreduce_source = "--anchor-trace " + file;
+  m.notes.push_back(
+      fmt::format("measured NCCL all-reduce {:.1f} us = mean of {} NCCL all-reduce kernels in {} (all "
+                  "phases)",
+                  us, tr.count[static_cast<int>(ingest::KernelKind::NcclAllReduce)], file));
+}
+
+}  // namespace
+
+Measurements read_measurement_files(const MeasurementFiles& f, RunArgs& args) {
+  Measurements m;
+  if (!f.accept_from.empty()) read_accept_log(f.accept_from, args, m);
+  if (!f.baseline_from.empty()) read_baseline(f.baseline_from, args, m);
+  if (!f.anchor_trace.empty()) read_anchor_trace(f.anchor_trace, args, m);
+  return m;
+}
+
+void check_accept_depth(const ingest::SglangLog& log, const std::string& file, int steps) {
+  const int most = steps + 1;
+  for (const auto& d : log.decode)
+    if (d.accept_len && *d.accept_len > most)
+      throw InputError(fmt::format("accept len {:g} above --speculative-num-steps + 1 = {}: the log ran a deeper "
+                                   "draft (give its --speculative-num-steps)",
+                                   *d.accept_len, most),
+                       fmt::format("{}:{}", file, d.line));
+}
+
+void Measurements::check(const Scenario& s) const {
+  if (accept_log && s.run.speculative()) check_accept_depth(*accept_log, accept_file, s.run.num_steps);
+  if (baseline) baseline->check_tp(s.run.tp_size, "the scenario");
+}
+
+}  // namespace specsim

@@ -1,0 +1,87 @@
+#include "sweep/sweep_command.h"
+
+#include <optional>
+
+#include "report/gnuplot.h"
+#include "scenario/flag_ranges.h"
+#include "sweep/range.h"
+#include "sweep/sweep_memory.h"
+#include "sweep/sweep_output.h"
+#include "util/error.h"
+#include "util/output_files.h"
+
+namespace specsim::sweep {
+
+namespace {
+
+Grid make_grid(const ListFlags& f) {
+  Grid g;
+  auto ints = [](const std::string& text, const FlagRange& r) {
+    return text.empty() ? std::vector<long long>{} : parse_int_values(text, std::string(r.flag), r.lo, r.hi);
+  };
+  namespace fr = flag_ranges;
+  g.tp = ints(f.tp, fr::kTpSize);
+  g.batch = ints(f.batch, fr::kBatchSize);
+  g.context = ints(f.context, fr::kContextLen);
+  g.graph_bs = ints(f.graph_bs, fr::kCudaGraphMaxBs);
+  g.topk = ints(f.topk, fr::kTopk);
+  g.steps = ints(f.steps, fr::kNumSteps);
+  g.draft_tokens = ints(f.draft_tokens, fr::kDraftTokens);
+  if (!f.dtype.empty()) g.dtype = parse_word_values(f.dtype, "--dtype");
+  for (const auto& d : g.dtype) parse_dtype(d, "--dtype");
+  if (!f.accept_len.empty()) g.accept_len = parse_double_values(f.accept_len, "--accept-len");
+  if (!f.accept_rate.empty()) g.accept_rate = parse_double_values(f.accept_rate, "--accept-rate");
+  g.allreduce = parse_allreduce_values(f.allreduce, "--allreduce");
+  // No --allreduce: NCCL and the custom kernel side by side, as `specsim run` shows them.
+  if (g.allreduce.empty()) g.allreduce = {parse_allreduce("nccl"), parse_allreduce("custom")};
+  return g;
+}
+
+// Whether the CSV goes anywhere: a file, or stdout when no other output is asked.
+bool csv_wanted(const SweepOutputs& o) { return !o.csv_path.empty() || (o.json_path.empty() && o.plot_path.empty()); }
+
+}  // namespace
+
+SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOutputs& o) {
+  check_outputs({{o.csv_path == "-" ? "" : o.csv_path, "--output"},
+                 {o.json_path, "--json"},
+                 {o.plot_path, "--plot"},
+                 {o.plot_script, "--plot-script"}},
+                {args.model_path.value_or(""), args.hardware.value_or("")});
+  SweepPlan p;
+  p.grid = make_grid(lists);
+  if (!o.plot_path.empty() || o.plot_kind != "auto" || !o.plot_script.empty()) {
+    if (o.plot_path.empty()) throw InputError("--plot-kind and --plot-script need --plot FILE.png", "--plot");
+    check_plot_target(o.plot_path);
+    plot_safe(o.plot_script, "the plot script path", "--plot-script");
+    // The title's names, before any point runs (a scenario the sweep itself would refuse is
+    // left to the sweep's own error).
+    std::optional<Scenario> base;
+    try {
+      base = resolve_scenario(args);
+    } catch (const InputError&) {
+    }
+    if (base) check_plot_names(*base);
+    check_plot_tools();
+    p.kind = choose_plot_kind(parse_plot_kind(o.plot_kind), p.grid, p.grid.allreduce);
+  }
+  check_sweep_memory(p.grid.size(), csv_wanted(o), !o.json_path.empty());
+  return p;
+}
+
+std::string write_sweep_outputs(const SweepResult& r, const SweepPlan& p, const SweepOutputs& o, int threads) {
+  if (r.evaluated == 0)
+    throw InputError("no point of the grid could be evaluated; the first reason: " +
+                         (r.skipped.empty() ? std::string("empty grid") : r.skipped.front().reason),
+                     "");
+  const bool to_stdout = o.csv_path == "-" || (o.csv_path.empty() && o.json_path.empty() && o.plot_path.empty());
+  // The plot first (gnuplot may fail), then the CSV and JSON together.
+  if (!o.plot_path.empty()) draw_plot(r, p.grid, p.kind, o.plot_path, o.plot_script);
+  const bool csv_file = !o.csv_path.empty() && o.csv_path != "-";
+  write_outputs_atomic(
+      {{OutputFile{csv_file ? o.csv_path : "", "--output"}, csv_file ? sweep_csv(r, threads) : ""},
+       {OutputFile{o.json_path, "--json"}, o.json_path.empty() ? "" : sweep_json(r, p.grid, threads)}});
+  return to_stdout ? sweep_csv(r, threads) : "";
+}
+
+}  // namespace specsim::sweep

@@ -1,0 +1,58 @@
+#include "timeline/run_command.h"
+
+#include "evaluate/result_checks.h"
+#include "explain/explain.h"
+#include "report/report.h"
+#include "scenario/load_scenario.h"
+#include "scenario/scenario_file.h"
+#include "scenario/sglang_cmdline.h"
+#include "util/json_io.h"
+#include "util/output_files.h"
+
+namespace specsim {
+
+std::string run_command(RunArgs& args, const RunRequest& q) {
+  const MeasurementFiles& f = q.files;
+  check_outputs({{q.cycles.trace, "--trace"}, {q.cycles.csv, "--csv"}, {q.save_scenario, "--save-scenario"}},
+                {args.model_path.value_or(""), args.hardware.value_or(""), f.accept_from, f.baseline_from,
+                 f.anchor_trace, q.scenario_file});
+  const Measurements m = read_measurement_files(f, args);
+  // The names as the user gave them, for --save-scenario (the scenario file may fill them).
+  const std::string given_model = args.model_path.value_or(""), given_draft = args.draft_model_path.value_or("");
+  const ScenarioFile file = read_scenario_file(q.scenario_file);
+  ScenarioExtras extras;
+  if (!q.sglang_tokens.empty())
+    extras.sglang_command = q.sglang_tokens, extras.sglang_where = "-- COMMAND";
+  else if (!q.sglang_args.empty())
+    extras.sglang_command = split_command(q.sglang_args), extras.sglang_where = "--sglang-args";
+  extras.notes = m.notes;
+  m.check(load_scenario(file, args, extras));  // fills args from the file and the pasted command
+  // Measurements that contradict each other under these settings: the simplest consistent
+  // assumption among those the user left open is used and said (explain/).
+  const ExplainedRun e = run_explained(args, [&](const RunArgs& a) {
+    RunArgs filled = a;
+    Scenario sc = load_scenario(file, filled, extras);
+    m.check(sc);
+    return sc;
+  });
+  const Scenario& s = e.scenario;
+  const ScenarioResult& r = e.result;
+  check_result_figures(s, r);
+  auto j = report_json(s, r);
+  if (e.explained) j["explanation"] = explanation_json(e);
+  require_finite_json(j, "the scenario's inputs");
+  CycleRequest cq = q.cycles;
+  if (m.accept_log) cq.accept_log = &*m.accept_log, cq.accept_file = m.accept_file;
+  const CycleOutcome cycles = run_cycles(cq, s, r);  // files first: nothing printed if they fail
+  add_cycles_json(j, cycles);
+  require_finite_json(j, "--accept-from, --cycles");
+  if (!q.save_scenario.empty()) {
+    const std::string model = args.model_path.value_or(given_model.empty() ? s.target.name : given_model);
+    write_file_atomic(q.save_scenario,
+                      scenario_file_json(s, model, args.draft_model_path.value_or(given_draft)).dump(2) + "\n",
+                      "--save-scenario");
+  }
+  return q.json ? j.dump(2) + "\n" : report_text(s, r) + cycles_text(cycles);
+}
+
+}  // namespace specsim

@@ -1,0 +1,34 @@
+#pragma once
+// `specsim tune` as one call: where the acceptance comes from (--acceptance's rates, a fit to
+// --accept-from's measured accept lens, or the scenario file's own accept len), the deployment
+// (scenario file and flags), the search, and its outputs; the caller prints what it returns.
+#include <string>
+#include <vector>
+
+#include "scenario/resolve.h"
+#include "tune/tune_output.h"
+
+namespace specsim::tune {
+
+/// `specsim tune`'s flags beyond the scenario's.
+struct TuneRequest {
+  std::vector<std::string> accept_from;  ///< SGLang logs, bench results or a CSV (repeatable)
+  std::string acceptance;                ///< per-depth rates and coverage (JSON)
+  std::string scenario;                  ///< scenario file: the deployment, and its accept len
+  std::string batch = "1,2,4,8,16,32,64";
+  std::string csv, plot, plot_script;
+  bool json = false;
+  std::size_t top = 10;
+  int max_steps = 8, max_topk = 8, max_draft_tokens = 64;
+};
+
+/// The acceptance model tune ranks with and where it came from: --acceptance's rates, else a fit
+/// to --accept-from's measurements, else the fit to the accept len `s` (the scenario file's
+/// deployment) reaches at its own settings.
+AcceptanceOrigin choose_acceptance(const TuneRequest& q, const Scenario& s, accept::TreeAcceptance& model);
+
+/// Runs the search and writes --csv and --plot; returns the ranking (text, or JSON with --json).
+/// InputError on bad input, with no file written.
+std::string tune_command(RunArgs& args, const TuneRequest& q);
+
+}  // namespace specsim::tune

@@ -1,0 +1,76 @@
+#include "error_boundary.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <new>
+#include <nlohmann/json.hpp>
+
+#include "util/error.h"
+
+namespace specsim::cli {
+
+// The error line stays one line whatever a path or name holds: control characters are shown
+// escaped (\n) instead of being printed, and a line above 1000 characters (a value echoed from a
+// file) keeps its start and its end, where the flag or file is named.
+std::string one_line(const std::string& s) {
+  if (s.size() > 1000) return one_line(s.substr(0, 700)) + " ... " + one_line(s.substr(s.size() - 250));
+  std::string out;
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out;
+}
+
+int error_boundary(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const InputError& e) {
+    std::cerr << "error: " << one_line(e.line()) << "\n";
+    return kExitBadInput;
+  } catch (const EnvironmentError& e) {
+    std::cerr << "error: " << one_line(e.line()) << "\n";
+    return kExitEnvironment;
+  } catch (const nlohmann::json::exception& e) {
+    // A JSON input of the right syntax but the wrong shape that a reader did not check field by
+    // field: still bad input, not a crash.
+    std::cerr << "error: unexpected JSON content: " << one_line(e.what()) << " (check the input files)\n";
+    return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    // The machine ran out of memory for what was asked (a grid, a number of cycles): say so
+    // instead of terminating.
+    std::cerr << "error: out of memory (ask for less: fewer sweep points, --cycles, or smaller inputs)\n";
+    return kExitEnvironment;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << one_line(e.what()) << "\n";
+    return kExitInternal;
+  }
+}
+
+int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
+  return error_boundary([&] {
+    try {
+      app.parse(argc, argv);
+      return body();
+    } catch (const CLI::CallForHelp&) {
+      std::cout << app.help();
+      return kExitOk;
+    } catch (const CLI::CallForAllHelp&) {
+      std::cout << app.help("", CLI::AppFormatMode::All);
+      return kExitOk;
+    } catch (const CLI::ParseError& e) {
+      std::cerr << "error: " << one_line(e.what()) << " (run with --help for the flags)\n";
+      return kExitBadInput;
+    }
+  });
+}
+
+}  // namespace specsim::cli
