@@ -22,7 +22,9 @@
 #include "cost/bus_bandwidth.h"
 #include "cuda_check.h"
 #include "custom_allreduce.h"
+#include "error_boundary.h"
 #include "floors.h"
+#include "util/error.h"
 
 namespace car = specsim::car;
 using car::DType;
@@ -46,7 +48,7 @@ std::size_t parse_size(const std::string& s) {
       case 'm': mul = 1u << 20; break;
       case 'G':
       case 'g': mul = 1u << 30; break;
-      default: throw std::runtime_error("bad size '" + s + "'");
+      default: throw specsim::InputError("bad size '" + s + "'", "");
     }
   }
   return static_cast<std::size_t>(v * static_cast<double>(mul));
@@ -239,23 +241,23 @@ int real_main(int argc, char** argv) {
     std::cout << app.help();
     return 0;
   } catch (const CLI::ParseError& e) {
-    throw std::runtime_error(std::string(e.what()) + " (run with --help for the flags)");
+    throw specsim::InputError(e.what(), "run with --help for the flags");
   }
 
   // Every flag is checked before a GPU is looked for: a typo is exit 2 on any machine.
   const auto dt = car::parse_dtype(a.dtype);
-  if (!dt) throw std::runtime_error("unknown datatype '" + a.dtype + "' (-d)");
+  if (!dt) throw specsim::InputError("unknown datatype '" + a.dtype + "'", "-d");
   if (a.n < 1 || a.n > 1'000'000 || a.w < 0 || a.w > 1'000'000)
-    throw std::runtime_error("-n must be in 1..1000000 and -w in 0..1000000");
+    throw specsim::InputError("-n must be in 1..1000000 and -w in 0..1000000", "");
   if (a.mode != "eager" && a.mode != "graph" && a.mode != "both")
-    throw std::runtime_error("--mode must be eager, graph or both");
+    throw specsim::InputError("--mode must be eager, graph or both", "");
   if (!std::isfinite(a.f) || !std::isfinite(a.timeout_ms) || a.timeout_ms <= 0 || a.timeout_ms > 3.6e6)
-    throw std::runtime_error("-f and --timeout-ms must be finite (--timeout-ms in (0, 3600000])");
-  if (a.g < 1 || a.g > 1024) throw std::runtime_error("-g must be in 1..1024");
+    throw specsim::InputError("-f and --timeout-ms must be finite (--timeout-ms in (0, 3600000])", "");
+  if (a.g < 1 || a.g > 1024) throw specsim::InputError("-g must be in 1..1024", "");
   if (a.virtual_ranks < car::kMinRanks || a.virtual_ranks > car::kMaxRanks)
-    throw std::runtime_error(fmt::format("--virtual-ranks must be in {}..{}", car::kMinRanks, car::kMaxRanks));
+    throw specsim::InputError(fmt::format("--virtual-ranks must be in {}..{}", car::kMinRanks, car::kMaxRanks), "");
   if (a.ll_threads != 0 && (a.ll_threads < 32 || a.ll_threads > 256 || a.ll_threads % 32 != 0))
-    throw std::runtime_error("--ll-threads must be 0 (auto) or a multiple of 32 in 32..256");
+    throw specsim::InputError("--ll-threads must be 0 (auto) or a multiple of 32 in 32..256", "");
 
   std::vector<std::size_t> sizes;
   if (!a.sizes.empty()) {
@@ -269,7 +271,7 @@ int real_main(int argc, char** argv) {
   } else {
     const std::size_t lo = parse_size(a.b), hi = parse_size(a.e);
     const std::size_t step = a.step.empty() ? 0 : parse_size(a.step);
-    if (step == 0 && a.f <= 1) throw std::runtime_error("-f must be > 1");
+    if (step == 0 && a.f <= 1) throw specsim::InputError("-f must be > 1", "");
     for (std::size_t s = lo; s <= hi && sizes.size() < 10000;
          s = step ? s + step : static_cast<std::size_t>(static_cast<double>(s) * a.f))
       sizes.push_back(s);
@@ -291,7 +293,7 @@ int real_main(int argc, char** argv) {
     } else if (auto pv = car::parse_variant(v)) {
       runs.push_back(*pv);
     } else {
-      throw std::runtime_error("unknown variant '" + v + "' (--variant)");
+      throw specsim::InputError("unknown variant '" + v + "'", "--variant");
     }
     if (c == std::string::npos) break;
     pos = c + 1;
@@ -303,7 +305,7 @@ int real_main(int argc, char** argv) {
     std::fprintf(stderr, "error: no CUDA device found (specsim-arbench needs a GPU)\n");
     return 2;
   }
-  if (a.g > ndev) throw std::runtime_error(fmt::format("-g {} but {} CUDA device(s) found", a.g, ndev));
+  if (a.g > ndev) throw specsim::InputError(fmt::format("-g {} but {} CUDA device(s) found", a.g, ndev), "");
 
   Ranks R;
   car::Options opt;
@@ -502,10 +504,5 @@ int real_main(int argc, char** argv) {
 int main(int argc, char** argv) {
   // NCCL reads this when it starts (-g N with nccl): never NVLink SHARP (multicast).
   ::setenv("NCCL_NVLS_ENABLE", "0", 1);
-  try {
-    return real_main(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  }
+  return specsim::cli::error_boundary([&] { return real_main(argc, argv); });
 }

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "error_boundary.h"
 #include "replay_kernels.h"
+#include "util/error.h"
 
 using namespace specsim::replay;
 
@@ -111,7 +113,7 @@ int run(const Flags& f) {
   std::vector<Shape> chosen;
   for (const auto& s : shapes)
     if (std::string(s.what).find(f.only) != std::string::npos) chosen.push_back(s);
-  if (chosen.empty()) throw std::invalid_argument("no shape name holds '" + f.only + "' (--only; --list shows them)");
+  if (chosen.empty()) throw specsim::InputError("no shape name holds '" + f.only + "'", "--only; --list shows them");
   if (f.list) {
     for (const auto& s : chosen) fmt::print("{}\n", s.what);
     return 0;
@@ -141,22 +143,5 @@ int main(int argc, char** argv) {
   app.add_option("--iters", f.iters, "timed graph replays per shape (median kept)")->check(CLI::Range(1, 100000));
   app.add_option("--only", f.only, "only the shapes whose name holds this text (e.g. deepseek)");
   app.add_flag("--list", f.list, "print the shape names and exit (no GPU needed)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "error: %s (run with --help for the flags)\n", e.what());
-    return 2;
-  }
-  try {
-    return run(f);
-  } catch (const std::invalid_argument& e) {  // a flag that selects nothing
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s (specsim-attnbench)\n", e.what());
-    return 1;
-  }
+  return specsim::cli::guarded(app, argc, argv, [&] { return run(f); });
 }
