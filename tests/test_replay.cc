@@ -53,8 +53,8 @@ std::vector<ReplayPoint> synthetic_points(const Hardware& hw) {
 }  // namespace
 
 TEST_CASE("replay: a GPU machine replays for real; without one, exit 2 with one line") {
-  const std::vector<std::string> args = {"replay", "--model-path", "llama-3.1-8b", "--tp-size",
-                                         "1",      "--hardware",   "h200:nvswitch"};
+  const std::vector<std::string> args = {"replay", "--model-path", "llama-3.1-8b", "--tp-size", "1",
+                                         "--hardware", "h200:nvswitch", "--accept-len", "3"};
 #ifdef SPECSIM_WITH_REPLAY
   if (exists("/dev/nvidia0")) {  // the GPU machine: a short replay, its report measured beside predicted
     std::vector<std::string> quick = args;
@@ -156,7 +156,7 @@ TEST_CASE("replay_json puts measured beside predicted with the error in percent"
   CHECK_THROWS_AS(phases_from_report(nlohmann::json{{"kind", "other"}}, "x"), InputError);
 }
 
-TEST_CASE("a replayed forward prices expert GEMMs as the dense batched GEMMs the replay runs") {
+TEST_CASE("a replayed forward prices what the replay runs: dense batched expert GEMMs, per-tensor fp8 GEMMs") {
   RunArgs a;
   a.model_path = "deepseek-v3", a.tp_size = 8, a.hardware = "h200:nvswitch", a.algorithm = "NONE";
   const Scenario s = resolve_scenario(a);
@@ -164,12 +164,16 @@ TEST_CASE("a replayed forward prices expert GEMMs as the dense batched GEMMs the
   const CyclePlan stripped = strip_collectives(r.plan);
   const PhasePlan& ph = stripped.phases.front();
   REQUIRE(s.hw.gpu.moe_gemm_memory_efficiency > 0);
-  Hardware dense = s.hw;
-  dense.gpu.moe_gemm_memory_efficiency = 0;
-  const CostContext fused{&s.hw, &s.run, AllReduceChoice{}, Anchors{}, 1},
-      as_dense{&dense, &s.run, AllReduceChoice{}, Anchors{}, 1};
-  CHECK(predict_replayed_phase(ph, s.hw, s.run).us == Approx(time_phase(ph, as_dense).us));
-  CHECK(time_phase(ph, fused).us != Approx(time_phase(ph, as_dense).us));
+  REQUIRE(s.hw.gpu.gemm_fp8_block_fixed_us > 0);
+  REQUIRE(s.hw.gpu.gemm_fp8_tensor_fixed_us > 0);
+  REQUIRE(s.hw.gpu.gemm_fp8_block_fixed_us != s.hw.gpu.gemm_fp8_tensor_fixed_us);
+  Hardware replayed = s.hw;
+  replayed.gpu.moe_gemm_memory_efficiency = 0;
+  replayed.gpu.gemm_fp8_block_fixed_us = s.hw.gpu.gemm_fp8_tensor_fixed_us;
+  const CostContext stack{&s.hw, &s.run, AllReduceChoice{}, Anchors{}, 1},
+      as_replayed{&replayed, &s.run, AllReduceChoice{}, Anchors{}, 1};
+  CHECK(predict_replayed_phase(ph, s.hw, s.run).us == Approx(time_phase(ph, as_replayed).us));
+  CHECK(time_phase(ph, stack).us != Approx(time_phase(ph, as_replayed).us));
 }
 
 TEST_CASE("the fit recovers known efficiencies from synthetic measurements") {

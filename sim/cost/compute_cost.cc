@@ -4,6 +4,10 @@
 
 namespace specsim {
 
+namespace {
+constexpr double kFp8ScaleBlock = 128;  // DeepSeek's weight_block_size: one scale per 128 of K
+}  // namespace
+
 RooflineTerms roofline_terms(const Op& op, const GpuProfile& g) {
   RooflineTerms t;
   switch (op.kind) {
@@ -46,7 +50,7 @@ double compute_us(const Op& op, const GpuProfile& g) {
   // Block-scaled fp8 GEMMs (DeepSeek's dense and expert weights, with their per-128 scales) pay a
   // larger fixed cost at small M than bf16 cuBLAS GEMMs (docs/sources-runtime.md#fp8-block-gemm-small-m).
   if (t.cls == RooflineClass::Gemm && op.dtype == DType::FP8 && g.gemm_fp8_block_fixed_us > 0)
-    p.fixed_us = g.gemm_fp8_block_fixed_us;
+    p.fixed_us = g.gemm_fp8_block_fixed_us + g.gemm_fp8_block_us_per_kblock * op.k / kFp8ScaleBlock;
   // SGLang's Triton fused-MoE GEMM streams its experts' weights with few CTAs at small M: its own
   // fixed cost and bandwidth share, fitted to the kernel's measured per-M times
   // (docs/sources-runtime.md#sglang-fused-moe-h200).

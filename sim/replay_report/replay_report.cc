@@ -32,6 +32,7 @@ Hardware as_replayed(const Hardware& hw) {
   Hardware h = hw;
   h.gpu.moe_gemm_memory_efficiency = 0;
   h.gpu.gemm_fp8_block_fixed_us = h.gpu.gemm_fp8_tensor_fixed_us;
+  h.gpu.gemm_fp8_block_us_per_kblock = 0;
   return h;
 }
 

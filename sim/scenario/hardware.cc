@@ -97,6 +97,8 @@ GpuProfile gpu_from_json(const json& j, const std::string& where) {
   for (const auto& f : kGpuFields) g.*(f.member) = checked(j, f.key, where);
   if (j.contains("gemm_fp8_block_fixed_us"))  // optional: only where a block-fp8 GEMM was timed
     g.gemm_fp8_block_fixed_us = checked(j, "gemm_fp8_block_fixed_us", where);
+  if (j.contains("gemm_fp8_block_us_per_kblock"))
+    g.gemm_fp8_block_us_per_kblock = checked(j, "gemm_fp8_block_us_per_kblock", where);
   if (j.contains("gemm_fp8_tensor_fixed_us"))  // optional: only where cuBLASLt's per-tensor fp8 was timed
     g.gemm_fp8_tensor_fixed_us = checked(j, "gemm_fp8_tensor_fixed_us", where);
   // optional, together: only where SGLang's fused-MoE kernel was timed per token count

@@ -30,6 +30,9 @@ struct GpuProfile {
   double kernel_switch_us = 0;  ///< GPU gap when a kernel follows one of another class, back to back
   double kernel_min_us = 0, graph_launch_us = 0, host_launch_us = 0, nccl_host_launch_us = 0;
   double gemm_fp8_block_fixed_us = 0;  ///< a block-scaled fp8 GEMM's fixed cost (optional; 0: gemm_fixed_us)
+  /// The block-scaled fp8 GEMM's serial cost per 128-wide block of K at small M (each CTA walks
+  /// the whole K with its scales), on top of its fixed cost (optional; 0: none).
+  double gemm_fp8_block_us_per_kblock = 0;
   /// cuBLASLt's per-tensor-scaled fp8 GEMM's fixed cost, what the GPU replay runs for an fp8 GEMM
   /// (optional; 0: gemm_fixed_us).
   double gemm_fp8_tensor_fixed_us = 0;
