@@ -170,6 +170,7 @@ TEST_CASE("a replayed forward prices what the replay runs: dense batched expert 
   Hardware replayed = s.hw;
   replayed.gpu.moe_gemm_memory_efficiency = 0;
   replayed.gpu.gemm_fp8_block_fixed_us = s.hw.gpu.gemm_fp8_tensor_fixed_us;
+  replayed.gpu.gemm_fp8_block_us_per_kblock = 0;
   const CostContext stack{&s.hw, &s.run, AllReduceChoice{}, Anchors{}, 1},
       as_replayed{&replayed, &s.run, AllReduceChoice{}, Anchors{}, 1};
   CHECK(predict_replayed_phase(ph, s.hw, s.run).us == Approx(time_phase(ph, as_replayed).us));
@@ -217,4 +218,26 @@ TEST_CASE("calibrate --from writes a profile load_hardware reads, and refuses ba
   CHECK(r2.exit_code == 2);
   CHECK(r2.err == "error: no phases (" + bad + ": phases)\n");
   CHECK(!exists(out2));
+}
+
+TEST_CASE("every replay report the repo ships reads back and fits through calibrate --from") {
+  namespace fs = std::filesystem;
+  int reports = 0;
+  for (const auto& dir : fs::directory_iterator(traces_path("replay"))) {
+    if (!dir.is_directory()) continue;
+    for (const auto& f : fs::directory_iterator(dir.path())) {
+      if (f.path().extension() != ".json") continue;
+      const std::string path = f.path().string();
+      INFO(path);
+      const auto j = nlohmann::json::parse(slurp(path));
+      CHECK_FALSE(phases_from_report(j, path).empty());
+      const std::string out = fresh_dir() + "/fit.json";
+      const auto r = run_specsim({"calibrate", "--from", path, "--hardware", "h200:nvswitch", "-o", out});
+      INFO(r.err);
+      CHECK(r.exit_code == 0);
+      CHECK(exists(out));
+      ++reports;
+    }
+  }
+  CHECK(reports >= 47);
 }
