@@ -57,10 +57,13 @@ json report_json(const Diagnosis& d, const std::string& out) {
           {"batch_size", l.batch_size},
           {"decode_lines", l.decode_lines},
           {"lines_used", l.line_numbers},
+          {"idle_gap_lines", l.idle_gap_line_numbers()},
           {"measured",
            {{"tok_s", l.tok_s},
             {"tok_s_cv", l.tok_s_cv},
             {"accept_len", opt(l.accept_len)},
+            {"context_len", opt(l.context_len)},
+            {"context_from", l.context_from.empty() ? json(nullptr) : json(l.context_from)},
             {"cuda_graph_lines", l.graph_lines},
             {"eager_lines", l.eager_lines},
             {"allreduce_us", opt(f.allreduce_measured_us)}}},
@@ -147,6 +150,8 @@ int cmd_diagnose(int argc, char** argv) {
   opt_s("--nccl-tests", in.nccl_tests,
         "nccl-tests all_reduce_perf log: its time at the verify payload anchors the model");
   opt_s("--baseline-from", in.baseline_log, "an SGLang log of the same server without speculation");
+  opt_s("--speculative-draft-model-path", in.draft_model,
+        "the draft's config.json (or zoo MODEL/DRAFT) when the zoo has no draft for the log's model");
   opt_s("--speculative-algorithm", in.algorithm, "when the log has no server_args line (EAGLE, EAGLE3, NEXTN, NONE)");
   opt_i("--tp-size", in.tp_size, "when the log has no server_args line");
   opt_i("--speculative-num-steps", in.num_steps, "when the log has no server_args line");
@@ -161,7 +166,7 @@ int cmd_diagnose(int argc, char** argv) {
       throw InputError("this build reads no YAML scenario files (built without libyaml-cpp-dev): write it as .json",
                        "-o");
     check_outputs({{out, "-o"}}, {in.log, in.baseline_log.value_or(""), in.trace.value_or(""),
-                                  in.nccl_tests.value_or(""), in.model.value_or("")});
+                                  in.nccl_tests.value_or(""), in.model.value_or(""), in.draft_model.value_or("")});
     const Diagnosis d = diagnose::diagnose(in);
     if (!out.empty()) {
       const std::string text =
