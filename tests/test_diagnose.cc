@@ -1,11 +1,15 @@
 // `specsim diagnose`: an SGLang log -> a scenario file that `specsim run --scenario` evaluates to
 // the log's measured tok/s, the findings where log and model disagree, and bad input.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "diagnose/findings.h"
+#include "diagnose/log_summary.h"
 #include "diagnose/scenario_yaml.h"
 #include "ingest/sglang_log.h"
 #include "ingest/text_lines.h"
@@ -22,6 +26,44 @@ const std::string kEagle3 = traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h
 const std::string kBase = traces_path("sglang-logs/sglang-baseline-llama3.1-8b-h100-synthetic-from-real-format.log");
 const std::string kNextn = traces_path("sglang-logs/sglang-nextn-deepseek-v3-tp8-h200-synthetic-from-real-format.log");
 const std::string kSeed = traces_path("sglang-eagle3-decode-synthetic.log");  // no full server_args, graphs off
+// Real excerpts (traces/sglang-logs/README.md has their sources).
+const std::string kIdleGap = traces_path("sglang-logs/real-eagle3-idle-gap-sglang-11948.log");
+const std::string kGpuToken = traces_path("sglang-logs/real-gpu-token-hisparse-sglang-22331.log");
+const std::string kTokenBefore = traces_path("sglang-logs/real-token-hisparse-before-sglang-22331.log");
+
+std::string edit(std::string t, const std::string& from, const std::string& to) {
+  const auto at = t.find(from);
+  REQUIRE(at != std::string::npos);
+  return t.replace(at, from.size(), to);
+}
+
+// `text` with every "gen throughput (token/s): X" as X * k.
+std::string scale_tok_s(const std::string& text, double k) {
+  std::string out;
+  for (const auto l : ingest::split_lines(text)) {
+    std::string line(l);
+    const std::string key = "gen throughput (token/s): ";
+    if (const auto at = line.find(key); at != std::string::npos) {
+      const auto end = line.find(',', at);
+      const double v = std::stod(line.substr(at + key.size(), end - at - key.size()));
+      line = line.substr(0, at + key.size()) + fmt::format("{:.2f}", v * k) + line.substr(end);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+// Gen throughputs of the decode lines of `file`, in order.
+std::vector<double> tok_s_of_lines(const std::string& file) {
+  std::vector<double> v;
+  for (const auto& d : ingest::parse_sglang_log(slurp(file), file).decode) v.push_back(d.gen_tok_s);
+  return v;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
 
 // The log's measured figure, computed here without specsim's diagnose code: the median gen
 // throughput of the decode lines at the most common #running-req.
@@ -165,10 +207,6 @@ TEST_CASE("diagnose findings: figure, range and advice where the log and the mod
 TEST_CASE("diagnose findings on edited logs: accept len above steps + 1, unstable throughput, no server_args") {
   const std::string dir = fresh_dir();
   std::string text = slurp(kEagle3);
-  auto edit = [](std::string t, const std::string& from, const std::string& to) {
-    t.replace(t.find(from), from.size(), to);
-    return t;
-  };
   write_text(dir + "/steps.log", edit(edit(text, "speculative_num_steps=5", "speculative_num_steps=2"),
                                       "speculative_num_draft_tokens=32", "speculative_num_draft_tokens=8"));
   const json s = run_json({"diagnose", dir + "/steps.log", "--hardware", "h100-sxm:nvswitch"});
@@ -261,6 +299,7 @@ TEST_CASE("diagnose findings: the overhead range, by hand") {
   diagnose::LogSummary log;
   log.launch = ingest::ServerArgs{};  // else a note says the log has none
   log.batch_size = 1, log.tok_s = 100, log.line_numbers = {1, 2}, log.decode_lines = 2, log.lines_per_batch = {{1, 2}};
+  log.context_len = 1000, log.context_from = "#token";  // else a note says the context is assumed
   diagnose::Figures f;
   f.speculative = true, f.steps = 3, f.model_step_us = 10000, f.model_cycle_us = 15000;
   f.overhead_us = 2900;  // under 30% of the step
@@ -276,6 +315,235 @@ TEST_CASE("diagnose findings: the overhead range, by hand") {
   CHECK(diagnose::find_disagreements(log, f).size() == 1);
   f.overhead_us = 100, f.model_step_us = 1000;  // small steps: 500 us of host work is still plausible
   CHECK(diagnose::find_disagreements(log, f).empty());
+}
+
+TEST_CASE("every SGLang log under traces/sglang-logs goes through ingest and diagnose") {
+  // A new log is covered by dropping it in the folder: ingest reads it, diagnose gives a scenario
+  // or one error line (exit 2) and no file. The hardware each post states, where it is modelled.
+  const std::map<std::string, std::string> hardware = {
+      {"sglang-nextn-deepseek-v3-tp8-h200-synthetic-from-real-format.log", "h200:nvswitch"},
+  };
+  const std::map<std::string, std::string> refused = {
+      // No server_args line and no model the zoo holds (Qwen3-8B; a model the post does not name).
+      {"real-eagle3-idle-gap-sglang-11948.log", "no server_args line to name the model: give --model"},
+      {"real-gpu-token-hisparse-sglang-22331.log", "no server_args line to name the model: give --model"},
+      {"real-token-hisparse-before-sglang-22331.log", "no server_args line to name the model: give --model"},
+  };
+  const std::string dir = fresh_dir();
+  int logs = 0, real = 0;
+  for (const auto& e : std::filesystem::directory_iterator(traces_path("sglang-logs"))) {
+    if (e.path().extension() != ".log") continue;
+    const std::string name = e.path().filename().string(), file = e.path().string();
+    INFO(name);
+    ++logs, real += name.rfind("real-", 0) == 0;
+    const CliResult in = run_specsim({"ingest", "--sglang-log", file});
+    CHECK(in.exit_code == 0);
+    const CliResult in_json = run_specsim({"ingest", "--sglang-log", file, "--json"});
+    REQUIRE(in_json.exit_code == 0);
+    CHECK(json::parse(in_json.out).at("decode_lines").get<std::size_t>() ==
+          ingest::parse_sglang_log(slurp(file), file).decode.size());
+    const std::string out = dir + "/" + name + ".yaml";
+    const auto hw = hardware.count(name) ? hardware.at(name) : "h100-sxm:nvswitch";
+    const CliResult d = run_specsim({"diagnose", file, "--hardware", hw, "-o", out});
+    INFO(d.err);
+    if (refused.count(name)) {
+      CHECK(d.exit_code == 2);
+      CHECK(d.err.find(refused.at(name)) != std::string::npos);
+    }
+    if (d.exit_code == 0) {
+      CHECK(exists(out));
+    } else {
+      CHECK(d.exit_code == 2);
+      CHECK(d.err.rfind("error: ", 0) == 0);
+      CHECK(std::count(d.err.begin(), d.err.end(), '\n') == 1);
+      CHECK_FALSE(exists(out));
+    }
+  }
+  CHECK(logs >= 6);
+  CHECK(real >= 3);
+}
+
+TEST_CASE("idle gap: the real EAGLE-3 excerpt's median is its steady figure, and the run is not unstable") {
+  // sgl-project/sglang#11948: the first decode line (0.39 tok/s) divides its tokens by the idle
+  // time before the request; the four after it decode at 165..189 tok/s.
+  const auto lines = tok_s_of_lines(kIdleGap);
+  REQUIRE(lines.size() >= 3);
+  const std::vector<double> steady(lines.begin() + 1, lines.end());
+  const auto log = ingest::parse_sglang_log(slurp(kIdleGap), kIdleGap);
+  const diagnose::LogSummary s = diagnose::summarize_log(log, kIdleGap, std::nullopt);
+  CHECK(s.tok_s == median_of(steady));
+  CHECK(s.tok_s != median_of(lines));  // what it read before: the gap line pulled the median down
+  REQUIRE(s.idle_gap_lines.size() == 1);
+  CHECK(s.idle_gap_lines[0].line == log.decode[0].line);
+  CHECK(s.idle_gap_lines[0].why.find("first decode line") != std::string::npos);
+  CHECK(s.line_numbers.size() == steady.size());
+  CHECK(s.tok_s_cv < 0.10);
+  CHECK(s.tok_s_min == *std::min_element(steady.begin(), steady.end()));
+  // The gap line's accept len still counts (it counts tokens, not time).
+  double accept = 0;
+  for (const auto& d : log.decode) accept += *d.accept_len;
+  CHECK(*s.accept_len == Approx(accept / static_cast<double>(log.decode.size())));
+
+  // Through the command line: Qwen3-8B is not in the zoo, so a stand-in zoo model with the
+  // post's launch settings (the lines' summary does not depend on the model).
+  const std::vector<std::string> flags = {"--hardware",
+                                          "a100-sxm:nvswitch",
+                                          "--model",
+                                          "llama-3.1-8b",
+                                          "--tp-size",
+                                          "2",
+                                          "--speculative-algorithm",
+                                          "EAGLE3",
+                                          "--speculative-num-steps",
+                                          "3",
+                                          "--speculative-eagle-topk",
+                                          "1",
+                                          "--speculative-num-draft-tokens",
+                                          "4"};
+  std::vector<std::string> args = {"diagnose", kIdleGap, "--json"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  const json d = run_json(args);
+  CHECK(d.at("measured").at("tok_s").get<double>() == median_of(steady));
+  CHECK(d.at("idle_gap_lines") == json::array({log.decode[0].line}));
+  CHECK(d.at("lines_used").size() == steady.size());
+  CHECK_FALSE(has_finding(d, "throughput-unstable"));
+  CHECK(finding(d, "idle-gap-lines").at("figure") == 1.0);
+  CHECK(finding(d, "idle-gap-lines").at("warning") == false);
+  // The same log without the gap line: the same figure, nothing left out.
+  const std::string dir = fresh_dir();
+  std::string cut;
+  const std::string excerpt = slurp(kIdleGap);
+  for (const auto l : ingest::split_lines(excerpt))
+    if (std::string(l).find("(token/s): 0.39,") == std::string::npos) cut += std::string(l) + "\n";
+  write_text(dir + "/cut.log", cut);
+  args[1] = dir + "/cut.log";
+  const json c = run_json(args);
+  CHECK(c.at("measured").at("tok_s") == d.at("measured").at("tok_s"));
+  CHECK(c.at("idle_gap_lines").empty());
+  CHECK_FALSE(has_finding(c, "idle-gap-lines"));
+
+  // A second request 10 minutes later, from the timestamps: its first line is the gap, not the
+  // first line of the log. The same slow line 1 s after the previous one is kept (not idle).
+  std::string text = slurp(kIdleGap), later = text;
+  for (std::size_t p; (p = later.find("2025-10-22 10:27:5")) != std::string::npos;)
+    later.replace(p, 18, "2025-10-22 10:37:5");
+  write_text(dir + "/two.log", text + later.substr(later.find('\n') + 1));
+  args[1] = dir + "/two.log";
+  const json two = run_json(args);
+  CHECK(two.at("idle_gap_lines").size() == 2);
+  CHECK(finding(two, "idle-gap-lines").at("message").get<std::string>().find("first decode line") != std::string::npos);
+  const auto parsed = ingest::parse_sglang_log(slurp(dir + "/two.log"), "two");
+  const auto& second_gap = parsed.decode[lines.size()];
+  CHECK(*second_gap.since_previous_s > 5 * 60);
+  const auto gaps = diagnose::summarize_log(parsed, "two", std::nullopt).idle_gap_lines;
+  REQUIRE(gaps.size() == 2);
+  CHECK(gaps[1].why.find("s after the previous decode line") != std::string::npos);
+  // The repeat 1 s after the last line: its slow first line is a prefill's, not an idle gap's.
+  std::string repeat;
+  for (const auto l : ingest::split_lines(text)) {
+    std::string line(l);
+    if (const auto at = line.find("2025-10-22 10:27:5"); at != std::string::npos) line[at + 18] = '9';
+    if (line.rfind("#", 0) != 0) repeat += line + "\n";
+  }
+  write_text(dir + "/near.log", text + repeat);
+  args[1] = dir + "/near.log";
+  CHECK(run_json(args).at("idle_gap_lines").size() == 1);  // only the log's first line
+}
+
+TEST_CASE("the context: #gpu-token read as #token, and a log without a count says what it assumes") {
+  // sgl-project/sglang#22331: 5 requests, 20800 KV tokens, logged as #token before, #gpu-token after.
+  const auto after = ingest::parse_sglang_log(slurp(kGpuToken), kGpuToken);
+  const auto before = ingest::parse_sglang_log(slurp(kTokenBefore), kTokenBefore);
+  const auto sa = diagnose::summarize_log(after, kGpuToken, std::nullopt);
+  const auto sb = diagnose::summarize_log(before, kTokenBefore, std::nullopt);
+  REQUIRE(sa.context_len);
+  CHECK(*sa.context_len == after.decode[0].tokens / after.decode[0].running_req);
+  CHECK(sa.context_len == sb.context_len);
+  CHECK(sa.context_from == "#gpu-token");
+  CHECK(sb.context_from == "#token");
+  CHECK(sa.idle_gap_lines.empty());
+  CHECK(sb.idle_gap_lines.empty());
+
+  // Through the command line with a stand-in zoo model (the post names none): the scenario runs
+  // at the logged context, and says where it was read.
+  const std::vector<std::string> flags = {"--hardware", "h100-sxm:nvswitch", "--model", "llama-3.1-8b", "--json"};
+  auto diag = [&](const std::string& file) {
+    std::vector<std::string> a = {"diagnose", file};
+    a.insert(a.end(), flags.begin(), flags.end());
+    return run_json(a);
+  };
+  const json ja = diag(kGpuToken), jb = diag(kTokenBefore);
+  CHECK(ja.at("scenario").at("settings").at("context_len") == *sa.context_len);
+  CHECK(jb.at("scenario").at("settings").at("context_len") == *sa.context_len);
+  CHECK(ja.at("measured").at("context_from") == "#gpu-token");
+  CHECK(finding(ja, "context-from").at("figure") == static_cast<double>(*sa.context_len));
+  CHECK_FALSE(has_finding(jb, "context-from"));
+  CHECK_FALSE(has_finding(ja, "context-assumed"));
+  // Without any token count the context is the default, stated as an assumption.
+  std::string none;
+  const std::string gpu_text = slurp(kGpuToken);
+  for (const auto l : ingest::split_lines(gpu_text)) {
+    std::string line(l);
+    if (const auto at = line.find("#gpu-token: "); at != std::string::npos)
+      line.erase(at, line.find(", ", at) + 2 - at);
+    none += line + "\n";
+  }
+  const std::string dir = fresh_dir();
+  write_text(dir + "/none.log", none);
+  const json jn = diag(dir + "/none.log");
+  CHECK(jn.at("measured").at("context_len").is_null());
+  const json& assumed = finding(jn, "context-assumed");
+  CHECK(assumed.at("figure") == jn.at("scenario").at("settings").at("context_len"));
+  CHECK(assumed.at("message").get<std::string>().find("assumes") != std::string::npos);
+  const CliResult text =
+      run_specsim({"diagnose", dir + "/none.log", "--hardware", "h100-sxm:nvswitch", "--model", "llama-3.1-8b"});
+  CHECK(text.out.find("context-assumed") != std::string::npos);
+}
+
+TEST_CASE("an EAGLE-3 log on a target without a zoo draft: a true hint, and the flag it names works") {
+  // Llama-3.3-70B has no EAGLE-3 draft in the zoo. The sample's lines on that target, 4x H100, at
+  // a quarter of the sample's tok/s (a figure the model can reach).
+  const std::string dir = fresh_dir();
+  std::string text = slurp(kEagle3);
+  for (std::size_t p; (p = text.find("meta-llama/Llama-3.1-8B-Instruct")) != std::string::npos;)
+    text.replace(p, 32, "meta-llama/Llama-3.3-70B-Instruct");
+  text = scale_tok_s(edit(text, "tp_size=1,", "tp_size=4,"), 0.25);
+  write_text(dir + "/l33.log", text);
+  const std::string out = dir + "/l33.yaml";
+  const CliResult r = run_specsim({"diagnose", dir + "/l33.log", "--hardware", "h100-sxm:nvswitch", "-o", out});
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("the zoo has no EAGLE-3 draft for llama-3.3-70b") != std::string::npos);
+  CHECK(r.err.find("give --speculative-draft-model-path") != std::string::npos);
+  CHECK(r.err.find("the log's draft: 'jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B', " + dir + "/l33.log:2") !=
+        std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_FALSE(exists(out));
+  // The flag the hint names: a zoo draft of the same shape, or a draft's config.json.
+  for (const std::string draft :
+       {std::string("llama-3.1-70b/eagle3"), models_path("llama-3.1-70b/eagle3/config.json")}) {
+    INFO(draft);
+    const json d = run_json({"diagnose", dir + "/l33.log", "--hardware", "h100-sxm:nvswitch",
+                             "--speculative-draft-model-path", draft, "-o", out});
+    CHECK(d.at("model") == "llama-3.3-70b");
+    CHECK(d.at("speculative_algorithm") == "EAGLE3");
+    CHECK(d.at("reproduction").at("reproduces") == true);
+    CHECK(d.at("scenario").at("draft") == draft);
+    CHECK(run_tok_s(out, true) == Approx(median_tok_s(dir + "/l33.log")).epsilon(0.01));
+  }
+  // A zoo model with a draft of another kind: the hint lists it.
+  std::string l2 = slurp(kEagle3);
+  for (std::size_t p; (p = l2.find("meta-llama/Llama-3.1-8B-Instruct")) != std::string::npos;)
+    l2.replace(p, 32, "meta-llama/Llama-2-7b-chat-hf");
+  write_text(dir + "/l2.log", edit(l2, "speculative_algorithm='EAGLE3'", "speculative_algorithm='EAGLE'"));
+  const CliResult r2 = run_specsim({"diagnose", dir + "/l2.log", "--hardware", "h100-sxm:nvswitch"});
+  CHECK(r2.exit_code == 2);
+  CHECK(r2.err.find("or a zoo draft of llama-2-7b (llama-2-7b/eagle1)") != std::string::npos);
+  // A bad draft path is the flag's own error.
+  const CliResult bad = run_specsim({"diagnose", dir + "/l33.log", "--hardware", "h100-sxm:nvswitch",
+                                     "--speculative-draft-model-path", dir + "/missing.json"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--speculative-draft-model-path") != std::string::npos);
 }
 
 TEST_CASE("scenario YAML: block form, strings quoted") {

@@ -1,12 +1,16 @@
 // Measurements in: nccl-tests, SGLang logs, torch traces; calibrate round trip; every parser
 // answers truncated, garbled and empty input with a FILE:LINE error (exit 2 on the command line).
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <functional>
 #include <nlohmann/json.hpp>
 
 #include "calibrate/nccl_tests_fit.h"
 #include "cost/nccl_model.h"
+#include "ingest/log_timestamp.h"
 #include "ingest/nccl_tests.h"
+#include "ingest/sglang_idle_gap.h"
 #include "ingest/sglang_log.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
@@ -170,6 +174,149 @@ TEST_CASE("SGLang logs: both decode-line forms") {
   CHECK_FALSE(base.decode[0].server_args_index.has_value());
   CHECK(base.baseline_lines() == 30);  // the 2-request lines are not the baseline
   CHECK(*base.baseline_tok_s() == Approx(89.5).epsilon(0.03));
+}
+
+TEST_CASE("SGLang logs: the token count under its newer names, never taken from another field") {
+  // sgl-project/sglang#22331: the same server logs `#token` before the change, `#gpu-token` after.
+  const std::string before = traces_path("sglang-logs/real-token-hisparse-before-sglang-22331.log");
+  const std::string after = traces_path("sglang-logs/real-gpu-token-hisparse-sglang-22331.log");
+  const auto b = parse_sglang_log(slurp(before), before);
+  const auto a = parse_sglang_log(slurp(after), after);
+  REQUIRE_FALSE(b.decode.empty());
+  REQUIRE_FALSE(a.decode.empty());
+  for (const auto& d : b.decode) CHECK(d.tokens_key == "#token");
+  for (const auto& d : a.decode) {
+    CHECK(d.tokens_key == "#gpu-token");
+    CHECK(d.tokens == b.decode.front().tokens);  // both blocks hold the same 5 requests' KV tokens
+  }
+  // `#full token` (hybrid attention); `#token` wins where a line has several; none: no count.
+  const std::string line = "[2026-01-01 00:00:00 TP0] Decode batch, #running-req: 2, ";
+  const std::string tail = "cuda graph: True, gen throughput (token/s): 90.00, #queue-req: 0\n";
+  const auto full = parse_sglang_log(line + "#full token: 300, full token usage: 0.01, #swa token: 40, " + tail, "F");
+  CHECK(full.decode[0].tokens == 300);
+  CHECK(full.decode[0].tokens_key == "#full token");
+  const auto both = parse_sglang_log(line + "#gpu-token: 7, #token: 300, " + tail, "F");
+  CHECK(both.decode[0].tokens == 300);
+  CHECK(both.decode[0].tokens_key == "#token");
+  const auto none = parse_sglang_log(line + "#cpu-token: 300, " + tail, "F");
+  CHECK(none.decode[0].tokens == 0);
+  CHECK(none.decode[0].tokens_key.empty());
+  // SGLANG_LOG_FORWARD_ITERS: "Decode batch [N], ..."
+  const auto iters =
+      parse_sglang_log("[2026-01-01 00:00:00] Decode batch [1234], #running-req: 1, #token: 5, " + tail, "F");
+  CHECK(iters.decode[0].running_req == 1);
+  CHECK(iters.decode[0].tokens == 5);
+  const auto parse = [](const std::string& t, const std::string& f) { parse_sglang_log(t, f); };
+  CHECK(error_where(parse, "x\nDecode batch [12, #running-req: 1, " + tail) == "F:2");
+  CHECK(error_where(parse, "Decode batch [], #running-req: 1, " + tail) == "F:1");
+  CHECK(error_where(parse, "Decode batch [1x], #running-req: 1, " + tail) == "F:1");
+  CHECK(error_where(parse, line + "#gpu-token: 1.5, " + tail) == "F:1");
+}
+
+TEST_CASE("SGLang logs: timestamps give each decode line's interval") {
+  const std::string file = traces_path("sglang-logs/real-eagle3-idle-gap-sglang-11948.log");
+  const auto log = parse_sglang_log(slurp(file), file);
+  REQUIRE(log.decode.size() >= 3);
+  CHECK(log.decode[0].first_of_launch);
+  CHECK_FALSE(log.decode[0].since_previous_s);  // nothing above it
+  for (std::size_t i = 1; i < log.decode.size(); ++i) {
+    CHECK_FALSE(log.decode[i].first_of_launch);
+    REQUIRE(log.decode[i].since_previous_s);
+    CHECK(*log.decode[i].since_previous_s == log.decode[i].time->s - log.decode[i - 1].time->s);
+    CHECK(*log.decode[i].since_previous_s <= 1.0);  // these lines are 0 or 1 s apart
+  }
+  // The forms SGLang's logger writes, and what is not a timestamp.
+  const auto t = [](const std::string& s) { return find_log_timestamp(s); };
+  REQUIRE(t("[1970-01-01 00:00:00 TP0] "));
+  CHECK(t("[1970-01-01 00:00:00 TP0] ")->s == 0);
+  CHECK(t("[1970-01-01 00:00:00 TP0] ")->date);
+  CHECK(t("[1970-01-02 00:00:01] ")->s == 24 * 3600 + 1);
+  CHECK(t("[2000-03-01 00:00:00]")->s - t("[2000-02-28 00:00:00]")->s == 2 * 24 * 3600);  // 2000 is a leap year
+  CHECK(t("2026-06-07 10:59:31,659 [INFO] sglang: ")->s - t("2026-06-07 10:59:31 x")->s == Approx(0.659));
+  CHECK(t("2025-12-04 20:35:53 INFO 151972 [scheduler_metrics_mixin.py:287] "));
+  REQUIRE(t("[04:40:55 TP0] "));
+  CHECK_FALSE(t("[04:40:55 TP0] ")->date);
+  CHECK(t("[04:40:55 TP0] ")->s == 4 * 3600 + 40 * 60 + 55);
+  CHECK_FALSE(t("[2025-13-01 10:00:00] "));
+  CHECK_FALSE(t("[25:00:00 TP0] "));
+  CHECK_FALSE(t("[2025-10-22 TP0] "));
+  CHECK_FALSE(t("TP0 #running-req: 1"));
+  // A time of day that goes back is the next day; a date that goes back is no interval.
+  CHECK(*seconds_between(*t("[23:59:59]"), *t("[00:00:01]")) == 2);
+  CHECK_FALSE(seconds_between(*t("[2025-01-02 00:00:00]"), *t("[2025-01-01 00:00:00]")));
+  CHECK_FALSE(seconds_between(*t("[2025-01-02 00:00:00]"), *t("[00:00:01]")));
+}
+
+TEST_CASE("SGLang logs: a line averaging over idle time is left out of the baseline median") {
+  // The plain-decode sample with a second request 9 minutes after the first: SGLang's first line
+  // of it divides its tokens by the 9 minutes.
+  std::string text;
+  for (int i = 0; i < 6; ++i)
+    text += fmt::format(
+        "[2025-09-12 07:27:{:02d} TP0] Decode batch. #running-req: 1, #token: {}, token usage: 0.00, "
+        "cuda graph: True, gen throughput (token/s): {}, #queue-req: 0,\n",
+        14 + i, 44 + 40 * i, 98 + i);
+  const std::string gap =
+      "[2025-09-12 07:38:09 TP0] Decode batch. #running-req: 1, #token: 40, token usage: 0.00, "
+      "cuda graph: True, gen throughput (token/s): 0.06, #queue-req: 0,\n";
+  const auto steady = parse_sglang_log(text, "F");
+  const auto gapped = parse_sglang_log(text + gap, "F");
+  CHECK(*gapped.decode.back().since_previous_s == 10 * 60 + 50);
+  CHECK(steady.baseline_idle_lines() == 0);
+  CHECK(gapped.baseline_idle_lines() == 1);
+  CHECK(gapped.baseline_lines() == steady.baseline_lines());
+  CHECK(*gapped.baseline_tok_s() == *steady.baseline_tok_s());
+  // The same slow line one second after the previous one is no idle gap: it is kept.
+  std::string close = gap;
+  close.replace(close.find("07:38:09"), 8, "07:27:20");
+  const auto slow = parse_sglang_log(text + close, "F");
+  CHECK(slow.baseline_idle_lines() == 0);
+  CHECK(slow.baseline_lines() == steady.baseline_lines() + 1);
+  // The command line says how many it left out.
+  const std::string dir = fresh_dir();
+  write_text(dir + "/gap.log", text + gap);
+  const auto r = run_specsim({"ingest", "--sglang-log", dir + "/gap.log"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(fmt::format("{:.1f} tok/s over {} lines (1 after idle gaps left out)", *steady.baseline_tok_s(),
+                               steady.baseline_lines())) != std::string::npos);
+  const auto j = json::parse(run_specsim({"ingest", "--sglang-log", dir + "/gap.log", "--json"}).out);
+  CHECK(j.at("baseline_idle_gap_lines") == 1);
+  CHECK(j.at("baseline_tok_s").get<double>() == *steady.baseline_tok_s());
+}
+
+TEST_CASE("SGLang logs: odd timestamps and newer fields parse or are refused with their line, never crash") {
+  const std::string dir = fresh_dir();
+  const std::string tail =
+      "#running-req: 1, #token: 50, cuda graph: True, gen throughput (token/s): 90.00, #queue-req: 0\n";
+  std::string odd;
+  for (const std::string stamp : {"[2025-13-45 99:99:99 TP0]", "[9999-12-31 23:59:60 TP0]", "[0000-01-01 00:00:00 TP0]",
+                                  "[2025-01-02 00:00:00]", "[2025-01-01 00:00:00]", "[23:59:59 TP0]", "[00:00:00 TP0]",
+                                  "[00:00:00.99999999999999999999 TP0]", "[12:34]", "[]", "2025-10-22 10:27:57,"})
+    odd += stamp + " Decode batch, " + tail;
+  write_text(dir + "/odd.log", odd);
+  const auto r = run_specsim({"ingest", "--sglang-log", dir + "/odd.log", "--json"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(json::parse(r.out).at("decode_lines") == 11);
+  const auto d = run_specsim(
+      {"diagnose", dir + "/odd.log", "--hardware", "h100-sxm:nvswitch", "--model", "llama-3.1-8b", "--json"});
+  INFO(d.err);
+  REQUIRE(d.exit_code == 0);
+  CHECK(json::parse(d.out).at("idle_gap_lines").empty());  // every line at the steady figure
+  write_text(dir + "/iters.log", "Decode batch [" + std::string(40, '9') + "], " + tail + "Decode batch [7, " + tail);
+  write_text(dir + "/gpu.log", "Decode batch, #running-req: 1, #gpu-token: 1e300, gen throughput (token/s): 9\n");
+  write_text(dir + "/full.log", "Decode batch, #running-req: 1, #full token: -3, gen throughput (token/s): 9\n");
+  for (const auto& [args, where] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"ingest", "--sglang-log", dir + "/iters.log"}, "iters.log:2"},
+           {{"ingest", "--sglang-log", dir + "/gpu.log"}, "gpu.log:1"},
+           {{"diagnose", dir + "/full.log", "--hardware", "h100-sxm:nvswitch", "--model", "llama-3.1-8b"},
+            "full.log:1"}}) {
+    const auto bad = run_specsim(args);
+    INFO(bad.err);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.rfind("error: ", 0) == 0);
+    CHECK(bad.err.find(where) != std::string::npos);
+    CHECK(bad.out.empty());
+  }
 }
 
 TEST_CASE("SGLang logs: truncated, garbled, empty -> FILE:LINE") {

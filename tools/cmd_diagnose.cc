@@ -34,6 +34,8 @@ int cmd_diagnose(int argc, char** argv) {
   opt_s("--nccl-tests", in.nccl_tests,
         "nccl-tests all_reduce_perf log: its time at the verify payload anchors the model");
   opt_s("--baseline-from", in.baseline_log, "an SGLang log of the same server without speculation");
+  opt_s("--speculative-draft-model-path", in.draft_model,
+        "the draft's config.json (or zoo MODEL/DRAFT) when the zoo has no draft for the log's model");
   opt_s("--speculative-algorithm", in.algorithm, "when the log has no server_args line (EAGLE, EAGLE3, NEXTN, NONE)");
   opt_i("--tp-size", in.tp_size, "when the log has no server_args line");
   opt_i("--speculative-num-steps", in.num_steps, "when the log has no server_args line");

@@ -13,6 +13,7 @@
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
 #include "scenario/load_scenario.h"
+#include "scenario/model_spec.h"
 #include "scenario/scenario_file.h"
 #include "util/error.h"
 
@@ -67,6 +68,25 @@ double round_trip_tok_s(const nlohmann::json& file) {
   return tok_s_of(s, run_scenario(s));
 }
 
+// A speculative log needs the draft: the zoo's for the model, else --speculative-draft-model-path.
+void require_zoo_draft(const std::string& model, bool nextn, const LogSummary& sum) {
+  if (!zoo_draft_config(resolve_model_config(model, "--model"), nextn).empty()) return;
+  std::string drafts;
+  for (const auto& z : zoo_names())
+    if (z.rfind(model + "/", 0) == 0) drafts += (drafts.empty() ? "" : ", ") + z;
+  const ingest::ServerArgs* sa = sum.launch ? &*sum.launch : nullptr;
+  throw InputError(
+      fmt::format(
+          "the zoo has no {} draft for {}{}: give --speculative-draft-model-path with the draft's config.json "
+          "(or its folder){}",
+          nextn ? "NextN or EAGLE-3" : "EAGLE-3", model,
+          sa && sa->speculative_draft_model_path
+              ? fmt::format(" (the log's draft: '{}', {}:{})", *sa->speculative_draft_model_path, sum.file, sa->line)
+              : "",
+          drafts.empty() ? "" : fmt::format(", or a zoo draft of {} ({})", model, drafts)),
+      "--speculative-draft-model-path");
+}
+
 RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::string& model) {
   const ingest::ServerArgs* sa = sum.launch ? &*sum.launch : nullptr;
   RunArgs a;
@@ -100,6 +120,8 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
     if (!a.num_steps)
       throw InputError("the launch does not say speculative_num_steps: give --speculative-num-steps",
                        "--speculative-num-steps");
+    a.draft_model_path = in.draft_model;
+    if (!in.draft_model) require_zoo_draft(model, upper == "EAGLE" || upper == "NEXTN", sum);
   }
   a.batch_size = sum.batch_size;
   a.context_len = sum.context_len;
@@ -132,6 +154,7 @@ Figures model_figures(const RunArgs& args, const LogSummary& sum, std::optional<
   f.steps = s.run.num_steps, f.topk = s.run.topk, f.draft_tokens = s.run.num_draft_tokens;
   f.tp_size = s.run.tp_size, f.cuda_graph_max_bs = s.run.cuda_graph_max_bs;
   f.disable_cuda_graph = s.run.disable_cuda_graph;
+  f.context_len = s.run.context_len;
   f.model_step_us = c.baseline_step_us;
   f.model_cycle_us = spec ? c.cycle_us : c.baseline_step_us;
   for (const auto& p : c.phases) {
@@ -326,7 +349,7 @@ Diagnosis diagnose(const DiagnoseInput& in) {
   s.notes.push_back(fmt::format("model: {} ({})", d.model, d.model_from));
   s.notes.push_back(fmt::format("reproduced by: {}", reproduction_name(d.how)));
   d.scenario = s;
-  d.scenario_file = scenario_file_json(s, d.model, "");
+  d.scenario_file = scenario_file_json(s, d.model, in.draft_model.value_or(""));
   d.predicted_tok_s = round_trip_tok_s(d.scenario_file);
   d.reproduces = std::abs(d.predicted_tok_s / d.measured_tok_s - 1) <= kReproduceShare;
   d.findings = find_disagreements(sum, f);

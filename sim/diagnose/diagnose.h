@@ -17,6 +17,8 @@ namespace specsim::diagnose {
 struct DiagnoseInput {
   std::string log;
   std::optional<std::string> hardware, model, baseline_log, nccl_tests, trace, algorithm;
+  /// The draft's config.json (or folder, or zoo MODEL/DRAFT) when the zoo has none for the model.
+  std::optional<std::string> draft_model;
   std::optional<int> batch_size, tp_size, num_steps, topk, num_draft_tokens;
 };
 

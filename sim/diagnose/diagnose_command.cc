@@ -15,7 +15,7 @@ std::string diagnose_command(const DiagnoseInput& in, const std::string& out, bo
     throw InputError("this build reads no YAML scenario files (built without libyaml-cpp-dev): write it as .json",
                      "-o");
   check_outputs({{out, "-o"}}, {in.log, in.baseline_log.value_or(""), in.trace.value_or(""), in.nccl_tests.value_or(""),
-                                in.model.value_or("")});
+                                in.model.value_or(""), in.draft_model.value_or("")});
   const Diagnosis d = diagnose(in);
   if (!out.empty()) {
     const std::string text =

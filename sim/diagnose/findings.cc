@@ -81,7 +81,7 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
     add({"graphs-off", true,
          fmt::format(
              "{} of {} decode lines used ran without CUDA graphs (cuda graph: False){}", log.eager_lines,
-             log.line_numbers.size(),
+             log.lines_at_batch(),
              above ? fmt::format(": #running-req {} is above cuda_graph_max_bs {}", log.batch_size, f.cuda_graph_max_bs)
                    : ""),
          static_cast<double>(log.eager_lines), "lines", std::nullopt, std::nullopt,
@@ -110,12 +110,12 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
              *f.implied_accept_len, *log.accept_len, *f.implied_accept_len < *log.accept_len ? "more" : "less"),
          *f.implied_accept_len, "", *log.accept_len * (1 - kAcceptGapShare), *log.accept_len * (1 + kAcceptGapShare),
          "measure the verify with --trace; draft phases running eagerly or a slow draft show here"});
-  const double share = log.decode_lines ? double(log.line_numbers.size()) / double(log.decode_lines) : 1;
+  const double share = log.decode_lines ? double(log.lines_at_batch()) / double(log.decode_lines) : 1;
   if (log.lines_per_batch.size() > 1)
     add({"batch-mixed", share < kMixedShare,
          fmt::format("the decode lines span #running-req {}..{}: the {} of {} lines at #running-req {} are used, the "
                      "tok/s of the others is left out",
-                     log.lines_per_batch.begin()->first, log.lines_per_batch.rbegin()->first, log.line_numbers.size(),
+                     log.lines_per_batch.begin()->first, log.lines_per_batch.rbegin()->first, log.lines_at_batch(),
                      log.decode_lines, log.batch_size),
          share, "of the lines", kMixedShare, 1.0,
          "--batch-size N picks another #running-req; a benchmark at fixed concurrency gives one batch size"});
@@ -125,6 +125,30 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
                      log.tok_s_min, log.tok_s_max),
          log.tok_s_cv, "cv", 0.0, kUnstableCv,
          "prefills between decode lines and a growing context lower some lines: use a longer steady run"});
+  if (!log.idle_gap_lines.empty()) {
+    const auto& first = log.idle_gap_lines.front();
+    add({"idle-gap-lines", false,
+         fmt::format(
+             "{} decode line{} left out of the gen throughput median and spread: SGLang divides a line's tokens "
+             "by the time since the previous decode line, idle time included (line {}: {}{})",
+             log.idle_gap_lines.size(), log.idle_gap_lines.size() > 1 ? "s" : "", first.line, first.why,
+             log.idle_gap_lines.size() > 1 ? "; ..." : ""),
+         static_cast<double>(log.idle_gap_lines.size()), "lines", std::nullopt, std::nullopt,
+         "nothing to do: their accept len and token count still count; a longer steady run gives more lines"});
+  }
+  if (!log.context_len)
+    add({"context-assumed", false,
+         fmt::format("the decode lines give no token count (#token, #gpu-token or #full token): the scenario assumes "
+                     "{} tokens of context per request",
+                     f.context_len),
+         static_cast<double>(f.context_len), "tokens", std::nullopt, std::nullopt,
+         "set settings.context_len in the written scenario to the deployment's context"});
+  else if (log.context_from != "#token")
+    add({"context-from", false,
+         fmt::format(
+             "the context ({} tokens per request) is read from {}: the field newer SGLang logs instead of #token",
+             *log.context_len, log.context_from),
+         static_cast<double>(*log.context_len), "tokens", std::nullopt, std::nullopt, ""});
   if (!f.speculative)
     add({"speculation-off", false,
          fmt::format("speculation is off: the scenario is plain decoding at {:.1f} tok/s (bs {})", log.tok_s,

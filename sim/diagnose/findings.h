@@ -40,6 +40,7 @@ struct Figures {
   std::optional<double> allreduce_measured_us;
   std::string allreduce_source;
   bool model_too_slow = false;  ///< even half a step less than modelled cannot reach the tok/s
+  long long context_len = 0;    ///< the context per request the scenario runs at
 };
 
 /// The findings for this log and these figures, warnings first.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ingest/sglang_idle_gap.h"
 #include "ingest/text_lines.h"
 
 namespace specsim::ingest {
@@ -20,27 +21,35 @@ std::vector<double> SglangLog::accept_lens() const {
   return v;
 }
 
-std::optional<double> SglangLog::baseline_tok_s() const {
-  std::vector<double> v;
+namespace {
+
+// The non-speculative lines at one running request with a positive throughput, idle gaps split off.
+ThroughputLines baseline_split(const std::vector<DecodeLine>& decode) {
+  std::vector<const DecodeLine*> v;
   for (const auto& d : decode)
-    if (!d.accept_len && d.running_req == 1 && d.gen_tok_s > 0) v.push_back(d.gen_tok_s);
-  if (v.empty()) return std::nullopt;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    if (!d.accept_len && d.running_req == 1 && d.gen_tok_s > 0) v.push_back(&d);
+  return split_idle_gaps(v);
 }
 
-std::size_t SglangLog::baseline_lines() const {
-  return static_cast<std::size_t>(std::count_if(decode.begin(), decode.end(), [](const DecodeLine& d) {
-    return !d.accept_len && d.running_req == 1 && d.gen_tok_s > 0;
-  }));
+}  // namespace
+
+std::optional<double> SglangLog::baseline_tok_s() const {
+  const ThroughputLines t = baseline_split(decode);
+  if (t.kept.empty()) return std::nullopt;
+  std::vector<double> v;
+  for (const DecodeLine* d : t.kept) v.push_back(d->gen_tok_s);
+  return median_of(v);
 }
+
+std::size_t SglangLog::baseline_lines() const { return baseline_split(decode).kept.size(); }
+
+std::size_t SglangLog::baseline_idle_lines() const { return baseline_split(decode).idle.size(); }
 
 namespace {
 
 constexpr double kMaxLoggedAcceptLen = 64;  // SGLang's num_steps stays far below this
 
-// "key: value" fields after "Decode batch[,.] ", separated by ", ".
+// "key: value" fields after "Decode batch[ [N]][,.] ", separated by ", ".
 DecodeLine parse_decode(std::string_view rest, const std::string& file, std::size_t ln) {
   DecodeLine d;
   d.line = ln;
@@ -68,9 +77,12 @@ DecodeLine parse_decode(std::string_view rest, const std::string& file, std::siz
     };
     if (key == "#running-req")
       d.running_req = static_cast<int>(count("#running-req", 1e9)), have_running = true;
-    else if (key == "#token")
-      d.tokens = static_cast<long long>(count("#token", 1e15));
-    else if (key == "accept len") {
+    else if (key == "#token" || key == "#gpu-token" || key == "#full token") {
+      // `#token` where logged; newer SGLang logs `#gpu-token` (HiSparse) or `#full token` (hybrid
+      // attention) instead: the same count of the running requests' KV tokens.
+      const auto n = static_cast<long long>(count(std::string(key).c_str(), 1e15));
+      if (d.tokens_key.empty() || key == "#token") d.tokens = n, d.tokens_key = std::string(key);
+    } else if (key == "accept len") {
       d.accept_len = number("accept len");
       if (*d.accept_len > kMaxLoggedAcceptLen)
         fail_at(file, ln,
@@ -105,10 +117,27 @@ SglangLog parse_sglang_log(const std::string& text, const std::string& file) {
     const std::string_view l = lines[i];
     const std::size_t at = l.find("Decode batch");
     if (at != std::string_view::npos) {
-      if (at + 13 > l.size() || (l[at + 12] != ',' && l[at + 12] != '.'))
+      std::size_t sep = at + 12;
+      // SGLANG_LOG_FORWARD_ITERS adds the forward count: "Decode batch [123], ..."
+      if (sep + 2 < l.size() && l[sep] == ' ' && l[sep + 1] == '[') {
+        const std::size_t close = l.find(']', sep + 2);
+        if (close == std::string_view::npos || close == sep + 2 ||
+            l.substr(sep + 2, close - sep - 2).find_first_not_of("0123456789") != std::string_view::npos)
+          fail_at(file, i + 1, "'Decode batch [' not followed by a forward count and ']' (truncated line?)");
+        sep = close + 1;
+      }
+      if (sep + 1 > l.size() || (l[sep] != ',' && l[sep] != '.'))
         fail_at(file, i + 1, "'Decode batch' not followed by ',' or '.' and its fields (truncated line?)");
-      log.decode.push_back(parse_decode(l.substr(at + 13), file, i + 1));
-      if (!log.server_args.empty()) log.decode.back().server_args_index = log.server_args.size() - 1;
+      DecodeLine d = parse_decode(l.substr(sep + 1), file, i + 1);
+      if (!log.server_args.empty()) d.server_args_index = log.server_args.size() - 1;
+      d.time = find_log_timestamp(l.substr(0, at));
+      // Launches only follow one another: the previous decode line of this launch is the last one.
+      const DecodeLine* prev = !log.decode.empty() && log.decode.back().server_args_index == d.server_args_index
+                                   ? &log.decode.back()
+                                   : nullptr;
+      d.first_of_launch = !prev;
+      if (prev && prev->time && d.time) d.since_previous_s = seconds_between(*prev->time, *d.time);
+      log.decode.push_back(std::move(d));
     } else if (is_server_args_line(l)) {
       log.server_args.push_back(parse_server_args(l, file, i + 1));
     } else if (l.find("Prefill batch") != std::string_view::npos) {

@@ -3,12 +3,16 @@
 //   Decode batch, #running-req: 1, #token: 186, token usage: 0.00, accept len: 1.95,
 //     accept rate: 0.49, cuda graph: True, gen throughput (token/s): 178.86, #queue-req: 0
 //   Decode batch. #running-req: 1, #token: 186, token usage: 0.00, gen throughput (token/s): 178.86, ...
+// and the keys newer SGLang logs instead of `#token`: `#gpu-token` (with HiSparse, sgl-project/sglang
+// #22331), `#full token` (models with sliding-window or linear-attention layers); `Decode batch [N],`
+// when SGLANG_LOG_FORWARD_ITERS is set (python/sglang/srt/managers/scheduler_metrics_mixin.py).
 // Each line averages the decode steps since the previous one (SGLang logs every N steps).
 // The startup `server_args=ServerArgs(...)` line, when present, says how the server was launched.
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ingest/log_timestamp.h"
 #include "ingest/sglang_server_args.h"
 
 namespace specsim::ingest {
@@ -16,11 +20,17 @@ namespace specsim::ingest {
 struct DecodeLine {
   std::size_t line = 0;
   int running_req = 0;
-  long long tokens = 0;
+  long long tokens = 0;               ///< KV tokens of the running requests; 0 when the line gives none
+  std::string tokens_key;             ///< the field `tokens` came from (#token, #gpu-token, #full token); "" when none
   std::optional<double> accept_len;   ///< speculation on: accepted draft tokens per verify + 1
   std::optional<double> accept_rate;  ///< newer SGLang only
   std::optional<bool> cuda_graph;     ///< newer SGLang only
   double gen_tok_s = 0;               ///< gen throughput (token/s) over the interval
+  std::optional<LogTimestamp> time;   ///< the line's timestamp, when it has one
+  /// Seconds since the previous decode line of the same launch, when both are timestamped: the
+  /// interval the line's gen throughput averages over.
+  std::optional<double> since_previous_s;
+  bool first_of_launch = false;  ///< no decode line of its launch above it: its interval began before the log
   /// Index in SglangLog::server_args of the launch this line belongs to (the last server_args
   /// line above it); nullopt when none is above it.
   std::optional<std::size_t> server_args_index;
@@ -35,9 +45,10 @@ struct SglangLog {
   bool speculative() const;                 ///< some decode line reports an accept len
   std::vector<double> accept_lens() const;  ///< of the lines that report one, in order
   /// Median gen throughput of the non-speculative lines with one running request and a positive
-  /// throughput; nullopt when there are none.
+  /// throughput, idle gaps left out (ingest/sglang_idle_gap.h); nullopt when there are none.
   std::optional<double> baseline_tok_s() const;
-  std::size_t baseline_lines() const;
+  std::size_t baseline_lines() const;       ///< the lines that median is taken over
+  std::size_t baseline_idle_lines() const;  ///< the idle-gap lines left out of it
 };
 
 /// Parses a log; InputError `what (FILE:LINE)` on a decode line with a missing or bad field, a

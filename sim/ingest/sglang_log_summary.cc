@@ -9,15 +9,7 @@
 
 namespace specsim::ingest {
 
-namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
+using ingest::median_of;
 
 LogSummary summarize_log(const SglangLog& log, const std::string& file, std::optional<int> batch_size,
                          const std::string& batch_where) {
@@ -55,19 +47,25 @@ LogSummary summarize_log(const SglangLog& log, const std::string& file, std::opt
   }
   if (s.batch_size < 1) throw InputError("the decode lines used report #running-req 0: no request was decoding", file);
 
+  std::vector<const ingest::DecodeLine*> at_batch;
+  for (const auto& d : log.decode)
+    if (in_launch(d) && d.running_req == s.batch_size) at_batch.push_back(&d);
+  // The throughput figures leave out lines that average over idle time; the accept len and the
+  // token count of every line count (they do not depend on time).
+  const ingest::ThroughputLines split = ingest::split_idle_gaps(at_batch);
+  s.idle_gap_lines = split.idle;
   std::vector<double> tps, ctx;
+  for (const ingest::DecodeLine* d : split.kept) s.line_numbers.push_back(d->line), tps.push_back(d->gen_tok_s);
   double accept_sum = 0;
   std::size_t accept_n = 0;
-  for (const auto& d : log.decode) {
-    if (!in_launch(d) || d.running_req != s.batch_size) continue;
-    s.line_numbers.push_back(d.line);
-    tps.push_back(d.gen_tok_s);
-    if (d.accept_len)
-      accept_sum += *d.accept_len, ++accept_n, s.accept_len_max = std::max(s.accept_len_max, *d.accept_len);
-    if (d.cuda_graph) ++(*d.cuda_graph ? s.graph_lines : s.eager_lines);
-    if (d.tokens > 0) ctx.push_back(static_cast<double>(d.tokens) / d.running_req);
+  std::map<std::string, std::size_t> ctx_keys;
+  for (const ingest::DecodeLine* d : at_batch) {
+    if (d->accept_len)
+      accept_sum += *d->accept_len, ++accept_n, s.accept_len_max = std::max(s.accept_len_max, *d->accept_len);
+    if (d->cuda_graph) ++(*d->cuda_graph ? s.graph_lines : s.eager_lines);
+    if (d->tokens > 0) ctx.push_back(static_cast<double>(d->tokens) / d->running_req), ++ctx_keys[d->tokens_key];
   }
-  s.tok_s = median(tps);
+  s.tok_s = median_of(tps);
   double mean = 0, var = 0;
   for (double v : tps) mean += v;
   mean /= static_cast<double>(tps.size());
@@ -77,7 +75,12 @@ LogSummary summarize_log(const SglangLog& log, const std::string& file, std::opt
   s.tok_s_max = *std::max_element(tps.begin(), tps.end());
   if (accept_n) s.accept_len = accept_sum / static_cast<double>(accept_n);
   s.speculative = accept_n > 0;
-  if (!ctx.empty()) s.context_len = std::max(1LL, std::llround(median(ctx)));
+  if (!ctx.empty()) {
+    s.context_len = std::max(1LL, std::llround(median_of(ctx)));
+    std::size_t most = 0;
+    for (const auto& [key, n] : ctx_keys)
+      if (n > most) most = n, s.context_from = key;
+  }
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ingest/sglang_idle_gap.h"
 #include "ingest/sglang_log.h"
 
 namespace specsim::ingest {
@@ -18,15 +19,27 @@ struct LogSummary {
   std::size_t decode_lines = 0;                ///< of the chosen launch, with a positive gen throughput
   std::map<int, std::size_t> lines_per_batch;  ///< #running-req -> lines, of the chosen launch
   int batch_size = 0;                          ///< #running-req of the lines used
-  std::vector<std::size_t> line_numbers;       ///< the lines used (1-based), in order
-  double tok_s = 0;                            ///< median gen throughput of the lines used
-  double tok_s_cv = 0;                         ///< their coefficient of variation (stdev / mean)
+  std::vector<std::size_t> line_numbers;       ///< the lines whose gen throughput is used (1-based), in order
+  /// Lines at that batch size whose gen throughput spans an idle gap (ingest/sglang_idle_gap.h):
+  /// left out of the throughput figures; their accept len and token count still count.
+  std::vector<ingest::IdleGapLine> idle_gap_lines;
+  double tok_s = 0;     ///< median gen throughput of the lines used
+  double tok_s_cv = 0;  ///< their coefficient of variation (stdev / mean)
   double tok_s_min = 0, tok_s_max = 0;
   std::optional<double> accept_len;  ///< mean logged accept len of the lines used
   double accept_len_max = 0;
   std::size_t graph_lines = 0, eager_lines = 0;  ///< lines used logging `cuda graph: True` / `False`
-  std::optional<long long> context_len;          ///< median #token / #running-req of the lines used
+  std::optional<long long> context_len;          ///< median token count / #running-req of the lines at the batch size
+  std::string context_from;                      ///< the field it was read from (#token, #gpu-token, ...); "" when none
   bool speculative = false;                      ///< the lines used report an accept len
+  /// The lines at the batch size: those used and the idle gaps.
+  std::size_t lines_at_batch() const { return line_numbers.size() + idle_gap_lines.size(); }
+  /// The idle-gap lines' numbers, in order.
+  std::vector<std::size_t> idle_gap_line_numbers() const {
+    std::vector<std::size_t> v;
+    for (const auto& g : idle_gap_lines) v.push_back(g.line);
+    return v;
+  }
 };
 
 /// Summarises the parsed log; `batch_size` picks the lines at that #running-req (else the batch

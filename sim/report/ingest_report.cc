@@ -78,7 +78,8 @@ std::string sglang_log_summary(const std::string& file, bool as_json) {
                 {"speculative", log.speculative()},
                 {"accept_len_lines", lens.size()},
                 {"accept_len_mean", lens.empty() ? json(nullptr) : json(mean)},
-                {"baseline_tok_s", base ? json(*base) : json(nullptr)}}
+                {"baseline_tok_s", base ? json(*base) : json(nullptr)},
+                {"baseline_idle_gap_lines", log.baseline_idle_lines()}}
                .dump(2) +
            "\n";
   }
@@ -91,9 +92,10 @@ std::string sglang_log_summary(const std::string& file, bool as_json) {
         lens.size(), mean, lo, hi, file);
   if (base)
     out += fmt::format(
-        "no speculation at 1 running request: median gen throughput {:.1f} tok/s over {} lines -> `--baseline-from "
+        "no speculation at 1 running request: median gen throughput {:.1f} tok/s over {} lines{} -> `--baseline-from "
         "{}`\n",
-        *base, log.baseline_lines(), file);
+        *base, log.baseline_lines(),
+        log.baseline_idle_lines() ? fmt::format(" ({} after idle gaps left out)", log.baseline_idle_lines()) : "", file);
   return out;
 }
 
