@@ -3,10 +3,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "accept/fit.h"
-#include "scenario/sglang_draft_rule.h"
-#include "accept/tree_model.h"
 #include "accept/accept_len.h"
+#include "accept/fit.h"
+#include "accept/tree_model.h"
+#include "scenario/sglang_draft_rule.h"
 #include "util/error.h"
 
 using namespace specsim;

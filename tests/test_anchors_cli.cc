@@ -110,8 +110,8 @@ TEST_CASE("on other hardware only the acceptance carries, and the listing says s
 }
 
 TEST_CASE("a speculative tok/s with its accept len calibrates the cycle, split evenly over its forwards") {
-  const std::vector<std::string> base = {"--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch",
-                                         "--tp-size",    "2",            "--allreduce", "nccl"};
+  const std::vector<std::string> base = {
+      "--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch", "--tp-size", "2", "--allreduce", "nccl"};
   std::vector<std::string> a = base;
   for (const char* t : {"--accept-len", "3", "--measured-spec-tok-s", "300"}) a.push_back(t);
   const json j = run_json(a);

@@ -2,10 +2,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "accept/accept_len.h"
 #include "cost/compute_cost.h"
 #include "cost/custom_ar_model.h"
 #include "cost/nccl_model.h"
-#include "accept/accept_len.h"
 #include "engine/phase_timer.h"
 #include "plan/cycle_plan.h"
 #include "plan/op_builders.h"

@@ -23,10 +23,26 @@ std::vector<std::string> pasted(std::vector<std::string> extra = {}) {
                                 "--measured-allreduce-us",
                                 "200"};
   a.insert(a.end(), extra.begin(), extra.end());
-  for (const char* t : {"--", "python", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
-                        "--tp", "8", "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path",
-                        "lmsys/DeepSeek-V3-EAGLE3", "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
-                        "--speculative-num-draft-tokens", "3", "--cuda-graph-max-bs", "128"})
+  for (const char* t : {"--",
+                        "python",
+                        "-m",
+                        "sglang.launch_server",
+                        "--model-path",
+                        "deepseek-ai/DeepSeek-V3",
+                        "--tp",
+                        "8",
+                        "--speculative-algorithm",
+                        "EAGLE3",
+                        "--speculative-draft-model-path",
+                        "lmsys/DeepSeek-V3-EAGLE3",
+                        "--speculative-num-steps",
+                        "2",
+                        "--speculative-eagle-topk",
+                        "1",
+                        "--speculative-num-draft-tokens",
+                        "3",
+                        "--cuda-graph-max-bs",
+                        "128"})
     a.push_back(t);
   return a;
 }
@@ -46,7 +62,8 @@ TEST_CASE("the pasted launch command with its measurements reproduces the built-
   CHECK(row["baseline"]["tok_per_s"].get<double>() == Approx(89.5).epsilon(0.01));
   CHECK(row["spec"]["tok_per_s"].get<double>() == Approx(54.1).epsilon(0.01));
   const json built_in = run_json({});
-  CHECK(row["spec"]["tok_per_s"].get<double>() == Approx(nccl(built_in)["spec"]["tok_per_s"].get<double>()).epsilon(0.01));
+  CHECK(row["spec"]["tok_per_s"].get<double>() ==
+        Approx(nccl(built_in)["spec"]["tok_per_s"].get<double>()).epsilon(0.01));
   REQUIRE(j.contains("explanation"));
   const json& e = j["explanation"];
   // eager verify explains the 200 us: the baseline's graphed all-reduces cannot cost that much

@@ -53,7 +53,7 @@ std::vector<ReplayPoint> synthetic_points(const Hardware& hw) {
 }  // namespace
 
 TEST_CASE("replay: a GPU machine replays for real; without one, exit 2 with one line") {
-  const std::vector<std::string> args = {"replay", "--model-path", "llama-3.1-8b", "--tp-size", "1",
+  const std::vector<std::string> args = {"replay",     "--model-path",  "llama-3.1-8b", "--tp-size", "1",
                                          "--hardware", "h200:nvswitch", "--accept-len", "3"};
 #ifdef SPECSIM_WITH_REPLAY
   if (exists("/dev/nvidia0")) {  // the GPU machine: a short replay, its report measured beside predicted

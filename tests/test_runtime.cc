@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "evaluate/evaluate_scenario.h"
 #include "cost/runtime_cost.h"
+#include "evaluate/evaluate_scenario.h"
 #include "scenario/resolve.h"
 #include "test_util.h"
 #include "util/error.h"

@@ -1,17 +1,16 @@
 #include "anchors/anchors.h"
-#include "cost/allreduce_model.h"
 
 #include <fmt/format.h>
 
 #include <Eigen/Dense>
-
 #include <cmath>
 #include <functional>
 #include <map>
 
 #include "accept/accept_len.h"
-#include "engine/cycle_eval.h"
+#include "cost/allreduce_model.h"
 #include "cost/runtime_cost.h"
+#include "engine/cycle_eval.h"
 #include "util/error.h"
 
 namespace specsim {
@@ -155,10 +154,11 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     // A step under half the modelled one is no pessimistic profile but a wrong figure (a unit, or
     // tok/s of one request instead of the batch): an overhead that large would cancel the GPU work.
     if (!(step_us >= 0.5 * e.model))
-      throw MeasurementConflict(fmt::format("measured baseline {:g} tok/s means a {:.4g} us step, under half the modelled "
-                                   "{:.0f} us (tok/s of the whole batch?): out of range",
-                                   e.measured, step_us, e.model),
-                       b.m->baseline_source);
+      throw MeasurementConflict(
+          fmt::format("measured baseline {:g} tok/s means a {:.4g} us step, under half the modelled "
+                      "{:.0f} us (tok/s of the whole batch?): out of range",
+                      e.measured, step_us, e.model),
+          b.m->baseline_source);
     e.derived = step_us - e.model;
     rep.entries.push_back(e);
     resolve_same_place(
@@ -212,10 +212,11 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     e.derived = e.measured * e.model / 1e6 / b.plan.batch;
     const int max_len = r.num_steps + 1;  // the bonus token plus one per draft step (tree depth = steps)
     if (e.derived < 1.0 || e.derived > max_len + 1e-9)
-      throw MeasurementConflict(fmt::format("{:g} tok/s with a modelled cycle of {:.0f} us implies accept len {:.2f}, outside "
-                                   "[1, {}] (steps + 1): check the measurement or the anchors",
-                                   e.measured, e.model, e.derived, max_len),
-                       e.source);
+      throw MeasurementConflict(
+          fmt::format("{:g} tok/s with a modelled cycle of {:.0f} us implies accept len {:.2f}, outside "
+                      "[1, {}] (steps + 1): check the measurement or the anchors",
+                      e.measured, e.model, e.derived, max_len),
+          e.source);
     e.accept_rate = accept_rate_at(e.derived, r.num_steps, r.topk, r.num_draft_tokens);
     rep.entries.push_back(e);
     resolve_same_place(
@@ -263,14 +264,16 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
         e.applies.push_back("no phase of this run (plain decoding runs no draft or verify)");
         continue;
       }
-      e.applies.push_back(fmt::format("every speculative cycle: {:+.1f} us per draft forward ({} a cycle here), "
-                                      "{:+.1f} us per verify",
-                                      e.step_extra_us, run.num_steps, e.verify_extra_us));
+      e.applies.push_back(
+          fmt::format("every speculative cycle: {:+.1f} us per draft forward ({} a cycle here), "
+                      "{:+.1f} us per verify",
+                      e.step_extra_us, run.num_steps, e.verify_extra_us));
       if (run.num_steps != e.steps || run.topk != e.topk || run.num_draft_tokens != e.draft_tokens ||
           run.batch_size != e.batch_size)
-        e.applies.push_back(fmt::format("carried from steps {}, topk {}, {} draft tokens at bs {} as per-forward "
-                                        "terms, as the serving runtime's own work is",
-                                        e.steps, e.topk, e.draft_tokens, e.batch_size));
+        e.applies.push_back(
+            fmt::format("carried from steps {}, topk {}, {} draft tokens at bs {} as per-forward "
+                        "terms, as the serving runtime's own work is",
+                        e.steps, e.topk, e.draft_tokens, e.batch_size));
       if (!others.empty()) e.applies.push_back("every all-reduce backend (" + others + " too): not NCCL's time");
       e.not_applies.push_back("baseline_decode (plain decoding runs no draft or verify)");
       continue;

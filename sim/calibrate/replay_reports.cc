@@ -1,5 +1,4 @@
 #include "calibrate/replay_reports.h"
-#include "cost/allreduce_model.h"
 
 #include <fmt/format.h>
 
@@ -8,6 +7,7 @@
 #include <filesystem>
 #include <type_traits>
 
+#include "cost/allreduce_model.h"
 #include "plan/op_builders.h"
 #include "util/error.h"
 

@@ -4,9 +4,9 @@
 // (scales with the GPU's kernel floor, or its HBM bandwidth for per-token terms).
 #include <array>
 
+#include "scenario/hardware.h"
 #include "scenario/runtime_profile.h"
 #include "scenario/scenario.h"
-#include "scenario/hardware.h"
 
 namespace specsim {
 

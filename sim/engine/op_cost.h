@@ -2,9 +2,9 @@
 // The one place an Op becomes time: GPU microseconds and the host's launch cost, for a chosen
 // all-reduce backend and the anchors derived from measurements.
 #include "cost/allreduce_model.h"
+#include "cost/runtime_cost.h"
 #include "plan/cycle_plan.h"
 #include "plan/op.h"
-#include "cost/runtime_cost.h"
 #include "scenario/hardware.h"
 #include "scenario/run_spec.h"
 

@@ -4,9 +4,8 @@
 // knows for the ones that make every measurement hold: which phases ran eagerly, NCCL's P2P
 // level, NCCL's algorithm and protocol. The best is used and said, with the runner-up and the
 // flags that state it; when none fits, the first contradiction is reported with what was tried.
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -17,21 +16,21 @@ namespace specsim {
 
 /// One set of assumptions tried: the flags it adds to what the user stated.
 struct Assumption {
-  std::string words;                ///< "verify ran eagerly, NCCL_P2P_LEVEL=SYS"
-  std::vector<std::string> flags;   ///< "--eager-phases verify", "--nccl-p2p-level SYS"
-  int changes = 0;                  ///< assumptions made: fewer is simpler
-  double unexplained = 0;           ///< the anchors' extra terms, relative to what they measured
+  std::string words;               ///< "verify ran eagerly, NCCL_P2P_LEVEL=SYS"
+  std::vector<std::string> flags;  ///< "--eager-phases verify", "--nccl-p2p-level SYS"
+  int changes = 0;                 ///< assumptions made: fewer is simpler
+  double unexplained = 0;          ///< the anchors' extra terms, relative to what they measured
 };
 
 /// A scenario evaluated, with the assumption that made its measurements consistent (if any).
 struct ExplainedRun {
   Scenario scenario;
   ScenarioResult result;
-  bool explained = false;     ///< an assumption was needed
-  Assumption chosen;          ///< when explained: the one used
+  bool explained = false;              ///< an assumption was needed
+  Assumption chosen;                   ///< when explained: the one used
   std::vector<Assumption> runners_up;  ///< the other consistent ones, best first
-  std::string conflict;       ///< when explained: the contradiction under the stated settings
-  int tried = 0;              ///< assumption sets tried
+  std::string conflict;                ///< when explained: the contradiction under the stated settings
+  int tried = 0;                       ///< assumption sets tried
 };
 
 /// Builds the scenario (`make`) from `args` and evaluates it. When its measurements contradict

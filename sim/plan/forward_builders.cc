@@ -12,7 +12,6 @@
 namespace specsim {
 using namespace ops;
 
-
 void check_tp_split(const ModelSpec& m, int tp, const char* which) {
   auto need = [&](int dim, const char* what) {
     if (dim % tp != 0)

@@ -112,8 +112,8 @@ void render_gnuplot(const std::string& path, const std::string& script_path, con
   TempPath out_guard(temp_name_beside(path));
   const std::string tmp_out = out_guard.path();
   // Data inline as a gnuplot datablock: one file to run, nothing to quote in paths.
-  const std::string script =
-      terminal(path) + "set output " + gnuplot_quote(tmp_out) + "\n$DATA << EOD\n" + data + "EOD\n" + commands + "unset output\n";
+  const std::string script = terminal(path) + "set output " + gnuplot_quote(tmp_out) + "\n$DATA << EOD\n" + data +
+                             "EOD\n" + commands + "unset output\n";
   { std::ofstream(dir / "plot.gp") << script; }
   try {
     run_gnuplot(find_gnuplot(), (dir / "plot.gp").string(), (dir / "gnuplot.log").string());

@@ -95,7 +95,8 @@ std::string sglang_log_summary(const std::string& file, bool as_json) {
         "no speculation at 1 running request: median gen throughput {:.1f} tok/s over {} lines{} -> `--baseline-from "
         "{}`\n",
         *base, log.baseline_lines(),
-        log.baseline_idle_lines() ? fmt::format(" ({} after idle gaps left out)", log.baseline_idle_lines()) : "", file);
+        log.baseline_idle_lines() ? fmt::format(" ({} after idle gaps left out)", log.baseline_idle_lines()) : "",
+        file);
   return out;
 }
 

@@ -154,7 +154,9 @@ json report_json(const Scenario& s, const ScenarioResult& r) {
           {"settings", settings_json(s, r)},
           {"reference_baseline",
            {{"tok_per_s", r.reference_baseline_tok_s},
-            {"kind", r.reference_measured ? "measured" : r.reference_implied ? "implied" : "modelled"},
+            {"kind", r.reference_measured  ? "measured"
+                     : r.reference_implied ? "implied"
+                                           : "modelled"},
             {"what", "plain decoding with NCCL in every phase at these settings, anchored"}}},
           {"notes", s.notes},
           {"scenarios", scenarios}};

@@ -151,8 +151,8 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
     if (run.speculative()) {
       out += fmt::format("speedup against the {} ({:.1f} tok/s):",
                          r.reference_measured  ? "measured baseline, NCCL"
-          : r.reference_implied ? "implied baseline, NCCL"
-                                : "NCCL baseline at these settings",
+                         : r.reference_implied ? "implied baseline, NCCL"
+                                               : "NCCL baseline at these settings",
                          r.reference_baseline_tok_s);
       for (const auto& c : r.results)
         if (c.refused.empty())

@@ -94,10 +94,9 @@ inline constexpr std::size_t kPciePushMaxBytes8 = 64 * 1024;
 // Flag-free one-shot (one-shot-ll): no barrier; it moves the bytes one-shot push moves. Measured
 // on 2 H200s (NVLink), 200 calls in a CUDA graph: faster than one-shot pull, push and two-shot at
 // every size from 1 KB to its 1 MiB cap (3.6 us against 5.2 for pull at 14-114 KB; 9.1 against
-// 10.5 at 1 MiB; traces/experiments/README.md, experiment 3). Wider worlds are not measured on real GPUs: there the caps
-// come from the engine's model (sim/cost/custom_ar_model.cc: one barrier plus the bytes), whose
-// crossover with two-shot at 8 ranks falls near 780 KB on NVLink and 250-450 KB on the PCIe
-// profiles.
+// 10.5 at 1 MiB; traces/experiments/README.md, experiment 3). Wider worlds are not measured on real GPUs: there the
+// caps come from the engine's model (sim/cost/custom_ar_model.cc: one barrier plus the bytes), whose crossover with
+// two-shot at 8 ranks falls near 780 KB on NVLink and 250-450 KB on the PCIe profiles.
 inline constexpr std::size_t kLlMaxBytes4 = kLlMaxBytes;
 inline constexpr std::size_t kLlMaxBytes8 = 512 * 1024;
 inline constexpr std::size_t kPcieLlMaxBytes8 = 256 * 1024;

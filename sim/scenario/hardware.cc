@@ -225,8 +225,7 @@ Hardware load_hardware(const std::string& spec, int num_gpus, const std::string&
     const std::string topo_path = (root / "topologies" / (topo + ".json")).string();
     if (!is_file(gpu_path))
       throw InputError(
-          fmt::format("unknown GPU '{}': use {}", gpu, fmt::join(json_names_in((root / "gpus").string()), ", ")),
-          flag);
+          fmt::format("unknown GPU '{}': use {}", gpu, fmt::join(json_names_in((root / "gpus").string()), ", ")), flag);
     if (!is_file(topo_path))
       throw InputError(fmt::format("unknown topology '{}': use {}", topo,
                                    fmt::join(json_names_in((root / "topologies").string()), ", ")),

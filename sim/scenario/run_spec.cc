@@ -3,9 +3,9 @@
 #include <cmath>
 #include <string>
 
-#include "scenario/sglang_draft_rule.h"
 #include "scenario/custom_ar_policy.h"
 #include "scenario/flag_ranges.h"
+#include "scenario/sglang_draft_rule.h"
 #include "util/error.h"
 
 namespace specsim {

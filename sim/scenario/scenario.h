@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "scenario/runtime_profile.h"
 #include "scenario/hardware.h"
 #include "scenario/measured_run.h"
 #include "scenario/model_spec.h"
 #include "scenario/run_spec.h"
+#include "scenario/runtime_profile.h"
 
 namespace specsim {
 

@@ -23,7 +23,6 @@ json run_settings_json(const RunSpec& r) {
 
 namespace {
 
-
 constexpr const char* kFormat = "specsim-scenario-1";
 
 std::string eager_list(const RunSpec& r) {
@@ -231,7 +230,6 @@ void args_from_scenario_file(const json& f, RunArgs& a, const std::string& w) {
   // Said as where it came from: the report does not call it given on the command line.
   if (!accept_given && (a.accept_len || a.accept_rate)) a.accept_source = "scenario file " + w;
 }
-
 
 void apply_scenario_file(const json& f, Scenario& s, const std::string& w) {
   if (!f.contains("format")) return;  // SGLang's --config form: flags only

@@ -9,8 +9,8 @@
 #include <optional>
 #include <thread>
 
-#include "cost/allreduce_model.h"
 #include "accept/accept_len.h"
+#include "cost/allreduce_model.h"
 #include "evaluate/result_checks.h"
 #include "util/error.h"
 

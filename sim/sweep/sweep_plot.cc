@@ -173,7 +173,7 @@ Script tokps(const View& v) {
     s.data += fmt::format("{} {}\n\n\n", *m.run.measured_allreduce_us, *m.run.measured_spec_tok_s);
     plots += fmt::format("'$DATA' index {} using 1:2 with points pt 9 ps 2 lc rgb 'black' title {}, ", block++,
                          gnuplot_quote(fmt::format("measured ({}): {:g} tok/s with NCCL at {:g} us", m.origin,
-                                       *m.run.measured_spec_tok_s, *m.run.measured_allreduce_us)));
+                                                   *m.run.measured_spec_tok_s, *m.run.measured_allreduce_us)));
   }
   plots.resize(plots.size() - 2);
   s.text = fmt::format(
@@ -216,7 +216,8 @@ Script heatmap(const View& v) {
       "set xrange [{}:{}]\nset yrange [*:*] noextend\n"
       "splot '$DATA' using 1:2:3 with pm3d notitle, '$BE' using 1:2:(1) with lines lw 2 lc rgb 'black' "
       "title 'break-even accept len (speedup 1)'\n",
-      be, gnuplot_quote(v.title() + ": speedup of speculation"), zmin, zmax, zmin, zmax, xs.front().first, xs.back().first);
+      be, gnuplot_quote(v.title() + ": speedup of speculation"), zmin, zmax, zmin, zmax, xs.front().first,
+      xs.back().first);
   return s;
 }
 

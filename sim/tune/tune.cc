@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <map>
 
-#include "scenario/sglang_draft_rule.h"
 #include "cost/allreduce_model.h"
-#include "evaluate/result_checks.h"
 #include "evaluate/evaluate_scenario.h"
+#include "evaluate/result_checks.h"
+#include "scenario/sglang_draft_rule.h"
 #include "util/error.h"
 
 namespace specsim::tune {
