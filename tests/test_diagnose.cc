@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "diagnose/findings.h"
-#include "diagnose/log_summary.h"
+#include "ingest/sglang_log_summary.h"
 #include "diagnose/scenario_yaml.h"
 #include "ingest/sglang_log.h"
 #include "ingest/text_lines.h"
@@ -296,7 +296,7 @@ TEST_CASE("diagnose bad input: one error line, exit 2, no -o file") {
 }
 
 TEST_CASE("diagnose findings: the overhead range, by hand") {
-  diagnose::LogSummary log;
+  ingest::LogSummary log;
   log.launch = ingest::ServerArgs{};  // else a note says the log has none
   log.batch_size = 1, log.tok_s = 100, log.line_numbers = {1, 2}, log.decode_lines = 2, log.lines_per_batch = {{1, 2}};
   log.context_len = 1000, log.context_from = "#token";  // else a note says the context is assumed
@@ -370,7 +370,7 @@ TEST_CASE("idle gap: the real EAGLE-3 excerpt's median is its steady figure, and
   REQUIRE(lines.size() >= 3);
   const std::vector<double> steady(lines.begin() + 1, lines.end());
   const auto log = ingest::parse_sglang_log(slurp(kIdleGap), kIdleGap);
-  const diagnose::LogSummary s = diagnose::summarize_log(log, kIdleGap, std::nullopt);
+  const ingest::LogSummary s = ingest::summarize_log(log, kIdleGap, std::nullopt);
   CHECK(s.tok_s == median_of(steady));
   CHECK(s.tok_s != median_of(lines));  // what it read before: the gap line pulled the median down
   REQUIRE(s.idle_gap_lines.size() == 1);
@@ -435,7 +435,7 @@ TEST_CASE("idle gap: the real EAGLE-3 excerpt's median is its steady figure, and
   const auto parsed = ingest::parse_sglang_log(slurp(dir + "/two.log"), "two");
   const auto& second_gap = parsed.decode[lines.size()];
   CHECK(*second_gap.since_previous_s > 5 * 60);
-  const auto gaps = diagnose::summarize_log(parsed, "two", std::nullopt).idle_gap_lines;
+  const auto gaps = ingest::summarize_log(parsed, "two", std::nullopt).idle_gap_lines;
   REQUIRE(gaps.size() == 2);
   CHECK(gaps[1].why.find("s after the previous decode line") != std::string::npos);
   // The repeat 1 s after the last line: its slow first line is a prefill's, not an idle gap's.
@@ -454,8 +454,8 @@ TEST_CASE("the context: #gpu-token read as #token, and a log without a count say
   // sgl-project/sglang#22331: 5 requests, 20800 KV tokens, logged as #token before, #gpu-token after.
   const auto after = ingest::parse_sglang_log(slurp(kGpuToken), kGpuToken);
   const auto before = ingest::parse_sglang_log(slurp(kTokenBefore), kTokenBefore);
-  const auto sa = diagnose::summarize_log(after, kGpuToken, std::nullopt);
-  const auto sb = diagnose::summarize_log(before, kTokenBefore, std::nullopt);
+  const auto sa = ingest::summarize_log(after, kGpuToken, std::nullopt);
+  const auto sb = ingest::summarize_log(before, kTokenBefore, std::nullopt);
   REQUIRE(sa.context_len);
   CHECK(*sa.context_len == after.decode[0].tokens / after.decode[0].running_req);
   CHECK(sa.context_len == sb.context_len);
