@@ -14,8 +14,7 @@ namespace specsim {
 const char* const kAnchorRule =
     "the anchor is the row its user would have measured first: among the family's rows with a measured "
     "baseline tok/s (and a measured spec tok/s, when any row of the family has one), the smallest batch size, "
-    "then the fewest draft tokens, steps and top-k (unstated counts last), then the case id; on every table "
-    "stored this is the table's first speculative row";
+    "then the fewest draft tokens, steps and top-k (unstated counts last), then the case id";
 
 namespace {
 
