@@ -4,15 +4,18 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "accept/accept_len.h"
 #include "evaluate/evaluate_scenario.h"
 #include "scenario/resolve.h"
 #include "test_util.h"
 #include "util/error.h"
 #include "validate/nccl_check.h"
+#include "validate/transfer.h"
 #include "validate/validate.h"
 
 using namespace specsim;
@@ -315,4 +318,251 @@ TEST_CASE("validate --nccl: a points table is read as printed; bad rows and form
   } catch (const InputError& e) {
     CHECK(e.where().find("nccl_p2p_level") != std::string::npos);
   }
+}
+
+// ---- validate --transfer: families of rows predicted from their anchor row ----
+
+namespace {
+
+const TransferFamily& family_of(const TransferResult& r, const std::string& id) {
+  for (const auto& f : r.families)
+    if (f.family.id == id) return f;
+  throw std::runtime_error("no family " + id);
+}
+
+const TransferRow& row_of(const TransferFamily& f, const std::string& id) {
+  for (const auto& r : f.rows)
+    if (r.c.id == id) return r;
+  throw std::runtime_error("no row " + id);
+}
+
+// llama-3.1-8b on one H100, SGLang, NCCL: the transfer set's deployment, run from flags alone.
+CycleResult run_flags(int batch, int steps, std::optional<double> measured_baseline, std::optional<double> accept) {
+  RunArgs a;
+  a.model_path = "llama-3.1-8b";
+  a.hardware = "h100-sxm:nvswitch";
+  a.tp_size = 1, a.batch_size = batch;
+  a.runtime = "sglang";
+  a.allreduce = {"nccl"};
+  if (accept) {
+    a.algorithm = "EAGLE3";
+    a.num_steps = steps, a.topk = 1, a.num_draft_tokens = steps + 1;
+    a.accept_len = accept;
+  } else {
+    a.algorithm = "NONE";
+  }
+  a.measured_baseline_tok_s = measured_baseline;
+  return run_scenario(resolve_scenario(a)).results.front();
+}
+
+// `command` as run_specsim arguments, the anchor's scenario file moved to `file`.
+std::vector<std::string> transfer_args(const std::string& command, const std::string& scenario_file,
+                                       const std::string& file) {
+  std::vector<std::string> args;
+  std::istringstream words(command);
+  for (std::string w; words >> w;) args.push_back(w == scenario_file ? file : w);
+  REQUIRE(args.size() > 2);
+  CHECK(args.front() == "specsim");
+  args.erase(args.begin());
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("transfer: rows grouped by source and deployment, the anchor chosen by the rule") {
+  const TransferResult r = run_transfer(test::traces_path("../tests/data/transfer-set"));
+  REQUIRE(r.families.size() == 3);
+  // transfer-a: four rows; the anchor is bs 1 with the fewest draft tokens (4 before 6), ties by id.
+  const TransferFamily& a = family_of(r, "a1-anchor");
+  CHECK(a.family.cases.size() == 4);
+  CHECK(a.not_scored.empty());
+  CHECK(a.scenario_file == "transfer-a1-anchor.json");
+  // A family of one row is listed, not scored; one without a baseline has no anchor at all.
+  CHECK(family_of(r, "b1-alone").not_scored.find("one row") != std::string::npos);
+  const TransferFamily& c = family_of(r, "c1-spec-only");
+  CHECK_FALSE(c.family.anchor);
+  CHECK(c.not_scored.find("no row measures both a baseline and a spec tok/s") != std::string::npos);
+  CHECK(c.rows.empty());
+  // A row the zoo cannot run (same source as transfer-a) is in no family.
+  REQUIRE(r.skipped.size() == 1);
+  CHECK(r.skipped[0].first.id == "d1-no-zoo");
+  CHECK(r.skipped[0].second.find("zoo_model") != std::string::npos);
+}
+
+TEST_CASE("transfer: the anchor row is reproduced and every other row predicted at its own settings") {
+  const TransferResult r = run_transfer(test::traces_path("../tests/data/transfer-set"));
+  const TransferFamily& f = family_of(r, "a1-anchor");
+  // The anchor's run takes its measured baseline and spec tok/s: it gives both back exactly, and
+  // its spec tok/s implies the accept length its run uses.
+  const TransferRow& a = row_of(f, "a1-anchor");
+  REQUIRE(a.anchor);
+  CHECK(*a.baseline_tok_s == Approx(150.0));
+  CHECK(*a.spec_tok_s == Approx(300.0));
+  CHECK(a.command.find("--measured-baseline-tok-s 150 ") != std::string::npos);
+  CHECK(a.command.find("--measured-spec-tok-s 300 ") != std::string::npos);
+  CHECK(a.command.find("--accept-len") == std::string::npos);
+  CHECK(a.command.find("--save-scenario transfer-a1-anchor.json") != std::string::npos);
+  const double implied = *a.accept_len;
+  CHECK(implied > 1.0);
+  CHECK(implied < 4.0);
+
+  // Same batch, another draft shape, its own accept length: the same as a run with the anchor's
+  // baseline measured at this very batch (the plain step does not depend on the draft).
+  const TransferRow& s5 = row_of(f, "a2-steps5");
+  const CycleResult flags = run_flags(1, 5, 150.0, 4.0);
+  CHECK(*s5.baseline_tok_s == Approx(150.0));
+  CHECK(*s5.spec_tok_s == Approx(flags.spec_tok_s));
+  CHECK(*s5.accept_len == Approx(4.0));
+  CHECK(s5.command.rfind("specsim run --scenario transfer-a1-anchor.json --model-path llama-3.1-8b", 0) == 0);
+  CHECK(s5.command.find("--accept-len 4") != std::string::npos);
+  CHECK(s5.command.find("--measured-") == std::string::npos);  // its own measurements are what is predicted
+
+  // Another batch: the plain step is the model's at bs 4 plus the anchor's overhead per forward
+  // (measured bs-1 step minus the model's bs-1 step), carried as a constant.
+  const double step1_model = 1e6 / run_flags(1, 3, std::nullopt, std::nullopt).baseline_tok_s;
+  const double step4_model = 4e6 / run_flags(4, 3, std::nullopt, std::nullopt).baseline_tok_s;
+  const double overhead = 1e6 / 150.0 - step1_model;
+  const TransferRow& b4 = row_of(f, "a3-bs4");
+  CHECK(*b4.baseline_tok_s == Approx(1e6 / (step4_model + overhead)));
+
+  // No accept length: the anchor's per-token acceptance, projected to this row's draft shape.
+  const TransferRow& na = row_of(f, "a4-no-accept");
+  CHECK(*na.accept_len == Approx(accept_len_at(accept_rate_at(implied, 3, 1, 4), 5, 1, 6)));
+  CHECK(na.accept_source.find("projected") != std::string::npos);
+  CHECK(na.command.find("--accept-len") == std::string::npos);
+
+  // Scored: the three held-out rows' spec tok/s; the baseline only where it is not the anchor's
+  // own figure (bs 4); the anchor is left out.
+  std::vector<double> errs;
+  for (const char* id : {"a2-steps5", "a3-bs4", "a4-no-accept"})
+    errs.push_back(std::fabs(error_pct(*row_of(f, id).spec_tok_s, *row_of(f, id).c.spec_tok_s)));
+  std::sort(errs.begin(), errs.end());
+  CHECK(f.spec[1].n == 3);
+  CHECK(f.spec[1].median_abs_pct == Approx(errs[1]));
+  CHECK(std::fabs(f.spec[1].worst_pct) == Approx(errs[2]));
+  CHECK(f.spec[0].n == 0);
+  CHECK(r.spec[1].n == 3);  // the other families are not scored
+  CHECK(r.baseline[1].n == 1);
+  CHECK(r.baseline[1].worst_id == "a3-bs4");
+  REQUIRE(r.targets.size() == 2);
+  CHECK(r.targets[0].limit_pct == 5);
+  CHECK(r.targets[1].limit_pct == 15);
+  CHECK_FALSE(r.targets[1].median);
+}
+
+TEST_CASE("specsim validate --transfer: text, JSON, one family, and refusals") {
+  const std::string set = test::traces_path("../tests/data/transfer-set");
+  const auto text = test::run_specsim({"validate", "--transfer", "--set", set});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("anchor rule: ") != std::string::npos);
+  CHECK(text.out.find("family 1: a1-anchor (4 rows)") != std::string::npos);
+  CHECK(text.out.find("not scored: one row") != std::string::npos);
+  CHECK(text.out.find("in no family") != std::string::npos);
+  CHECK(text.out.find("spec tok/s, held-out, worst        <= 15%") != std::string::npos);
+
+  const auto js = test::run_specsim({"validate", "--transfer", "--set", set, "--json"});
+  REQUIRE(js.exit_code == 0);
+  const auto j = nlohmann::json::parse(js.out);
+  for (const char* key : {"set", "anchor_rule", "families", "skipped", "summary", "targets"}) CHECK(j.contains(key));
+  REQUIRE(j.at("families").size() == 3);
+  const auto& fa = j.at("families").at(0);
+  CHECK(fa.at("anchor") == "a1-anchor");
+  CHECK(fa.at("scored") == true);
+  CHECK(fa.at("cases").size() == 4);
+  CHECK(fa.at("anchor_command").get<std::string>().find("--save-scenario transfer-a1-anchor.json") !=
+        std::string::npos);
+  const auto& row = fa.at("rows").at(1);
+  CHECK(row.at("id") == "a2-steps5");
+  CHECK(row.at("anchor") == false);
+  CHECK(row.at("accept_len").at("stated") == 4.0);
+  for (const char* key : {"baseline_tok_s", "spec_tok_s", "speedup"}) {
+    CHECK(row.at("measured").contains(key));
+    CHECK(row.at("predicted").contains(key));
+    CHECK(row.at("error_pct").contains(key));
+  }
+  CHECK(fa.at("summary").at("held_out").at("spec_tok_s").at("n") == 3);
+  CHECK(j.at("families").at(2).at("anchor").is_null());
+  CHECK(j.at("skipped").at(0).at("id") == "d1-no-zoo");
+  CHECK(j.at("summary").at("held_out").at("spec_tok_s").at("n") == 3);
+  CHECK(j.at("targets").size() == 2);
+
+  // --case: that case's family alone.
+  const auto one = test::run_specsim({"validate", "--transfer", "--set", set, "--case", "a3-bs4", "--json"});
+  REQUIRE(one.exit_code == 0);
+  const auto oj = nlohmann::json::parse(one.out);
+  REQUIRE(oj.at("families").size() == 1);
+  CHECK(oj.at("families").at(0).at("id") == "a1-anchor");
+  CHECK(oj.at("skipped").empty());
+
+  // Refused: with --nccl, an unknown case, a bad case file; one line, exit 2, nothing on stdout.
+  const auto nccl = test::run_specsim({"validate", "--transfer", "--nccl"});
+  CHECK(nccl.exit_code == 2);
+  CHECK(nccl.out.empty());
+  CHECK(nccl.err.find("--transfer") != std::string::npos);
+  CHECK(std::count(nccl.err.begin(), nccl.err.end(), '\n') == 1);
+  const auto none = test::run_specsim({"validate", "--transfer", "--set", set, "--case", "no-such-case"});
+  CHECK(none.exit_code == 2);
+  CHECK(none.out.empty());
+  CHECK(none.err ==
+        "error: no case 'no-such-case' in " + set + " (the ids are the first column of `specsim validate`) (--case)\n");
+  const std::string dir = test::fresh_dir();
+  auto c = nlohmann::json::parse(test::slurp(set + "/a1-anchor.json"));
+  c["batch_size"] = "one";
+  test::write_text(dir + "/x.json", c.dump());
+  const auto bad = test::run_specsim({"validate", "--transfer", "--set", dir});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.find("x.json:batch_size") != std::string::npos);
+}
+
+namespace {
+
+// Runs each scored family's anchor command (its scenario file written under a fresh folder), then
+// every row's command, and checks that run gives the prediction `validate --transfer --json` printed.
+int replay_families(const nlohmann::json& families) {
+  int replayed = 0;
+  for (const auto& f : families) {
+    if (f.at("anchor_command").is_null() || f.at("rows").empty()) continue;
+    INFO(f.at("id").get<std::string>());
+    const std::string name = f.at("scenario_file"), file = test::fresh_dir() + "/" + name;
+    const auto saved = test::run_specsim(transfer_args(f.at("anchor_command"), name, file));
+    REQUIRE(saved.exit_code == 0);
+    REQUIRE(test::exists(file));
+    for (const auto& row : f.at("rows")) {
+      if (!row.at("refused").is_null()) continue;
+      INFO(row.at("id").get<std::string>());
+      auto args = transfer_args(row.at("command"), name, file);
+      if (row.at("anchor") == true) args.pop_back(), args.pop_back();  // --save-scenario FILE: written above
+      args.push_back("--json");
+      const auto run = test::run_specsim(args);
+      REQUIRE(run.exit_code == 0);
+      const auto s = nlohmann::json::parse(run.out).at("scenarios").at(0);
+      const double bs = row.at("batch_size");  // run reports the whole batch, validate per stream
+      const auto& pred = row.at("predicted");
+      CHECK(s.at("baseline").at("tok_per_s").get<double>() / bs == Approx(pred.at("baseline_tok_s").get<double>()));
+      if (!pred.at("spec_tok_s").is_null())
+        CHECK(s.at("spec").at("tok_per_s").get<double>() / bs == Approx(pred.at("spec_tok_s").get<double>()));
+      ++replayed;
+    }
+  }
+  return replayed;
+}
+
+}  // namespace
+
+TEST_CASE("validate --transfer: each row's command, run after its anchor's, gives the prediction") {
+  const auto js =
+      test::run_specsim({"validate", "--transfer", "--set", test::traces_path("../tests/data/transfer-set"), "--json"});
+  REQUIRE(js.exit_code == 0);
+  CHECK(replay_families(nlohmann::json::parse(js.out).at("families")) == 5);  // 4 rows of a, b's anchor
+}
+
+TEST_CASE("the shipped set's families: every printed command reproduces its prediction") {
+  const auto js = test::run_specsim({"validate", "--transfer", "--json"});
+  REQUIRE(js.exit_code == 0);
+  const auto j = nlohmann::json::parse(js.out);
+  int scored = 0;
+  for (const auto& f : j.at("families")) scored += f.at("scored").get<bool>();
+  CHECK(scored >= 7);
+  CHECK(replay_families(j.at("families")) >= 50);
 }

@@ -1,5 +1,6 @@
-// Zoo models added for the published cases: Qwen3-30B-A3B (MoE) with two EAGLE-3 drafts and
-// Llama-2-7B with its EAGLE draft. Counts are computed by hand from the config.json widths.
+// Zoo models added for the published cases: Qwen3-30B-A3B (MoE) with two EAGLE-3 drafts,
+// Llama-2-7B with its EAGLE draft and Qwen3-8B with its EAGLE-3 draft. Counts are computed by hand from the config.json
+// widths.
 #include <algorithm>
 #include <catch2/catch.hpp>
 
@@ -103,6 +104,30 @@ TEST_CASE("llama-2-7b: 6.74B parameters by hand; its EAGLE draft keeps the full 
   CHECK(d.draft_vocab == 32000);
   // No eagle3/ folder: the published case names this draft with zoo_draft.
   CHECK(zoo_draft_config(resolve_model_config("llama-2-7b", "--model-path")).empty());
+}
+
+TEST_CASE("qwen3-8b: 8.19B parameters by hand; its EAGLE-3 draft one layer at the target's widths") {
+  const ModelSpec m = load("qwen3-8b");
+  CHECK(m.arch == Arch::Qwen3);
+  CHECK(m.hidden == 4096);
+  CHECK(m.layers == 36);
+  CHECK(m.heads == 32);
+  CHECK(m.kv_heads == 8);
+  CHECK(m.head_dim == 128);
+  CHECK(m.intermediate == 12288);
+  // Per layer: q (32 x 128) + k, v (8 x 128 each) from 4096, o back to 4096; gate, up and down
+  // (3 x 4096 x 12288); embedding and the untied LM head 151936 x 4096 each. Norms are left out.
+  const double attn = 4096.0 * (32 + 2 * 8) * 128 + 32.0 * 128 * 4096;  // 41,943,040
+  const double mlp = 3.0 * 4096 * 12288;                                // 150,994,944
+  const double emb = 2.0 * 151936 * 4096;                               // 1,244,659,712
+  CHECK(m.param_count() == Approx(36 * (attn + mlp) + emb).epsilon(1e-4));
+  CHECK(m.param_count() == Approx(8.190e9).epsilon(1e-3));
+  const ModelSpec d = model_from_config(zoo_draft_config(resolve_model_config("qwen3-8b", "--model-path")), "draft");
+  CHECK(d.arch == Arch::LlamaEagle3);
+  CHECK(d.layers == 1);
+  CHECK(d.hidden == 4096);
+  CHECK(d.intermediate == 12288);
+  CHECK(d.draft_vocab == 32000);
 }
 
 TEST_CASE("zoo names: MODEL and MODEL/DRAFT resolve under models/; anything else is refused with the list") {

@@ -6,6 +6,7 @@
 #include "scenario/paths.h"
 #include "validate/case_report.h"
 #include "validate/nccl_check.h"
+#include "validate/transfer.h"
 #include "validate/validate.h"
 
 namespace specsim::cli {
@@ -14,7 +15,7 @@ int cmd_validate(int argc, char** argv) {
   CLI::App app{"specsim validate: published speculative-decoding measurements against unanchored predictions"};
   app.name("specsim validate");
   std::string set;
-  bool json = false, nccl = false;
+  bool json = false, nccl = false, transfer = false;
   std::string nccl_dir;
   app.add_option("--set", set, "folder of case files (default: the repo's traces/published/)");
   app.add_flag("--nccl", nccl, "instead: the NCCL model against the nccl-tests logs (8 KB - 1 MB)");
@@ -23,6 +24,10 @@ int cmd_validate(int argc, char** argv) {
   std::string case_id;
   app.add_option("--case", case_id,
                  "one case: its row, its assumptions, the `specsim run` command that replays it and that run's report")
+      ->excludes("--nccl");
+  app.add_flag("--transfer", transfer,
+               "instead: each family of rows (one source and deployment) predicted from its anchor row's measurements "
+               "(with --case: that case's family)")
       ->excludes("--nccl");
   return guarded(app, argc, argv, [&] {
     if (nccl) {
@@ -37,6 +42,11 @@ int cmd_validate(int argc, char** argv) {
     const bool builtin = set.empty();
     if (builtin) set = models_dir() + "/../traces/published";
     const std::string label = builtin ? "traces/published" : set;
+    if (transfer) {
+      const TransferResult t = run_transfer(set, label, case_id);
+      std::cout << (json ? transfer_json(t).dump(2) + "\n" : transfer_text(t));
+      return kExitOk;
+    }
     if (!case_id.empty()) {
       std::cout << case_report(validate_case(set, case_id, label), json);
       return kExitOk;

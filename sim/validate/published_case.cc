@@ -68,12 +68,14 @@ PublishedCase load_published_case(const std::string& path) {
   c.held_out = role == "held_out";
   c.serving = str(j, "serving", f);
   if (c.serving != "SGLang" && c.serving != "vLLM") throw InputError("serving must be SGLang or vLLM", f + "serving");
+  c.serving_version = opt_string(j, "serving_version", f);
   c.algorithm = str(j, "speculative_algorithm", f);
   need(j, "zoo_model", f), need(j, "zoo_gpu", f);
   c.zoo_model = opt_string(j, "zoo_model", f);
   c.zoo_gpu = opt_string(j, "zoo_gpu", f);
   c.zoo_topology = opt_string(j, "zoo_topology", f);
   c.zoo_draft = opt_string(j, "zoo_draft", f);
+  c.dtype = opt_string(j, "dtype", f);
   c.tp = opt_count(j, "tp", f);
   c.batch_size = opt_count(j, "batch_size", f);
   c.num_steps = opt_count(j, "speculative_num_steps", f);

@@ -9,12 +9,14 @@
 namespace specsim {
 
 struct PublishedCase {
-  std::string id, file;   ///< `file`: as named in errors (the file name)
-  bool held_out = false;  ///< role "held_out" (else "fit")
-  std::string serving;    ///< "SGLang", "vLLM"
-  std::string algorithm;  ///< as the source writes it
+  std::string id, file;                        ///< `file`: as named in errors (the file name)
+  bool held_out = false;                       ///< role "held_out" (else "fit")
+  std::string serving;                         ///< "SGLang", "vLLM"
+  std::optional<std::string> serving_version;  ///< the version or date the source implies
+  std::string algorithm;                       ///< as the source writes it
   std::optional<std::string> zoo_model, zoo_gpu, zoo_topology;
   std::optional<std::string> zoo_draft;  ///< the draft's zoo config when the target's own is not it
+  std::optional<std::string> dtype;  ///< the weights' dtype when the source ran another checkpoint than the config's
   std::optional<int> tp, batch_size, num_steps, topk, num_draft_tokens;
   std::optional<double> baseline_tok_s, spec_tok_s, accept_length, speedup_stated;
   std::string url;

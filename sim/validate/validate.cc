@@ -17,61 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string upper(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return s;
-}
-
-// The algorithm name as the command line takes it: the source's wording varies ("EAGLE (MTP)",
-// "EAGLE3 (chain)", "DeepSeek MTP (chain)").
-std::string algorithm_flag(const PublishedCase& c) {
-  const std::string a = upper(c.algorithm);
-  if (a.find("EAGLE3") != std::string::npos) return "EAGLE3";
-  if (a.find("MTP") != std::string::npos || a.find("NEXTN") != std::string::npos) return "NEXTN";
-  return "EAGLE";
-}
-
-// The case's run; std::nullopt, with the reason in `why_not`, when the case states too little to
-// model (no zoo model, GPU, tp or batch size).
-std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not) {
-  if (!c.zoo_model) return why_not = "model not in the zoo (zoo_model null)", std::nullopt;
-  if (!c.zoo_gpu) return why_not = "GPU not stated or not in the zoo (zoo_gpu null)", std::nullopt;
-  if (!c.tp) return why_not = "tp not stated", std::nullopt;
-  if (!c.batch_size) return why_not = "batch size not stated", std::nullopt;
-  CaseRun r;
-  // Each setting goes into the arguments and, as its flag, into the command that replays it.
-  auto put = [&r](const char* flag, auto& field, const auto& value) {
-    field = value;
-    r.flags.insert(r.flags.end(), {flag, fmt::format("{}", value)});
-  };
-  RunArgs& a = r.args;
-  put("--model-path", a.model_path, *c.zoo_model);
-  if (c.zoo_draft) put("--speculative-draft-model-path", a.draft_model_path, *c.zoo_draft);
-  put("--hardware", a.hardware, *c.zoo_gpu + ":" + c.zoo_topology.value_or("nvswitch"));
-  put("--tp-size", a.tp_size, *c.tp);
-  put("--batch-size", a.batch_size, *c.batch_size);
-  put("--runtime", a.runtime, std::string(c.serving == "vLLM" ? "vllm" : "sglang"));
-  a.allreduce = {"nccl"};
-  r.flags.insert(r.flags.end(), {"--allreduce", "nccl"});
-  // The accept length as the source gives it; without one the measured spec tok/s implies it
-  // (run's --measured-spec-tok-s anchor); with neither, plain decoding alone.
-  if (!c.accept_length && !c.spec_tok_s) {
-    put("--speculative-algorithm", a.algorithm, std::string("NONE"));
-    return r;
-  }
-  put("--speculative-algorithm", a.algorithm, algorithm_flag(c));
-  if (c.num_steps) put("--speculative-num-steps", a.num_steps, *c.num_steps);
-  if (c.topk) put("--speculative-eagle-topk", a.topk, *c.topk);
-  if (c.num_draft_tokens) put("--speculative-num-draft-tokens", a.num_draft_tokens, *c.num_draft_tokens);
-  if (c.accept_length)
-    put("--accept-len", a.accept_len, *c.accept_length);
-  else
-    put("--measured-spec-tok-s", a.measured_spec_tok_s, *c.spec_tok_s * *c.batch_size);
-  return r;
-}
-
-std::string case_run_command(const CaseRun& r) { return fmt::format("specsim run {}", fmt::join(r.flags, " ")); }
-
 CaseOutcome predict(const PublishedCase& c) {
   CaseOutcome o;
   o.c = c;
@@ -114,22 +59,13 @@ CaseOutcome predict(const PublishedCase& c) {
 
 ErrorStats stats(const std::vector<CaseOutcome>& cases, bool held_out,
                  std::optional<double> (*pred)(const CaseOutcome&), std::optional<double> (*meas)(const CaseOutcome&)) {
-  ErrorStats s;
-  std::vector<double> abs;
+  std::vector<ErrorPoint> points;
   for (const auto& o : cases) {
     if (o.c.held_out != held_out) continue;
     const auto p = pred(o), m = meas(o);
-    if (!p || !m) continue;
-    const double e = error_pct(*p, *m);
-    abs.push_back(std::fabs(e));
-    if (std::fabs(e) >= std::fabs(s.worst_pct)) s.worst_pct = e, s.worst_id = o.c.id;
+    if (p && m) points.push_back({*p, *m, o.c.id});
   }
-  s.n = static_cast<int>(abs.size());
-  if (s.n) {
-    std::sort(abs.begin(), abs.end());
-    s.median_abs_pct = s.n % 2 ? abs[s.n / 2] : 0.5 * (abs[s.n / 2 - 1] + abs[s.n / 2]);
-  }
-  return s;
+  return error_stats(points);
 }
 
 std::optional<double> pred_base(const CaseOutcome& o) { return o.baseline_tok_s; }
@@ -139,13 +75,9 @@ std::optional<double> meas_spec(const CaseOutcome& o) { return o.c.spec_tok_s; }
 std::optional<double> pred_speedup(const CaseOutcome& o) { return o.speedup; }
 std::optional<double> meas_speedup(const CaseOutcome& o) { return o.c.speedup(); }
 
-std::string cell(std::optional<double> v, const char* f = "{:.1f}") {
-  return v ? fmt::format(fmt::runtime(f), *v) : std::string("-");
-}
+std::string cell(std::optional<double> v, const char* f = "{:.1f}") { return value_cell(v, f); }
 
-std::string err_cell(std::optional<double> p, std::optional<double> m) {
-  return p && m ? fmt::format("{:+.0f}%", error_pct(*p, *m)) : std::string("-");
-}
+std::string err_cell(std::optional<double> p, std::optional<double> m) { return error_cell(p, m); }
 
 json opt(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
 
@@ -155,27 +87,7 @@ json assumptions_json(const PublishedCase& c) {
   return a;
 }
 
-json stats_json(const ErrorStats& s) {
-  return {{"n", s.n},
-          {"median_abs_error_pct", s.n ? json(s.median_abs_pct) : json(nullptr)},
-          {"worst_error_pct", s.n ? json(s.worst_pct) : json(nullptr)},
-          {"worst_case", s.n ? json(s.worst_id) : json(nullptr)}};
-}
-
-std::string stats_text(const char* what, const ErrorStats& s) {
-  if (!s.n) return fmt::format("  {:<22} {:>3}  -\n", what, 0);
-  return fmt::format("  {:<22} {:>3}  median {:>5.1f}%  worst {:+6.1f}% ({})\n", what, s.n, s.median_abs_pct,
-                     s.worst_pct, s.worst_id);
-}
-
 }  // namespace
-
-double error_pct(double predicted, double measured) { return 100.0 * (predicted - measured) / measured; }
-
-bool Target::met() const {
-  if (!stats.n) return false;
-  return (median ? stats.median_abs_pct : std::fabs(stats.worst_pct)) <= limit_pct;
-}
 
 ValidateResult run_validate(const std::string& set_dir, const std::string& label) {
   ValidateResult r;
@@ -289,18 +201,11 @@ std::string validate_text(const ValidateResult& r) {
   out += "\nerrors (|predicted/measured - 1|):\n";
   const char* role[2] = {"fit", "held-out"};
   for (int h = 0; h < 2; ++h) {
-    out += stats_text(fmt::format("baseline tok/s, {}", role[h]).c_str(), r.baseline[h]);
-    out += stats_text(fmt::format("spec tok/s, {}", role[h]).c_str(), r.spec[h]);
-    out += stats_text(fmt::format("speedup, {}", role[h]).c_str(), r.speedup[h]);
+    out += stats_text(fmt::format("baseline tok/s, {}", role[h]), r.baseline[h]);
+    out += stats_text(fmt::format("spec tok/s, {}", role[h]), r.spec[h]);
+    out += stats_text(fmt::format("speedup, {}", role[h]), r.speedup[h]);
   }
-  out += "\ntargets:\n";
-  for (const auto& t : r.targets) {
-    const double v = t.median ? t.stats.median_abs_pct : std::fabs(t.stats.worst_pct);
-    out += t.stats.n ? fmt::format("  {:<34} <= {:>2.0f}%: {:5.1f}%  {}\n", t.what, t.limit_pct, v,
-                                   t.met() ? "met" : fmt::format("missed by {:.1f} points", v - t.limit_pct))
-                     : fmt::format("  {:<34} <= {:>2.0f}%: no case to score  missed\n", t.what, t.limit_pct);
-  }
-  return out;
+  return out + targets_text(r.targets);
 }
 
 json validate_json(const ValidateResult& r) {
@@ -312,15 +217,7 @@ json validate_json(const ValidateResult& r) {
     summary[role[h]] = {{"baseline_tok_s", stats_json(r.baseline[h])},
                         {"spec_tok_s", stats_json(r.spec[h])},
                         {"speedup", stats_json(r.speedup[h])}};
-  json targets = json::array();
-  for (const auto& t : r.targets)
-    targets.push_back({{"what", t.what},
-                       {"limit_pct", t.limit_pct},
-                       {"statistic", t.median ? "median" : "worst"},
-                       {"value_pct", t.stats.n ? json(t.median ? t.stats.median_abs_pct : std::fabs(t.stats.worst_pct))
-                                               : json(nullptr)},
-                       {"met", t.met()}});
-  return {{"set", r.set}, {"cases", cases}, {"summary", summary}, {"targets", targets}};
+  return {{"set", r.set}, {"cases", cases}, {"summary", summary}, {"targets", targets_json(r.targets)}};
 }
 
 }  // namespace specsim

@@ -6,17 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "scenario/resolve.h"
+#include "validate/case_run.h"
+#include "validate/error_stats.h"
 #include "validate/published_case.h"
 
 namespace specsim {
-
-/// How validate runs a case: the run's arguments, and the same settings as `specsim run` flags
-/// (the command that prints the case's whole cycle report, phase by phase).
-struct CaseRun {
-  RunArgs args;
-  std::vector<std::string> flags;
-};
 
 /// One case predicted. `skipped` non-empty: no prediction, and why.
 struct CaseOutcome {
@@ -26,25 +20,6 @@ struct CaseOutcome {
   std::string spec_skipped;  ///< baseline predicted, speculation not (e.g. no accept length)
   std::optional<double> baseline_tok_s, spec_tok_s, speedup;  ///< predicted, per request stream
   std::optional<double> implied_accept_len;  ///< measured spec tok/s x predicted cycle (no accept length given)
-};
-
-/// Error of a prediction against a measurement, percent (positive: predicted too fast).
-double error_pct(double predicted, double measured);
-
-/// Absolute errors of one figure over a group of cases.
-struct ErrorStats {
-  int n = 0;
-  double median_abs_pct = 0, worst_pct = 0;  ///< worst keeps its sign
-  std::string worst_id;
-};
-
-/// The accuracy goals `validate` prints with met / missed.
-struct Target {
-  std::string what;
-  double limit_pct = 0;
-  ErrorStats stats;
-  bool median = true;  ///< median (else worst) against the limit
-  bool met() const;
 };
 
 struct ValidateResult {

@@ -1,0 +1,174 @@
+#include "validate/transfer.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "evaluate/evaluate_scenario.h"
+#include "evaluate/result_checks.h"
+#include "scenario/scenario_file.h"
+#include "util/error.h"
+
+namespace specsim {
+
+using nlohmann::json;
+
+namespace {
+
+// What one run predicts, per request stream.
+struct Predicted {
+  double baseline_tok_s = 0, spec_tok_s = 0, speedup = 0, accept_len = 0;
+  std::string accept_source;
+};
+
+// The run's first (and only: NCCL) backend, checked as `specsim run` checks it before printing.
+Predicted predicted(const Scenario& s, int batch) {
+  const ScenarioResult r = run_scenario(s);
+  check_result_figures(s, r);
+  const CycleResult& cr = r.results.front();
+  if (!cr.refused.empty()) throw InputError("the all-reduce cannot run: " + cr.refused, "--allreduce");
+  return {cr.baseline_tok_s / batch, cr.spec_tok_s / batch, cr.speedup, r.accept_len, r.accept_source};
+}
+
+void fill(TransferRow& row, const Predicted& p, bool speculative) {
+  row.baseline_tok_s = p.baseline_tok_s;
+  if (!speculative) return;
+  row.spec_tok_s = p.spec_tok_s;
+  row.speedup = p.speedup;
+  row.accept_len = p.accept_len;
+  row.accept_source = p.accept_source;
+}
+
+// The file name the anchor's run saves: one per family, named by its anchor.
+std::string scenario_file_name(const CaseFamily& f) { return "transfer-" + f.id + ".json"; }
+
+// The anchor's run: its settings, its measured baseline and spec tok/s (the whole batch's, as run
+// takes them), saved as a scenario file for the other rows.
+CaseRun anchor_run(const PublishedCase& a, const std::string& file) {
+  std::string why;
+  CaseRun r = *case_run(a, why, CaseAcceptance::Measured);
+  r.put("--measured-baseline-tok-s", r.args.measured_baseline_tok_s, *a.baseline_tok_s * *a.batch_size);
+  r.flags.insert(r.flags.end(), {"--save-scenario", file});
+  return r;
+}
+
+// A row at its own settings, its accept length where it states one; what it does not state comes
+// from the anchor's file, as `specsim run --scenario FILE` fills it. A row that states no accept
+// length takes the anchor's measured acceptance, projected to its draft shape; with none to take,
+// it is predicted without speculation.
+TransferRow predict_row(const PublishedCase& c, const json& file, const std::string& file_name, bool anchor_has_spec) {
+  TransferRow row;
+  row.c = c;
+  PublishedCase settings = c;
+  if (!c.accept_length && c.spec_tok_s && !anchor_has_spec) {
+    row.spec_skipped = "no accept length stated, and the anchor measures no spec tok/s to take one from";
+    settings.spec_tok_s.reset();
+  }
+  std::string why;
+  CaseRun run = *case_run(settings, why, CaseAcceptance::LengthOnly);
+  row.command = fmt::format("specsim run --scenario {} {}", file_name, fmt::join(run.flags, " "));
+  try {
+    RunArgs args = run.args;
+    args_from_scenario_file(file, args, file_name);
+    Scenario s = resolve_scenario(args);
+    apply_scenario_file(file, s, file_name);
+    fill(row, predicted(s, *c.batch_size), s.run.speculative());
+  } catch (const InputError& e) {
+    row.refused = "run refuses it: " + e.line();
+  }
+  return row;
+}
+
+TransferFamily transfer_family(const CaseFamily& f) {
+  TransferFamily t;
+  t.family = f;
+  if (!f.anchor) return t.not_scored = "no anchor: " + f.no_anchor, t;
+  const PublishedCase& a = f.cases[*f.anchor];
+  t.scenario_file = scenario_file_name(f);
+  const CaseRun ar = anchor_run(a, t.scenario_file);
+  t.anchor_command = case_run_command(ar);
+  json file;
+  TransferRow anchor_row;
+  anchor_row.c = a, anchor_row.anchor = true, anchor_row.command = t.anchor_command;
+  try {
+    const Scenario s = resolve_scenario(ar.args);
+    fill(anchor_row, predicted(s, *a.batch_size), s.run.speculative());
+    // As `specsim run --save-scenario` writes it and `--scenario` reads it back.
+    file = json::parse(scenario_file_json(s, *a.zoo_model, a.zoo_draft.value_or("")).dump(2));
+  } catch (const InputError& e) {
+    return t.not_scored = "the anchor's measurements cannot be used: " + e.line(), t;
+  }
+  const bool anchor_has_spec = ar.args.measured_spec_tok_s.has_value();
+  for (std::size_t i = 0; i < f.cases.size(); ++i)
+    t.rows.push_back(i == *f.anchor ? anchor_row : predict_row(f.cases[i], file, t.scenario_file, anchor_has_spec));
+  if (f.cases.size() == 1) t.not_scored = "one row: nothing to predict from its anchor";
+  return t;
+}
+
+// A row whose plain decode is the anchor's own measurement (same batch, same figure: the source's
+// one baseline of a table over draft settings) predicts nothing about the baseline.
+bool anchors_baseline(const TransferRow& r, const TransferFamily& t) {
+  const PublishedCase& a = t.family.cases[*t.family.anchor];
+  return r.c.batch_size == a.batch_size && r.c.baseline_tok_s == a.baseline_tok_s;
+}
+
+enum class Figure { Baseline, Spec, Speedup };
+
+// The rows a family scores on one figure: predicted from the anchor (the anchor itself is
+// reproduced, not predicted).
+std::vector<ErrorPoint> points(const std::vector<TransferFamily>& families, bool held_out, Figure fig) {
+  std::vector<ErrorPoint> out;
+  for (const auto& t : families) {
+    if (!t.not_scored.empty()) continue;
+    for (const auto& r : t.rows) {
+      if (r.anchor || r.c.held_out != held_out) continue;
+      std::optional<double> p, m;
+      if (fig == Figure::Baseline && !anchors_baseline(r, t)) p = r.baseline_tok_s, m = r.c.baseline_tok_s;
+      if (fig == Figure::Spec) p = r.spec_tok_s, m = r.c.spec_tok_s;
+      if (fig == Figure::Speedup) p = r.speedup, m = r.c.speedup();
+      if (p && m) out.push_back({*p, *m, r.c.id});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TransferResult run_transfer(const std::string& set_dir, const std::string& label, const std::string& case_id) {
+  TransferResult r;
+  r.set = label.empty() ? set_dir : label;
+  const std::vector<PublishedCase> cases = load_published_set(set_dir, "--set");
+  std::vector<SkippedCase> skipped;
+  std::vector<CaseFamily> families = group_families(cases, skipped);
+  if (!case_id.empty()) {
+    // The family holding the case, or the case's reason for being in none.
+    std::erase_if(families, [&](const CaseFamily& f) {
+      for (const auto& c : f.cases)
+        if (c.id == case_id) return false;
+      return true;
+    });
+    std::erase_if(skipped, [&](const SkippedCase& s) { return s.first.id != case_id; });
+    if (families.empty() && skipped.empty())
+      throw InputError(
+          fmt::format("no case '{}' in {} (the ids are the first column of `specsim validate`)", case_id, r.set),
+          "--case");
+  }
+  r.skipped = std::move(skipped);
+  for (const auto& f : families) {
+    TransferFamily t = transfer_family(f);
+    for (int h = 0; h < 2; ++h) {
+      t.baseline[h] = error_stats(points({t}, h == 1, Figure::Baseline));
+      t.spec[h] = error_stats(points({t}, h == 1, Figure::Spec));
+    }
+    r.families.push_back(std::move(t));
+  }
+  for (int h = 0; h < 2; ++h) {
+    r.baseline[h] = error_stats(points(r.families, h == 1, Figure::Baseline));
+    r.spec[h] = error_stats(points(r.families, h == 1, Figure::Spec));
+    r.speedup[h] = error_stats(points(r.families, h == 1, Figure::Speedup));
+  }
+  r.targets = {{"spec tok/s, held-out, median", 5, r.spec[1], true},
+               {"spec tok/s, held-out, worst", 15, r.spec[1], false}};
+  return r;
+}
+
+}  // namespace specsim
