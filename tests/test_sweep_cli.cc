@@ -1,8 +1,11 @@
 // `specsim sweep` end to end: grid size, CSV columns, determinism across threads, equality with
 // `specsim run --json`, skipped points, bad ranges, plots.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "test_util.h"
@@ -40,6 +43,13 @@ Csv parse_csv(const std::string& text) {
   c.header = split(line, ',');
   while (std::getline(ss, line)) c.rows.push_back(split(line, ','));
   return c;
+}
+
+// The label of a fixed latency, as the sweep writes it (fixed:40).
+std::string fmt_fixed(double us) {
+  std::ostringstream o;
+  o << "fixed:" << us;
+  return o.str();
 }
 
 bool have_gnuplot() { return run_program("/bin/sh", {"-c", "command -v gnuplot"}).exit_code == 0; }
@@ -198,8 +208,10 @@ TEST_CASE("sweep: invalid points are skipped and counted, not fatal") {
   CHECK(parse_csv(a.out).rows.size() == 2);
   CHECK(a.err.find("accept len 4 outside [1, 3]") != std::string::npos);
 
-  // Reasons that differ per point (a size in the text) print ten lines, then one line for the rest.
-  const auto big = run_specsim({"sweep", "--batch-size", "1..400", "--allreduce", "custom"});
+  // Reasons that differ per point (a size in the text) print ten lines, then one line for the rest
+  // (on eight H200s, which hold the KV cache of the batches whose all-reduce outgrows the kernel).
+  const auto big =
+      run_specsim({"sweep", "--batch-size", "1..400", "--allreduce", "custom", "--hardware", "h200:nvswitch"});
   REQUIRE(big.exit_code == 0);
   size_t lines = 0;
   for (size_t p = big.err.find("  skipped "); p != std::string::npos; p = big.err.find("  skipped ", p + 1)) ++lines;
@@ -305,4 +317,142 @@ TEST_CASE("sweep: the tok/s plot marks the measured operating point and draws th
                    "fixed:5..50:5", "--plot", dir + "/q.png", "--plot-script", dir + "/q.gp"});
   REQUIRE(m.exit_code == 0);
   CHECK(slurp(dir + "/q.gp").find("measured (") == std::string::npos);
+}
+
+TEST_CASE("sweep: fixed:A..B:STEP@verify moves only the verify all-reduce; the baseline stays on NCCL") {
+  const std::string dir = fresh_dir();
+  const auto r = run_specsim(
+      {"sweep", "--allreduce", "fixed:5..250:5@verify", "--accept-len", "1.5,2,2.5", "--json", dir + "/s.json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(slurp(dir + "/s.json"));
+  const auto& cols = j["columns"];
+  auto col = [&](const std::string& name) {
+    for (size_t i = 0; i < cols.size(); ++i)
+      if (cols[i] == name) return i;
+    FAIL("no column " << name);
+    return size_t(0);
+  };
+  REQUIRE(j["rows"].size() == 50 * 3);
+  const double baseline = j["rows"][0][col("baseline_tok_s")].get<double>();
+  std::map<double, std::vector<std::pair<double, double>>> by_accept;  // accept len -> (us, speedup)
+  for (const auto& row : j["rows"]) {
+    CHECK(row[col("baseline_tok_s")].get<double>() == baseline);  // identical at every point
+    const double us = row[col("allreduce_fixed_us")].get<double>();
+    CHECK(row[col("allreduce")].get<std::string>() == fmt_fixed(us) + "@verify");
+    by_accept[row[col("accept_len")].get<double>()].emplace_back(us, row[col("speedup")].get<double>());
+  }
+  REQUIRE(by_accept.size() == 3);
+  for (auto& [accept, pts] : by_accept) {
+    INFO("accept len " << accept);
+    std::sort(pts.begin(), pts.end());
+    REQUIRE(pts.size() == 50);
+    for (size_t i = 1; i < pts.size(); ++i) CHECK(pts[i].second <= pts[i - 1].second);  // non-increasing
+    CHECK(pts.back().second < pts.front().second);                                      // and it does fall
+  }
+  // A point equals `specsim run --allreduce fixed:V@verify` at the same accept len.
+  const auto one = run_specsim({"--allreduce", "fixed:40@verify", "--accept-len", "2", "--json"});
+  REQUIRE(one.exit_code == 0);
+  const json rj = json::parse(one.out);
+  bool matched = false;
+  for (const auto& row : j["rows"])
+    if (row[col("allreduce_fixed_us")] == 40.0 && row[col("accept_len")] == 2.0) {
+      matched = true;
+      CHECK(row[col("baseline_tok_s")].get<double>() == rj["scenarios"][0]["baseline"]["tok_per_s"].get<double>());
+      CHECK(row[col("spec_tok_s")].get<double>() == rj["scenarios"][0]["spec"]["tok_per_s"].get<double>());
+    }
+  CHECK(matched);
+  // Unscoped, the fixed latency moves the baseline too (every phase): its tok/s is not constant.
+  const auto all = run_specsim({"sweep", "--allreduce", "fixed:5..250:5", "--accept-len", "2"});
+  REQUIRE(all.exit_code == 0);
+  const Csv c = parse_csv(all.out);
+  CHECK(c.rows.front()[c.col("baseline_tok_s")] != c.rows.back()[c.col("baseline_tok_s")]);
+}
+
+TEST_CASE("sweep: scoped fixed ranges parse in the CSV and draw the tok/s and heat-map plots") {
+  const std::string dir = fresh_dir();
+  // two phases: the label holds a comma, so the CSV quotes it
+  const auto two = run_specsim({"sweep", "--allreduce", "fixed:10..30:10@verify,draft_extend", "--accept-len", "2"});
+  INFO(two.err);
+  REQUIRE(two.exit_code == 0);
+  CHECK(two.out.find("\"fixed:10@verify,draft_extend\"") != std::string::npos);
+  if (!have_gnuplot()) {
+    std::cout << "SKIP: gnuplot is not installed (apt-get install gnuplot-nox); plot test not run\n";
+    return;
+  }
+  for (const std::string kind : {"tokps", "heatmap"}) {
+    const auto r =
+        run_specsim({"sweep", "--allreduce", "fixed:5..250:5@verify", "--accept-len", "1.5,2,2.5", "--plot-kind", kind,
+                     "--plot", dir + "/" + kind + ".png", "--plot-script", dir + "/" + kind + ".gp"});
+    INFO(kind << ": " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(slurp(dir + "/" + kind + ".png").substr(1, 3) == "PNG");
+    // the x axis says which all-reduce moved and what stayed on NCCL
+    CHECK(slurp(dir + "/" + kind + ".gp")
+              .find("set xlabel 'verify all-reduce latency (us; draft_decode, draft_extend, baseline on NCCL as "
+                    "modelled)'") != std::string::npos);
+  }
+  // the tok/s plot's baseline is one flat line: every x has the same baseline tok/s
+  const std::string gp = slurp(dir + "/tokps.gp");
+  CHECK(gp.find("\n5 89.5 ") != std::string::npos);
+  CHECK(gp.find("\n250 89.5 ") != std::string::npos);
+  // two scopes on one latency axis cannot be drawn: bad input naming --allreduce, nothing written
+  const auto mixed = run_specsim(
+      {"sweep", "--allreduce", "fixed:5..50:5@verify", "--allreduce", "fixed:5..50:5", "--plot", dir + "/m.png"});
+  CHECK(mixed.exit_code == 2);
+  CHECK(mixed.err.find("different phases") != std::string::npos);
+  CHECK(mixed.err.find("(--allreduce)") != std::string::npos);
+  CHECK_FALSE(exists(dir + "/m.png"));
+}
+
+TEST_CASE("sweep: --measured-* flags take one value; a list or range is refused naming the flag") {
+  const std::string dir = fresh_dir();
+  for (const std::string flag : {"--measured-baseline-tok-s", "--measured-allreduce-us", "--measured-spec-tok-s"})
+    for (const std::string value : {"80,90", "80..90", "80..90:5"}) {
+      const auto r = run_specsim({"sweep", flag, value, "--allreduce", "nccl", "-o", dir + "/x.csv"});
+      INFO(flag << " " << value << ": " << r.err);
+      CHECK(r.exit_code == 2);
+      CHECK(r.err.rfind("error: '" + value + "' is a list or range", 0) == 0);
+      CHECK(r.err.find("one measurement") != std::string::npos);
+      CHECK(r.err.find("(" + flag + ")\n") != std::string::npos);
+      CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+      CHECK_FALSE(exists(dir + "/x.csv"));
+    }
+  // one value still anchors the sweep
+  const auto ok = run_specsim({"sweep", "--measured-baseline-tok-s", "80", "--allreduce", "nccl"});
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+}
+
+TEST_CASE("sweep: points `specsim run` refuses for memory are skipped with the reason, never ranked") {
+  const std::string dir = fresh_dir();
+  // the built-in scenario: run refuses batch 16 (weights + KV cache over the budget)
+  const auto run16 = run_specsim({"--batch-size", "16"});
+  REQUIRE(run16.exit_code == 2);
+  const std::string reason = run16.err.substr(7, run16.err.size() - 8);  // without "error: " and the newline
+  const auto r = run_specsim(
+      {"sweep", "--batch-size", "1,8,16", "--allreduce", "nccl", "-o", dir + "/s.csv", "--json", dir + "/s.json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("3 points, 2 evaluated, 1 skipped") != std::string::npos);
+  CHECK(r.err.find("skipped 1 point (first: point 2): " + reason) != std::string::npos);
+  const Csv c = parse_csv(slurp(dir + "/s.csv"));
+  REQUIRE(c.rows.size() == 2);
+  for (const auto& row : c.rows) CHECK(row[c.col("batch_size")] != "16");
+  const json j = json::parse(slurp(dir + "/s.json"));
+  REQUIRE(j["skipped"].size() == 1);
+  CHECK(j["skipped"][0]["reason"] == reason);
+  CHECK(j["skipped"][0]["count"] == 1);
+  // every batch the sweep evaluates, run takes; every one it skips for memory, run refuses
+  const auto wide = run_specsim({"sweep", "--batch-size", "1..12", "--allreduce", "nccl", "-o", dir + "/w.csv"});
+  REQUIRE(wide.exit_code == 0);
+  const Csv w = parse_csv(slurp(dir + "/w.csv"));
+  std::set<std::string> ran;
+  for (const auto& row : w.rows) ran.insert(row[w.col("batch_size")]);
+  CHECK(ran.size() < 12);
+  for (int b = 1; b <= 12; ++b) {
+    INFO("batch " << b);
+    const auto one = run_specsim({"--batch-size", std::to_string(b), "--allreduce", "nccl"});
+    CHECK((one.exit_code == 0) == (ran.count(std::to_string(b)) == 1));
+  }
 }

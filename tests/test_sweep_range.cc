@@ -72,6 +72,68 @@ TEST_CASE("all-reduce lists expand fixed ranges") {
   CHECK(parse_allreduce_values({"fixed:1..1000000"}, "--allreduce").size() == kMaxAxisValues);
 }
 
+TEST_CASE("a fixed range with @PHASES: every value scoped to those phases, the others on NCCL") {
+  const auto v = parse_allreduce_values({"fixed:5..250:5@verify"}, "--allreduce");
+  REQUIRE(v.size() == 50);
+  for (const auto& c : v) {
+    CHECK(c.kind == AllReduceChoice::Kind::Fixed);
+    CHECK(c.scoped);
+    CHECK(c.applies_to(PhaseKind::Verify));
+    CHECK_FALSE(c.applies_to(PhaseKind::BaselineDecode));
+    CHECK_FALSE(c.applies_to(PhaseKind::DraftDecode));
+    CHECK_FALSE(c.applies_to(PhaseKind::DraftExtend));
+  }
+  CHECK(v[0].fixed_us == 5);
+  CHECK(v.back().fixed_us == 250);
+  // each point is the choice `run --allreduce fixed:V@PHASES` makes
+  CHECK(v[7].label() == parse_allreduce("fixed:40@verify").label());
+  CHECK(v[7].phases == parse_allreduce("fixed:40@verify").phases);
+
+  // the scope closes a fixed: list and covers all of it; phase names after it add phases
+  const auto w = parse_allreduce_values({"fixed:10,20..30:10@verify,draft_extend,nccl,fixed:7"}, "--allreduce");
+  REQUIRE(w.size() == 5);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(w[i].applies_to(PhaseKind::Verify));
+    CHECK(w[i].applies_to(PhaseKind::DraftExtend));
+    CHECK_FALSE(w[i].applies_to(PhaseKind::BaselineDecode));
+  }
+  CHECK(w[2].label() == "fixed:30@verify,draft_extend");
+  CHECK(w[3].kind == AllReduceChoice::Kind::Nccl);
+  CHECK_FALSE(w[4].scoped);  // a later fixed: list has its own (no) scope
+  CHECK(w[4].applies_to(PhaseKind::BaselineDecode));
+  // other backends keep run's syntax, with phases continuing after a comma
+  const auto c = parse_allreduce_values({"custom@verify,draft_decode"}, "--allreduce");
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].applies_to(PhaseKind::DraftDecode));
+  CHECK_FALSE(c[0].applies_to(PhaseKind::DraftExtend));
+
+  // bad scopes name the flag and say what to write
+  CHECK(error_of([] {
+          parse_allreduce_values({"fixed:5..50:5@verfy"}, "--allreduce");
+        }).find("unknown phase 'verfy'") != std::string::npos);
+  CHECK(error_of([] { parse_allreduce_values({"fixed:5..50:5@"}, "--allreduce"); }).find("needs phases") !=
+        std::string::npos);
+  const std::string after = error_of([] { parse_allreduce_values({"fixed:5..50:5@verify,60"}, "--allreduce"); });
+  CHECK(after.find("start its values again with fixed:") != std::string::npos);
+  CHECK(after.find("(--allreduce)") != std::string::npos);
+}
+
+TEST_CASE("a measured value is one number: lists and ranges are refused naming the flag") {
+  CHECK(parse_measurement("89.5", "--measured-baseline-tok-s") == 89.5);
+  CHECK(parse_measurement("+200", "--measured-allreduce-us") == 200);
+  for (const char* bad : {"80,90", "80..90", "80..90:5", " 80, 90"}) {
+    INFO(bad);
+    const std::string e = error_of([&] { parse_measurement(bad, "--measured-baseline-tok-s"); });
+    CHECK(e.find("is a list or range") != std::string::npos);
+    CHECK(e.find("(--measured-baseline-tok-s)") != std::string::npos);
+  }
+  for (const char* bad : {"", "abc", "80x", "1e"}) {
+    INFO(bad);
+    CHECK(error_of([&] { parse_measurement(bad, "--measured-spec-tok-s"); }).find("is not a number") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("the grid is the cartesian product, last axis fastest") {
   Grid g;
   g.tp = {4, 8};

@@ -264,3 +264,43 @@ TEST_CASE("tune: --csv rows match the JSON; --plot draws a picture") {
   CHECK(bad.exit_code == 2);
   CHECK_FALSE(exists(dir + "/u.csv"));
 }
+
+TEST_CASE("tune: a batch size `specsim run` refuses for memory is skipped with the reason, never ranked") {
+  const std::string dir = fresh_dir();
+  const std::string acc = acceptance_file(dir, R"({"depth_rates": [0.7]})");
+  // the built-in scenario (DeepSeek-V3 on 8x RTX PRO 6000): run refuses batch 16
+  const auto run16 = run_specsim({"--batch-size", "16"});
+  REQUIRE(run16.exit_code == 2);
+  const std::string reason = run16.err.substr(7, run16.err.size() - 8);  // without "error: " and the newline
+  CHECK(run_specsim({"--batch-size", "1"}).exit_code == 0);
+
+  const auto text = run_specsim({"tune", "--acceptance", acc, "--batch-size", "1,16", "--top", "1"});
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("batch size 16: skipped, `specsim run` refuses it: " + reason + "\n") != std::string::npos);
+  CHECK(text.out.find("batch sizes skipped (they do not fit GPU memory; see below): 16") != std::string::npos);
+  CHECK(text.out.find("batch size 1: plain decoding") != std::string::npos);
+
+  const auto js = run_specsim({"tune", "--acceptance", acc, "--batch-size", "1,16", "--json"});
+  REQUIRE(js.exit_code == 0);
+  const json j = json::parse(js.out);
+  REQUIRE(j["batches"].size() == 2);
+  CHECK(j["batches"][0]["skipped_reason"].is_null());
+  CHECK(j["batches"][0]["settings_ranked"].get<int>() > 0);
+  CHECK(j["batches"][1]["batch_size"] == 16);
+  CHECK(j["batches"][1]["skipped_reason"] == reason);
+  CHECK(j["batches"][1]["settings_ranked"] == 0);
+  CHECK(j["batches"][1]["ranked"].empty());
+  CHECK(j["batches"][1]["plain"].empty());
+
+  // its CSV holds no row of the skipped batch size
+  REQUIRE(run_specsim({"tune", "--acceptance", acc, "--batch-size", "1,16", "--csv", dir + "/t.csv"}).exit_code == 0);
+  const std::string csv = slurp(dir + "/t.csv");
+  CHECK(csv.find("\n1,1,") != std::string::npos);
+  CHECK(csv.find("\n16,") == std::string::npos);
+
+  // nothing fits: run's own refusal, exit 2
+  const auto none = run_specsim({"tune", "--acceptance", acc, "--batch-size", "16,32"});
+  CHECK(none.exit_code == 2);
+  CHECK(none.err == run16.err);
+}

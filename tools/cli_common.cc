@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "scenario/flag_ranges.h"
+#include "scenario/flag_values.h"
+#include "util/error.h"
 
 namespace specsim::cli {
 
@@ -55,10 +57,15 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
                  "share of GPU memory for weights + KV cache (default: SGLang's, from GPU memory and settings)");
   app.add_option("--allreduce", a.allreduce,
                  "nccl | custom[:VARIANT] | fixed:US (repeatable; default nccl and custom)");
-  app.add_option("--measured-baseline-tok-s", a.measured_baseline_tok_s, "measured plain-decode tok/s (anchor)");
-  app.add_option("--measured-allreduce-us", a.measured_allreduce_us, "measured NCCL all-reduce us in verify (anchor)");
-  app.add_option("--measured-spec-tok-s", a.measured_spec_tok_s,
-                 "measured speculative tok/s with NCCL (implies accept len)");
+  // One measurement each: a list or range, as sweep takes for settings, is refused naming the flag.
+  auto measured = [&app](const std::string& name, std::optional<double>& target, const std::string& help) {
+    app.add_option_function<std::string>(
+           name, [&target, name](const std::string& v) { target = parse_measurement(v, name); }, help)
+        ->type_name("FLOAT");
+  };
+  measured("--measured-baseline-tok-s", a.measured_baseline_tok_s, "measured plain-decode tok/s (anchor)");
+  measured("--measured-allreduce-us", a.measured_allreduce_us, "measured NCCL all-reduce us in verify (anchor)");
+  measured("--measured-spec-tok-s", a.measured_spec_tok_s, "measured speculative tok/s with NCCL (implies accept len)");
   app.add_option("--runtime", a.runtime,
                  "serving runtime whose own work is costed: sglang (default), vllm, none, or a profile .json");
   app.add_option("--nccl-p2p-level", a.nccl_p2p_level, "NCCL_P2P_LEVEL: LOC, NVL, PIX, PXB (default), PHB, SYS");

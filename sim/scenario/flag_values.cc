@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 
 #include "util/error.h"
 
@@ -128,21 +131,57 @@ std::vector<long long> parse_int_values(std::string_view text, const std::string
   return out;
 }
 
+namespace {
+
+bool is_phase_name(std::string_view s) {
+  for (int i = 0; i < kNumPhaseKinds; ++i)
+    if (s == phase_name(static_cast<PhaseKind>(i))) return true;
+  return false;
+}
+
+// The phases of `@PHASES` (the text after '@'), as parse_allreduce() reads and checks them.
+std::array<bool, kNumPhaseKinds> parse_scope(std::string_view phases, const std::string& flag) {
+  return parse_allreduce("nccl@" + std::string(phases), flag).phases;
+}
+
+}  // namespace
+
 std::vector<AllReduceChoice> parse_allreduce_values(const std::vector<std::string>& values, const std::string& flag) {
   std::vector<AllReduceChoice> out;
   for (const auto& value : values) {
-    bool in_fixed = false;  // a bare number continues the previous fixed: list
+    bool in_fixed = false;          // a bare number continues the previous fixed: list
+    bool fixed_closed = false;      // ... unless that list ended with @PHASES
+    size_t fixed_from = 0;          // where the current fixed: list's values start in `out`
+    size_t scoped_from = SIZE_MAX;  // values the last @PHASES applies to: a phase name after it adds to them
     for (auto item : split(value, ',')) {
       if (item.empty()) malformed(value, flag, "empty item");
-      const bool fixed = item.rfind("fixed:", 0) == 0;
-      const bool bare = !item.empty() && (std::isdigit(static_cast<unsigned char>(item[0])) || item[0] == '.');
-      if (!fixed && !(bare && in_fixed)) {
-        in_fixed = false;
-        out.push_back(parse_allreduce(item, flag));
+      if (scoped_from != SIZE_MAX && is_phase_name(item)) {  // `@verify,draft_extend`: one more phase
+        const std::array<bool, kNumPhaseKinds> more = parse_scope(item, flag);
+        for (size_t i = scoped_from; i < out.size(); ++i)
+          for (int p = 0; p < kNumPhaseKinds; ++p) out[i].phases[p] = out[i].phases[p] || more[p];
         continue;
       }
+      scoped_from = SIZE_MAX;
+      const bool fixed = item.rfind("fixed:", 0) == 0;
+      const bool bare = !item.empty() && (std::isdigit(static_cast<unsigned char>(item[0])) || item[0] == '.');
+      if (bare && fixed_closed && !fixed)
+        throw InputError(fmt::format("'{}' follows a fixed: list that ended with @PHASES: start its values again with "
+                                     "fixed: (e.g. fixed:5..250:5@verify,fixed:{})",
+                                     item, item),
+                         flag);
+      if (!fixed && !(bare && in_fixed)) {
+        in_fixed = false, fixed_closed = false;
+        const size_t at = out.size();
+        out.push_back(parse_allreduce(item, flag));
+        if (out.back().scoped) scoped_from = at;
+        continue;
+      }
+      if (fixed) fixed_from = out.size(), fixed_closed = false;
       in_fixed = true;
-      const std::string_view spec = fixed ? item.substr(6) : item;
+      std::string_view spec = fixed ? item.substr(6) : item;
+      const size_t at_sign = spec.find('@');
+      const std::string_view phases = at_sign == std::string_view::npos ? std::string_view() : spec.substr(at_sign + 1);
+      if (at_sign != std::string_view::npos) spec = spec.substr(0, at_sign);
       std::vector<double> us;
       const Range r = parse_item(spec, flag);
       if (r.is_range && !r.has_step && (r.a != std::floor(r.a) || r.b != std::floor(r.b)))
@@ -156,10 +195,33 @@ std::vector<AllReduceChoice> parse_allreduce_values(const std::vector<std::strin
         c.fixed_us = v;
         out.push_back(c);
       }
+      if (at_sign != std::string_view::npos) {
+        // `fixed:A..B:STEP@PHASES` ends the fixed: list: every value of it replaces NCCL in those
+        // phases only (the baseline decode stays on NCCL unless named), as `run --allreduce fixed:US@PHASES`.
+        const std::array<bool, kNumPhaseKinds> scope = parse_scope(phases, flag);
+        for (size_t i = fixed_from; i < out.size(); ++i) out[i].phases = scope, out[i].scoped = true;
+        scoped_from = fixed_from;
+        in_fixed = false, fixed_closed = true;
+      }
       if (out.size() > kMaxAxisValues) malformed(item, flag, fmt::format("more than {} values", kMaxAxisValues));
     }
   }
   return out;
+}
+
+double parse_measurement(std::string_view text, const std::string& flag) {
+  const std::string_view t = trim(text);
+  if (t.find(',') != std::string_view::npos || t.find("..") != std::string_view::npos)
+    throw InputError(fmt::format("'{}' is a list or range, but a measured value is one measurement taken at one "
+                                 "setting, not a setting to sweep: give one number (run once per measurement)",
+                                 text),
+                     flag);
+  const std::string_view digits = !t.empty() && t.front() == '+' ? t.substr(1) : t;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
+    throw InputError(fmt::format("'{}' is not a number: give the one measured value", text), flag);
+  return v;  // its range (positive, finite) is validate_run's
 }
 
 std::vector<std::string> parse_word_values(std::string_view text, const std::string& flag) {

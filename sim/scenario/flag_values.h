@@ -22,8 +22,16 @@ std::vector<double> parse_double_values(std::string_view text, const std::string
 
 /// Backends from --allreduce values: each a comma list of nccl, custom[:VARIANT], fixed:SPEC where
 /// SPEC is a number or range; bare numbers or ranges after a fixed: item continue it
-/// (`fixed:10,20,50..100:10`).
+/// (`fixed:10,20,50..100:10`). `@PHASES` after an item scopes it as parse_allreduce() does; on a
+/// fixed: list it ends the list and scopes every value of it (`fixed:5..250:5@verify`: each value
+/// a fixed:V@verify, NCCL in the other phases and the baseline), and phase names after it add
+/// phases (`fixed:5..50:5@verify,draft_extend`).
 std::vector<AllReduceChoice> parse_allreduce_values(const std::vector<std::string>& values, const std::string& flag);
+
+/// The value of a --measured-* flag: one number. A measurement was taken once, at one setting, so
+/// a list or range (what a sweep takes for settings) is refused, as is a non-number: InputError
+/// naming `flag`. Its range (positive, finite) is validate_run()'s.
+double parse_measurement(std::string_view text, const std::string& flag);
 
 /// A comma list of non-empty words (dtype lists).
 std::vector<std::string> parse_word_values(std::string_view text, const std::string& flag);

@@ -3,8 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
-#include "util/error.h"
+#include <cmath>
 
 namespace specsim {
 
@@ -36,6 +35,15 @@ double sglang_default_mem_fraction(double gpu_gib, const RunSpec& run) {
   return std::max(0.0, (gpu_mib - reserved_mib) / gpu_mib);
 }
 
+long long MemoryFit::max_batch() const {
+  if (!weights_fit() || !(kv_gib_per_request > 0)) return 0;
+  // The same sum as fits(), so the batch printed is one that fits and the next one does not.
+  long long b = static_cast<long long>(std::floor((budget_gib() - weights_gib) / kv_gib_per_request));
+  while (b > 0 && weights_gib + double(b) * kv_gib_per_request > budget_gib()) --b;
+  while (weights_gib + double(b + 1) * kv_gib_per_request <= budget_gib()) ++b;
+  return b;
+}
+
 MemoryFit memory_fit(const ModelSpec& target, const ModelSpec* draft, const Hardware& hw, const RunSpec& run,
                      std::optional<double> fraction) {
   MemoryFit f;
@@ -51,20 +59,56 @@ MemoryFit memory_fit(const ModelSpec& target, const ModelSpec* draft, const Hard
     kv_per_token += kv_bytes_per_token(*draft, run.tp_size);
   }
   f.weights_gib = w / gib;
-  f.kv_gib = double(run.batch_size) * double(run.context_len) * kv_per_token / gib;
+  f.weight_dtype = run.dtype.value_or(target.weight_dtype);
+  f.kv_gib_per_request = double(run.context_len) * kv_per_token / gib;
+  f.kv_gib = double(run.batch_size) * f.kv_gib_per_request;
   return f;
 }
 
+std::optional<InputError> fit_refusal(const MemoryFit& f, const std::string& model, const Hardware& hw,
+                                      const RunSpec& run) {
+  if (f.fits()) return std::nullopt;
+  const std::string head = fmt::format("{} does not fit {}x {} at tp {}", model, hw.num_gpus, hw.gpu.name, run.tp_size);
+  const std::string budget = fmt::format(
+      "{:.1f} GiB x mem_fraction_static {:.3f}{} = {:.1f} GiB (activations and CUDA graphs take the "
+      "other {:.1f} GiB)",
+      f.gpu_gib, f.fraction, f.fraction_default ? " (SGLang's default)" : "", f.budget_gib(), f.reserved_gib);
+  const std::string fraction_flag = f.fraction_default ? "" : ", --mem-fraction-static";
+  if (!f.weights_fit()) {
+    // fp8 is the smallest weight dtype modelled: suggest it only to a wider one.
+    const bool wider = dtype_bytes(f.weight_dtype) > dtype_bytes(DType::FP8);
+    std::string fixes = "more GPUs (a larger --tp-size)";
+    if (wider) fixes += ", smaller weights (--dtype fp8)";
+    if (!f.fraction_default) fixes += ", a larger --mem-fraction-static";
+    if (const auto comma = fixes.rfind(", "); comma != std::string::npos) fixes.replace(comma, 2, " or ");
+    return InputError(fmt::format("{}: the weights alone take {:.1f} GiB per GPU > {}, so no batch fits (largest "
+                                  "batch: 0): use {}",
+                                  head, f.weights_gib, budget, fixes),
+                      "--tp-size" + fraction_flag);
+  }
+  const long long most = f.max_batch();
+  const std::string largest =
+      most > 0
+          ? fmt::format("the largest batch that fits at context {} and tp {} is {}", run.context_len, run.tp_size, most)
+          : fmt::format(
+                "not even one request of context {} fits at tp {} (largest batch: 0): use a shorter "
+                "--context-len or more GPUs (a larger --tp-size)",
+                run.context_len, run.tp_size);
+  // Not even one request fits: the context is the cause, not the batch.
+  return InputError(
+      fmt::format("{}: weights {:.1f} GiB + KV cache {:.2f} GiB (batch {} x context {}) = {:.1f} GiB "
+                  "per GPU > {}; {}",
+                  head, f.weights_gib, f.kv_gib, run.batch_size, run.context_len, f.static_gib(), budget, largest),
+      (most > 0 ? "--batch-size, --context-len" : "--context-len") + fraction_flag);
+}
+
+std::optional<InputError> fit_refusal(const Scenario& s) {
+  const MemoryFit f = memory_fit(s.target, s.draft ? &*s.draft : nullptr, s.hw, s.run, s.run.mem_fraction_static);
+  return fit_refusal(f, s.target.name, s.hw, s.run);
+}
+
 void require_fit(const MemoryFit& f, const std::string& model, const Hardware& hw, const RunSpec& run) {
-  if (f.fits()) return;
-  throw InputError(
-      fmt::format("{} does not fit {}x {} at tp {}: weights {:.1f} GiB + KV cache {:.2f} GiB (batch {} x context {}) = "
-                  "{:.1f} GiB per GPU > {:.1f} GiB x mem_fraction_static {:.3f}{} = {:.1f} GiB (activations and CUDA "
-                  "graphs take the other {:.1f} GiB)",
-                  model, hw.num_gpus, hw.gpu.name, run.tp_size, f.weights_gib, f.kv_gib, run.batch_size,
-                  run.context_len, f.static_gib(), f.gpu_gib, f.fraction,
-                  f.fraction_default ? " (SGLang's default)" : "", f.budget_gib(), f.reserved_gib),
-      f.fraction_default ? "--tp-size" : "--mem-fraction-static");
+  if (auto e = fit_refusal(f, model, hw, run)) throw *e;
 }
 
 }  // namespace specsim

@@ -9,6 +9,8 @@
 #include "scenario/hardware.h"
 #include "scenario/model_spec.h"
 #include "scenario/run_spec.h"
+#include "scenario/scenario.h"
+#include "util/error.h"
 
 namespace specsim {
 
@@ -17,12 +19,19 @@ struct MemoryFit {
   double gpu_gib = 0;
   double fraction = 0;  ///< mem_fraction_static used
   bool fraction_default = true;
-  double reserved_gib = 0;  ///< activations and CUDA-graph buffers (1 - fraction)
-  double weights_gib = 0;   ///< target + draft weights, tensor-parallel share
-  double kv_gib = 0;        ///< KV cache of batch x context tokens (bf16), target + draft
+  double reserved_gib = 0;           ///< activations and CUDA-graph buffers (1 - fraction)
+  double weights_gib = 0;            ///< target + draft weights, tensor-parallel share
+  DType weight_dtype = DType::BF16;  ///< the target's linear-layer weights (--dtype or its config's)
+  double kv_gib_per_request = 0;     ///< KV cache of one request of context tokens (bf16), target + draft
+  double kv_gib = 0;                 ///< KV cache of batch x context tokens: batch x kv_gib_per_request
   double static_gib() const { return weights_gib + kv_gib; }
   double budget_gib() const { return gpu_gib * fraction; }
   bool fits() const { return static_gib() <= budget_gib(); }
+  /// Whether the weights alone fit the budget (if not, no batch does).
+  bool weights_fit() const { return weights_gib <= budget_gib(); }
+  /// The largest batch whose KV cache fits beside the weights at this context and tp (0 when the
+  /// weights alone, or one request, do not fit).
+  long long max_batch() const;
 };
 
 /// SGLang's default mem_fraction_static for this GPU and run (server_args.py,
@@ -33,8 +42,18 @@ double sglang_default_mem_fraction(double gpu_gib, const RunSpec& run);
 MemoryFit memory_fit(const ModelSpec& target, const ModelSpec* draft, const Hardware& hw, const RunSpec& run,
                      std::optional<double> fraction);
 
-/// InputError (on --mem-fraction-static, or --tp-size when defaulted) with the numbers when the
-/// static memory does not fit.
+/// The refusal when the static memory does not fit (nullopt when it fits): what does not fit
+/// (the weights alone: more GPUs or a smaller dtype, named --tp-size; else the KV cache of batch x
+/// context, named --batch-size, --context-len, or --context-len when not even one request fits),
+/// the numbers, and the largest batch that fits at this context and tp (0 when none does).
+/// --mem-fraction-static is named too when it was given.
+std::optional<InputError> fit_refusal(const MemoryFit& f, const std::string& model, const Hardware& hw,
+                                      const RunSpec& run);
+
+/// fit_refusal() of a scenario's own run (its target, draft, hardware and mem_fraction_static).
+std::optional<InputError> fit_refusal(const Scenario& s);
+
+/// Throws fit_refusal()'s error when the static memory does not fit.
 void require_fit(const MemoryFit& f, const std::string& model, const Hardware& hw, const RunSpec& run);
 
 }  // namespace specsim

@@ -9,5 +9,6 @@ using specsim::parse_allreduce_values;
 using specsim::parse_double_values;
 using specsim::parse_int_values;
 using specsim::parse_word_values;
+using specsim::parse_measurement;
 
 }  // namespace specsim::sweep

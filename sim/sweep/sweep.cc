@@ -12,6 +12,7 @@
 #include "accept/accept_len.h"
 #include "cost/allreduce_model.h"
 #include "evaluate/result_checks.h"
+#include "scenario/memory_fit.h"
 #include "util/error.h"
 
 namespace specsim::sweep {
@@ -55,6 +56,9 @@ std::vector<Resolved> resolve_all(const SweepInput& in) {
 struct Group {
   size_t id = SIZE_MAX;
   std::string error;  // non-empty: every point of this group is skipped for this reason
+  // Groups the count of refusals whose text differs only in its numbers (a context, a batch): one
+  // line per cause, with the message of its first point (empty: the reason itself).
+  std::string skip_key;
   Scenario s;
   ScenarioResult r;
 };
@@ -63,6 +67,7 @@ void prepare_group(const SweepInput& in, const std::vector<Resolved>& resolved, 
   const Grid& grid = in.grid;
   g.id = id;
   g.error.clear();
+  g.skip_key.clear();
   const Resolved& res = resolved[ix[kTp] * grid.axis_size(kDtype) + ix[kDtype]];
   if (!res.scenario) {
     g.error = res.error;
@@ -83,6 +88,28 @@ void prepare_group(const SweepInput& in, const std::vector<Resolved>& resolved, 
     run.accept_len = 1.0;
     run.accept_rate.reset();
   }
+  // What `specsim run` refuses at these settings, in its order: the settings SGLang rejects, the
+  // context beyond the model's positions, then the static memory (weights and KV cache) over the
+  // GPU's budget (with the largest batch that fits).
+  try {
+    validate_run(run);
+  } catch (const InputError& e) {
+    g.error = e.line();
+    return;
+  }
+  if (g.s.target.max_position > 0 && run.context_len > g.s.target.max_position) {
+    g.error = InputError(fmt::format("{} tokens of context exceed {}'s max_position_embeddings ({})", run.context_len,
+                                     g.s.target.name, g.s.target.max_position),
+                         "--context-len")
+                  .line();
+    g.skip_key = "context beyond max_position_embeddings";
+    return;
+  }
+  if (const auto e = fit_refusal(g.s)) {
+    g.error = e->line();
+    g.skip_key = "does not fit GPU memory (" + e->where() + ")";  // by cause: weights, or KV cache
+    return;
+  }
   // Plan and anchors only: one cheap NCCL evaluation, the backends come per point.
   run.allreduce = {AllReduceChoice{}};
   g.s.backends_defaulted = true;
@@ -94,11 +121,11 @@ void prepare_group(const SweepInput& in, const std::vector<Resolved>& resolved, 
 }
 
 struct Worker {
-  std::map<std::string, SkipReason> skips;
+  std::map<std::string, SkipReason> skips;  // by key: the reason, or its cause (Group::skip_key)
   size_t evaluated = 0;
-  void skip(std::string why, size_t i) {
-    auto& s = skips[why];
-    if (s.count++ == 0) s.reason = std::move(why), s.first_point = i;
+  void skip(std::string why, size_t i, const std::string& key = "") {
+    auto& s = skips[key.empty() ? why : key];
+    if (s.count++ == 0 || i < s.first_point) s.reason = std::move(why), s.first_point = i;
   }
 };
 
@@ -189,7 +216,7 @@ SweepResult run_sweep(const SweepInput& in) {
           const Index ix = eff.decode(i);
           if (i / per_plan != g.id) prepare_group(run_in, resolved, i / per_plan, ix, g);
           if (!g.error.empty())
-            w.skip(g.error, i);
+            w.skip(g.error, i, g.skip_key);
           else
             eval_point(run_in, out.backends, g, ix, i, out.points[i], w);
         }

@@ -47,14 +47,24 @@ void num(std::string& s, double v, Style st) {
     fmt::format_to(std::back_inserter(s), "{}", v);
 }
 
+// The all-reduce label as a cell: a JSON string, or a CSV field quoted when it holds a comma
+// (`fixed:40@verify,draft_extend`).
+std::string label_cell(const std::string& label, Style st) {
+  if (st == Style::Json) return nlohmann::json(label).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (label.find_first_of(",\"") == std::string::npos) return label;
+  std::string q = "\"";
+  for (const char c : label) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
 void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice>& backends, Style st) {
   const char sep = ',';
   const char* q = st == Style::Json ? "\"" : "";
   const AllReduceChoice& b = backends[p.backend];
   auto out = std::back_inserter(s);
   if (st == Style::Json) s += '[';
-  fmt::format_to(out, "{},{}{}{},{},{},{},{},{},{},{}{}{},", p.tp, q, dtype_name(p.dtype), q, p.batch, p.context,
-                 p.graph_bs, p.steps, p.topk, p.draft_tokens, q, b.label(), q);
+  fmt::format_to(out, "{},{}{}{},{},{},{},{},{},{},{},", p.tp, q, dtype_name(p.dtype), q, p.batch, p.context,
+                 p.graph_bs, p.steps, p.topk, p.draft_tokens, label_cell(b.label(), st));
   if (b.kind == AllReduceChoice::Kind::Fixed)
     num(s, b.fixed_us, st);
   else if (st == Style::Json)

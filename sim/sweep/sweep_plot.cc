@@ -32,6 +32,38 @@ size_t fixed_count(const std::vector<AllReduceChoice>& backends) {
                        [](const AllReduceChoice& b) { return b.kind == AllReduceChoice::Kind::Fixed; });
 }
 
+// The first fixed: backend (the latency axis), or null.
+const AllReduceChoice* first_fixed(const std::vector<AllReduceChoice>& backends) {
+  for (const auto& b : backends)
+    if (b.kind == AllReduceChoice::Kind::Fixed) return &b;
+  return nullptr;
+}
+
+// The latency axis is one all-reduce: every fixed: value must replace NCCL in the same phases.
+void require_one_scope(const std::vector<AllReduceChoice>& backends) {
+  const AllReduceChoice* first = first_fixed(backends);
+  for (const auto& b : backends)
+    if (b.kind == AllReduceChoice::Kind::Fixed && b.phases != first->phases)
+      throw InputError(fmt::format("the plot's x axis is one all-reduce latency, but the fixed: values replace NCCL in "
+                                   "different phases ({} and {}): plot one scope at a time",
+                                   first->label(), b.label()),
+                       "--allreduce");
+}
+
+// The x axis: which all-reduces the fixed latency replaces, and what stays on NCCL.
+std::string latency_label(const AllReduceChoice& fixed) {
+  if (!fixed.scoped || fixed.phases == std::array<bool, kNumPhaseKinds>{true, true, true, true})
+    return "all-reduce latency (us; every all-reduce, the baseline's too)";
+  std::string in, rest;
+  for (int i = 0; i < kNumPhaseKinds; ++i) {
+    const auto p = static_cast<PhaseKind>(i);
+    const std::string name = p == PhaseKind::BaselineDecode ? "baseline" : std::string(phase_name(p));
+    std::string& to = fixed.applies_to(p) ? in : rest;
+    to += (to.empty() ? "" : ", ") + name;
+  }
+  return fmt::format("{} all-reduce latency (us; {} on NCCL as modelled)", in, rest);
+}
+
 bool accept_swept(const Grid& g) { return g.accept_len.size() > 1 || g.accept_rate.size() > 1; }
 
 const char* axis_short(int axis) {
@@ -177,9 +209,10 @@ Script tokps(const View& v) {
   }
   plots.resize(plots.size() - 2);
   s.text = fmt::format(
-      "set title {}\nset xlabel 'all-reduce latency (us, every all-reduce of the cycle)'\nset ylabel 'tokens/s'\n"
+      "set title {}\nset xlabel {}\nset ylabel 'tokens/s'\n"
       "set key outside bottom center horizontal maxrows 3\nset grid\nset yrange [0:*]\n{}plot {}\n",
-      gnuplot_quote(v.title() + ": tok/s against all-reduce latency"), marks, plots);
+      gnuplot_quote(v.title() + ": tok/s against all-reduce latency"),
+      gnuplot_quote(latency_label(v.r.backends[xs.front().second])), marks, plots);
   return s;
 }
 
@@ -189,7 +222,7 @@ Script heatmap(const View& v) {
   const std::vector<size_t> ys = spread(v.g.axis_size(yaxis), 200);
   std::vector<size_t> xk = spread(xs.size(), 200);
   Script s;
-  double zmin = 1, zmax = 1;
+  double zmin = 1, zmax = 1, ymin = INFINITY, ymax = -INFINITY;
   std::string be;
   std::array<size_t, kNumAxes> ix{};
   for (const size_t yi : ys) {
@@ -202,6 +235,7 @@ Script heatmap(const View& v) {
       any = true;
       s.data += fmt::format("{} {} {}\n", xs[k].first, p->accept_len, p->speedup);
       zmin = std::min(zmin, p->speedup), zmax = std::max(zmax, p->speedup);
+      ymin = std::min(ymin, p->accept_len), ymax = std::max(ymax, p->accept_len);
       if (yi == ys.front()) be += fmt::format("{} {}\n", xs[k].first, p->breakeven_accept_len);
     }
     if (any) s.data += "\n";
@@ -209,15 +243,17 @@ Script heatmap(const View& v) {
   if (s.data.empty()) throw InputError("nothing to plot: every point of the plotted slice was skipped", "--plot");
   s.text = fmt::format(
       "$BE << EOD\n{}EOD\n"
-      "set title {}\nset xlabel 'all-reduce latency (us)'\nset ylabel 'accept len'\nset cblabel 'speedup (spec / "
+      "set title {}\nset xlabel {}\nset ylabel 'accept len'\nset cblabel 'speedup (spec / "
       "baseline tok/s)'\n"
       "set view map\nset pm3d map corners2color c1\nset key at screen 0.5,0.06 center horizontal\n"
       "set cbrange [{}:{}]\nset palette defined ({} '#b2182b', 1 'white', {} '#1a9850')\n"
-      "set xrange [{}:{}]\nset yrange [*:*] noextend\n"
+      "set xrange [{}:{}]\nset yrange [{}:{}]\n"
       "splot '$DATA' using 1:2:3 with pm3d notitle, '$BE' using 1:2:(1) with lines lw 2 lc rgb 'black' "
       "title 'break-even accept len (speedup 1)'\n",
-      be, gnuplot_quote(v.title() + ": speedup of speculation"), zmin, zmax, zmin, zmax, xs.front().first,
-      xs.back().first);
+      be, gnuplot_quote(v.title() + ": speedup of speculation"),
+      gnuplot_quote(latency_label(v.r.backends[xs.front().second])), zmin, zmax, zmin, zmax, xs.front().first,
+      xs.back().first, ymin,
+      ymax > ymin ? ymax : ymin + 1);  // the accept lens swept (the break-even line may run past them)
   return s;
 }
 
@@ -268,6 +304,7 @@ PlotKind choose_plot_kind(PlotKind requested, const Grid& grid, const std::vecto
     throw InputError(
         "this plot needs the all-reduce latency swept: --allreduce fixed:A..B[:STEP] with two or more values",
         "--plot-kind");
+  if (k == PlotKind::TokPs || k == PlotKind::Heatmap) require_one_scope(backends);
   if (k == PlotKind::Heatmap && !accept_swept(grid))
     throw InputError("a heat map needs --accept-len (or --accept-rate) swept too", "--plot-kind");
   if (k == PlotKind::Breakdown) {

@@ -8,6 +8,7 @@
 #include "cost/allreduce_model.h"
 #include "evaluate/evaluate_scenario.h"
 #include "evaluate/result_checks.h"
+#include "scenario/memory_fit.h"
 #include "scenario/sglang_draft_rule.h"
 #include "util/error.h"
 
@@ -66,6 +67,12 @@ TuneResult run_tune(const TuneInput& in) {
     Scenario s = base;
     s.run.batch_size = bs;
     s.run.algo = s.run.speculative() ? s.run.algo : SpecAlgo::Eagle3;
+    // A batch size `specsim run` refuses is not ranked: its weights and KV cache must fit.
+    if (auto e = fit_refusal(s)) {
+      tb.refused = std::move(e);
+      out.batches.push_back(std::move(tb));
+      continue;
+    }
     s.run.num_steps = 1, s.run.topk = 1, s.run.num_draft_tokens = 2;
     s.run.accept_len = 1.0, s.run.accept_rate.reset(), s.run.measured_spec_tok_s.reset();
     s.run.allreduce = {AllReduceChoice{}};
@@ -114,6 +121,9 @@ TuneResult run_tune(const TuneInput& in) {
     });
     out.batches.push_back(std::move(tb));
   }
+  if (!out.batches.empty() &&
+      std::all_of(out.batches.begin(), out.batches.end(), [](const TuneBatch& b) { return b.refused.has_value(); }))
+    throw *out.batches.front().refused;  // nothing fits: what `run` says at the first batch size
   for (std::size_t b = 0; b < out.backends.size(); ++b)
     if (!ever_ran[b] && in.backends_given) {
       const Refusal* r = nullptr;

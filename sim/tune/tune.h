@@ -8,6 +8,7 @@
 
 #include "accept/tree_model.h"
 #include "scenario/scenario.h"
+#include "util/error.h"
 
 namespace specsim::tune {
 
@@ -37,6 +38,9 @@ struct PlainDecode {
 
 struct TuneBatch {
   int batch_size = 0;
+  /// Why nothing was evaluated here when `specsim run` refuses this batch size (the model and its
+  /// KV cache do not fit GPU memory): its error, with the largest batch that fits.
+  std::optional<InputError> refused;
   std::vector<PlainDecode> plain;  ///< per backend that runs here
   std::vector<TuneRow> ranked;     ///< every setting x backend, best tok/s first
   double best_plain_tok_s() const;
@@ -71,8 +75,9 @@ struct DraftSetting {
 };
 std::vector<DraftSetting> draft_settings(int max_steps, int max_topk, int max_draft_tokens);
 
-/// Runs the search. InputError when no backend can run at any batch size, or a listed backend
-/// never can.
+/// Runs the search. A batch size `specsim run` refuses (it does not fit GPU memory) is skipped
+/// with its reason (TuneBatch::refused); InputError, that refusal, when every batch size is; and
+/// when no backend can run at any batch size, or a listed backend never can.
 TuneResult run_tune(const TuneInput& in);
 
 }  // namespace specsim::tune

@@ -40,7 +40,15 @@ std::string tune_text(const TuneReport& r) {
       r.elapsed_s);
   for (const auto& x : res.refused)
     o += fmt::format("  {} refused at batch size {}: {}\n", backend_label(r, x.backend), x.batch_size, x.reason);
+  std::string unfit;
+  for (const auto& b : res.batches)
+    if (b.refused) unfit += fmt::format("{}{}", unfit.empty() ? "" : ", ", b.batch_size);
+  if (!unfit.empty()) o += fmt::format("  batch sizes skipped (they do not fit GPU memory; see below): {}\n", unfit);
   for (const auto& b : res.batches) {
+    if (b.refused) {
+      o += fmt::format("\nbatch size {}: skipped, `specsim run` refuses it: {}\n", b.batch_size, b.refused->line());
+      continue;
+    }
     o += fmt::format("\nbatch size {}: plain decoding", b.batch_size);
     for (const auto& p : b.plain) o += fmt::format(" {:.1f} tok/s ({})", p.tok_s, backend_label(r, p.backend));
     if (b.plain.empty()) {
@@ -67,7 +75,8 @@ std::string tune_text(const TuneReport& r) {
         again += fmt::format("{}{}", again.empty() ? "" : ", ", b.batch_size);
     o += again.empty() ? "\n" : "; it pays again at batch size " + again + "\n";
   } else
-    o += "\nspeculation pays at every batch size asked\n";
+    o += unfit.empty() ? "\nspeculation pays at every batch size asked\n"
+                       : "\nspeculation pays at every batch size asked that fits GPU memory\n";
   return o;
 }
 
@@ -141,6 +150,7 @@ nlohmann::json tune_json(const TuneReport& r) {
                         {"speedup", x.speedup}});
     }
     batches.push_back({{"batch_size", b.batch_size},
+                       {"skipped_reason", b.refused ? json(b.refused->line()) : json(nullptr)},
                        {"plain", plain},
                        {"plain_best_tok_s", b.best_plain_tok_s()},
                        {"pays", b.pays()},
@@ -178,7 +188,8 @@ void draw_tune_plot(const TuneReport& r, const std::string& path, const std::str
   // Columns: batch size, best plain decoding tok/s, then per backend the best setting's tok/s over
   // it ("NaN" where the backend does not run), rows by batch size.
   std::vector<const TuneBatch*> rows;
-  for (const auto& b : res.batches) rows.push_back(&b);
+  for (const auto& b : res.batches)
+    if (!b.refused) rows.push_back(&b);  // a batch size that does not fit has nothing to draw
   std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->batch_size < b->batch_size; });
   std::string data;
   for (const auto* b : rows) {
