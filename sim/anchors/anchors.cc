@@ -92,9 +92,11 @@ std::string_view anchor_kind_name(AnchorKind k) {
 
 const AnchorEntry* AnchorReport::acceptance() const {
   for (const auto& e : entries)
-    if (e.kind == AnchorKind::Spec && e.used) return &e;
+    if ((e.kind == AnchorKind::Spec || e.kind == AnchorKind::Cycle) && e.used) return &e;
   return nullptr;
 }
+
+double AnchorEntry::measured_accept_len() const { return kind == AnchorKind::Cycle ? accept_len : derived; }
 
 std::string box_key(const Hardware& hw, const RunSpec& run, const ModelSpec& target) {
   return fmt::format("{}x {} on {}, tp {}, {}", hw.num_gpus, hw.gpu.name, hw.topo.name, run.tp_size,
@@ -188,6 +190,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
                                             e.measured, e.accept_len, cycle_us, e.model),
                                 e.source);
     e.derived = cycle_us - e.model;
+    e.accept_rate = accept_rate_at(e.accept_len, r.num_steps, r.topk, r.num_draft_tokens);  // measured too
     rep.entries.push_back(e);
     resolve_same_place(
         rep.entries, rep.entries.size() - 1, fmt::format("speculative cycle at these settings on {}", e.box),

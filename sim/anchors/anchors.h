@@ -48,6 +48,8 @@ struct AnchorEntry {
   double step_extra_us = 0;    ///< cycle: the fitted extra per draft forward on its box
   double verify_extra_us = 0;  ///< cycle: the fitted extra per verify on its box
   bool used = true;
+  /// The accept len the measurement gives: stated with a cycle entry, implied by a spec entry.
+  double measured_accept_len() const;
   std::string conflict;                           ///< non-empty: how it meets another measurement of the same term
   std::vector<std::string> applies, not_applies;  ///< to this run, in words
 };
@@ -55,7 +57,7 @@ struct AnchorEntry {
 struct AnchorReport {
   std::vector<AnchorEntry> entries;
   bool any() const { return !entries.empty(); }
-  /// The spec entry whose acceptance is used (nullptr when none).
+  /// The spec or cycle entry whose acceptance is used (nullptr when none).
   const AnchorEntry* acceptance() const;
 };
 

@@ -35,15 +35,17 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
                   "tokens; default top-k coverage)",
                   *run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
   } else if (m && same_draft_settings(run, *m)) {
-    out.accept_len = m->derived;
+    out.accept_len = m->measured_accept_len();
     out.accept_rate = m->accept_rate;
-    out.accept_source = fmt::format("implied by the measured {:g} tok/s with NCCL", m->measured);
+    out.accept_source = m->kind == AnchorKind::Cycle
+                            ? fmt::format("measured with the {:g} tok/s ({})", m->measured, m->source)
+                            : fmt::format("implied by the measured {:g} tok/s with NCCL", m->measured);
   } else if (m) {
     out.accept_rate = m->accept_rate;
     out.accept_len = accept_len_at(m->accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
     out.accept_source = fmt::format(
-        "projected: per-token acceptance {:.3f} (implied by the measured {:g} tok/s at {} steps) through {}",
-        m->accept_rate, m->measured, m->steps,
+        "projected: per-token acceptance {:.3f} ({} the measured {:g} tok/s at {} steps) through {}",
+        m->accept_rate, m->kind == AnchorKind::Cycle ? "measured with" : "implied by", m->measured, m->steps,
         m->topk == 1 && run.topk == 1 ? "the chain formula" : "SGLang's draft tree");
   } else {
     throw InputError("accept length unknown: give --accept-len, --accept-rate or --measured-spec-tok-s",
