@@ -234,7 +234,7 @@ TEST_CASE("fused-MoE expert GEMMs: their own fixed cost and bandwidth share, fit
   GpuProfile other = g;
   other.moe_gemm_memory_efficiency = 0;
   CHECK(compute_us(w13, other) == Approx(g.gemm_fp8_block_fixed_us + g.gemm_fp8_block_us_per_kblock * 7168 / 128 +
-                                          w13.bytes / (4800e3 * g.gemm_memory_efficiency)));
+                                         w13.bytes / (4800e3 * g.gemm_memory_efficiency)));
 }
 
 TEST_CASE("attention: its own fixed cost, KV bytes or FLOPs at attention's efficiencies") {

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "diagnose/findings.h"
-#include "ingest/sglang_log_summary.h"
 #include "diagnose/scenario_yaml.h"
 #include "ingest/sglang_log.h"
+#include "ingest/sglang_log_summary.h"
 #include "ingest/text_lines.h"
 #include "run_json.h"
 #include "test_util.h"

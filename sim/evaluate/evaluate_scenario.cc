@@ -43,10 +43,10 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
   } else if (m) {
     out.accept_rate = m->accept_rate;
     out.accept_len = accept_len_at(m->accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
-    out.accept_source = fmt::format(
-        "projected: per-token acceptance {:.3f} ({} the measured {:g} tok/s at {} steps) through {}",
-        m->accept_rate, m->kind == AnchorKind::Cycle ? "measured with" : "implied by", m->measured, m->steps,
-        m->topk == 1 && run.topk == 1 ? "the chain formula" : "SGLang's draft tree");
+    out.accept_source =
+        fmt::format("projected: per-token acceptance {:.3f} ({} the measured {:g} tok/s at {} steps) through {}",
+                    m->accept_rate, m->kind == AnchorKind::Cycle ? "measured with" : "implied by", m->measured,
+                    m->steps, m->topk == 1 && run.topk == 1 ? "the chain formula" : "SGLang's draft tree");
   } else {
     throw InputError("accept length unknown: give --accept-len, --accept-rate or --measured-spec-tok-s",
                      "--accept-len");

@@ -66,7 +66,8 @@ void join(std::string& out, const char* part, const char* sep) {
 
 }  // namespace
 
-ExplainedRun run_explained(const RunArgs& args, const std::function<Scenario(const RunArgs&)>& make) {
+ExplainedRun run_explained(const RunArgs& args, const RunArgs& as_stated,
+                           const std::function<Scenario(const RunArgs&)>& make) {
   ExplainedRun out;
   std::string conflict, conflict_where;
   try {
@@ -84,9 +85,9 @@ ExplainedRun run_explained(const RunArgs& args, const std::function<Scenario(con
     ScenarioResult r;
   };
   std::vector<Found> found;
-  for (const Option& eager : eager_options(args))
-    for (const Option& p2p : p2p_options(args))
-      for (const Option& algo : algo_options(args)) {
+  for (const Option& eager : eager_options(as_stated))
+    for (const Option& p2p : p2p_options(as_stated))
+      for (const Option& algo : algo_options(as_stated)) {
         const int changes = eager.changes + p2p.changes + algo.changes;
         if (changes == 0) continue;  // the settings as stated: contradicted above
         ++out.tried;

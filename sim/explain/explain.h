@@ -37,7 +37,10 @@ struct ExplainedRun {
 /// each other (MeasurementConflict), tries every combination of the assumptions `args` leaves
 /// open and keeps the consistent one with the fewest assumptions, then the least unexplained
 /// time; MeasurementConflict naming the first contradiction and what was tried when none holds.
-ExplainedRun run_explained(const RunArgs& args, const std::function<Scenario(const RunArgs&)>& make);
+/// `as_stated` is `args` with what the scenario file and a pasted command fill in: an assumption
+/// it already states is not searched.
+ExplainedRun run_explained(const RunArgs& args, const RunArgs& as_stated,
+                           const std::function<Scenario(const RunArgs&)>& make);
 
 /// The report lines that say what was assumed and why (empty when nothing was).
 std::vector<std::string> explanation_notes(const ExplainedRun& e);

@@ -8,7 +8,7 @@ using specsim::kMaxAxisValues;
 using specsim::parse_allreduce_values;
 using specsim::parse_double_values;
 using specsim::parse_int_values;
-using specsim::parse_word_values;
 using specsim::parse_measurement;
+using specsim::parse_word_values;
 
 }  // namespace specsim::sweep

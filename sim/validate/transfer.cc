@@ -47,8 +47,6 @@ CaseRun anchor_run(const PublishedCase& a, const std::string& file) {
   std::string why;
   CaseRun r = *case_run(a, why, CaseAcceptance::Measured);
   r.put("--measured-baseline-tok-s", r.args.measured_baseline_tok_s, *a.baseline_tok_s * *a.batch_size);
-  // Its accept length too, where the source states one: the spec tok/s then measures the cycle.
-  if (a.accept_length && r.args.measured_spec_tok_s) r.put("--accept-len", r.args.accept_len, *a.accept_length);
   r.flags.insert(r.flags.end(), {"--save-scenario", file});
   return r;
 }
@@ -96,9 +94,6 @@ TransferFamily transfer_family(const CaseFamily& f) {
     fill(anchor_row, predicted(s, *a.batch_size), s.run.speculative());
     // As `specsim run --save-scenario` writes it and `--scenario` reads it back.
     file = json::parse(scenario_file_json(s, *a.zoo_model, a.zoo_draft.value_or("")).dump(2));
-    // A row states its own accept length or takes the anchor's measured acceptance, projected to
-    // its draft shape: not the anchor's length as if the row had stated it.
-    file["settings"].erase("accept_len");
   } catch (const InputError& e) {
     return t.not_scored = "the anchor's measurements cannot be used: " + e.line(), t;
   }
