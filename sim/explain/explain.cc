@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "util/error.h"
 
@@ -66,12 +67,12 @@ void join(std::string& out, const char* part, const char* sep) {
 
 }  // namespace
 
-ExplainedRun run_explained(const RunArgs& args, const RunArgs& as_stated,
+ExplainedRun run_explained(Scenario first, const RunArgs& args, const RunArgs& as_stated,
                            const std::function<Scenario(const RunArgs&)>& make) {
   ExplainedRun out;
   std::string conflict, conflict_where;
   try {
-    out.scenario = make(args);
+    out.scenario = std::move(first);
     out.result = run_scenario(out.scenario);
     return out;
   } catch (const MeasurementConflict& e) {

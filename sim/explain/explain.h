@@ -33,13 +33,13 @@ struct ExplainedRun {
   int tried = 0;                       ///< assumption sets tried
 };
 
-/// Builds the scenario (`make`) from `args` and evaluates it. When its measurements contradict
+/// Evaluates `first` (the scenario of `args`, as the user gave it). When its measurements contradict
 /// each other (MeasurementConflict), tries every combination of the assumptions `args` leaves
 /// open and keeps the consistent one with the fewest assumptions, then the least unexplained
 /// time; MeasurementConflict naming the first contradiction and what was tried when none holds.
 /// `as_stated` is `args` with what the scenario file and a pasted command fill in: an assumption
 /// it already states is not searched.
-ExplainedRun run_explained(const RunArgs& args, const RunArgs& as_stated,
+ExplainedRun run_explained(Scenario first, const RunArgs& args, const RunArgs& as_stated,
                            const std::function<Scenario(const RunArgs&)>& make);
 
 /// The report lines that say what was assumed and why (empty when nothing was).

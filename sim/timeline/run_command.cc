@@ -27,10 +27,11 @@ std::string run_command(RunArgs& args, const RunRequest& q) {
     extras.sglang_command = split_command(q.sglang_args), extras.sglang_where = "--sglang-args";
   extras.notes = m.notes;
   const RunArgs given = args;
-  m.check(load_scenario(file, args, extras));  // fills args from the file and the pasted command
+  Scenario as_given = load_scenario(file, args, extras);  // also fills args from the file and the command
+  m.check(as_given);
   // Measurements that contradict each other under these settings: the simplest consistent
   // assumption among those the user left open is used and said (explain/).
-  const ExplainedRun e = run_explained(given, args, [&](const RunArgs& a) {
+  const ExplainedRun e = run_explained(std::move(as_given), given, args, [&](const RunArgs& a) {
     RunArgs filled = a;
     Scenario sc = load_scenario(file, filled, extras);
     m.check(sc);
