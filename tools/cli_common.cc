@@ -71,6 +71,12 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   app.add_option("--nccl-p2p-level", a.nccl_p2p_level, "NCCL_P2P_LEVEL: LOC, NVL, PIX, PXB (default), PHB, SYS");
   app.add_option("--nccl-algo", a.nccl_algo, "NCCL_ALGO: ring, tree (comma list)");
   app.add_option("--nccl-proto", a.nccl_proto, "NCCL_PROTO: LL, LL128, Simple (comma list)");
+  app.add_option("--quantization", a.quantization, "weight format as SGLang names it (e.g. fp8, w4a16, modelopt_fp4)");
+  app.add_option("--kv-cache-dtype", a.kv_cache_dtype, "KV-cache format as SGLang names it (auto, fp8_e4m3, ...)");
+  app.add_flag("--disable-custom-all-reduce", a.disable_custom_all_reduce,
+               "the serving stack's own custom all-reduce off (NCCL)");
+  app.add_flag("--enable-flashinfer-allreduce-fusion", a.enable_flashinfer_allreduce_fusion,
+               "all-reduce + residual add + RMSNorm fused in one kernel (FlashInfer's, as SGLang runs it)");
 }
 
 }  // namespace specsim::cli

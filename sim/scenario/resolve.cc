@@ -89,6 +89,13 @@ void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
 }  // namespace
 
 Scenario resolve_scenario(const RunArgs& a) {
+  // Accepted by the command line, priced by the engine in a later step: refused until then.
+  if (a.quantization) throw InputError("not modelled yet; drop it (the config's format is used)", "--quantization");
+  if (a.kv_cache_dtype) throw InputError("not modelled yet; drop it (the KV cache is bf16)", "--kv-cache-dtype");
+  if (a.disable_custom_all_reduce)
+    throw InputError("not modelled yet; drop it and compare --allreduce nccl", "--disable-custom-all-reduce");
+  if (a.enable_flashinfer_allreduce_fusion)
+    throw InputError("not modelled yet; drop it", "--enable-flashinfer-allreduce-fusion");
   if (!a.model_path) {  // the built-in scenario: a scenario file like any other
     RunArgs b = a;
     return load_scenario(default_scenario_path(), b);

@@ -27,6 +27,12 @@ struct RunArgs {
   std::vector<std::string> allreduce;
   std::optional<std::string> nccl_p2p_level, nccl_algo, nccl_proto;
   std::optional<std::string> runtime;  ///< sglang (default), vllm, none, or a profile .json
+  /// Weight and KV-cache formats in SGLang's words (--quantization, --kv-cache-dtype).
+  std::optional<std::string> quantization, kv_cache_dtype;
+  /// SGLang's --disable-custom-all-reduce: the serving stack's own all-reduce off, NCCL instead.
+  bool disable_custom_all_reduce = false;
+  /// SGLang's --enable-flashinfer-allreduce-fusion: all-reduce + residual add + RMSNorm as one kernel.
+  bool enable_flashinfer_allreduce_fusion = false;
 };
 
 /// Builds the scenario; InputError naming the flag on bad input.
