@@ -4,7 +4,9 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "scenario/paths.h"
+#include "util/json_io.h"
 #include "validate/case_report.h"
+#include "validate/error_bands.h"
 #include "validate/nccl_check.h"
 #include "validate/transfer.h"
 #include "validate/validate.h"
@@ -29,6 +31,11 @@ int cmd_validate(int argc, char** argv) {
                "instead: each family of rows (one source and deployment) predicted from its anchor row's measurements "
                "(with --case: that case's family)")
       ->excludes("--nccl");
+  std::string bands_out;
+  app.add_option("--write-error-bands", bands_out,
+                 "instead: write the held-out error bands per class (validate and --transfer) to FILE; the run "
+                 "reports read models/accuracy/error-bands.json")
+      ->excludes("--nccl", "--case", "--transfer", "--json");
   return guarded(app, argc, argv, [&] {
     if (nccl) {
       if (nccl_dir.empty()) nccl_dir = models_dir() + "/../traces/nccl-tests";
@@ -42,6 +49,12 @@ int cmd_validate(int argc, char** argv) {
     const bool builtin = set.empty();
     if (builtin) set = models_dir() + "/../traces/published";
     const std::string label = builtin ? "traces/published" : set;
+    if (!bands_out.empty()) {
+      const nlohmann::json bands = error_bands_json(run_validate(set, label), run_transfer(set, label));
+      write_file_atomic(bands_out, bands.dump(2) + "\n", "--write-error-bands");
+      std::cout << "wrote " << bands_out << "\n";
+      return kExitOk;
+    }
     if (transfer) {
       const TransferResult t = run_transfer(set, label, case_id);
       std::cout << (json ? transfer_json(t).dump(2) + "\n" : transfer_text(t));

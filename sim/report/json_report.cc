@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "report/error_band.h"
 #include "report/report.h"
 #include "scenario/scenario_file.h"
 
@@ -125,15 +126,21 @@ json report_json(const Scenario& s, const ScenarioResult& r) {
       continue;
     }
     if (c.backend.kind == AllReduceChoice::Kind::Fixed) sc["fixed_us"] = c.backend.fixed_us;
-    sc["baseline"] = {{"step_us", c.baseline_step_us}, {"tok_per_s", c.baseline_tok_s}};
+    const RunBands bands = run_bands(s, r, c);
+    sc["baseline"] = {{"step_us", c.baseline_step_us},
+                      {"tok_per_s", c.baseline_tok_s},
+                      {"tok_per_s_band", band_json(bands.baseline, bands.baseline_measured, c.baseline_tok_s)}};
     if (s.run.speculative())
-      sc["spec"] = {{"cycle_us", c.cycle_us},
-                    {"tok_per_s", c.spec_tok_s},
-                    {"accept_len", c.accept_len},
-                    {"speedup", c.speedup},
-                    {"speedup_vs_reference_baseline", c.spec_tok_s / r.reference_baseline_tok_s},
-                    {"breakeven_accept_len", c.breakeven_accept_len},
-                    {"allreduce_share", c.allreduce_share}};
+      sc["spec"] = {
+          {"cycle_us", c.cycle_us},
+          {"tok_per_s", c.spec_tok_s},
+          {"tok_per_s_band", band_json(bands.spec, bands.spec_measured, c.spec_tok_s)},
+          {"speedup_band", band_json(bands.speedup, bands.spec_measured && bands.baseline_measured, c.speedup)},
+          {"accept_len", c.accept_len},
+          {"speedup", c.speedup},
+          {"speedup_vs_reference_baseline", c.spec_tok_s / r.reference_baseline_tok_s},
+          {"breakeven_accept_len", c.breakeven_accept_len},
+          {"allreduce_share", c.allreduce_share}};
     else
       sc["spec"] = nullptr;
     json phases = json::array();

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "report/error_band.h"
 #include "report/report.h"
 #include "scenario/measured_run.h"
 
@@ -131,6 +132,7 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
     } else {
       out += fmt::format("  baseline step {:.0f} us | {:.1f} tok/s\n", c.baseline_step_us, c.baseline_tok_s);
     }
+    out += bands_text(run_bands(s, r, c), std::string(algo_name(run.algo)));
   }
 
   if (r.results.size() > 1) {

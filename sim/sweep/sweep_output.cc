@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "report/report.h"
+#include "sweep/sweep_bands.h"
 
 namespace specsim::sweep {
 
@@ -32,6 +33,8 @@ std::vector<std::string> csv_columns() {
                                 "allreduce_share"};
   for (int p = 0; p < kNumPhaseKinds; ++p) c.push_back(std::string(phase_name(static_cast<PhaseKind>(p))) + "_us");
   for (int k = 0; k < kNumParts; ++k) c.push_back(std::string("cycle_") + part_name(k) + "_us");
+  // The likely range of each tok/s from the held-out errors of the run's class (report/error_band.h).
+  for (const char* b : {"baseline_tok_s_lo", "baseline_tok_s_hi", "spec_tok_s_lo", "spec_tok_s_hi"}) c.push_back(b);
   return c;
 }
 
@@ -57,7 +60,8 @@ std::string label_cell(const std::string& label, Style st) {
   return q + "\"";
 }
 
-void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice>& backends, Style st) {
+void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice>& backends, const BandFactors& bands,
+         Style st) {
   const char sep = ',';
   const char* q = st == Style::Json ? "\"" : "";
   const AllReduceChoice& b = backends[p.backend];
@@ -85,11 +89,23 @@ void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice
     s += sep;
     num(s, v, st);
   }
+  auto band = [&](const std::optional<ErrorBand>& b, double v) {
+    for (const double f : {b ? b->lo : 0.0, b ? b->hi : 0.0}) {
+      s += sep;
+      if (b)
+        num(s, v * f, st);
+      else if (st == Style::Json)
+        s += "null";
+    }
+  };
+  band(bands.baseline, p.baseline_tok_s);
+  band(bands.spec, p.spec_tok_s);
   s += st == Style::Json ? "]" : "\n";
 }
 
 // Rows of the evaluated points, formatted in `threads` contiguous slices joined in order.
 std::string rows(const SweepResult& r, int threads, Style st) {
+  const BandFactors bands = band_factors(r.base);
   const size_t n = r.points.size();
   const int t = std::max(1, std::min<int>(threads, int(n / 4096) + 1));
   std::vector<std::string> parts(t);
@@ -100,7 +116,7 @@ std::string rows(const SweepResult& r, int threads, Style st) {
     for (size_t i = lo; i < hi; ++i) {
       if (!r.points[i].ok) continue;
       if (st == Style::Json && !s.empty()) s += ",\n";
-      row(s, r.points[i], r.backends, st);
+      row(s, r.points[i], r.backends, bands, st);
     }
   };
   std::vector<std::thread> pool;
@@ -142,9 +158,16 @@ std::string sweep_json(const SweepResult& r, const Grid& grid, int threads) {
   json skipped = json::array();
   for (const auto& s : r.skipped)
     skipped.push_back({{"reason", s.reason}, {"count", s.count}, {"first_point", s.first_point}});
-  const json head = {{"specsim_version", kSpecsimVersion}, {"title", r.base.title}, {"model", r.base.target.name},
-                     {"hardware", r.base.hw.spec},         {"axes", axes},          {"points", r.points.size()},
-                     {"evaluated", r.evaluated},           {"skipped", skipped},    {"columns", csv_columns()}};
+  const json head = {{"specsim_version", kSpecsimVersion},
+                     {"title", r.base.title},
+                     {"model", r.base.target.name},
+                     {"hardware", r.base.hw.spec},
+                     {"axes", axes},
+                     {"points", r.points.size()},
+                     {"evaluated", r.evaluated},
+                     {"skipped", skipped},
+                     {"columns", csv_columns()},
+                     {"tok_per_s_band", band_factors_json(band_factors(r.base))}};
   std::string text = head.dump(1);
   text.pop_back();  // the closing brace: the rows follow inside the same object
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sweep/sweep_bands.h"
 #include "util/error.h"
 #include "util/json_io.h"
 #include "util/output_files.h"
@@ -163,6 +164,8 @@ Script tokps(const View& v) {
   Script s;
   std::string plots, marks;
   int block = 0;
+  // The likely range of speculation's tok/s (held-out errors of the run's class) as a shaded band.
+  const std::optional<ErrorBand> band = band_factors(v.r.base).spec;
   for (size_t k = 0; k < values.size(); ++k) {
     std::array<size_t, kNumAxes> ix{};
     if (series >= 0) ix[series] = values[k];
@@ -172,7 +175,9 @@ Script tokps(const View& v) {
       if (const PointResult* p = v.at(ix)) pts.push_back({us, p->baseline_tok_s, p->spec_tok_s});
     }
     if (pts.empty()) continue;
-    for (const auto& p : pts) s.data += fmt::format("{} {} {}\n", p[0], p[1], p[2]);
+    for (const auto& p : pts)
+      s.data += fmt::format("{} {} {} {} {}\n", p[0], p[1], p[2], band ? p[2] * band->lo : p[2],
+                            band ? p[2] * band->hi : p[2]);
     s.data += "\n\n";
     const std::string name =
         series < 0 ? "" : fmt::format(" ({} {})", axis_short(series), axis_value(v.g, v.r.backends, series, values[k]));
@@ -193,6 +198,11 @@ Script tokps(const View& v) {
     if (k == 0 || baseline_per_series)
       plots += fmt::format("'$DATA' index {} using 1:2 with lines lw 2 dt 2 lc {} title {}, ", block, k + 1,
                            gnuplot_quote("baseline" + (baseline_per_series ? name : "")));
+    if (band)
+      plots += fmt::format(
+          "'$DATA' index {} using 1:4:5 with filledcurves fs transparent solid 0.15 noborder lc {} {}, ", block, k + 1,
+          k == 0 ? "title " + gnuplot_quote(fmt::format("likely range ({})", band_basis(*band)))
+                 : std::string("notitle"));
     plots += fmt::format("'$DATA' index {} using 1:3 with lines lw 2 lc {} title {}, ", block, k + 1,
                          gnuplot_quote("speculation" + name + be));
     ++block;

@@ -111,20 +111,18 @@ bool anchors_baseline(const TransferRow& r, const TransferFamily& t) {
   return r.c.batch_size == a.batch_size && r.c.baseline_tok_s == a.baseline_tok_s;
 }
 
-enum class Figure { Baseline, Spec, Speedup };
-
 // The rows a family scores on one figure: predicted from the anchor (the anchor itself is
 // reproduced, not predicted).
-std::vector<ErrorPoint> points(const std::vector<TransferFamily>& families, bool held_out, Figure fig) {
+std::vector<ErrorPoint> points(const std::vector<TransferFamily>& families, bool held_out, TransferFigure fig) {
   std::vector<ErrorPoint> out;
   for (const auto& t : families) {
     if (!t.not_scored.empty()) continue;
     for (const auto& r : t.rows) {
       if (r.anchor || r.c.held_out != held_out) continue;
       std::optional<double> p, m;
-      if (fig == Figure::Baseline && !anchors_baseline(r, t)) p = r.baseline_tok_s, m = r.c.baseline_tok_s;
-      if (fig == Figure::Spec) p = r.spec_tok_s, m = r.c.spec_tok_s;
-      if (fig == Figure::Speedup) p = r.speedup, m = r.c.speedup();
+      if (fig == TransferFigure::Baseline && !anchors_baseline(r, t)) p = r.baseline_tok_s, m = r.c.baseline_tok_s;
+      if (fig == TransferFigure::Spec) p = r.spec_tok_s, m = r.c.spec_tok_s;
+      if (fig == TransferFigure::Speedup) p = r.speedup, m = r.c.speedup();
       if (p && m) out.push_back({*p, *m, r.c.id});
     }
   }
@@ -132,6 +130,10 @@ std::vector<ErrorPoint> points(const std::vector<TransferFamily>& families, bool
 }
 
 }  // namespace
+
+std::vector<ErrorPoint> transfer_points(const TransferResult& r, bool held_out, TransferFigure fig) {
+  return points(r.families, held_out, fig);
+}
 
 TransferResult run_transfer(const std::string& set_dir, const std::string& label, const std::string& case_id) {
   TransferResult r;
@@ -156,15 +158,15 @@ TransferResult run_transfer(const std::string& set_dir, const std::string& label
   for (const auto& f : families) {
     TransferFamily t = transfer_family(f);
     for (int h = 0; h < 2; ++h) {
-      t.baseline[h] = error_stats(points({t}, h == 1, Figure::Baseline));
-      t.spec[h] = error_stats(points({t}, h == 1, Figure::Spec));
+      t.baseline[h] = error_stats(points({t}, h == 1, TransferFigure::Baseline));
+      t.spec[h] = error_stats(points({t}, h == 1, TransferFigure::Spec));
     }
     r.families.push_back(std::move(t));
   }
   for (int h = 0; h < 2; ++h) {
-    r.baseline[h] = error_stats(points(r.families, h == 1, Figure::Baseline));
-    r.spec[h] = error_stats(points(r.families, h == 1, Figure::Spec));
-    r.speedup[h] = error_stats(points(r.families, h == 1, Figure::Speedup));
+    r.baseline[h] = error_stats(points(r.families, h == 1, TransferFigure::Baseline));
+    r.spec[h] = error_stats(points(r.families, h == 1, TransferFigure::Spec));
+    r.speedup[h] = error_stats(points(r.families, h == 1, TransferFigure::Speedup));
   }
   r.targets = {{"spec tok/s, held-out, median", 5, r.spec[1], true},
                {"spec tok/s, held-out, worst", 15, r.spec[1], false}};

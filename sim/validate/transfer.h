@@ -48,6 +48,11 @@ struct TransferResult {
   std::vector<Target> targets;
 };
 
+/// A figure the rows are scored on.
+enum class TransferFigure { Baseline, Spec, Speedup };
+/// The predicted rows of every scored family on one figure, held-out or fit rows (the anchor row
+/// and a baseline that is the anchor's own figure left out): what the family errors are made of.
+std::vector<ErrorPoint> transfer_points(const TransferResult& r, bool held_out, TransferFigure fig);
 /// Groups the cases of `set_dir` into families and predicts each family's rows from its anchor.
 /// `case_id` non-empty: that case's family alone (InputError naming --case when no case has the
 /// id). InputError naming file:field on a bad case file.

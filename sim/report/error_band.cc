@@ -1,0 +1,123 @@
+// Looks up the held-out error band of a run's class in models/accuracy/error-bands.json.
+#include "report/error_band.h"
+
+#include <fmt/format.h>
+
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "anchors/anchors.h"
+#include "scenario/paths.h"
+#include "util/error.h"
+#include "util/json_io.h"
+
+namespace specsim {
+namespace {
+
+using nlohmann::json;
+
+const json& bands_table() {
+  static json table;
+  static std::once_flag once;
+  std::call_once(once, [] { table = read_json_file(models_dir() + "/accuracy/error-bands.json"); });
+  return table;
+}
+
+const char* figure_key(BandFigure f) {
+  switch (f) {
+    case BandFigure::BaselineTokS: return "baseline_tok_s";
+    case BandFigure::SpecTokS: return "spec_tok_s";
+    case BandFigure::Speedup: return "speedup";
+  }
+  return "";
+}
+
+}  // namespace
+
+bool run_is_anchored(const Scenario& s) {
+  return !s.measured.empty() || s.run.measured_baseline_tok_s || s.run.measured_spec_tok_s ||
+         s.run.measured_allreduce_us;
+}
+
+std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double predicted, bool anchored) {
+  const json& t = bands_table();
+  const std::string where = "models/accuracy/error-bands.json";
+  const char* anchoring = anchored ? "anchored" : "unanchored";
+  if (!t.contains("classes") || !t["classes"].is_object() || !t["classes"].contains(anchoring))
+    throw InputError("no classes." + std::string(anchoring) + " table: regenerate it with specsim validate "
+                     "--write-error-bands", where);
+  const json& classes = t["classes"][anchoring];
+  const std::string kind = s.target.has_moe ? "moe" : "dense";
+  const std::string stack = s.runtime && (s.runtime->name == "sglang" || s.runtime->name == "vllm") ? s.runtime->name
+                                                                                                  : "any";
+  for (const std::string& key : {kind + "/" + stack, kind + "/any", std::string("any/any")}) {
+    if (!classes.contains(key) || !classes[key].contains(figure_key(figure))) continue;
+    const json& e = classes[key][figure_key(figure)];
+    const std::string field = where + ": classes." + anchoring + "." + key + "." + figure_key(figure);
+    const int n = json_int(e, "n", field);
+    if (n < kBandMinCases) continue;
+    const double lo = json_double(e, "lo_pct", field) / 100, hi = json_double(e, "hi_pct", field) / 100;
+    if (lo <= -1 || hi <= -1 || lo > hi) throw InputError("lo_pct/hi_pct out of range: regenerate the file", field);
+    ErrorBand b;
+    b.lo = predicted / (1 + hi), b.hi = predicted / (1 + lo);
+    b.n = n;
+    b.cls = std::string(anchoring) + " " + key;
+    b.percentile = n >= kBandQuantileMinCases;
+    return b;
+  }
+  return std::nullopt;
+}
+
+RunBands run_bands(const Scenario& s, const ScenarioResult& r, const CycleResult& c) {
+  RunBands b;
+  const bool anchored = run_is_anchored(s);
+  const bool nccl_everywhere = c.backend.kind == AllReduceChoice::Kind::Nccl;
+  b.baseline_measured = nccl_everywhere && r.reference_measured;
+  // The spec figure is the measurement when the acceptance came from a spec tok/s taken at these
+  // very settings (same box, batch and draft shape): the run then reproduces it with NCCL.
+  if (const AnchorEntry* e = r.anchor_report.acceptance(); e && nccl_everywhere && e->kind == AnchorKind::Spec) {
+    const RunSpec& run = s.run;
+    b.spec_measured = e->batch_size == run.batch_size && e->steps == run.num_steps && e->topk == run.topk &&
+                      e->draft_tokens == run.num_draft_tokens && e->box == box_key(s.hw, run, s.target);
+  }
+  if (!b.baseline_measured) b.baseline = error_band(s, BandFigure::BaselineTokS, c.baseline_tok_s, anchored);
+  if (s.run.speculative()) {
+    if (!b.spec_measured) b.spec = error_band(s, BandFigure::SpecTokS, c.spec_tok_s, anchored);
+    if (!(b.spec_measured && b.baseline_measured)) b.speedup = error_band(s, BandFigure::Speedup, c.speedup, anchored);
+  }
+  return b;
+}
+
+nlohmann::json band_json(const std::optional<ErrorBand>& b, bool measured, double value) {
+  if (measured) return {{"lo", value}, {"hi", value}, {"basis", "measured at these settings"}};
+  if (!b) return nullptr;
+  return {{"lo", b->lo}, {"hi", b->hi}, {"n", b->n}, {"class", b->cls}, {"basis", band_basis(*b)}};
+}
+
+std::string bands_text(const RunBands& b, const std::string& algo) {
+  const std::optional<ErrorBand>* figures[] = {&b.baseline, &b.spec, &b.speedup};
+  const ErrorBand* first = nullptr;
+  for (auto* f : figures)
+    if (*f && !first) first = &**f;
+  if (!first) return "";
+  std::string parts;
+  auto add = [&](const std::optional<ErrorBand>& e, const std::string& what, const char* format) {
+    if (!e) return;
+    // The class is said once; a figure that fell back to a wider class says its own.
+    const std::string cls = e->cls == first->cls ? "" : e->cls + ", ";
+    parts += (parts.empty() ? "" : ", ") + what + " " + fmt::format(fmt::runtime(format), e->lo, e->hi) +
+             fmt::format(" ({}n {}{})", cls, e->n, e->percentile ? "" : ", all cases");
+  };
+  add(b.baseline, "baseline", "{:.1f}-{:.1f} tok/s");
+  add(b.spec, algo, "{:.1f}-{:.1f} tok/s");
+  add(b.speedup, "speedup", "x{:.2f}-{:.2f}");
+  return "  likely, from the held-out errors of " + first->cls +
+         " cases (10th-90th percentile; models/accuracy/error-bands.json): " + parts + "\n";
+}
+
+std::string band_basis(const ErrorBand& b) {
+  return b.percentile ? fmt::format("10th-90th percentile of {} held-out {} cases", b.n, b.cls)
+                      : fmt::format("all {} held-out {} cases", b.n, b.cls);
+}
+
+}  // namespace specsim

@@ -1,0 +1,106 @@
+// Error bands: the committed table is what validate computes today, and every prediction carries
+// the band of its class (text, JSON, sweep CSV and plot).
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "test_util.h"
+
+using nlohmann::json;
+using namespace specsim::test;
+
+namespace {
+
+json run_json(const std::vector<std::string>& args) {
+  auto full = args;
+  full.push_back("--json");
+  const CliResult r = run_specsim(full);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("the committed error bands are what validate computes from the published cases") {
+  const std::string dir = fresh_dir();
+  const CliResult r = run_specsim({"validate", "--write-error-bands", dir + "/bands.json"});
+  REQUIRE(r.exit_code == 0);
+  const json now = json::parse(slurp(dir + "/bands.json"));
+  const json committed = json::parse(slurp(models_path("accuracy/error-bands.json")));
+  // Stale bands (a model change moved the errors) fail here: regenerate with the command in
+  // the file's generated_by.
+  REQUIRE(now["classes"].size() == committed["classes"].size());
+  for (const auto& [anchoring, classes] : now["classes"].items()) {
+    INFO(anchoring);
+    REQUIRE(classes.size() == committed["classes"][anchoring].size());
+    for (const auto& [key, figures] : classes.items())
+      for (const auto& [figure, e] : figures.items()) {
+        INFO(key << " " << figure);
+        const json& c = committed["classes"][anchoring][key][figure];
+        CHECK(e["n"] == c["n"]);
+        CHECK(std::fabs(e["lo_pct"].get<double>() - c["lo_pct"].get<double>()) <= 0.2);
+        CHECK(std::fabs(e["hi_pct"].get<double>() - c["hi_pct"].get<double>()) <= 0.2);
+        CHECK(e["lo_pct"].get<double>() <= e["hi_pct"].get<double>());
+      }
+  }
+  REQUIRE(now["classes"]["unanchored"].contains("moe/sglang"));
+  REQUIRE(now["classes"]["anchored"].contains("dense/sglang"));
+}
+
+TEST_CASE("an anchored run: the measured figures are the measurement, the what-if carries its class's band") {
+  const json j = run_json({});
+  const json& nccl = j["scenarios"][0];
+  REQUIRE(nccl["label"] == "nccl");
+  CHECK(nccl["spec"]["tok_per_s_band"]["basis"] == "measured at these settings");
+  CHECK(nccl["spec"]["tok_per_s_band"]["lo"].get<double>() == Approx(54.1).epsilon(0.001));
+  CHECK(nccl["baseline"]["tok_per_s_band"]["hi"].get<double>() == Approx(89.5).epsilon(0.001));
+  const json& custom = j["scenarios"][1];
+  REQUIRE(custom["label"] == "custom");
+  const json& band = custom["spec"]["tok_per_s_band"];
+  CHECK(band["class"] == "anchored moe/sglang");
+  CHECK(band["n"].get<int>() >= 3);
+  const double tps = custom["spec"]["tok_per_s"].get<double>();
+  // The band is the prediction divided by (1 + the class's 90th / 10th percentile error).
+  const json table = json::parse(slurp(models_path("accuracy/error-bands.json")));
+  const json& e = table["classes"]["anchored"]["moe/sglang"]["spec_tok_s"];
+  CHECK(band["lo"].get<double>() == Approx(tps / (1 + e["hi_pct"].get<double>() / 100)));
+  CHECK(band["hi"].get<double>() == Approx(tps / (1 + e["lo_pct"].get<double>() / 100)));
+}
+
+TEST_CASE("an unanchored dense run takes the unanchored dense band, printed beside tok/s") {
+  const std::vector<std::string> args = {"run", "--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch",
+                                         "--tp-size", "1", "--runtime", "vllm", "--allreduce", "nccl", "--accept-len", "2.5"};
+  const json j = run_json(args);
+  const json& s = j["scenarios"][0];
+  CHECK(s["baseline"]["tok_per_s_band"]["class"] == "unanchored dense/vllm");
+  CHECK(s["spec"]["tok_per_s_band"]["class"].get<std::string>().starts_with("unanchored dense/"));
+  const CliResult text = run_specsim(args);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("likely, from the held-out errors of unanchored dense/vllm cases") != std::string::npos);
+}
+
+TEST_CASE("a sweep's CSV carries each tok/s band; its plot shades it") {
+  const std::string dir = fresh_dir();
+  const CliResult r = run_specsim({"sweep", "--allreduce", "fixed:5..250:50@verify", "-o", dir + "/s.csv",
+                                   "--plot-script", dir + "/s.gp", "--plot", dir + "/s.png"});
+  REQUIRE(r.exit_code == 0);
+  const std::string csv = slurp(dir + "/s.csv");
+  const std::string header = csv.substr(0, csv.find('\n'));
+  CHECK(header.ends_with("baseline_tok_s_lo,baseline_tok_s_hi,spec_tok_s_lo,spec_tok_s_hi"));
+  CHECK(slurp(dir + "/s.gp").find("with filledcurves") != std::string::npos);
+  CHECK(slurp(dir + "/s.gp").find("likely range") != std::string::npos);
+  REQUIRE(run_specsim({"sweep", "--allreduce", "fixed:40@verify", "--json", dir + "/s.json"}).exit_code == 0);
+  const json j = json::parse(slurp(dir + "/s.json"));
+  const json& band = j["tok_per_s_band"]["spec"];
+  const auto cols = j["columns"].get<std::vector<std::string>>();
+  const json& row = j["rows"][0];
+  auto col = [&](const std::string& name) {
+    const auto at = std::find(cols.begin(), cols.end(), name);
+    REQUIRE(at != cols.end());
+    return row[at - cols.begin()].get<double>();
+  };
+  CHECK(col("spec_tok_s_lo") == Approx(col("spec_tok_s") * band["lo_factor"].get<double>()));
+  CHECK(col("spec_tok_s_hi") == Approx(col("spec_tok_s") * band["hi_factor"].get<double>()));
+}
