@@ -70,8 +70,9 @@ TEST_CASE("an anchored run: the measured figures are the measurement, the what-i
 }
 
 TEST_CASE("an unanchored dense run takes the unanchored dense band, printed beside tok/s") {
-  const std::vector<std::string> args = {"run", "--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch",
-                                         "--tp-size", "1", "--runtime", "vllm", "--allreduce", "nccl", "--accept-len", "2.5"};
+  const std::vector<std::string> args = {
+      "run",       "--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch", "--tp-size", "1",
+      "--runtime", "vllm",         "--allreduce",  "nccl",       "--accept-len",      "2.5"};
   const json j = run_json(args);
   const json& s = j["scenarios"][0];
   CHECK(s["baseline"]["tok_per_s_band"]["class"] == "unanchored dense/vllm");

@@ -9,6 +9,7 @@
 
 #include "ingest/text_lines.h"
 #include "util/json_io.h"
+#include "util/text.h"
 
 namespace specsim::ingest {
 
@@ -27,12 +28,6 @@ bool has_word(std::string_view s, std::string_view what) {
   for (std::size_t at = s.find(what); at != std::string_view::npos; at = s.find(what, at + 1))
     if (at == 0 || !(std::isalnum(static_cast<unsigned char>(s[at - 1])))) return true;
   return false;
-}
-
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (auto& c : o) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return o;
 }
 
 // Line of each event object in the top-level "traceEvents" array (or of a top-level array),
@@ -93,7 +88,7 @@ const std::set<std::string, std::less<>> kKnownCats = {"cpu_op",
 }  // namespace
 
 KernelKind classify_kernel(std::string_view name) {
-  const std::string n = lower(name);
+  const std::string n = ascii_lower(name);
   if (has(n, "cross_device_reduce") || has(n, "custom_allreduce") || has_word(n, "car_"))
     return KernelKind::CustomAllReduce;
   if (has(n, "nccl")) return has(n, "allreduce") ? KernelKind::NcclAllReduce : KernelKind::NcclOther;

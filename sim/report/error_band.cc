@@ -44,12 +44,14 @@ std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double
   const std::string where = "models/accuracy/error-bands.json";
   const char* anchoring = anchored ? "anchored" : "unanchored";
   if (!t.contains("classes") || !t["classes"].is_object() || !t["classes"].contains(anchoring))
-    throw InputError("no classes." + std::string(anchoring) + " table: regenerate it with specsim validate "
-                     "--write-error-bands", where);
+    throw InputError("no classes." + std::string(anchoring) +
+                         " table: regenerate it with specsim validate "
+                         "--write-error-bands",
+                     where);
   const json& classes = t["classes"][anchoring];
   const std::string kind = s.target.has_moe ? "moe" : "dense";
-  const std::string stack = s.runtime && (s.runtime->name == "sglang" || s.runtime->name == "vllm") ? s.runtime->name
-                                                                                                  : "any";
+  const std::string stack =
+      s.runtime && (s.runtime->name == "sglang" || s.runtime->name == "vllm") ? s.runtime->name : "any";
   for (const std::string& key : {kind + "/" + stack, kind + "/any", std::string("any/any")}) {
     if (!classes.contains(key) || !classes[key].contains(figure_key(figure))) continue;
     const json& e = classes[key][figure_key(figure)];

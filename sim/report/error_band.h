@@ -6,10 +6,9 @@
 // The file: {"rule", "classes": {"unanchored" | "anchored": {"KIND/STACK": {FIGURE: {"n", "lo_pct",
 // "hi_pct", "median_abs_pct", "cases"}}}}}, KIND moe | dense | any, STACK sglang | vllm | any,
 // FIGURE baseline_tok_s | spec_tok_s | speedup; errors are (predicted - measured) / measured.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "evaluate/evaluate_scenario.h"
 #include "scenario/scenario.h"
@@ -27,9 +26,9 @@ inline constexpr const char* kBandRule =
 
 /// The range a figure's true value is likely in.
 struct ErrorBand {
-  double lo = 0, hi = 0;  ///< the figure's units (tok/s, or x for a speedup)
-  int n = 0;              ///< held-out cases behind it
-  std::string cls;        ///< "unanchored moe/sglang"
+  double lo = 0, hi = 0;   ///< the figure's units (tok/s, or x for a speedup)
+  int n = 0;               ///< held-out cases behind it
+  std::string cls;         ///< "unanchored moe/sglang"
   bool percentile = true;  ///< 10th..90th percentile (else all n cases)
 };
 

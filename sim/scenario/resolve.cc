@@ -10,6 +10,7 @@
 #include "scenario/memory_fit.h"
 #include "scenario/paths.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace specsim {
 
@@ -31,13 +32,8 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 SpecAlgo parse_algo(const std::string& s) {
-  const std::string u = lower(s);
+  const std::string u = ascii_lower(s);
   if (u == "none") return SpecAlgo::None;
   if (u == "eagle") return SpecAlgo::Eagle;
   if (u == "eagle3") return SpecAlgo::Eagle3;
@@ -47,14 +43,14 @@ SpecAlgo parse_algo(const std::string& s) {
 
 std::array<bool, kNumPhaseKinds> parse_eager(const std::string& s, const std::string& where) {
   std::array<bool, kNumPhaseKinds> e{};
-  if (lower(s) == "none" || s.empty()) return e;
+  if (ascii_lower(s) == "none" || s.empty()) return e;
   for (const auto& p : split_list(s)) e[static_cast<int>(parse_phase(p, where))] = true;
   return e;
 }
 
 void apply_nccl_algo(NcclSettings& n, const std::string& s) {
   n.algo_enabled = {false, false};
-  for (const auto& a : split_list(lower(s))) {
+  for (const auto& a : split_list(ascii_lower(s))) {
     if (a == "tree")
       n.algo_enabled[kTree] = true;
     else if (a == "ring")
@@ -66,7 +62,7 @@ void apply_nccl_algo(NcclSettings& n, const std::string& s) {
 
 void apply_nccl_proto(NcclSettings& n, const std::string& s) {
   n.proto_enabled = {false, false, false};
-  for (const auto& p : split_list(lower(s))) {
+  for (const auto& p : split_list(ascii_lower(s))) {
     if (p == "ll")
       n.proto_enabled[kLL] = true;
     else if (p == "ll128")

@@ -2,6 +2,7 @@
 // Reading JSON files and sourced numbers ({"value": V, "source": "..."}) with errors that name
 // the file and the field.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,10 @@ double json_double(const nlohmann::json& obj, const std::string& key, const std:
 std::string json_string(const nlohmann::json& obj, const std::string& key, const std::string& where);
 bool json_bool(const nlohmann::json& obj, const std::string& key, const std::string& where);
 
+/// The value, or JSON null when there is none.
+inline nlohmann::json json_or_null(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 /// Writes `text` to `path` through a temporary file renamed into place, so a failed run leaves
 /// no partial file. InputError naming `flag` when the path cannot be written.
 void write_file_atomic(const std::string& path, const std::string& text, const std::string& flag);

@@ -101,8 +101,9 @@ json error_bands_json(const ValidateResult& v, const TransferResult& t) {
   std::map<std::string, const PublishedCase*> by_id;
   for (const auto& f : t.families)
     for (const auto& r : f.rows) by_id[r.c.id] = &r.c;
-  const std::pair<TransferFigure, const char*> figures[] = {
-      {TransferFigure::Baseline, "baseline_tok_s"}, {TransferFigure::Spec, "spec_tok_s"}, {TransferFigure::Speedup, "speedup"}};
+  const std::pair<TransferFigure, const char*> figures[] = {{TransferFigure::Baseline, "baseline_tok_s"},
+                                                            {TransferFigure::Spec, "spec_tok_s"},
+                                                            {TransferFigure::Speedup, "speedup"}};
   for (const auto& [fig, name] : figures)
     for (const ErrorPoint& p : transfer_points(t, true, fig)) {
       const PublishedCase& c = *by_id.at(p.id);

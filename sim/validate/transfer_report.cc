@@ -2,6 +2,7 @@
 // the targets.
 #include <fmt/format.h>
 
+#include "util/json_io.h"
 #include "validate/transfer.h"
 
 namespace specsim {
@@ -12,8 +13,8 @@ namespace {
 
 const char* const kRole[2] = {"fit", "held_out"};
 
-json opt(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
 json opt(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+json opt(std::optional<double> v) { return json_or_null(v); }
 
 std::optional<double> error_of(std::optional<double> p, std::optional<double> m) {
   if (p && m) return error_pct(*p, *m);

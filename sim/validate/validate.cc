@@ -10,6 +10,7 @@
 #include "evaluate/evaluate_scenario.h"
 #include "scenario/resolve.h"
 #include "util/error.h"
+#include "util/json_io.h"
 
 namespace specsim {
 
@@ -79,8 +80,6 @@ std::string cell(std::optional<double> v, const char* f = "{:.1f}") { return val
 
 std::string err_cell(std::optional<double> p, std::optional<double> m) { return error_cell(p, m); }
 
-json opt(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
-
 json assumptions_json(const PublishedCase& c) {
   json a = json::object();
   for (const auto& [field, why] : c.assumptions) a[field] = why;
@@ -105,21 +104,22 @@ ValidateResult run_validate(const std::string& set_dir, const std::string& label
 }
 
 json case_json(const CaseOutcome& o) {
-  return {
-      {"id", o.c.id},
-      {"file", o.c.file},
-      {"role", o.c.held_out ? "held_out" : "fit"},
-      {"skipped", o.skipped.empty() ? json(nullptr) : json(o.skipped)},
-      {"spec_skipped", o.spec_skipped.empty() ? json(nullptr) : json(o.spec_skipped)},
-      {"implied_accept_len", opt(o.implied_accept_len)},
-      {"assumptions", assumptions_json(o.c)},
-      {"command", o.run ? json(case_run_command(*o.run)) : json(nullptr)},
-      {"measured",
-       {{"baseline_tok_s", opt(o.c.baseline_tok_s)},
-        {"spec_tok_s", opt(o.c.spec_tok_s)},
-        {"speedup", opt(o.c.speedup())}}},
-      {"predicted",
-       {{"baseline_tok_s", opt(o.baseline_tok_s)}, {"spec_tok_s", opt(o.spec_tok_s)}, {"speedup", opt(o.speedup)}}}};
+  return {{"id", o.c.id},
+          {"file", o.c.file},
+          {"role", o.c.held_out ? "held_out" : "fit"},
+          {"skipped", o.skipped.empty() ? json(nullptr) : json(o.skipped)},
+          {"spec_skipped", o.spec_skipped.empty() ? json(nullptr) : json(o.spec_skipped)},
+          {"implied_accept_len", json_or_null(o.implied_accept_len)},
+          {"assumptions", assumptions_json(o.c)},
+          {"command", o.run ? json(case_run_command(*o.run)) : json(nullptr)},
+          {"measured",
+           {{"baseline_tok_s", json_or_null(o.c.baseline_tok_s)},
+            {"spec_tok_s", json_or_null(o.c.spec_tok_s)},
+            {"speedup", json_or_null(o.c.speedup())}}},
+          {"predicted",
+           {{"baseline_tok_s", json_or_null(o.baseline_tok_s)},
+            {"spec_tok_s", json_or_null(o.spec_tok_s)},
+            {"speedup", json_or_null(o.speedup)}}}};
 }
 
 CaseOutcome validate_case(const std::string& set_dir, const std::string& id, const std::string& label) {

@@ -1,0 +1,15 @@
+#pragma once
+// Small string helpers shared by the readers (one definition, so no file carries its own copy).
+#include <string>
+#include <string_view>
+
+namespace specsim {
+
+/// `s` with ASCII letters lower-cased (flag values, algorithm and kernel names).
+inline std::string ascii_lower(std::string_view s) {
+  std::string o(s);
+  for (auto& c : o) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return o;
+}
+
+}  // namespace specsim
