@@ -106,16 +106,24 @@ TEST_CASE("specsim run --allreduce sglang on 8x H100 NVLink and on 8x RTX PRO 60
                       "GPUs") != std::string::npos);
 }
 
-TEST_CASE("the default comparison of a --model-path run: the stack's own all-reduce beside this project's") {
-  const CliResult r = run_specsim({"run", "--accept-len", "2.5", "--model-path", "llama-3.1-8b", "--hardware",
-                                   "h100-sxm:nvswitch", "--tp-size", "8"});
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("== all-reduce: sglang (") != std::string::npos);
-  CHECK(r.out.find("== all-reduce: custom (") != std::string::npos);
-  const CliResult v =
-      run_specsim({"run", "--accept-len", "2.5", "--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch",
-                   "--tp-size", "8", "--runtime", "vllm", "--disable-custom-all-reduce"});
+TEST_CASE("--disable-custom-all-reduce: the stack's row turns to NCCL (SGLang) or symm-mem (vLLM), said") {
+  const std::vector<std::string> base{
+      "run", "--accept-len", "2.5", "--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch", "--tp-size",
+      "8"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_specsim(a);
+  };
+  const CliResult d = with({"--disable-custom-all-reduce"});  // default backends: nccl and custom
+  INFO(d.err);
+  REQUIRE(d.exit_code == 0);
+  CHECK(d.out.find("== all-reduce: nccl (") != std::string::npos);
+  CHECK(d.out.find("the stack's own all-reduce is off, so it runs NCCL: the nccl row") != std::string::npos);
+  const CliResult s = with({"--allreduce", "sglang", "--disable-custom-all-reduce"});
+  REQUIRE(s.exit_code == 0);
+  CHECK(s.out.find("SGLang falls back to NCCL: --disable-custom-all-reduce") != std::string::npos);
+  const CliResult v = with({"--runtime", "vllm", "--allreduce", "vllm", "--disable-custom-all-reduce"});
   INFO(v.err);
   REQUIRE(v.exit_code == 0);
   CHECK(v.out.find("== all-reduce: vllm:disable-custom (vLLM torch symm-mem") != std::string::npos);

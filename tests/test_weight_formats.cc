@@ -36,7 +36,8 @@ TEST_CASE("quantization_config: Kimi-K2-Thinking's int4 experts, gpt-oss-style m
   const ModelSpec k = zoo("kimi-k2-thinking");
   CHECK(k.expert_weight_dtype == DType::INT4);
   CHECK(k.weight_dtype == DType::BF16);  // attention and shared experts are in `ignore`
-  CHECK(zoo("kimi-k2").expert_weight_dtype == DType::FP8);
+  CHECK(zoo("kimi-k2").experts_dtype() == DType::FP8);
+  CHECK_FALSE(zoo("kimi-k2").expert_weight_dtype);
   const ModelSpec mx = model_from_json(
       with_quant({{"quant_method", "mxfp4"}, {"modules_to_not_convert", {"model.layers.*.self_attn", "lm_head"}}}), "",
       "t");
@@ -44,7 +45,7 @@ TEST_CASE("quantization_config: Kimi-K2-Thinking's int4 experts, gpt-oss-style m
   CHECK(mx.weight_dtype == DType::BF16);
   const ModelSpec nv = model_from_json(with_quant({{"quant_method", "modelopt"}, {"quant_algo", "NVFP4"}}), "", "t");
   CHECK(nv.weight_dtype == DType::NVFP4);
-  CHECK(nv.expert_weight_dtype == DType::NVFP4);
+  CHECK(nv.experts_dtype() == DType::NVFP4);
   CHECK_THROWS_WITH(model_from_json(with_quant({{"quant_method", "awq"}}), "", "t"), Catch::Contains("not modelled"));
 }
 

@@ -84,7 +84,7 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
     ForwardShape f;
     f.tokens = tokens, f.batch = kv_rows, f.context = double(run.context_len), f.tp = run.tp_size, f.phase = p;
     f.kv_bytes = run.kv_cache_bytes;
-    f.experts = run.dtype.value_or(target.expert_weight_dtype);
+    f.experts = run.dtype.value_or(target.experts_dtype());
     return f;
   };
   auto phase = [&](PhaseKind p, int count, double tokens, std::vector<OpBlock> blocks) {

@@ -16,7 +16,7 @@ double weight_bytes(const ModelSpec& m, std::optional<DType> dtype) {
   const double emb = 2.0 * double(m.hidden) * (m.is_draft() ? m.draft_vocab : m.vocab);
   const double experts = m.routed_expert_params();
   return (m.param_count() - emb - experts) * dtype_bytes(dtype.value_or(m.weight_dtype)) +
-         experts * dtype_bytes(dtype.value_or(m.expert_weight_dtype)) + emb * 2.0;
+         experts * dtype_bytes(dtype.value_or(m.experts_dtype())) + emb * 2.0;
 }
 
 // KV bytes per cached token on one rank, every layer, at the run's KV-cache dtype.

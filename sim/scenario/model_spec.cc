@@ -192,7 +192,7 @@ ModelSpec model_from_json(const json& cfg, const std::string& path, const std::s
   m.intermediate = positive(cfg, "intermediate_size", where);
   const ConfigFormat format = config_format(cfg, where);
   m.weight_dtype = format.dense;
-  m.expert_weight_dtype = format.experts;
+  if (format.experts != format.dense) m.expert_weight_dtype = format.experts;
   m.quant_format = format.words;
   if (cfg.contains("max_position_embeddings")) m.max_position = positive(cfg, "max_position_embeddings", where);
   if (m.arch != Arch::DeepseekV3 && m.arch != Arch::DeepseekV3NextN) {

@@ -1,6 +1,7 @@
 #pragma once
 // A model's shapes as the cost model needs them, read from a Hugging Face config.json.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,9 @@ struct ModelSpec {
   DType weight_dtype = DType::BF16;  ///< dtype of the linear layers' weights
   /// dtype of the routed experts' weights: weight_dtype, unless the checkpoint quantizes only its
   /// experts (Kimi-K2-Thinking's int4, gpt-oss's mxfp4: attention and shared experts stay 16-bit).
-  DType expert_weight_dtype = DType::BF16;
+  std::optional<DType> expert_weight_dtype;
+  /// The routed experts' weight dtype (their own format, else weight_dtype).
+  DType experts_dtype() const { return expert_weight_dtype.value_or(weight_dtype); }
   std::string quant_format;    ///< the config's quantization_config in words ("" when none)
   int draft_vocab = 0;         ///< EAGLE-3 drafts: the reduced draft vocabulary
   long long max_position = 0;  ///< max_position_embeddings (0: not given)

@@ -110,7 +110,7 @@ std::optional<DType> quantization_dtype(const std::string& q, const ModelSpec& t
                          "compressed-tensors and w4a16 (int4)",
                      at);
   if (!target.quant_format.empty()) {
-    if (target.weight_dtype != want && target.expert_weight_dtype != want)
+    if (target.weight_dtype != want && target.experts_dtype() != want)
       throw InputError(fmt::format("{}'s checkpoint is {}, not {}: SGLang refuses a --quantization that differs from "
                                    "the config's; drop the flag",
                                    target.name, target.quant_format, q),
@@ -143,9 +143,9 @@ void apply_stack_flags(Scenario& s, const RunArgs& a) {
       if (c.kind_name() == "sglang" || c.kind_name() == "vllm") c.arg = "disable-custom", any = true;
     if (!any)
       s.notes.push_back(
-          "--disable-custom-all-reduce: the stack's own all-reduce is not among the backends compared (add "
-          "--allreduce " +
-          stack_backend(a) + ")");
+          "--disable-custom-all-reduce: the stack's own all-reduce is off, so it runs NCCL: the nccl "
+          "row (--allreduce " +
+          stack_backend(a) + " prices the stack as configured)");
   }
 }
 
@@ -206,8 +206,8 @@ Scenario resolve_scenario(const RunArgs& a) {
   if (a.nccl_proto) apply_nccl_proto(run.nccl, *a.nccl_proto);
   for (const auto& ar : a.allreduce) run.allreduce.push_back(parse_allreduce(ar));
   s.backends_defaulted = run.allreduce.empty();
-  // What the user runs (the stack's own all-reduce) beside this project's kernel.
-  if (s.backends_defaulted) run.allreduce = {parse_allreduce(stack_backend(a)), parse_allreduce("custom")};
+  // NCCL beside this project's kernel; the stack's own all-reduce on request (--allreduce sglang|vllm).
+  if (s.backends_defaulted) run.allreduce = {parse_allreduce("nccl"), parse_allreduce("custom")};
   base.allreduce = run.allreduce;
   validate_run(run);
 
