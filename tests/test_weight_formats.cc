@@ -64,7 +64,7 @@ TEST_CASE("Kimi-K2 on 8x RTX PRO 6000: fp8 does not fit, the int4 checkpoint doe
   CHECK(fp8.exit_code == 2);
   CHECK(fp8.err.find("a 4-bit checkpoint") != std::string::npos);
   const CliResult int4 = run_specsim({"run", "--accept-len", "2.5", "--model-path", "kimi-k2-thinking", "--hardware",
-                                      "rtx-pro-6000:pcie-numa", "--tp-size", "8"});
+                                      "rtx-pro-6000:pcie-numa", "--tp-size", "8", "--allreduce", "sglang"});
   INFO(int4.err);
   REQUIRE(int4.exit_code == 0);
   CHECK(int4.out.find("compressed-tensors int4 (routed experts") != std::string::npos);
