@@ -80,7 +80,7 @@ std::optional<InputError> fit_refusal(const MemoryFit& f, const std::string& mod
     const bool wider = dtype_bytes(f.weight_dtype) > dtype_bytes(DType::FP8);
     std::string fixes = "more GPUs (a larger --tp-size)";
     if (wider) fixes += ", smaller weights (--dtype fp8)";
-    if (f.weight_dtype == DType::FP8) fixes += ", a 4-bit checkpoint of the model (int4, nvfp4 or mxfp4 weights)";
+    if (f.weight_dtype == DType::FP8) fixes += ", a 4-bit checkpoint of the model (int4/nvfp4/mxfp4 weights)";
     if (!f.fraction_default) fixes += ", a larger --mem-fraction-static";
     if (const auto comma = fixes.rfind(", "); comma != std::string::npos) fixes.replace(comma, 2, " or ");
     return InputError(fmt::format("{}: the weights alone take {:.1f} GiB per GPU > {}, so no batch fits (largest "
