@@ -89,7 +89,7 @@ TEST_CASE("bad input: one error line naming the field, exit 2") {
        "peer-to-peer"},
       {{"--speculative-algorithm", "MEDUSA"}, "--speculative-algorithm"},
       {{"--eager-phases", "prefill"}, "--eager-phases"},
-      {{"--dtype", "int4"}, "--dtype"},
+      {{"--dtype", "int3"}, "--dtype"},
       {{"--nccl-proto", "LL256"}, "--nccl-proto"},
       {{"--model-path", "llama-3.1-8b", "--tp-size", "2"}, "--accept-len"},
       {{"--model-path", models_path("deepseek-v3/eagle3/config.json")}, "draft"},

@@ -47,6 +47,9 @@ class AllReduceModel {
   virtual std::string refusal(const AllReduceQuery& q) const = 0;
   /// Whether measured NCCL anchors (extra per NCCL call) apply to this backend's calls.
   virtual bool takes_nccl_anchors() const { return false; }
+  /// Whether this call goes through NCCL and so takes the NCCL anchors (a stack's backend sends
+  /// only the calls its gates turn away to NCCL).
+  virtual bool nccl_anchored(const AllReduceQuery&) const { return takes_nccl_anchors(); }
   /// Whether the GPU's kernel minimum (`kernel_min_us`) bounds its time from below; a latency
   /// the user states is taken as given.
   virtual bool floored() const { return true; }

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "cost/allreduce_backends.h"
+#include "cost/stack_allreduce.h"
 #include "util/error.h"
 
 namespace specsim {
@@ -16,6 +17,12 @@ const AllReduceModel& instance() {
   return m;
 }
 
+template <Stack S>
+const AllReduceModel& stack_instance() {
+  static const StackAllReduce m(S);
+  return m;
+}
+
 /// The built-in backends. A new model-only backend is one row here and its own file.
 struct BuiltIn {
   const char* name;
@@ -25,6 +32,8 @@ constexpr BuiltIn kBuiltIn[] = {
     {"nccl", instance<NcclAllReduce>},
     {"custom", instance<CustomAllReduce>},
     {"fixed", instance<FixedAllReduce>},
+    {"sglang", stack_instance<Stack::Sglang>},  // the serving stacks' own all-reduce (stack_allreduce.h)
+    {"vllm", stack_instance<Stack::Vllm>},
 };
 
 struct Registry {
@@ -52,7 +61,8 @@ const AllReduceModel& allreduce_model(const AllReduceChoice& choice) {
   std::lock_guard<std::mutex> lock(r.mu);
   const auto it = r.models.find(name);
   if (it == r.models.end())
-    throw InputError("unknown all-reduce '" + name + "': use nccl, custom[:VARIANT] or fixed:US", "--allreduce");
+    throw InputError("unknown all-reduce '" + name + "': use nccl, custom[:VARIANT], sglang, vllm or fixed:US",
+                     "--allreduce");
   return *it->second;  // entries are never removed, so the reference stays valid
 }
 

@@ -71,6 +71,10 @@ double variant_us(CustomVariant v, double bytes, int n, const Hardware& hw) {
 
 }  // namespace
 
+double custom_variant_us(CustomVariant v, double bytes, int world, const Hardware& hw) {
+  return variant_us(v, bytes, world, hw);
+}
+
 CustomEstimate custom_allreduce(double bytes, int world, const Hardware& hw, const std::string& requested) {
   if (world <= 1) return {};
   if (const auto why = custom_refusal(hw, world, bytes); !why.empty())

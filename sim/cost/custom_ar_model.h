@@ -28,6 +28,10 @@ std::string custom_unsupported_reason(const Hardware& hw, int world);
 /// Why the custom kernel cannot reduce `bytes` per rank here: the above, or the buffer limit.
 std::string custom_refusal(const Hardware& hw, int world, double bytes);
 
+/// Time of one variant on this machine, no checks: the stacks' own kernels (stack_allreduce.h)
+/// share the one-shot and two-shot shapes of this model. `v` must be a costed variant.
+double custom_variant_us(CustomVariant v, double bytes, int world, const Hardware& hw);
+
 /// Time of one variant (requested: "auto" is what the kernel's selector runs, sim/scenario/custom_ar_policy.h). `bytes`
 /// above the buffer limit, an unsupported machine or a variant the model does not cost (two-shot-ll,
 /// car_policy::engine_costs) throw InputError naming --allreduce.

@@ -15,9 +15,10 @@ AllReduceQuery allreduce_query(double bytes, const CostContext& ctx, bool graph)
 double allreduce_us(double bytes, const CostContext& ctx, bool graph) {
   if (ctx.world <= 1) return 0;
   const AllReduceModel& model = allreduce_model(ctx.backend);
-  double us = model.time_us(allreduce_query(bytes, ctx, graph));
+  const AllReduceQuery q = allreduce_query(bytes, ctx, graph);
+  double us = model.time_us(q);
   if (!model.floored()) return us;  // a stated latency, as given
-  if (model.takes_nccl_anchors()) us += graph ? ctx.anchors.nccl_extra_graph_us : ctx.anchors.nccl_extra_eager_us;
+  if (model.nccl_anchored(q)) us += graph ? ctx.anchors.nccl_extra_graph_us : ctx.anchors.nccl_extra_eager_us;
   return std::max(us, ctx.hw->gpu.kernel_min_us);
 }
 

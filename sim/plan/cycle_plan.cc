@@ -81,7 +81,11 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
   // kv_rows: rows that each read a request's whole KV prefix. In a tree draft step SGLang's
   // multi-step draft attention gives every branch (bs x topk rows) its own copy of the prefix.
   auto shape = [&](PhaseKind p, double tokens, double kv_rows) {
-    return ForwardShape{tokens, kv_rows, double(run.context_len), run.tp_size, p};
+    ForwardShape f;
+    f.tokens = tokens, f.batch = kv_rows, f.context = double(run.context_len), f.tp = run.tp_size, f.phase = p;
+    f.kv_bytes = run.kv_cache_bytes;
+    f.experts = run.dtype.value_or(target.experts_dtype());
+    return f;
   };
   auto phase = [&](PhaseKind p, int count, double tokens, std::vector<OpBlock> blocks) {
     PhasePlan ph;

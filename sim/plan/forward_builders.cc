@@ -40,9 +40,11 @@ constexpr double kB = kActBytes;
 // A fused residual-add + RMSNorm over [t, h]: reads x and residual, writes both.
 Op add_norm(const char* name, double t, double h) { return small(name, OpKind::Norm, 4.0 * t * h * kB, 5.0 * t * h); }
 
-// Per-token-group fp8 activation quantization before an fp8 GEMM (DeepSeek's block-fp8 path).
+// Per-token-group fp8 activation quantization before an fp8 GEMM (DeepSeek's block-fp8 path), or
+// the fp4 one before an NVFP4 GEMM (W4A4); W4A16 formats take bf16 activations.
 void maybe_quant(std::vector<Op>& ops, DType w, const char* name, double t, double k) {
   if (w == DType::FP8) ops.push_back(small(name, OpKind::Elementwise, t * k * (kB + 1.0)));
+  if (w == DType::NVFP4) ops.push_back(small(name, OpKind::Elementwise, t * k * (kB + dtype_bytes(w))));
 }
 
 // GQA attention block of Llama/Qwen (and the EAGLE-3 draft layer, whose qkv input is 2H wide).
@@ -53,9 +55,9 @@ void gqa_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const Forw
   ops.push_back(gemm("qkv_proj", t, (ql + 2 * kvl) * hd, qkv_in, w));
   if (qk_norm) ops.push_back(small("qk_norm", OpKind::Norm, 2.0 * t * (ql + kvl) * hd * kB));
   ops.push_back(small("rotary_emb", OpKind::Elementwise, 2.0 * t * (ql + kvl) * hd * kB));
-  ops.push_back(small("kv_cache_store", OpKind::Elementwise, 2.0 * t * 2 * kvl * hd * kB));
+  ops.push_back(small("kv_cache_store", OpKind::Elementwise, t * 2 * kvl * hd * (kB + f.kv_bytes)));
   // K and V of every request's context are read once for all of its query tokens.
-  const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, kB);
+  const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, f.kv_bytes);
   const double flops = 2.0 * t * ql * f.context * (hd + hd);
   ops.push_back(attention("attention", t, ql, kv_read + 2.0 * t * ql * hd * kB, flops));
   ops.push_back(gemm("o_proj", t, m.hidden, ql * hd, w));
@@ -78,8 +80,8 @@ void mla_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const Forw
   maybe_quant(ops, w, "bmm_quant", t, hl * a.qk_nope_dim);
   ops.push_back(bmm("w_kc", t, a.kv_lora_rank, a.qk_nope_dim, hl, DType::BF16));
   ops.push_back(small("rotary_emb", OpKind::Elementwise, 2.0 * t * (hl + 1) * a.qk_rope_dim * kB));
-  ops.push_back(small("kv_cache_store", OpKind::Elementwise, 2.0 * t * latent * kB));
-  const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, kB);
+  ops.push_back(small("kv_cache_store", OpKind::Elementwise, t * latent * (kB + f.kv_bytes)));
+  const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, f.kv_bytes);
   const double flops = 2.0 * t * hl * f.context * (latent + a.kv_lora_rank);
   ops.push_back(attention("mla_attention", t, hl, kv_read + t * hl * (latent + a.kv_lora_rank) * kB, flops));
   // At decode sizes the MLA kernels split the KV sequence across CTAs and merge the partial
@@ -111,11 +113,12 @@ void moe_mlp(std::vector<Op>& ops, const ModelSpec& m, DType w, const ForwardSha
   const int fused = e.fuse_shared ? e.shared_experts : 0;
   const double pairs = t * (e.experts_per_token + fused);
   const double distinct = expected_distinct_experts(t, e.routed_experts, e.experts_per_token) + fused;
-  maybe_quant(ops, w, "act_quant", t, h);
-  ops.push_back(moe_gemm("moe_w13", pairs, distinct, 2 * il, h, w));
+  const DType ew = f.experts.value_or(w);  // an experts-only format (int4, mxfp4) applies here
+  maybe_quant(ops, ew, "act_quant", t, h);
+  ops.push_back(moe_gemm("moe_w13", pairs, distinct, 2 * il, h, ew));
   ops.push_back(small("silu_and_mul", OpKind::Elementwise, 3.0 * pairs * il * kB));
-  maybe_quant(ops, w, "act_quant", pairs, il);
-  ops.push_back(moe_gemm("moe_w2", pairs, distinct, h, il, w));
+  maybe_quant(ops, ew, "act_quant", pairs, il);
+  ops.push_back(moe_gemm("moe_w2", pairs, distinct, h, il, ew));
   ops.push_back(small("moe_sum", OpKind::Elementwise, pairs * h * kB + t * h * kB));
   if (!e.fuse_shared && e.shared_experts > 0) {
     // Kimi-K2: the shared expert is a TP-sharded MLP whose output joins the routed sum before the AR.

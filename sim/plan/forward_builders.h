@@ -1,5 +1,6 @@
 #pragma once
 // Builders of one forward's op blocks per architecture (internal to plan/).
+#include <optional>
 #include <vector>
 
 #include "plan/cycle_plan.h"
@@ -13,6 +14,8 @@ struct ForwardShape {
   double context = 2048;  ///< KV-cache tokens each request attends to
   int tp = 1;
   PhaseKind phase = PhaseKind::BaselineDecode;
+  double kv_bytes = 2.0;         ///< KV-cache bytes per element (--kv-cache-dtype)
+  std::optional<DType> experts;  ///< routed experts' weight dtype (none: the layer's)
 };
 
 /// The target model's forward (embedding, layers, lm_head + all-gather, sampling tail).

@@ -10,7 +10,9 @@ namespace {
 
 std::string model_line(const ModelSpec& m) {
   return fmt::format("{} ({}, {} layer{}, hidden {}, {} weights, {:.0f}B params)", m.name, m.architecture, m.layers,
-                     m.layers == 1 ? "" : "s", m.hidden, dtype_name(m.weight_dtype), m.param_count() / 1e9);
+                     m.layers == 1 ? "" : "s", m.hidden,
+                     m.quant_format.empty() ? std::string(dtype_name(m.weight_dtype)) : m.quant_format,
+                     m.param_count() / 1e9);
 }
 
 std::string anchor_line(const AnchorEntry& e) {
@@ -88,7 +90,10 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
                        for (int i = 0; i < kNumPhaseKinds; ++i)
                          if (run.force_eager[i])
                            e += (e.empty() ? "" : ",") + std::string(phase_name(static_cast<PhaseKind>(i)));
-                       return e.empty() ? std::string() : ", eager: " + e;
+                       std::string more = e.empty() ? std::string() : ", eager: " + e;
+                       if (run.dtype) more += fmt::format(", weights {}", dtype_name(*run.dtype));
+                       if (run.kv_cache_dtype != "auto") more += ", kv cache " + run.kv_cache_dtype;
+                       return more;
                      }());
   if (run.speculative())
     out +=

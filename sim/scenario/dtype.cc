@@ -10,6 +10,9 @@ std::string_view dtype_name(DType d) {
     case DType::FP16: return "fp16";
     case DType::FP8: return "fp8";
     case DType::FP32: return "fp32";
+    case DType::INT4: return "int4";
+    case DType::NVFP4: return "nvfp4";
+    case DType::MXFP4: return "mxfp4";
   }
   return "bf16";
 }
@@ -19,7 +22,21 @@ DType parse_dtype(std::string_view s, const std::string& where) {
   if (s == "fp16" || s == "float16" || s == "half") return DType::FP16;
   if (s == "fp8" || s == "e4m3") return DType::FP8;
   if (s == "fp32" || s == "float32" || s == "float") return DType::FP32;
-  throw InputError("unknown dtype '" + std::string(s) + "': use bf16, fp16, fp8 or fp32", where);
+  if (s == "int4" || s == "w4a16") return DType::INT4;
+  if (s == "nvfp4") return DType::NVFP4;
+  if (s == "mxfp4") return DType::MXFP4;
+  throw InputError("unknown dtype '" + std::string(s) + "': use bf16, fp16, fp8, fp32, int4, nvfp4 or mxfp4", where);
+}
+
+double kv_cache_bytes(std::string_view s, const std::string& where) {
+  if (s == "auto" || s == "bf16" || s == "bfloat16" || s == "fp16" || s == "float16") return 2.0;
+  if (s == "fp8" || s == "fp8_e4m3" || s == "fp8_e5m2") return 1.0;
+  if (s == "fp4_e2m1")
+    throw InputError(
+        "not modelled: an fp4 KV cache changes the attention's bytes and its dequantization; use auto "
+        "or fp8_e4m3",
+        where);
+  throw InputError("unknown KV-cache dtype '" + std::string(s) + "': use auto, bf16, fp8_e4m3 or fp8_e5m2", where);
 }
 
 }  // namespace specsim

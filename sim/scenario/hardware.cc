@@ -106,6 +106,12 @@ GpuProfile gpu_from_json(const json& j, const std::string& where) {
     g.moe_gemm_memory_efficiency = checked(j, "moe_gemm_memory_efficiency", where);
     g.moe_gemm_fixed_us = checked(j, "moe_gemm_fixed_us", where);
   }
+  if (j.contains("peak_fp4_tflops")) g.peak_fp4_tflops = checked(j, "peak_fp4_tflops", where);  // Blackwell only
+  if (j.contains("compute_capability")) {
+    g.compute_capability = checked(j, "compute_capability", where);
+    if (g.compute_capability < 7 || g.compute_capability > 20)
+      throw InputError("a compute capability is in 7.0..20.0 (e.g. 9.0)", where + ".compute_capability");
+  }
   if (g.fp8 && g.peak_fp8_tflops <= 0)
     throw InputError("fp8 is true but peak_fp8_tflops is 0", where + ".peak_fp8_tflops");
   return g;
@@ -127,6 +133,7 @@ TopologyProfile topology_from_json(const json& j, const std::string& where) {
   t.max_gpus = json_int(j, "max_gpus", where);
   if (t.max_gpus < 1 || t.max_gpus > 1024) throw InputError("max_gpus must be in 1..1024", where + ".max_gpus");
   for (const auto& f : kTopoFields) t.*(f.member) = checked(j, f.key, where);
+  if (j.contains("multicast")) t.multicast = json_bool(j, "multicast", where);
   if (j.contains("nccl_fit")) t.nccl_fit = parse_nccl_fit(j["nccl_fit"], where + ".nccl_fit");
   return t;
 }
@@ -148,6 +155,9 @@ double GpuProfile::peak_tflops(DType d) const {
     case DType::FP16: return peak_fp16_tflops;
     case DType::FP32: return peak_fp32_tflops > 0 ? peak_fp32_tflops : peak_bf16_tflops / 16;
     case DType::BF16: return peak_bf16_tflops;
+    case DType::INT4: return peak_bf16_tflops;  // W4A16: weights dequantized, bf16 MMAs
+    case DType::NVFP4:
+    case DType::MXFP4: return peak_fp4_tflops > 0 ? peak_fp4_tflops : peak_bf16_tflops;  // else weight-only
   }
   return peak_bf16_tflops;
 }

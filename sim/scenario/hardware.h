@@ -39,7 +39,13 @@ struct GpuProfile {
   /// SGLang's Triton fused-MoE expert GEMM (optional; efficiency 0: priced as a dense GEMM): its
   /// fixed cost per launch and its share of the HBM bandwidth, fitted to a measured per-M table.
   double moe_gemm_fixed_us = 0, moe_gemm_memory_efficiency = 0;
-  /// Dense peak for a GEMM whose weights are `d` (fp8 falls back to bf16 where not supported).
+  /// Dense FP4 tensor peak (NVFP4/MXFP4 with fp4 activations), TFLOP/s (optional; 0: no fp4 tensor
+  /// cores, 4-bit weights are dequantized and run at the 16-bit rate).
+  double peak_fp4_tflops = 0;
+  /// CUDA compute capability, e.g. 9.0 (optional; 0: unknown). vLLM picks its all-reduce limits by it.
+  double compute_capability = 0;
+  /// Dense peak for a GEMM whose weights are `d` (fp8 falls back to bf16 where not supported; int4
+  /// is W4A16, bf16 MMAs; nvfp4/mxfp4 run at the fp4 peak where the GPU has one, else at bf16).
   double peak_tflops(DType d) const;
 };
 
@@ -49,6 +55,9 @@ struct TopologyProfile {
   PathType nccl_path = PathType::NVL;
   bool peer_access = false;
   int max_gpus = 8;
+  /// NVLink SHARP multicast objects (NVSwitch): what torch symmetric memory's multimem
+  /// all-reduce needs (optional; false where absent).
+  bool multicast = false;
   double nccl_p2p_busbw_gbps = 0, nccl_shm_busbw_gbps = 0, nccl_shm_hop_us = 0;
   double peer_read_latency_us = 0, peer_write_latency_us = 0, peer_contention_us_per_peer = 0;
   double peer_read_bw_gbps = 0, peer_write_bw_gbps = 0, barrier_us = 0;

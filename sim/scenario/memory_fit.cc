@@ -10,17 +10,18 @@ namespace specsim {
 namespace {
 
 constexpr double kMiBPerGiB = 1024.0;
-constexpr double kKvBytes = 2.0;  // bf16 KV cache (the only KV dtype modelled)
-
-// Weight bytes of one copy: embeddings and lm_head in bf16, the rest in the weight dtype.
+// Weight bytes of one copy: embeddings and lm_head in bf16, the routed experts in their format,
+// the rest in the weight dtype; --dtype / --quantization (`dtype`) sets both.
 double weight_bytes(const ModelSpec& m, std::optional<DType> dtype) {
   const double emb = 2.0 * double(m.hidden) * (m.is_draft() ? m.draft_vocab : m.vocab);
-  return (m.param_count() - emb) * dtype_bytes(dtype.value_or(m.weight_dtype)) + emb * 2.0;
+  const double experts = m.routed_expert_params();
+  return (m.param_count() - emb - experts) * dtype_bytes(dtype.value_or(m.weight_dtype)) +
+         experts * dtype_bytes(dtype.value_or(m.experts_dtype())) + emb * 2.0;
 }
 
-// KV bytes per cached token on one rank, every layer.
-double kv_bytes_per_token(const ModelSpec& m, int tp) {
-  return double(m.layers) * kv_bytes_per_token_layer(m, tp, kKvBytes);
+// KV bytes per cached token on one rank, every layer, at the run's KV-cache dtype.
+double kv_bytes_per_token(const ModelSpec& m, int tp, double elem_bytes) {
+  return double(m.layers) * kv_bytes_per_token_layer(m, tp, elem_bytes);
 }
 
 }  // namespace
@@ -53,10 +54,10 @@ MemoryFit memory_fit(const ModelSpec& target, const ModelSpec* draft, const Hard
   f.reserved_gib = f.gpu_gib * (1 - f.fraction);
   const double gib = kMiBPerGiB * kMiBPerGiB * kMiBPerGiB;
   double w = weight_bytes(target, run.dtype) / run.tp_size;
-  double kv_per_token = kv_bytes_per_token(target, run.tp_size);
+  double kv_per_token = kv_bytes_per_token(target, run.tp_size, run.kv_cache_bytes);
   if (draft && draft->is_draft() && run.speculative()) {  // another kind of draft is refused later
     w += weight_bytes(*draft, std::nullopt) / run.tp_size;
-    kv_per_token += kv_bytes_per_token(*draft, run.tp_size);
+    kv_per_token += kv_bytes_per_token(*draft, run.tp_size, run.kv_cache_bytes);
   }
   f.weights_gib = w / gib;
   f.weight_dtype = run.dtype.value_or(target.weight_dtype);
@@ -75,10 +76,11 @@ std::optional<InputError> fit_refusal(const MemoryFit& f, const std::string& mod
       f.gpu_gib, f.fraction, f.fraction_default ? " (SGLang's default)" : "", f.budget_gib(), f.reserved_gib);
   const std::string fraction_flag = f.fraction_default ? "" : ", --mem-fraction-static";
   if (!f.weights_fit()) {
-    // fp8 is the smallest weight dtype modelled: suggest it only to a wider one.
+    // Suggest fp8 only to weights wider than it (4-bit formats need a checkpoint in that format).
     const bool wider = dtype_bytes(f.weight_dtype) > dtype_bytes(DType::FP8);
     std::string fixes = "more GPUs (a larger --tp-size)";
     if (wider) fixes += ", smaller weights (--dtype fp8)";
+    if (f.weight_dtype == DType::FP8) fixes += ", a 4-bit checkpoint of the model (int4/nvfp4/mxfp4 weights)";
     if (!f.fraction_default) fixes += ", a larger --mem-fraction-static";
     if (const auto comma = fixes.rfind(", "); comma != std::string::npos) fixes.replace(comma, 2, " or ");
     return InputError(fmt::format("{}: the weights alone take {:.1f} GiB per GPU > {}, so no batch fits (largest "

@@ -22,8 +22,8 @@ struct MemoryFit {
   double reserved_gib = 0;           ///< activations and CUDA-graph buffers (1 - fraction)
   double weights_gib = 0;            ///< target + draft weights, tensor-parallel share
   DType weight_dtype = DType::BF16;  ///< the target's linear-layer weights (--dtype or its config's)
-  double kv_gib_per_request = 0;     ///< KV cache of one request of context tokens (bf16), target + draft
-  double kv_gib = 0;                 ///< KV cache of batch x context tokens: batch x kv_gib_per_request
+  double kv_gib_per_request = 0;  ///< KV cache of one request of context tokens (at --kv-cache-dtype), target + draft
+  double kv_gib = 0;              ///< KV cache of batch x context tokens: batch x kv_gib_per_request
   double static_gib() const { return weights_gib + kv_gib; }
   double budget_gib() const { return gpu_gib * fraction; }
   bool fits() const { return static_gib() <= budget_gib(); }

@@ -51,17 +51,91 @@ Arch parse_arch(const json& cfg, const std::string& where) {
                    where + ": architectures");
 }
 
-DType config_dtype(const json& cfg, const std::string& where) {
-  if (cfg.contains("quantization_config") && cfg["quantization_config"].is_object()) {
-    const auto& q = cfg["quantization_config"];
-    if (q.contains("quant_method") && q["quant_method"] == "fp8") return DType::FP8;
-    if (q.contains("quant_method"))
-      throw InputError("unsupported quantization '" + json_excerpt(q["quant_method"]) + "': use --dtype bf16|fp8",
-                       where + ": quantization_config.quant_method");
-  }
+// The checkpoint's format: plain dtype (torch_dtype), or its quantization_config: fp8 (DeepSeek's
+// block fp8), compressed-tensors (int4 W4A16 groups, nvfp4, fp8), mxfp4 (gpt-oss), modelopt
+// (NVFP4 / FP8). Where the config leaves attention unquantized (compressed-tensors' `ignore`
+// naming self_attn, mxfp4's modules_to_not_convert) only the routed experts take the 4-bit format.
+struct ConfigFormat {
+  DType dense = DType::BF16, experts = DType::BF16;
+  std::string words;
+};
+
+DType plain_dtype(const json& cfg, const std::string& where) {
   for (const char* key : {"torch_dtype", "dtype"})
     if (cfg.contains(key) && cfg[key].is_string()) return parse_dtype(cfg[key].get<std::string>(), where + ": " + key);
   return DType::BF16;
+}
+
+bool mentions(const json& list, const char* what) {
+  if (!list.is_array()) return false;
+  for (const auto& e : list)
+    if (e.is_string() && e.get<std::string>().find(what) != std::string::npos) return true;
+  return false;
+}
+
+// compressed-tensors: the first config group's weights (num_bits, type).
+DType compressed_tensors_dtype(const json& q, const std::string& where) {
+  const std::string at = where + ": quantization_config.config_groups";
+  if (!q.contains("config_groups") || !q["config_groups"].is_object() || q["config_groups"].empty())
+    throw InputError("compressed-tensors config without config_groups", at);
+  const json& g = q["config_groups"].begin().value();
+  if (!g.is_object() || !g.contains("weights") || !g["weights"].is_object())
+    throw InputError("config group without weights", at);
+  const json& w = g["weights"];
+  const int bits = w.contains("num_bits") && w["num_bits"].is_number_integer() ? w["num_bits"].get<int>() : 0;
+  const std::string type = w.contains("type") && w["type"].is_string() ? w["type"].get<std::string>() : "";
+  const bool acts = g.contains("input_activations") && !g["input_activations"].is_null();
+  if (bits == 4 && type == "int" && !acts) return DType::INT4;
+  if (bits == 4 && type == "float") return DType::NVFP4;
+  if (bits == 8 && type == "float") return DType::FP8;
+  throw InputError("not modelled: compressed-tensors weights of " + std::to_string(bits) + " bits, type '" + type +
+                       "'" + (acts ? " with quantized activations" : "") +
+                       "; modelled are int4 W4A16, nvfp4 and fp8 (or give --dtype)",
+                   at);
+}
+
+ConfigFormat config_format(const json& cfg, const std::string& where) {
+  ConfigFormat f;
+  f.dense = f.experts = plain_dtype(cfg, where);
+  if (!cfg.contains("quantization_config") || !cfg["quantization_config"].is_object()) return f;
+  const auto& q = cfg["quantization_config"];
+  const std::string method = q.contains("quant_method") && q["quant_method"].is_string()
+                                 ? q["quant_method"].get<std::string>()
+                                 : std::string();
+  const std::string at = where + ": quantization_config.quant_method";
+  if (method == "fp8") {
+    f.dense = f.experts = DType::FP8;
+    f.words = "fp8";  // DeepSeek's 128x128 block scales
+  } else if (method == "compressed-tensors") {
+    const DType d = compressed_tensors_dtype(q, where);
+    f.experts = d;
+    if (!mentions(q.value("ignore", json::array()), "self_attn")) f.dense = d;
+    f.words =
+        std::string("compressed-tensors ") + std::string(dtype_name(d)) +
+        (f.dense == d ? "" : " (routed experts; attention and shared layers " + std::string(dtype_name(f.dense)) + ")");
+  } else if (method == "mxfp4") {
+    f.experts = DType::MXFP4;
+    if (!mentions(q.value("modules_to_not_convert", json::array()), "self_attn")) f.dense = DType::MXFP4;
+    f.words = std::string("mxfp4") +
+              (f.dense == DType::MXFP4 ? "" : " (experts; attention " + std::string(dtype_name(f.dense)) + ")");
+  } else if (method == "modelopt" || method == "modelopt_fp4") {
+    const std::string algo =
+        q.contains("quant_algo") && q["quant_algo"].is_string() ? q["quant_algo"].get<std::string>() : "";
+    if (algo == "NVFP4" || method == "modelopt_fp4")
+      f.dense = f.experts = DType::NVFP4;
+    else if (algo == "FP8")
+      f.dense = f.experts = DType::FP8;
+    else
+      throw InputError("not modelled: modelopt quant_algo '" + algo + "'; modelled are NVFP4 and FP8",
+                       where + ": quantization_config.quant_algo");
+    f.words = "modelopt " + std::string(dtype_name(f.dense));
+  } else if (q.contains("quant_method")) {
+    throw InputError("not modelled: quantization '" + json_excerpt(q["quant_method"]) +
+                         "'; modelled are fp8, compressed-tensors (int4, nvfp4, fp8), mxfp4 and modelopt (or give "
+                         "--dtype bf16|fp8)",
+                     at);
+  }
+  return f;
 }
 
 std::string model_name(const std::string& config_path) {
@@ -94,6 +168,11 @@ double ModelSpec::param_count() const {
   return layers * attn + mlp + emb;
 }
 
+double ModelSpec::routed_expert_params() const {
+  if (!has_moe) return 0;
+  return double(layers - moe.first_dense_layers) * moe.routed_experts * 3.0 * hidden * moe.intermediate;
+}
+
 ModelSpec model_from_config(const std::string& path, const std::string& where_flag) {
   return model_from_json(read_json_file(path), path, where_flag + " " + path);
 }
@@ -111,7 +190,10 @@ ModelSpec model_from_json(const json& cfg, const std::string& path, const std::s
   m.kv_heads = positive(cfg, "num_key_value_heads", where, m.heads);
   m.vocab = positive(cfg, "vocab_size", where);
   m.intermediate = positive(cfg, "intermediate_size", where);
-  m.weight_dtype = config_dtype(cfg, where);
+  const ConfigFormat format = config_format(cfg, where);
+  m.weight_dtype = format.dense;
+  if (format.experts != format.dense) m.expert_weight_dtype = format.experts;
+  m.quant_format = format.words;
   if (cfg.contains("max_position_embeddings")) m.max_position = positive(cfg, "max_position_embeddings", where);
   if (m.arch != Arch::DeepseekV3 && m.arch != Arch::DeepseekV3NextN) {
     if (!cfg.contains("head_dim") && m.hidden % m.heads != 0)

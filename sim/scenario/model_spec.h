@@ -1,6 +1,7 @@
 #pragma once
 // A model's shapes as the cost model needs them, read from a Hugging Face config.json.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,14 +48,22 @@ struct ModelSpec {
   MlaDims mla;
   MoeDims moe;
   DType weight_dtype = DType::BF16;  ///< dtype of the linear layers' weights
-  int draft_vocab = 0;               ///< EAGLE-3 drafts: the reduced draft vocabulary
-  long long max_position = 0;        ///< max_position_embeddings (0: not given)
+  /// dtype of the routed experts' weights: weight_dtype, unless the checkpoint quantizes only its
+  /// experts (Kimi-K2-Thinking's int4, gpt-oss's mxfp4: attention and shared experts stay 16-bit).
+  std::optional<DType> expert_weight_dtype;
+  /// The routed experts' weight dtype (their own format, else weight_dtype).
+  DType experts_dtype() const { return expert_weight_dtype.value_or(weight_dtype); }
+  std::string quant_format;    ///< the config's quantization_config in words ("" when none)
+  int draft_vocab = 0;         ///< EAGLE-3 drafts: the reduced draft vocabulary
+  long long max_position = 0;  ///< max_position_embeddings (0: not given)
   bool is_draft() const { return arch == Arch::LlamaEagle3 || arch == Arch::DeepseekV3NextN; }
   /// DeepSeek's NextN (MTP) layer as SGLang runs it for EAGLE/NEXTN: one MLA + MoE decoder layer
   /// plus eh_proj, sharing the target's embedding and LM head.
   bool is_nextn() const { return arch == Arch::DeepseekV3NextN; }
   /// Parameters in one copy of the model (approximate, for the report).
   double param_count() const;
+  /// Of param_count(), the routed experts' parameters (0 without MoE).
+  double routed_expert_params() const;
 };
 
 /// Kv heads one rank holds at `tp`: its share, or one replicated head when tp exceeds them.

@@ -82,19 +82,81 @@ void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
     r.num_steps = 5, r.topk = 4, r.num_draft_tokens = 8;
 }
 
+// SGLang's --quantization as a weight format: the checkpoint's own (a quantized config must match
+// it, as SGLang checks), or fp8 quantized online from a 16-bit checkpoint.
+std::optional<DType> quantization_dtype(const std::string& q, const ModelSpec& target,
+                                        std::vector<std::string>& notes) {
+  const std::string at = "--quantization";
+  DType want;
+  if (q == "fp8" || q == "w8a8_fp8")
+    want = DType::FP8;
+  else if (q == "mxfp4")
+    want = DType::MXFP4;
+  else if (q == "modelopt_fp4" || q == "nvfp4")
+    want = DType::NVFP4;
+  else if (q == "compressed-tensors") {
+    if (target.quant_format.rfind("compressed-tensors", 0) != 0)
+      throw InputError(target.name + "'s config holds no compressed-tensors quantization_config", at);
+    return std::nullopt;  // the checkpoint's format
+  } else if (q == "w4a16" || q == "int4" || q == "moe_wna16")
+    want = DType::INT4;
+  else
+    throw InputError("not modelled: --quantization " + q +
+                         " changes the weight format; modelled are fp8, w8a8_fp8, mxfp4, modelopt_fp4, "
+                         "compressed-tensors and w4a16 (int4)",
+                     at);
+  if (!target.quant_format.empty()) {
+    if (target.weight_dtype != want && target.experts_dtype() != want)
+      throw InputError(fmt::format("{}'s checkpoint is {}, not {}: SGLang refuses a --quantization that differs from "
+                                   "the config's; drop the flag",
+                                   target.name, target.quant_format, q),
+                       at);
+    return std::nullopt;
+  }
+  if (want != DType::FP8)
+    throw InputError(fmt::format("{} needs a checkpoint in that format ({}'s config is {}); only fp8 is quantized "
+                                 "online from 16-bit weights",
+                                 q, target.name, dtype_name(target.weight_dtype)),
+                     at);
+  notes.push_back("--quantization fp8 on 16-bit weights: quantized online to fp8 (per-tensor), as SGLang does");
+  return DType::FP8;
+}
+
+// The stack whose own all-reduce the user runs: vLLM under --runtime vllm, SGLang otherwise.
+std::string stack_backend(const RunArgs& a) { return a.runtime && *a.runtime == "vllm" ? "vllm" : "sglang"; }
+
+// The formats and the stack's all-reduce switch, applied to a built scenario (flags or file).
+void apply_stack_flags(Scenario& s, const RunArgs& a) {
+  if (a.quantization)
+    if (auto d = quantization_dtype(*a.quantization, s.target, s.notes)) s.run.dtype = d;
+  if (a.kv_cache_dtype) {
+    s.run.kv_cache_bytes = kv_cache_bytes(*a.kv_cache_dtype, "--kv-cache-dtype");
+    s.run.kv_cache_dtype = *a.kv_cache_dtype;
+  }
+  if (a.disable_custom_all_reduce) {
+    bool any = false;
+    for (auto& c : s.run.allreduce)
+      if (c.kind_name() == "sglang" || c.kind_name() == "vllm") c.arg = "disable-custom", any = true;
+    if (!any)
+      s.notes.push_back(
+          "--disable-custom-all-reduce: the stack's own all-reduce is off, so it runs NCCL: the nccl "
+          "row (--allreduce " +
+          stack_backend(a) + " prices the stack as configured)");
+  }
+}
+
 }  // namespace
 
 Scenario resolve_scenario(const RunArgs& a) {
-  // Accepted by the command line, priced by the engine in a later step: refused until then.
-  if (a.quantization) throw InputError("not modelled yet; drop it (the config's format is used)", "--quantization");
-  if (a.kv_cache_dtype) throw InputError("not modelled yet; drop it (the KV cache is bf16)", "--kv-cache-dtype");
-  if (a.disable_custom_all_reduce)
-    throw InputError("not modelled yet; drop it and compare --allreduce nccl", "--disable-custom-all-reduce");
   if (a.enable_flashinfer_allreduce_fusion)
     throw InputError("not modelled yet; drop it", "--enable-flashinfer-allreduce-fusion");
   if (!a.model_path) {  // the built-in scenario: a scenario file like any other
     RunArgs b = a;
-    return load_scenario(default_scenario_path(), b);
+    Scenario s = load_scenario(default_scenario_path(), b);
+    apply_stack_flags(s, a);
+    require_fit(memory_fit(s.target, s.draft ? &*s.draft : nullptr, s.hw, s.run, s.run.mem_fraction_static),
+                s.target.name, s.hw, s.run);
+    return s;
   }
   Scenario s;
   const std::string target_cfg = resolve_model_config(*a.model_path, "--model-path");
@@ -140,6 +202,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   if (a.nccl_proto) apply_nccl_proto(run.nccl, *a.nccl_proto);
   for (const auto& ar : a.allreduce) run.allreduce.push_back(parse_allreduce(ar));
   s.backends_defaulted = run.allreduce.empty();
+  // NCCL beside this project's kernel; the stack's own all-reduce on request (--allreduce sglang|vllm).
   if (s.backends_defaulted) run.allreduce = {parse_allreduce("nccl"), parse_allreduce("custom")};
   base.allreduce = run.allreduce;
   validate_run(run);
@@ -167,6 +230,9 @@ Scenario resolve_scenario(const RunArgs& a) {
     s.draft = model_from_config(draft_cfg, "--speculative-draft-model-path");
   }
 
+  s.run = run;
+  apply_stack_flags(s, a);
+  run = s.run;
   if (s.target.max_position > 0 && run.context_len > s.target.max_position)
     throw InputError(fmt::format("{} tokens of context exceed {}'s max_position_embeddings ({})", run.context_len,
                                  s.target.name, s.target.max_position),

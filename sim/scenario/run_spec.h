@@ -60,6 +60,8 @@ struct RunSpec {
   bool disable_cuda_graph = false;
   std::array<bool, kNumPhaseKinds> force_eager{};  ///< phases run eagerly whatever the graph settings
   std::optional<DType> dtype;                      ///< overrides the target's weight dtype
+  std::string kv_cache_dtype = "auto";             ///< --kv-cache-dtype as given (auto: 16-bit)
+  double kv_cache_bytes = 2.0;                     ///< the KV cache's bytes per element
   std::optional<double> accept_len;                ///< mean accepted draft tokens per verify + 1
   std::optional<double> accept_rate;               ///< per-token acceptance (chain formula)
   std::optional<double> mem_fraction_static;       ///< SGLang's --mem-fraction-static (default: SGLang's)
