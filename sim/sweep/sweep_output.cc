@@ -89,10 +89,10 @@ void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice
     s += sep;
     num(s, v, st);
   }
-  auto band = [&](const std::optional<ErrorBand>& b, double v) {
-    for (const double f : {b ? b->lo : 0.0, b ? b->hi : 0.0}) {
+  auto band = [&](const std::optional<ErrorBand>& e, double v) {
+    for (const double f : {e ? e->lo : 0.0, e ? e->hi : 0.0}) {
       s += sep;
-      if (b)
+      if (e)
         num(s, v * f, st);
       else if (st == Style::Json)
         s += "null";
