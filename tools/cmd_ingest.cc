@@ -4,6 +4,8 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "diagnose/bench_scenario.h"
+#include "ingest/bench_speculative.h"
 #include "report/ingest_report.h"
 #include "timeline/replay_summary.h"
 #include "util/error.h"
@@ -27,11 +29,45 @@ int cmd_ingest(int argc, char** argv) {
   app.add_option("--csv", csv_path, "with --replay-report: write one CSV row per replayed op call");
   app.add_option("--steps", steps, "decode steps or cycles in the torch trace when it has no ProfilerStep markers");
   app.add_flag("--json", as_json, "print what was read as one JSON object (every kind of file)");
+  // bench_speculative.py's results, and the scenario anchored to all of them.
+  std::string bench, save_scenario;
+  BenchDeployment dep;
+  dep.algorithm = "EAGLE";
+  app.add_option("--bench-speculative", bench,
+                 "SGLang bench_speculative.py --output (JSON lines): the settings and tok/s it measured");
+  app.add_option("--save-scenario", save_scenario,
+                 "with --bench-speculative: write the scenario anchored to every row (for run/tune --scenario)");
+  app.add_option("--model-path", dep.model, "with --save-scenario: the model the script ran (zoo name or config.json)");
+  app.add_option("--speculative-draft-model-path", dep.draft, "with --save-scenario: its draft (default: the zoo's)");
+  app.add_option("--hardware", dep.hardware, "with --save-scenario: GPU:TOPOLOGY it ran on");
+  app.add_option("--tp-size", dep.tp_size, "with --save-scenario: its --tp-size")->check(CLI::Range(1, 1024));
+  app.add_option("--speculative-algorithm", dep.algorithm,
+                 "with --save-scenario: EAGLE (the script's own) or EAGLE3 (an EAGLE-3 draft)");
   return guarded(app, argc, argv, [&] {
-    const int modes = !torch.empty() + !sglang.empty() + !nccl.empty() + !replay.empty();
+    const int modes = !torch.empty() + !sglang.empty() + !nccl.empty() + !replay.empty() + !bench.empty();
     if (modes != 1)
-      throw InputError("give exactly one of --torch-trace, --sglang-log, --nccl-tests, --replay-report",
-                       "specsim ingest");
+      throw InputError(
+          "give exactly one of --torch-trace, --sglang-log, --nccl-tests, --replay-report, --bench-speculative",
+          "specsim ingest");
+    if (!bench.empty()) {
+      const bool deployment = !dep.model.empty() || !dep.hardware.empty() || !dep.draft.empty();
+      if (save_scenario.empty() && deployment)
+        throw InputError("the deployment flags describe the scenario to save: add --save-scenario FILE",
+                         "--model-path");
+      check_outputs({{save_scenario, "--save-scenario"}}, {bench, dep.model, dep.draft, dep.hardware});
+      const auto rows = ingest::read_bench_speculative(bench, "--bench-speculative");
+      if (!save_scenario.empty()) {
+        if (dep.model.empty()) throw InputError("the results do not name the model: give it", "--model-path");
+        if (dep.hardware.empty()) throw InputError("the results do not name the GPUs: give GPU:TOPOLOGY", "--hardware");
+        dep.file = bench;
+        write_bench_scenario(rows, dep, save_scenario);
+      }
+      std::cout << bench_rows_text(rows, as_json);
+      if (!save_scenario.empty() && !as_json)
+        std::cout << "wrote " << save_scenario << " (specsim run --scenario " << save_scenario << ")\n";
+      return kExitOk;
+    }
+    if (!save_scenario.empty()) throw InputError("only with --bench-speculative", "--save-scenario");
     if (replay.empty() && !(trace_path.empty() && csv_path.empty()))
       throw InputError("only with --replay-report", trace_path.empty() ? "--csv" : "--trace");
     check_outputs({{trace_path, "--trace"}, {csv_path, "--csv"}}, {replay});
