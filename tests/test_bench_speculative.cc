@@ -16,8 +16,16 @@ namespace {
 const std::string kSample = traces_path("bench-speculative/llama31-8b-h100-eagle3-synthetic.jsonl");
 
 std::vector<std::string> save_args(const std::string& in, const std::string& out) {
-  return {"ingest",       "--bench-speculative", in,      "--model-path",           "llama-3.1-8b",
-          "--hardware",   "h100-sxm:nvswitch",   "--speculative-algorithm", "EAGLE3", "--save-scenario",
+  return {"ingest",
+          "--bench-speculative",
+          in,
+          "--model-path",
+          "llama-3.1-8b",
+          "--hardware",
+          "h100-sxm:nvswitch",
+          "--speculative-algorithm",
+          "EAGLE3",
+          "--save-scenario",
           out};
 }
 
@@ -72,21 +80,26 @@ TEST_CASE("a line that is not bench_speculative.py's output is refused with FILE
   const std::string ok =
       R"({"batch_size": 1, "steps": 2, "topk": 1, "num_draft_tokens": 3, "acc_length": 2.45, "step_time": 0.01051, "speed": 233.111})";
   refuse(ok + "\n{not json\n", "not a JSON object");
-  refuse(R"({"batch_size": 1, "steps": 2, "topk": 1, "num_draft_tokens": 3, "acc_length": 2.45, "step_time": 0.01051, "speed": 500})",
-         "not acc_length / step_time");
-  refuse(R"({"batch_size": 1, "steps": 2, "topk": 0, "num_draft_tokens": 3, "acc_length": 2.45, "step_time": 0.01051, "speed": 233.111})",
-         "needs topk");
-  refuse(R"({"batch_size": 1.5, "steps": 2, "topk": 1, "num_draft_tokens": 3, "acc_length": 2.45, "step_time": 0.01051, "speed": 233.111})",
-         "\"batch_size\"");
-  refuse(R"({"batch_size": 1, "steps": 2, "topk": 1, "num_draft_tokens": 3, "acc_length": 4.5, "step_time": 0.01051, "speed": 428.16})",
-         "outside 1..steps + 1");
+  refuse(
+      R"({"batch_size": 1, "steps": 2, "topk": 1, "num_draft_tokens": 3, "acc_length": 2.45, "step_time": 0.01051, "speed": 500})",
+      "not acc_length / step_time");
+  refuse(
+      R"({"batch_size": 1, "steps": 2, "topk": 0, "num_draft_tokens": 3, "acc_length": 2.45, "step_time": 0.01051, "speed": 233.111})",
+      "needs topk");
+  refuse(
+      R"({"batch_size": 1.5, "steps": 2, "topk": 1, "num_draft_tokens": 3, "acc_length": 2.45, "step_time": 0.01051, "speed": 233.111})",
+      "\"batch_size\"");
+  refuse(
+      R"({"batch_size": 1, "steps": 2, "topk": 1, "num_draft_tokens": 3, "acc_length": 4.5, "step_time": 0.01051, "speed": 428.16})",
+      "outside 1..steps + 1");
 }
 
 TEST_CASE("a scenario needs a speculative row and the deployment; nothing is written on a refusal") {
   const std::string dir = fresh_dir(), out = dir + "/s.json";
-  write_text(dir + "/plain.jsonl",
-             R"({"batch_size": 1, "steps": 0, "topk": 0, "num_draft_tokens": 0, "acc_length": 1.0, "step_time": 0.00712, "speed": 140.449})"
-             "\n");
+  write_text(
+      dir + "/plain.jsonl",
+      R"({"batch_size": 1, "steps": 0, "topk": 0, "num_draft_tokens": 0, "acc_length": 1.0, "step_time": 0.00712, "speed": 140.449})"
+      "\n");
   CliResult r = run_specsim(save_args(dir + "/plain.jsonl", out));
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("no speculative row") != std::string::npos);

@@ -1,4 +1,4 @@
-// `specsim diagnose LOG`: an SGLang server log -> the scenario that reproduces its measured tok/s
+// `specsim diagnose LOG [LOG...]`: an SGLang server log -> the scenario that reproduces its measured tok/s
 // (-o FILE, for `specsim run --scenario` and `specsim tune --scenario`) and where the log and the
 // model disagree (docs/diagnose.md).
 #include <iostream>
@@ -26,7 +26,11 @@ int cmd_diagnose(int argc, char** argv) {
            name, [&v](const int& n) { v = n; }, help)
         ->check(CLI::Range(1, 1 << 20));
   };
-  app.add_option("LOG", in.log, "SGLang server log (its server_args line and decode lines)")->required();
+  std::vector<std::string> logs;
+  app.add_option("LOG", logs,
+                 "SGLang server log (its server_args line and decode lines); several logs of one deployment at "
+                 "other settings: the scenario is anchored to all of them")
+      ->required();
   opt_s("--hardware", in.hardware,
         "GPU:TOPOLOGY the log was taken on (the log does not say it), e.g. h100-sxm:nvswitch");
   opt_s("--model", in.model, "zoo model name or config.json, when the log's model_path is not a zoo model");
@@ -45,7 +49,8 @@ int cmd_diagnose(int argc, char** argv) {
   app.add_option("-o,--output", out, "write the scenario (.yaml or .json) for `specsim run/tune --scenario`");
   app.add_flag("--json", as_json, "print the diagnosis as one JSON object");
   return guarded(app, argc, argv, [&] {
-    std::cout << diagnose::diagnose_command(in, out, as_json);
+    in.log = logs.front();
+    std::cout << diagnose::diagnose_command(in, out, as_json, {logs.begin() + 1, logs.end()});
     return kExitOk;
   });
 }

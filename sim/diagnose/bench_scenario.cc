@@ -49,8 +49,8 @@ json bench_scenario_json(const std::vector<ingest::BenchSpecRow>& rows, const Be
       continue;
     }
     seen[key] = &r;
-    if (r.speculative() && (!best || r.batch_size < best->batch_size ||
-                            (r.batch_size == best->batch_size && r.speed > best->speed)))
+    if (r.speculative() &&
+        (!best || r.batch_size < best->batch_size || (r.batch_size == best->batch_size && r.speed > best->speed)))
       best = &r;
   }
   if (!best)
@@ -66,8 +66,8 @@ json bench_scenario_json(const std::vector<ingest::BenchSpecRow>& rows, const Be
     measured.push_back(m);
   }
   json f = {{"format", "specsim-scenario-1"},
-            {"title", fmt::format("{} on {}, TP {}: bench_speculative.py results ({})", d.model, d.hardware, d.tp_size,
-                                  d.file)},
+            {"title",
+             fmt::format("{} on {}, TP {}: bench_speculative.py results ({})", d.model, d.hardware, d.tp_size, d.file)},
             {"notes", json::array({fmt::format("anchored to the {} settings bench_speculative.py measured (line {} is "
                                                "the scenario's own setting: the fastest at the smallest batch)",
                                                seen.size(), best->line)})},
@@ -102,8 +102,9 @@ std::string bench_rows_text(const std::vector<ingest::BenchSpecRow>& rows, bool 
                    {"tok_per_s", r.speed}});
     return json{{"kind", "bench_speculative"}, {"rows", a}}.dump(2) + "\n";
   }
-  std::string out = fmt::format("bench_speculative.py results: {} rows\n{:>5} {:>5} {:>5} {:>5} {:>6} {:>8} {:>12} {:>9}\n",
-                                rows.size(), "line", "bs", "steps", "topk", "draft", "acc_len", "step_ms", "tok/s");
+  std::string out =
+      fmt::format("bench_speculative.py results: {} rows\n{:>5} {:>5} {:>5} {:>5} {:>6} {:>8} {:>12} {:>9}\n",
+                  rows.size(), "line", "bs", "steps", "topk", "draft", "acc_len", "step_ms", "tok/s");
   for (const auto& r : rows)
     out += fmt::format("{:>5} {:>5} {:>5} {:>5} {:>6} {:>8.3f} {:>12.3f} {:>9.2f}{}\n", r.line, r.batch_size, r.steps,
                        r.topk, r.num_draft_tokens, r.acc_length, 1e3 * r.step_time_s, r.speed,

@@ -14,11 +14,11 @@ namespace specsim {
 
 /// What the results file does not say: the deployment the script launched.
 struct BenchDeployment {
-  std::string file;         ///< the results file, as named in sources
-  std::string model;        ///< zoo name or config.json (--model-path)
-  std::string draft;        ///< --speculative-draft-model-path ("" : the zoo's)
-  std::string hardware;     ///< GPU:TOPOLOGY
-  std::string algorithm;    ///< the script passes EAGLE; EAGLE3 for an EAGLE-3 draft
+  std::string file;       ///< the results file, as named in sources
+  std::string model;      ///< zoo name or config.json (--model-path)
+  std::string draft;      ///< --speculative-draft-model-path ("" : the zoo's)
+  std::string hardware;   ///< GPU:TOPOLOGY
+  std::string algorithm;  ///< the script passes EAGLE; EAGLE3 for an EAGLE-3 draft
   int tp_size = 1;
   std::optional<long long> context_len;
 };

@@ -14,7 +14,8 @@ namespace {
 // A whole number within [lo, hi] in `o[key]`; fails at FILE:LINE naming the field.
 int whole(const nlohmann::json& o, const char* key, int lo, int hi, const std::string& file, std::size_t line) {
   if (!o.contains(key) || !o[key].is_number())
-    fail_at(file, line, fmt::format("\"{}\" missing or not a number: bench_speculative.py writes it on every line", key));
+    fail_at(file, line,
+            fmt::format("\"{}\" missing or not a number: bench_speculative.py writes it on every line", key));
   const double v = o[key].get<double>();
   if (!std::isfinite(v) || v != std::floor(v) || v < lo || v > hi)
     fail_at(file, line, fmt::format("\"{}\" is {}: a whole number in {}..{}", key, json_excerpt(o[key]), lo, hi));
@@ -23,9 +24,11 @@ int whole(const nlohmann::json& o, const char* key, int lo, int hi, const std::s
 
 double positive(const nlohmann::json& o, const char* key, const std::string& file, std::size_t line) {
   if (!o.contains(key) || !o[key].is_number())
-    fail_at(file, line, fmt::format("\"{}\" missing or not a number: bench_speculative.py writes it on every line", key));
+    fail_at(file, line,
+            fmt::format("\"{}\" missing or not a number: bench_speculative.py writes it on every line", key));
   const double v = o[key].get<double>();
-  if (!std::isfinite(v) || v <= 0) fail_at(file, line, fmt::format("\"{}\" is {}: must be > 0", key, json_excerpt(o[key])));
+  if (!std::isfinite(v) || v <= 0)
+    fail_at(file, line, fmt::format("\"{}\" is {}: must be > 0", key, json_excerpt(o[key])));
   return v;
 }
 
@@ -68,7 +71,8 @@ std::vector<BenchSpecRow> read_bench_speculative(const std::string& path, const 
                           r.speed, r.acc_length / r.step_time_s));
     rows.push_back(r);
   }
-  if (rows.empty()) throw InputError("no rows: bench_speculative.py writes one JSON object per setting", flag + " " + path);
+  if (rows.empty())
+    throw InputError("no rows: bench_speculative.py writes one JSON object per setting", flag + " " + path);
   return rows;
 }
 

@@ -104,6 +104,17 @@ def main():
                     cuda_graph_max_bs=8, disable_overlap_schedule=True),
         [dict(running=1, prompt=180, lines=40, tok_s=373.0, accept=4.1, steps=5),
          dict(running=1, prompt=240, lines=30, tok_s=371.0, accept=4.05, steps=5)], seed=11)
+    # The same server with a chain draft (steps 3, topk 1, 4 draft tokens): a second setting for
+    # `specsim diagnose LOG LOG` to fit the cycle over; throughput and accept len made up.
+    log("sglang-eagle3-s3k1-llama3.1-8b-h100-synthetic-from-real-format.log",
+        "EAGLE-3 Llama-3.1-8B-Instruct, 1x H100, steps 3, topk 1, 4 draft tokens, one request",
+        server_args(model_path=llama, mem_fraction_static=0.7, attention_backend="fa3",
+                    speculative_algorithm="EAGLE3",
+                    speculative_draft_model_path="jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B",
+                    speculative_num_steps=3, speculative_eagle_topk=1, speculative_num_draft_tokens=4,
+                    cuda_graph_max_bs=8, disable_overlap_schedule=True),
+        [dict(running=1, prompt=180, lines=40, tok_s=318.0, accept=3.05, steps=3),
+         dict(running=1, prompt=240, lines=30, tok_s=316.0, accept=3.0, steps=3)], seed=14)
     # Plain decoding, same server without speculation: around the 158 tok/s of the same page.
     log("sglang-baseline-llama3.1-8b-h100-synthetic-from-real-format.log",
         "Llama-3.1-8B-Instruct without speculation, 1x H100, one request",
