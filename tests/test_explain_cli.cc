@@ -35,7 +35,7 @@ std::vector<std::string> pasted(std::vector<std::string> extra = {}, bool json =
                         "--speculative-algorithm",
                         "EAGLE3",
                         "--speculative-draft-model-path",
-                        "lmsys/DeepSeek-V3-EAGLE3",
+                        "deepseek-v3/eagle3",  // a remote id the zoo does not hold is refused
                         "--speculative-num-steps",
                         "2",
                         "--speculative-eagle-topk",

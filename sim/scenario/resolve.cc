@@ -86,6 +86,28 @@ void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
     r.num_steps = 5, r.topk = 4, r.num_draft_tokens = 8;
 }
 
+// SGLang's --cuda-graph-bs (cuda_graph_runner.py, get_batch_sizes_to_capture, v0.5.2): the sizes
+// up to cuda_graph_max_bs, topped up in steps of 16 to it; a batch up to the largest runs from a
+// graph (padded to the next size), a larger one eagerly.
+void apply_graph_sizes(RunSpec& run, const std::vector<int>& sizes, std::vector<std::string>& notes) {
+  std::vector<int> capture;
+  for (int b : sizes) {
+    if (b < 1) throw InputError(fmt::format("batch size {} is below 1", b), "--cuda-graph-bs");
+    if (b <= run.cuda_graph_max_bs) capture.push_back(b);
+  }
+  if (capture.empty())
+    throw InputError(
+        fmt::format("every size is above cuda-graph-max-bs {}: SGLang captures no graph", run.cuda_graph_max_bs),
+        "--cuda-graph-bs");
+  int most = *std::max_element(capture.begin(), capture.end());
+  for (int b = most; b <= run.cuda_graph_max_bs; b += 16) most = b;
+  notes.push_back(
+      fmt::format("CUDA graphs at the sizes of --cuda-graph-bs up to {} (SGLang tops them up to "
+                  "cuda-graph-max-bs {} in steps of 16): batches up to {} run from a graph",
+                  most, run.cuda_graph_max_bs, most));
+  run.cuda_graph_max_bs = most;
+}
+
 }  // namespace
 
 Scenario resolve_scenario(const RunArgs& a) {
@@ -132,6 +154,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   if (a.batch_size) run.batch_size = *a.batch_size;
   if (a.context_len) run.context_len = *a.context_len;
   if (a.cuda_graph_max_bs) run.cuda_graph_max_bs = *a.cuda_graph_max_bs;
+  if (!a.cuda_graph_bs.empty()) apply_graph_sizes(run, a.cuda_graph_bs, s.notes);
   run.disable_cuda_graph = a.disable_cuda_graph;
   if (a.eager_phases) run.force_eager = parse_eager(*a.eager_phases, "--eager-phases");
   if (a.dtype) run.dtype = parse_dtype(*a.dtype, "--dtype");
@@ -149,7 +172,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   validate_run(run);
 
   const std::string hw_spec = a.hardware.value_or("h200:nvswitch");
-  if (!a.hardware) s.notes.push_back("no --hardware given: assuming h200:nvswitch");
+  s.hardware_defaulted = !a.hardware;
   s.hw = load_hardware(hw_spec, run.num_gpus);
   if (run.num_gpus > s.hw.topo.max_gpus)
     throw InputError(std::to_string(run.num_gpus) + " GPUs do not fit " + s.hw.topo.name + " (at most " +

@@ -33,6 +33,8 @@ struct RunArgs {
   bool disable_custom_all_reduce = false;
   /// SGLang's --enable-flashinfer-allreduce-fusion: all-reduce + residual add + RMSNorm as one kernel.
   bool enable_flashinfer_allreduce_fusion = false;
+  /// SGLang's --cuda-graph-bs: the batch sizes captured as graphs (bounded by cuda_graph_max_bs).
+  std::vector<int> cuda_graph_bs;
 };
 
 /// Builds the scenario; InputError naming the flag on bad input.
