@@ -141,13 +141,13 @@ TEST_CASE("last occurrence wins, --tensor-parallel-size is --tp, modelled flags 
 TEST_CASE("no --speculative-algorithm in a pasted command: plain decoding") {
   const CliResult plain = paste(kSglang);
   REQUIRE(plain.exit_code == 0);
-  CHECK(json::parse(plain.out)["settings"]["algorithm"] == "NONE");
+  CHECK(json::parse(plain.out)["settings"]["speculative_algorithm"] == "NONE");
   const CliResult spec = paste(with(kSglang, {"--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3",
                                               "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"}));
   INFO(spec.err);
   REQUIRE(spec.exit_code == 0);
   const json j = json::parse(spec.out);
-  CHECK(j["settings"]["algorithm"] == "EAGLE3");
+  CHECK(j["settings"]["speculative_algorithm"] == "EAGLE3");
   CHECK(j["settings"]["speculative_num_steps"] == 3);
 }
 
@@ -174,7 +174,7 @@ TEST_CASE("a pasted draft is used as given: a local config read, an unknown remo
       paste(with(kSglang, {"--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", dir}));
   INFO(local.err);
   REQUIRE(local.exit_code == 0);
-  CHECK(json::parse(local.out)["draft"]["source"].get<std::string>().find(dir) != std::string::npos);
+  CHECK(json::parse(local.out)["model"]["draft"]["source"].get<std::string>().find(dir) != std::string::npos);
   const CliResult remote =
       paste(with(kSglang, {"--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "someone/my-draft"}));
   CHECK(remote.exit_code == 2);
@@ -209,7 +209,7 @@ TEST_CASE("vllm serve MODEL with --speculative-config JSON") {
   const json j = json::parse(r.out);
   CHECK(j["model"]["name"] == "llama-3.1-8b");
   CHECK(j["settings"]["tp_size"] == 2);
-  CHECK(j["settings"]["algorithm"] == "EAGLE3");
+  CHECK(j["settings"]["speculative_algorithm"] == "EAGLE3");
   CHECK(j["settings"]["speculative_num_steps"] == 3);
   CHECK(j["settings"]["speculative_eagle_topk"] == 1);
   CHECK(j["settings"]["speculative_num_draft_tokens"] == 4);
@@ -217,7 +217,7 @@ TEST_CASE("vllm serve MODEL with --speculative-config JSON") {
   // no --speculative-config: plain decoding; an unpriced method is refused
   const CliResult plain = paste({"python", "-m", "vllm.entrypoints.openai.api_server", "--model", "llama-3.1-8b"});
   REQUIRE(plain.exit_code == 0);
-  CHECK(json::parse(plain.out)["settings"]["algorithm"] == "NONE");
+  CHECK(json::parse(plain.out)["settings"]["speculative_algorithm"] == "NONE");
   const CliResult ngram = paste(
       {"vllm", "serve", "llama-3.1-8b", "--speculative-config", R"({"method": "ngram", "num_speculative_tokens": 3})"});
   CHECK(ngram.exit_code == 2);
