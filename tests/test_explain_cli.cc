@@ -35,7 +35,7 @@ std::vector<std::string> pasted(std::vector<std::string> extra = {}, bool json =
                         "--speculative-algorithm",
                         "EAGLE3",
                         "--speculative-draft-model-path",
-                        "lmsys/DeepSeek-V3-EAGLE3",
+                        "lmsys/DeepSeek-V3-EAGLE3",  // as pasted: the zoo's draft stands in, said as an assumption
                         "--speculative-num-steps",
                         "2",
                         "--speculative-eagle-topk",

@@ -1,5 +1,5 @@
 // SGLang launch commands pasted as is: after `--` or as --sglang-args; HF ids mapped to the zoo,
-// flags that do not change the cycle listed as ignored, SGLang's topk-1 adjustment mirrored.
+// each flag listed with its class, SGLang's topk-1 adjustment mirrored.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -45,12 +45,15 @@ TEST_CASE("specsim run -- <SGLang launch command> takes the cycle's flags and li
   CHECK(j["settings"]["speculative_num_draft_tokens"] == 3);
   const std::string notes = j["notes"].dump();
   CHECK(notes.find("adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1") != std::string::npos);
-  CHECK(notes.find("--trust-remote-code, --port 30000, --host 0.0.0.0") != std::string::npos);
   CHECK(notes.find("deepseek-ai/DeepSeek-V3 -> zoo deepseek-v3") != std::string::npos);
+  std::vector<std::string> ignored;
+  for (const auto& f : j["pasted_command"]["flags"])
+    if (f["class"] == "ignored") ignored.push_back(f["flag"].get<std::string>() + " " + f["value"].get<std::string>());
+  CHECK(ignored == std::vector<std::string>{"--trust-remote-code ", "--port 30000", "--host 0.0.0.0"});
 }
 
 TEST_CASE("--sglang-args takes the command as one string; specsim's own flags override it") {
-  const CliResult r = run_specsim({"--json", "--accept-len", "2", "--sglang-args",
+  const CliResult r = run_specsim({"--json", "--accept-len", "2", "--hardware", "h200:nvswitch", "--sglang-args",
                                    "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
                                    "--tp-size 2 --mem-fraction-static 0.8",
                                    "--tp-size", "1"});
@@ -59,10 +62,12 @@ TEST_CASE("--sglang-args takes the command as one string; specsim's own flags ov
   const json j = json::parse(r.out);
   CHECK(j["model"]["name"] == "llama-3.1-8b");
   CHECK(j["settings"]["tp_size"] == 1);
-  const CliResult bad = run_specsim({"--sglang-args", "python -m sglang.launch_server --model-path x --tp"});
+  const CliResult bad = run_specsim(
+      {"--hardware", "h200:nvswitch", "--sglang-args", "python -m sglang.launch_server --model-path x --tp"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--sglang-args: --tp") != std::string::npos);
-  const CliResult no_model = run_specsim({"--sglang-args", "python -m sglang.launch_server --tp 8"});
+  const CliResult no_model =
+      run_specsim({"--hardware", "h200:nvswitch", "--sglang-args", "python -m sglang.launch_server --tp 8"});
   CHECK(no_model.exit_code == 2);
 }
 

@@ -44,7 +44,9 @@ int cmd_run(int argc, char** argv) {
   app.add_option("--sglang-args", q.sglang_args,
                  "an SGLang launch command as one string (\"python -m sglang.launch_server --model-path ... --tp 8\"); "
                  "flags given to specsim override it");
-  app.add_option("sglang_command", q.sglang_tokens, "after --: an SGLang launch command, pasted as is");
+  app.add_option("sglang_command", q.sglang_tokens,
+                 "after --: an SGLang or vLLM launch command, pasted as is (python -m sglang.launch_server ..., "
+                 "vllm serve MODEL ...); every flag is classed by models/stacks/");
   app.add_option("--save-scenario", q.save_scenario, "write the resolved scenario to FILE (JSON) for --scenario");
   return guarded(app, argc, argv, [&] {
     std::cout << run_command(args, q);

@@ -85,6 +85,15 @@ json settings_json(const Scenario& s, const ScenarioResult& r) {
   return j;
 }
 
+// A pasted launch command: its stack and each flag with its class (null without one).
+json pasted_command_json(const Scenario& s) {
+  if (s.pasted_stack.empty()) return nullptr;
+  json flags = json::array();
+  for (const auto& f : s.pasted_flags)
+    flags.push_back({{"flag", f.flag}, {"value", f.value}, {"class", f.cls}, {"what", f.what}});
+  return {{"stack", s.pasted_stack}, {"flags", flags}};
+}
+
 }  // namespace
 
 json phase_json(const PhaseTiming& t) {
@@ -157,7 +166,8 @@ json report_json(const Scenario& s, const ScenarioResult& r) {
             {"topology", s.hw.topo.name},
             {"num_gpus", s.hw.num_gpus},
             {"link", s.hw.topo.link == LinkKind::NVLink ? "nvlink" : "pcie"},
-            {"nccl_path", std::string(path_type_name(s.hw.topo.nccl_path))}}},
+            {"nccl_path", std::string(path_type_name(s.hw.topo.nccl_path))},
+            {"defaulted", s.hardware_defaulted}}},
           {"settings", settings_json(s, r)},
           {"reference_baseline",
            {{"tok_per_s", r.reference_baseline_tok_s},
@@ -166,6 +176,7 @@ json report_json(const Scenario& s, const ScenarioResult& r) {
                                            : "modelled"},
             {"what", "plain decoding with NCCL in every phase at these settings, anchored"}}},
           {"notes", s.notes},
+          {"pasted_command", pasted_command_json(s)},
           {"scenarios", scenarios}};
 }
 

@@ -80,7 +80,8 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
   if (!s.title.empty()) out += s.title + "\n";
   out += "target:   " + model_line(s.target) + "\n";
   if (s.draft) out += "draft:    " + model_line(*s.draft) + "\n";
-  out += fmt::format("hardware: {}x {} on {} ({}; NCCL path {}), TP {}\n", s.hw.num_gpus, s.hw.gpu.name, s.hw.topo.name,
+  out += fmt::format("hardware: {}x {} on {}{} ({}; NCCL path {}), TP {}\n", s.hw.num_gpus, s.hw.gpu.name,
+                     s.hw.topo.name, s.hardware_defaulted ? " (default: no --hardware given)" : "",
                      s.hw.topo.link == LinkKind::NVLink ? "NVLink" : "PCIe", path_type_name(s.hw.topo.nccl_path),
                      s.run.tp_size);
   const auto& run = s.run;
@@ -108,6 +109,11 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
     out += "runtime:  none (forwards only, --runtime none)\n";
   anchors_text(out, r);
   for (const auto& n : s.notes) out += "note: " + n + "\n";
+  if (!s.pasted_stack.empty()) {  // each pasted flag with its class (models/stacks/)
+    out += "pasted " + s.pasted_stack + " command:\n";
+    for (const auto& f : s.pasted_flags)
+      out += fmt::format("  {:<9} {}{}: {}\n", f.cls, f.flag, f.value.empty() ? "" : " " + f.value, f.what);
+  }
 
   for (const auto& c : r.results) {
     out += fmt::format("\n== all-reduce: {}{}\n", c.backend.label(),

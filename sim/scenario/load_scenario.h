@@ -23,7 +23,7 @@ ScenarioFile read_scenario_file(const std::string& path);
 
 /// What a run resolves from beside its flags and its scenario file.
 struct ScenarioExtras {
-  std::optional<std::vector<std::string>> sglang_command;  ///< a pasted SGLang launch command, split
+  std::optional<std::vector<std::string>> sglang_command;  ///< a pasted SGLang or vLLM launch command, split
   std::string sglang_where;                                ///< the flag that gave it (errors name it)
   std::vector<std::string> notes;                          ///< after the scenario's own (measurement files)
 };

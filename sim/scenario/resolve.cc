@@ -145,6 +145,28 @@ void apply_stack_flags(Scenario& s, const RunArgs& a) {
   }
 }
 
+// SGLang's --cuda-graph-bs (cuda_graph_runner.py, get_batch_sizes_to_capture, v0.5.2): the sizes
+// up to cuda_graph_max_bs, topped up in steps of 16 to it; a batch up to the largest runs from a
+// graph (padded to the next size), a larger one eagerly.
+void apply_graph_sizes(RunSpec& run, const std::vector<int>& sizes, std::vector<std::string>& notes) {
+  std::vector<int> capture;
+  for (int b : sizes) {
+    if (b < 1) throw InputError(fmt::format("batch size {} is below 1", b), "--cuda-graph-bs");
+    if (b <= run.cuda_graph_max_bs) capture.push_back(b);
+  }
+  if (capture.empty())
+    throw InputError(
+        fmt::format("every size is above cuda-graph-max-bs {}: SGLang captures no graph", run.cuda_graph_max_bs),
+        "--cuda-graph-bs");
+  int most = *std::max_element(capture.begin(), capture.end());
+  for (int b = most; b <= run.cuda_graph_max_bs; b += 16) most = b;
+  notes.push_back(
+      fmt::format("CUDA graphs at the sizes of --cuda-graph-bs up to {} (SGLang tops them up to "
+                  "cuda-graph-max-bs {} in steps of 16): batches up to {} run from a graph",
+                  most, run.cuda_graph_max_bs, most));
+  run.cuda_graph_max_bs = most;
+}
+
 }  // namespace
 
 Scenario resolve_scenario(const RunArgs& a) {
@@ -164,7 +186,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   RunSpec base;
   base.tp_size = 1;
   sglang_draft_defaults(base, s.target);
-  const bool have_draft = a.draft_model_path || !zoo_draft_config(target_cfg).empty();
+  const bool have_draft = a.draft_model_path || a.remote_draft || !zoo_draft_config(target_cfg).empty();
   base.algo = have_draft ? SpecAlgo::Eagle3 : SpecAlgo::None;
 
   RunSpec run = base;
@@ -190,6 +212,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   if (a.batch_size) run.batch_size = *a.batch_size;
   if (a.context_len) run.context_len = *a.context_len;
   if (a.cuda_graph_max_bs) run.cuda_graph_max_bs = *a.cuda_graph_max_bs;
+  if (!a.cuda_graph_bs.empty()) apply_graph_sizes(run, a.cuda_graph_bs, s.notes);
   run.disable_cuda_graph = a.disable_cuda_graph;
   if (a.eager_phases) run.force_eager = parse_eager(*a.eager_phases, "--eager-phases");
   if (a.dtype) run.dtype = parse_dtype(*a.dtype, "--dtype");
@@ -208,7 +231,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   validate_run(run);
 
   const std::string hw_spec = a.hardware.value_or("h200:nvswitch");
-  if (!a.hardware) s.notes.push_back("no --hardware given: assuming h200:nvswitch");
+  s.hardware_defaulted = !a.hardware;
   s.hw = load_hardware(hw_spec, run.num_gpus);
   if (run.num_gpus > s.hw.topo.max_gpus)
     throw InputError(std::to_string(run.num_gpus) + " GPUs do not fit " + s.hw.topo.name + " (at most " +
@@ -222,6 +245,18 @@ Scenario resolve_scenario(const RunArgs& a) {
       draft_cfg = resolve_model_config(*a.draft_model_path, "--speculative-draft-model-path");
     else
       draft_cfg = zoo_draft_config(target_cfg, run.algo == SpecAlgo::Eagle || run.algo == SpecAlgo::NextN);
+    if (a.remote_draft && !a.draft_model_path) {
+      // The id cannot be read here: the zoo's draft of the target stands in for its architecture,
+      // said as an assumption; without one the id is refused.
+      if (draft_cfg.empty())
+        throw InputError("'" + *a.remote_draft +
+                             "' is a remote draft specsim does not hold and the zoo has no draft for " +
+                             s.target.name + ": give the path of its config.json (downloaded)",
+                         "--speculative-draft-model-path");
+      s.notes.push_back("assumption: the draft " + *a.remote_draft +
+                        " is not held here; its architecture is taken as the zoo's draft for " + s.target.name +
+                        " (give its config.json as --speculative-draft-model-path to use its own)");
+    }
     if (draft_cfg.empty())
       throw InputError(
           "speculation needs an EAGLE-3 draft: give --speculative-draft-model-path, or "

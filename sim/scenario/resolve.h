@@ -12,6 +12,8 @@ namespace specsim {
 /// The run flags as given; an empty optional means "not on the command line".
 struct RunArgs {
   std::optional<std::string> model_path, draft_model_path, hardware, dtype;
+  /// A pasted draft given as a Hugging Face id specsim does not hold (command_values.h).
+  std::optional<std::string> remote_draft;
   std::optional<int> num_gpus, tp_size, num_steps, topk, num_draft_tokens, batch_size, cuda_graph_max_bs;
   std::optional<long long> context_len;
   std::optional<std::string> algorithm;
@@ -33,6 +35,8 @@ struct RunArgs {
   bool disable_custom_all_reduce = false;
   /// SGLang's --enable-flashinfer-allreduce-fusion: all-reduce + residual add + RMSNorm as one kernel.
   bool enable_flashinfer_allreduce_fusion = false;
+  /// SGLang's --cuda-graph-bs: the batch sizes captured as graphs (bounded by cuda_graph_max_bs).
+  std::vector<int> cuda_graph_bs;
 };
 
 /// Builds the scenario; InputError naming the flag on bad input.

@@ -13,6 +13,11 @@
 
 namespace specsim {
 
+/// One flag of a pasted launch command as the report lists it: its class and what it changes.
+struct PastedFlagRow {
+  std::string flag, value, cls, what;
+};
+
 struct Scenario {
   ModelSpec target;
   std::optional<ModelSpec> draft;
@@ -26,6 +31,11 @@ struct Scenario {
   std::optional<RuntimeProfile> runtime;
   std::string title;               ///< e.g. the built-in scenario's name
   std::vector<std::string> notes;  ///< assumptions to print with the report
+  /// No --hardware: the default box, said so in the header.
+  bool hardware_defaulted = false;
+  /// A pasted launch command: its stack ("SGLang v0.5.2", "vLLM v0.11.0") and each flag.
+  std::string pasted_stack;
+  std::vector<PastedFlagRow> pasted_flags;
 };
 
 }  // namespace specsim

@@ -1,27 +1,21 @@
 #pragma once
 // A pasted SGLang launch command (`python -m sglang.launch_server --model-path ... --tp 8 ...`)
-// read into the run flags: the flags that shape the cycle are taken, Hugging Face ids of zoo
-// models map to their zoo names, everything else is accepted and listed as ignored.
+// put into the run flags: each modelled flag of models/stacks/sglang-v0.5.2-server-args.csv sets
+// its RunArgs field, the last occurrence winning as in SGLang.
 #include <string>
 #include <vector>
 
+#include "scenario/command_flags.h"
+#include "scenario/command_values.h"  // zoo_name_of_hf_id, for the readers of logs too
 #include "scenario/resolve.h"
 
 namespace specsim {
 
-struct SglangCommand {
-  std::vector<std::string> ignored;  ///< flags that do not change the cycle, as given
-  std::vector<std::string> notes;    ///< mappings made (HF id -> zoo name)
-};
+/// The run flags the command's modelled flags give (a fresh RunArgs: the caller merges it under
+/// the flags given to specsim); `notes` gets the mappings made. InputError on a bad value.
+RunArgs args_from_sglang(const CommandFlags& c, std::vector<std::string>& notes);
 
-/// Splits a command line on blanks (single and double quotes group).
-std::vector<std::string> split_command(const std::string& text);
-
-/// Fills the run flags `args` lacks from the SGLang command's tokens. InputError naming
-/// `where` on a flag without its value or a bad number.
-SglangCommand args_from_sglang(const std::vector<std::string>& tokens, RunArgs& args, const std::string& where);
-
-/// The zoo name of a Hugging Face model id ("" when it is not in the zoo).
-std::string zoo_name_of_hf_id(const std::string& id);
+/// The canonical flags args_from_sglang applies (each must be a modelled row of the table).
+const std::vector<std::string>& sglang_applied_flags();
 
 }  // namespace specsim

@@ -3,9 +3,10 @@
 #include "evaluate/result_checks.h"
 #include "explain/explain.h"
 #include "report/report.h"
+#include "scenario/command_flags.h"
 #include "scenario/load_scenario.h"
 #include "scenario/scenario_file.h"
-#include "scenario/sglang_cmdline.h"
+#include "util/error.h"
 #include "util/json_io.h"
 #include "util/output_files.h"
 
@@ -21,6 +22,8 @@ std::string run_command(RunArgs& args, const RunRequest& q) {
   const std::string given_model = args.model_path.value_or(""), given_draft = args.draft_model_path.value_or("");
   const ScenarioFile file = read_scenario_file(q.scenario_file);
   ScenarioExtras extras;
+  if (!q.sglang_tokens.empty() && !q.sglang_args.empty())
+    throw InputError("a launch command both after -- and in --sglang-args: give it once", "--sglang-args");
   if (!q.sglang_tokens.empty())
     extras.sglang_command = q.sglang_tokens, extras.sglang_where = "-- COMMAND";
   else if (!q.sglang_args.empty())

@@ -1,0 +1,41 @@
+#pragma once
+// A pasted launch command (SGLang or vLLM) read against its stack's flag table
+// (stack_flag_table.h): which stack, each flag with its values and class, in the order pasted.
+#include <string>
+#include <vector>
+
+#include "scenario/stack_flag_table.h"
+
+namespace specsim {
+
+struct PastedFlag {
+  std::string given;                ///< as pasted (--tp, -tp, --no-enforce-eager)
+  const StackFlag* row = nullptr;   ///< its table row; null for an environment variable
+  std::string sub;                  ///< vLLM's --speculative-config.KEY form: KEY
+  std::vector<std::string> values;  ///< none for a switch
+  bool negated = false;             ///< --no-FLAG of a bool flag
+  FlagClass cls = FlagClass::Refused;
+  std::string what;
+};
+
+struct CommandFlags {
+  std::string stack;  ///< "sglang" or "vllm"
+  std::string where;  ///< the specsim flag that gave the command (errors name it)
+  std::vector<PastedFlag> flags;
+  /// The last occurrence of the flag `canonical` (SGLang and vLLM take the last), or null.
+  const PastedFlag* last(const std::string& canonical) const;
+};
+
+/// Splits a command line on blanks (single and double quotes group).
+std::vector<std::string> split_command(const std::string& text);
+
+/// Reads `tokens`: leading environment assignments, the program (python -m sglang.launch_server,
+/// vllm serve MODEL, python -m vllm.entrypoints.openai.api_server), then the flags, each looked
+/// up in the stack's table. InputError naming `where` for a flag the stack does not have, a
+/// missing or extra value, or a stray word.
+CommandFlags read_command_flags(const std::vector<std::string>& tokens, const std::string& where);
+
+/// The first refused flag as `not modelled: FLAG changes WHAT` (and how many more), or nothing.
+void refuse_unmodelled(const CommandFlags& c);
+
+}  // namespace specsim

@@ -1,0 +1,90 @@
+#include "scenario/command_values.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+
+#include "scenario/model_spec.h"
+#include "scenario/paths.h"
+#include "util/error.h"
+
+namespace specsim {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+}  // namespace
+
+int command_int(const std::string& v, const std::string& at) {
+  try {
+    std::size_t used = 0;
+    const int n = std::stoi(v, &used);
+    if (used == v.size()) return n;
+  } catch (...) {
+  }
+  throw InputError("'" + v + "' is not an integer", at);
+}
+
+double command_double(const std::string& v, const std::string& at) {
+  try {
+    std::size_t used = 0;
+    const double d = std::stod(v, &used);
+    if (used == v.size() && std::isfinite(d)) return d;
+  } catch (...) {
+  }
+  throw InputError("'" + v + "' is not a number", at);
+}
+
+long long command_human_int(const std::string& v, const std::string& at) {
+  static const std::map<char, double> kMult = {{'k', 1e3},    {'m', 1e6},       {'g', 1e9},
+                                               {'K', 1024.0}, {'M', 1048576.0}, {'G', 1073741824.0}};
+  if (!v.empty() && kMult.count(v.back())) {
+    const double x = command_double(v.substr(0, v.size() - 1), at) * kMult.at(v.back());
+    if (x < 1 || x > 1e15) throw InputError("'" + v + "' is out of range", at);
+    return static_cast<long long>(x);
+  }
+  return command_int(v, at);
+}
+
+std::string zoo_name_of_hf_id(const std::string& id) {
+  static const std::map<std::string, std::string> kZoo = {
+      {"deepseek-ai/deepseek-v3", "deepseek-v3"},
+      {"deepseek-ai/deepseek-v3-0324", "deepseek-v3"},
+      {"deepseek-ai/deepseek-r1", "deepseek-r1"},
+      {"moonshotai/kimi-k2-instruct", "kimi-k2"},
+      {"meta-llama/llama-3.1-8b-instruct", "llama-3.1-8b"},
+      {"meta-llama/meta-llama-3.1-8b-instruct", "llama-3.1-8b"},
+      {"meta-llama/llama-3.1-70b-instruct", "llama-3.1-70b"},
+      {"meta-llama/meta-llama-3.1-70b-instruct", "llama-3.1-70b"},
+      {"meta-llama/llama-3.3-70b-instruct", "llama-3.3-70b"},
+      {"qwen/qwen3-32b", "qwen3-32b"},
+      {"qwen/qwen3-235b-a22b", "qwen3-235b-a22b"},
+      {"qwen/qwen3-30b-a3b", "qwen3-30b-a3b"},
+      {"meta-llama/llama-2-7b-chat-hf", "llama-2-7b"},
+  };
+  const auto it = kZoo.find(lower(id));
+  return it == kZoo.end() ? "" : it->second;
+}
+
+void set_pasted_draft(RunArgs& a, const std::string& v, const std::string& at) {
+  if (is_file(v) || is_dir(v)) {
+    a.draft_model_path = v, a.remote_draft.reset();
+    return;
+  }
+  const auto slashes = std::count(v.begin(), v.end(), '/');
+  try {
+    resolve_model_config(v, at);  // a zoo draft (MODEL/DRAFT)
+    a.draft_model_path = v, a.remote_draft.reset();
+    return;
+  } catch (const InputError&) {
+    if (slashes != 1 || v.front() == '/' || v.front() == '.') throw;
+  }
+  a.remote_draft = v, a.draft_model_path.reset();  // a Hugging Face id: resolve.cc decides
+}
+
+}  // namespace specsim

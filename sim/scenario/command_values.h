@@ -1,0 +1,26 @@
+#pragma once
+// The values of a pasted command's flags: numbers as the stacks parse them, Hugging Face ids of
+// zoo models, draft paths used as given.
+#include <string>
+
+#include "scenario/resolve.h"
+
+namespace specsim {
+
+/// An integer; InputError naming `at` otherwise.
+int command_int(const std::string& v, const std::string& at);
+/// A number; InputError naming `at` otherwise.
+double command_double(const std::string& v, const std::string& at);
+/// vLLM's human-readable integers: 32768, 32k (x1000), 32K (x1024), 1m, 1M, 1g, 1G.
+long long command_human_int(const std::string& v, const std::string& at);
+
+/// The zoo name of a Hugging Face model id ("" when it is not in the zoo).
+std::string zoo_name_of_hf_id(const std::string& id);
+
+/// A pasted draft into `a`: a config.json, a folder holding one, or a zoo draft, used as given
+/// (draft_model_path). A Hugging Face id (org/name) that is none of these is kept as remote_draft:
+/// the scenario then reads the target's zoo draft of the same kind in its place and says so, or
+/// refuses when the zoo has none (scenario/resolve.cc). Anything else is refused.
+void set_pasted_draft(RunArgs& a, const std::string& v, const std::string& at);
+
+}  // namespace specsim

@@ -1,0 +1,111 @@
+#include "scenario/pasted_command.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "scenario/command_flags.h"
+#include "scenario/command_values.h"
+#include "scenario/paths.h"
+#include "scenario/sglang_cmdline.h"
+#include "scenario/vllm_cmdline.h"
+#include "util/error.h"
+
+namespace specsim {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// The boxes --hardware takes, for the error of a command that does not say which GPUs run it.
+std::string hardware_choices() {
+  const std::filesystem::path hw = std::filesystem::path(models_dir()) / "hardware";
+  return "GPUs: " + joined(json_names_in((hw / "gpus").string())) +
+         "; topologies: " + joined(json_names_in((hw / "topologies").string()));
+}
+
+template <class T>
+void fill(std::optional<T>& into, const std::optional<T>& from) {
+  if (!into && from) into = from;
+}
+
+// The command's values under the flags given to specsim (theirs win).
+void merge(RunArgs& a, const RunArgs& c) {
+  fill(a.model_path, c.model_path), fill(a.draft_model_path, c.draft_model_path), fill(a.dtype, c.dtype);
+  fill(a.tp_size, c.tp_size), fill(a.num_steps, c.num_steps), fill(a.topk, c.topk);
+  fill(a.num_draft_tokens, c.num_draft_tokens), fill(a.cuda_graph_max_bs, c.cuda_graph_max_bs);
+  fill(a.algorithm, c.algorithm), fill(a.mem_fraction_static, c.mem_fraction_static);
+  fill(a.runtime, c.runtime), fill(a.quantization, c.quantization), fill(a.kv_cache_dtype, c.kv_cache_dtype);
+  fill(a.nccl_p2p_level, c.nccl_p2p_level), fill(a.nccl_algo, c.nccl_algo), fill(a.nccl_proto, c.nccl_proto);
+  a.disable_cuda_graph = a.disable_cuda_graph || c.disable_cuda_graph;
+  a.disable_custom_all_reduce = a.disable_custom_all_reduce || c.disable_custom_all_reduce;
+  a.enable_flashinfer_allreduce_fusion = a.enable_flashinfer_allreduce_fusion || c.enable_flashinfer_allreduce_fusion;
+  if (a.cuda_graph_bs.empty()) a.cuda_graph_bs = c.cuda_graph_bs;
+}
+
+// The command's limits on the run's context and batch (SGLang's --context-length and
+// --max-running-requests, vLLM's --max-model-len and --max-num-seqs).
+void check_limits(const CommandFlags& c, const RunArgs& a) {
+  const bool vllm = c.stack == "vllm";
+  if (const PastedFlag* f = c.last(vllm ? "--max-model-len" : "--context-length"); f && a.context_len) {
+    const long long cap = command_human_int(f->values.back(), c.where + ": " + f->given);
+    if (*a.context_len > cap)
+      throw InputError(std::to_string(*a.context_len) + " tokens of context exceed the command's " + f->given + " " +
+                           f->values.back(),
+                       "--context-len");
+  }
+  if (const PastedFlag* f = c.last(vllm ? "--max-num-seqs" : "--max-running-requests"); f && a.batch_size) {
+    const int cap = command_int(f->values.back(), c.where + ": " + f->given);
+    if (*a.batch_size > cap)
+      throw InputError(
+          "batch " + std::to_string(*a.batch_size) + " exceeds the command's " + f->given + " " + f->values.back(),
+          "--batch-size");
+  }
+}
+
+std::vector<PastedFlagRow> report_rows(const CommandFlags& c) {
+  std::vector<PastedFlagRow> rows;
+  std::vector<std::string> keys;
+  for (const auto& f : c.flags) {
+    const std::string key = f.row ? f.row->flag + (f.sub.empty() ? "" : "." + f.sub) : f.given;
+    std::string shown = f.row && f.given.rfind("-", 0) != 0 ? "MODEL (positional)" : f.given;
+    if (!f.sub.empty()) shown += "." + f.sub;
+    PastedFlagRow r{shown, joined(f.values, " "), std::string(flag_class_name(f.cls)), f.what};
+    const auto at = std::find(keys.begin(), keys.end(), key);
+    if (at == keys.end())
+      keys.push_back(key), rows.push_back(r);
+    else
+      rows[at - keys.begin()] = r;  // the last occurrence is the one the stack runs
+  }
+  return rows;
+}
+
+}  // namespace
+
+PastedCommand args_from_command(const std::vector<std::string>& tokens, RunArgs& a, const std::string& where) {
+  const CommandFlags c = read_command_flags(tokens, where);
+  refuse_unmodelled(c);
+  PastedCommand out;
+  out.stack = c.stack == "vllm" ? "vLLM v0.11.0" : "SGLang v0.5.2";
+  RunArgs given = c.stack == "vllm" ? args_from_vllm(c, out.notes) : args_from_sglang(c, out.notes);
+  for (const auto& f : c.flags) {  // the NCCL environment the command sets
+    if (f.row || f.cls != FlagClass::Modelled) continue;
+    auto& slot = f.given == "NCCL_P2P_LEVEL" ? given.nccl_p2p_level
+                 : f.given == "NCCL_ALGO"    ? given.nccl_algo
+                                             : given.nccl_proto;
+    slot = f.values.front();
+  }
+  if (!a.hardware)
+    throw InputError("a launch command does not say which GPUs run it: give --hardware GPU:TOPOLOGY (" +
+                         hardware_choices() + "), or a hardware profile JSON",
+                     "--hardware");
+  merge(a, given);
+  check_limits(c, a);
+  out.rows = report_rows(c);
+  return out;
+}
+
+}  // namespace specsim

@@ -1,0 +1,148 @@
+#include "scenario/stack_flag_table.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include "scenario/paths.h"
+#include "util/error.h"
+
+namespace specsim {
+
+namespace {
+
+// One CSV line: comma-separated fields, double quotes group (a doubled quote is a quote).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+      out.back() += '"', ++i;
+    else if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      out.emplace_back();
+    else
+      out.back() += c;
+  }
+  return out;
+}
+
+std::vector<std::string> split_bar(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < s.size()) {
+    const auto bar = s.find('|', start);
+    const auto end = bar == std::string::npos ? s.size() : bar;
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+FlagArity parse_arity(const std::string& s, const std::string& where) {
+  if (s == "switch") return FlagArity::Switch;
+  if (s == "bool") return FlagArity::Bool;
+  if (s == "value") return FlagArity::Value;
+  if (s == "list") return FlagArity::List;
+  if (s == "optional") return FlagArity::Optional;
+  throw InputError("arity '" + s + "' is none of switch, bool, value, list, optional", where);
+}
+
+FlagClass parse_class(const std::string& s, const std::string& where) {
+  if (s == "modelled") return FlagClass::Modelled;
+  if (s == "refused") return FlagClass::Refused;
+  if (s == "ignored") return FlagClass::Ignored;
+  throw InputError("class '" + s + "' is none of modelled, refused, ignored", where);
+}
+
+StackFlagTable load_table(const std::string& stack, const std::string& file) {
+  StackFlagTable t;
+  t.stack = stack;
+  t.source = "models/stacks/" + file;
+  t.underscores = stack == "vllm";
+  const std::string path = (std::filesystem::path(models_dir()) / "stacks" / file).string();
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot read the flag table " + path, t.source);
+  std::string line;
+  int n = 0;
+  bool header = false;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty() || line[0] == '#') continue;
+    const std::string where = t.source + " line " + std::to_string(n);
+    const auto f = csv_fields(line);
+    if (f.size() != 5) throw InputError("expected 5 fields (flag,aliases,arity,class,what)", where);
+    if (!header) {
+      header = true;
+      continue;
+    }
+    if (f[0].rfind("--", 0) != 0) throw InputError("'" + f[0] + "' is not a --flag", where);
+    t.rows.push_back({f[0], split_bar(f[1]), parse_arity(f[2], where), parse_class(f[3], where), f[4]});
+  }
+  if (t.rows.empty()) throw InputError("no flags in the table", t.source);
+  return t;
+}
+
+}  // namespace
+
+std::string_view flag_class_name(FlagClass c) {
+  switch (c) {
+    case FlagClass::Modelled: return "modelled";
+    case FlagClass::Refused: return "refused";
+    case FlagClass::Ignored: return "ignored";
+  }
+  return "?";
+}
+
+const StackFlag* StackFlagTable::find(const std::string& spelling, const std::string& where, bool* negated) const {
+  std::string s = spelling;
+  if (underscores && s.rfind("--", 0) == 0) std::replace(s.begin() + 2, s.end(), '_', '-');
+  if (negated) *negated = false;
+  for (const auto& r : rows) {
+    if (r.flag == s || std::find(r.aliases.begin(), r.aliases.end(), s) != r.aliases.end()) return &r;
+    if (r.arity == FlagArity::Bool && s == "--no-" + r.flag.substr(2)) {
+      if (negated) *negated = true;
+      return &r;
+    }
+  }
+  if (s.rfind("--", 0) != 0 || s.size() < 3) return nullptr;
+  // argparse's abbreviations: a unique prefix of one flag's long spellings.
+  std::vector<const StackFlag*> hits;
+  std::vector<std::string> names;
+  for (const auto& r : rows) {
+    std::vector<std::string> all = r.aliases;
+    all.insert(all.begin(), r.flag);
+    for (const auto& a : all)
+      if (a.rfind("--", 0) == 0 && a.rfind(s, 0) == 0) {
+        if (std::find(hits.begin(), hits.end(), &r) == hits.end()) hits.push_back(&r);
+        names.push_back(a);
+      }
+  }
+  if (hits.size() == 1) return hits.front();
+  if (hits.size() > 1) {
+    std::string l;
+    for (const auto& a : names) l += (l.empty() ? "" : ", ") + a;
+    throw InputError("'" + spelling + "' is ambiguous in " + stack + " (" + l + "): write the flag out", where);
+  }
+  return nullptr;
+}
+
+const StackFlagTable& stack_flag_table(const std::string& stack) {
+  static std::map<std::string, std::unique_ptr<StackFlagTable>> cache;
+  auto& slot = cache[stack];
+  if (!slot) {
+    if (stack == "sglang")
+      slot = std::make_unique<StackFlagTable>(load_table(stack, "sglang-v0.5.2-server-args.csv"));
+    else if (stack == "vllm")
+      slot = std::make_unique<StackFlagTable>(load_table(stack, "vllm-v0.11.0-serve-args.csv"));
+    else
+      throw InputError("no flag table for '" + stack + "' (sglang, vllm)", "stack");
+  }
+  return *slot;
+}
+
+}  // namespace specsim

@@ -1,0 +1,44 @@
+#pragma once
+// A serving stack's launch flags as data (models/stacks/*.csv): one row per flag of its pinned
+// release, each classed modelled (what it changes in the run), refused (what it changes that the
+// model does not price) or ignored (nothing a cycle runs: logging, ports, tokenizer, ...).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace specsim {
+
+enum class FlagClass { Modelled, Refused, Ignored };
+/// How many values a flag takes: switch (none), bool (none; --no-FLAG too), value (one), list
+/// (one or more), optional (zero or one).
+enum class FlagArity { Switch, Bool, Value, List, Optional };
+
+struct StackFlag {
+  std::string flag;                  ///< the canonical spelling (--tensor-parallel-size)
+  std::vector<std::string> aliases;  ///< other spellings (--tp-size, -tp)
+  FlagArity arity = FlagArity::Value;
+  FlagClass cls = FlagClass::Refused;
+  std::string what;  ///< what it changes (modelled, refused) or why nothing (ignored)
+};
+
+struct StackFlagTable {
+  std::string stack;   ///< "sglang" or "vllm"
+  std::string source;  ///< the file, relative to models/ (models/stacks/...)
+  std::vector<StackFlag> rows;
+  /// vLLM's parser also takes --max_model_len for --max-model-len.
+  bool underscores = false;
+
+  /// The row a spelling names: exact (an alias, or --no-X of a bool flag, which sets `negated`),
+  /// else a unique prefix of long spellings as argparse takes it (--tp for --tp-size). InputError
+  /// naming `where` when the prefix is ambiguous; nullopt when nothing matches.
+  const StackFlag* find(const std::string& spelling, const std::string& where, bool* negated = nullptr) const;
+};
+
+/// The table models/stacks/<file> (sglang-v0.5.2-server-args.csv, vllm-v0.11.0-serve-args.csv).
+/// InputError naming the file when it is missing or a row is malformed.
+const StackFlagTable& stack_flag_table(const std::string& stack);
+
+std::string_view flag_class_name(FlagClass c);
+
+}  // namespace specsim

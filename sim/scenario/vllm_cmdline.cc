@@ -1,0 +1,167 @@
+#include "scenario/vllm_cmdline.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "scenario/command_values.h"
+#include "util/error.h"
+
+namespace specsim {
+
+namespace {
+
+using nlohmann::json;
+using Apply = std::function<void(const PastedFlag&, RunArgs&, std::vector<std::string>&, const std::string&)>;
+
+std::string one(const PastedFlag& f) { return f.values.empty() ? std::string() : f.values.back(); }
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+// vLLM's speculative methods as specsim's algorithms; the rest are not priced.
+std::string algorithm_of(const std::string& method, const std::string& at) {
+  const std::string m = lower(method);
+  if (m == "eagle3") return "EAGLE3";
+  if (m == "eagle") return "EAGLE";
+  if (m == "mtp" || m == "deepseek_mtp") return "NEXTN";
+  throw InputError("not modelled: --speculative-config method '" + method +
+                       "' changes the draft (specsim prices eagle3, eagle and DeepSeek's mtp)",
+                   at);
+}
+
+// The JSON of --speculative-config, as vLLM's SpeculativeConfig takes it: the method (or, without
+// one, the draft's name: vLLM reads eagle3 / eagle there), the steps (a chain: topk 1, steps + 1
+// tokens verified) and the draft.
+void apply_speculative(const json& j, RunArgs& a, const std::string& at) {
+  if (!j.is_object()) throw InputError("--speculative-config is not a JSON object", at);
+  for (const auto& [k, v] : j.items())
+    if (k != "method" && k != "model" && k != "num_speculative_tokens")
+      throw InputError("not modelled: --speculative-config key '" + k +
+                           "' changes the draft or its verification (specsim reads method, model, "
+                           "num_speculative_tokens)",
+                       at);
+  std::string method;
+  if (j.contains("method")) {
+    if (!j["method"].is_string()) throw InputError("method is not a string", at + ": method");
+    method = j["method"].get<std::string>();
+  }
+  if (j.contains("model")) {
+    if (!j["model"].is_string()) throw InputError("model is not a string", at + ": model");
+    const std::string draft = j["model"].get<std::string>();
+    if (method.empty()) {  // vLLM infers the method from the draft's name
+      const std::string d = lower(draft);
+      method = d.find("eagle3") != std::string::npos ? "eagle3" : d.find("eagle") != std::string::npos ? "eagle" : "";
+      if (method.empty())
+        throw InputError("not modelled: a --speculative-config draft model without an eagle method ('" + draft +
+                             "' runs vLLM's draft-model speculation)",
+                         at);
+    }
+    set_pasted_draft(a, draft, at + ": model");
+  }
+  if (method.empty()) throw InputError("--speculative-config names no method: give \"method\": \"eagle3\"", at);
+  a.algorithm = algorithm_of(method, at);
+  if (!j.contains("num_speculative_tokens"))
+    throw InputError("--speculative-config needs num_speculative_tokens (the draft steps)", at);
+  const json& n = j["num_speculative_tokens"];
+  if (!n.is_number_integer()) throw InputError("is not an integer", at + ": num_speculative_tokens");
+  a.num_steps = n.get<int>();
+  a.topk = 1;
+  a.num_draft_tokens = *a.num_steps + 1;
+}
+
+const std::map<std::string, Apply>& appliers() {
+  static const std::map<std::string, Apply> kApply = {
+      {"--model",
+       [](const PastedFlag& f, RunArgs& a, std::vector<std::string>& notes, const std::string&) {
+         const std::string v = one(f), zoo = zoo_name_of_hf_id(v);
+         a.model_path = zoo.empty() ? v : zoo;
+         if (!zoo.empty()) notes.push_back(v + " -> zoo " + zoo);
+       }},
+      {"--tensor-parallel-size",
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.tp_size = command_int(one(f), at); }},
+      {"--speculative-config", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},  // read whole, below
+      {"--quantization", [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.quantization = one(f); }},
+      {"--kv-cache-dtype",
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) {
+         if (one(f) == "auto")
+           a.kv_cache_dtype.reset();
+         else
+           a.kv_cache_dtype = one(f);
+       }},
+      {"--disable-custom-all-reduce",
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.disable_custom_all_reduce = !f.negated; }},
+      {"--enforce-eager",
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.disable_cuda_graph = !f.negated; }},
+      {"--cuda-graph-sizes",
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) {
+         // vLLM: one size N captures up to N; several are the sizes themselves.
+         int most = 0;
+         for (const auto& v : f.values) most = std::max(most, command_int(v, at));
+         a.cuda_graph_max_bs = most;
+       }},
+      {"--gpu-memory-utilization", [](const PastedFlag& f, RunArgs& a, auto&,
+                                      const std::string& at) { a.mem_fraction_static = command_double(one(f), at); }},
+      {"--dtype",
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) {
+         if (one(f) == "auto")
+           a.dtype.reset();
+         else
+           a.dtype = one(f);
+       }},
+      {"--max-model-len",
+       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_human_int(one(f), at); }},
+      {"--max-num-seqs", [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_int(one(f), at); }},
+  };
+  return kApply;
+}
+
+}  // namespace
+
+const std::vector<std::string>& vllm_applied_flags() {
+  static const std::vector<std::string> kFlags = [] {
+    std::vector<std::string> v;
+    for (const auto& [k, _] : appliers()) v.push_back(k);
+    return v;
+  }();
+  return kFlags;
+}
+
+RunArgs args_from_vllm(const CommandFlags& c, std::vector<std::string>& notes) {
+  RunArgs a;
+  json spec;  // --speculative-config '{...}' and its --speculative-config.KEY VALUE parts, last wins
+  for (const auto& f : c.flags) {
+    if (!f.row || f.cls != FlagClass::Modelled) continue;
+    const std::string at = c.where + ": " + f.given;
+    if (f.row->flag == "--speculative-config") {
+      if (f.values.empty()) throw InputError("needs a value", at);
+      if (!f.sub.empty()) {
+        const json v = json::parse(one(f), nullptr, false);
+        spec[f.sub] = v.is_discarded() ? json(one(f)) : v;
+        continue;
+      }
+      const json j = json::parse(one(f), nullptr, false);
+      if (j.is_discarded()) throw InputError("'" + one(f) + "' is not JSON", at);
+      spec = j;
+      continue;
+    }
+    if (!f.sub.empty()) throw InputError("takes no .KEY part", at);
+    const auto it = appliers().find(f.row->flag);
+    if (it == appliers().end())
+      throw InputError("the table marks " + f.row->flag + " modelled but nothing applies it", "models/stacks");
+    it->second(f, a, notes, at);
+  }
+  if (!a.model_path) throw InputError("the vLLM command names no model (vllm serve MODEL, or --model)", c.where);
+  if (spec.is_null())
+    a.algorithm = "NONE";  // no --speculative-config: vLLM decodes plainly
+  else
+    apply_speculative(spec, a, c.where + ": --speculative-config");
+  a.runtime = "vllm";
+  return a;
+}
+
+}  // namespace specsim

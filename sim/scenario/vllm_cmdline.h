@@ -1,0 +1,20 @@
+#pragma once
+// A pasted vLLM command (`vllm serve MODEL ...`, `python -m vllm.entrypoints.openai.api_server
+// --model ...`) put into the run flags: each modelled flag of models/stacks/vllm-v0.11.0-serve-args.csv
+// sets its RunArgs field, the last occurrence winning; --speculative-config's JSON (method,
+// num_speculative_tokens, model) is read as vLLM reads it.
+#include <string>
+#include <vector>
+
+#include "scenario/command_flags.h"
+#include "scenario/resolve.h"
+
+namespace specsim {
+
+/// As args_from_sglang (sglang_cmdline.h), for vLLM; the runtime profile is vLLM's.
+RunArgs args_from_vllm(const CommandFlags& c, std::vector<std::string>& notes);
+
+/// The canonical flags args_from_vllm applies (each must be a modelled row of the table).
+const std::vector<std::string>& vllm_applied_flags();
+
+}  // namespace specsim

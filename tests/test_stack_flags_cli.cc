@@ -1,0 +1,252 @@
+// Pasted launch commands, SGLang's and vLLM's: every flag classed by models/stacks/ (one row per
+// class pinned here, and every flag a user pasted when trying the tool), the last occurrence
+// winning, list flags taking their lists, a missing algorithm meaning plain decoding.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "scenario/sglang_cmdline.h"
+#include "scenario/stack_flag_table.h"
+#include "scenario/vllm_cmdline.h"
+#include "test_util.h"
+
+using namespace specsim;
+using namespace specsim::test;
+using nlohmann::json;
+
+namespace {
+
+CliResult paste(std::vector<std::string> command, std::vector<std::string> flags = {}) {
+  std::vector<std::string> args = {"run", "--json", "--accept-len", "2"};
+  if (std::find(flags.begin(), flags.end(), "--hardware") == flags.end())
+    flags.insert(flags.end(), {"--hardware", "h200:nvswitch"});
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.push_back("--");
+  args.insert(args.end(), command.begin(), command.end());
+  return run_specsim(args);
+}
+
+const std::vector<std::string> kSglang = {"python", "-m", "sglang.launch_server", "--model-path",
+                                          "meta-llama/Llama-3.1-8B-Instruct"};
+
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+}  // namespace
+
+TEST_CASE("the flag tables class every flag, and every modelled row is applied") {
+  for (const std::string stack : {"sglang", "vllm"}) {
+    const StackFlagTable& t = stack_flag_table(stack);
+    const auto& applied = stack == "sglang" ? sglang_applied_flags() : vllm_applied_flags();
+    CHECK(t.rows.size() > 150);
+    for (const auto& r : t.rows) {
+      INFO(stack << " " << r.flag);
+      CHECK(!r.what.empty());
+      const bool has = std::find(applied.begin(), applied.end(), r.flag) != applied.end();
+      CHECK(has == (r.cls == FlagClass::Modelled));
+    }
+  }
+}
+
+TEST_CASE("one row per class, and every flag named by users, classed as the stacks run them") {
+  struct Row {
+    const char* stack;
+    const char* flag;
+    FlagClass cls;
+  };
+  const Row rows[] = {
+      // one row per class
+      {"sglang", "--tp-size", FlagClass::Modelled},
+      {"sglang", "--enable-dp-attention", FlagClass::Refused},
+      {"sglang", "--port", FlagClass::Ignored},
+      {"vllm", "-tp", FlagClass::Modelled},
+      {"vllm", "--enable-expert-parallel", FlagClass::Refused},
+      {"vllm", "--served-model-name", FlagClass::Ignored},
+      // the flags a new user pasted: none ignored
+      {"sglang", "--dp", FlagClass::Refused},  // argparse's abbreviation of --dp-size
+      {"sglang", "--ep-size", FlagClass::Refused},
+      {"sglang", "--moe-a2a-backend", FlagClass::Refused},
+      {"sglang", "--kv-cache-dtype", FlagClass::Modelled},
+      {"sglang", "--disable-custom-all-reduce", FlagClass::Modelled},
+      {"sglang", "--enable-torch-compile", FlagClass::Refused},
+      {"sglang", "--quantization", FlagClass::Modelled},
+      {"sglang", "--tensor-parallel-size", FlagClass::Modelled},
+      {"sglang", "--tp", FlagClass::Modelled},
+      {"sglang", "--cuda-graph-bs", FlagClass::Modelled},
+      {"sglang", "--speculative-draft-model-path", FlagClass::Modelled},
+      {"sglang", "--speculative-algorithm", FlagClass::Modelled},
+      {"sglang", "--enable-flashinfer-allreduce-fusion", FlagClass::Modelled},
+      {"sglang", "--nnodes", FlagClass::Refused},
+      {"sglang", "--pp-size", FlagClass::Refused},
+      {"sglang", "--lora-paths", FlagClass::Refused},
+      {"vllm", "--speculative-config", FlagClass::Modelled},
+      {"vllm", "--no-enforce-eager", FlagClass::Modelled},
+      {"vllm", "--max_model_len", FlagClass::Modelled},  // vLLM takes underscores
+  };
+  for (const auto& r : rows) {
+    INFO(r.stack << " " << r.flag);
+    const StackFlag* f = stack_flag_table(r.stack).find(r.flag, "test");
+    REQUIRE(f != nullptr);
+    CHECK(f->cls == r.cls);
+  }
+  CHECK(stack_flag_table("sglang").find("--no-such-flag", "test") == nullptr);
+  CHECK_THROWS_WITH(stack_flag_table("sglang").find("--enable-flashinfer", "test"), Catch::Contains("ambiguous"));
+}
+
+TEST_CASE("a refused flag stops the run: not modelled, what it changes, exit 2") {
+  for (const auto& extra : std::vector<std::vector<std::string>>{{"--enable-dp-attention"},
+                                                                 {"--dp", "8"},
+                                                                 {"--ep-size", "8"},
+                                                                 {"--moe-a2a-backend", "deepep"},
+                                                                 {"--enable-torch-compile"}}) {
+    const CliResult r = paste(with(kSglang, extra));
+    INFO(extra[0] << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("not modelled: " + extra[0] + " changes ") != std::string::npos);
+    CHECK(r.out.empty());
+  }
+  const CliResult two = paste(with(kSglang, {"--enable-torch-compile", "--nnodes", "2"}));
+  CHECK(two.err.find("refused too: --nnodes") != std::string::npos);
+  const CliResult unknown = paste(with(kSglang, {"--no-such-flag"}));
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("not a flag of SGLang v0.5.2") != std::string::npos);
+}
+
+TEST_CASE("last occurrence wins, --tensor-parallel-size is --tp, modelled flags reach the run") {
+  const CliResult r = paste(with(kSglang, {"--tp", "4", "--tensor-parallel-size", "2", "--port", "30000",
+                                           "--mem-fraction-static", "0.7", "--dtype", "auto"}));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["settings"]["tp_size"] == 2);
+  const json& pc = j["pasted_command"];
+  CHECK(pc["stack"] == "SGLang v0.5.2");
+  bool port_ignored = false, tp_once = false;
+  int tp_rows = 0;
+  for (const auto& f : pc["flags"]) {
+    if (f["flag"] == "--port") port_ignored = f["class"] == "ignored" && f["value"] == "30000";
+    if (f["flag"] == "--tensor-parallel-size" || f["flag"] == "--tp") ++tp_rows, tp_once = f["value"] == "2";
+  }
+  CHECK(port_ignored);
+  CHECK(tp_rows == 1);
+  CHECK(tp_once);
+  // the text report lists them with their class
+  const CliResult t = run_specsim(
+      with({"run", "--accept-len", "2", "--hardware", "h200:nvswitch", "--"}, with(kSglang, {"--port", "30000"})));
+  CHECK(t.out.find("pasted SGLang v0.5.2 command:") != std::string::npos);
+  CHECK(t.out.find("ignored   --port 30000: network port") != std::string::npos);
+}
+
+TEST_CASE("no --speculative-algorithm in a pasted command: plain decoding") {
+  const CliResult plain = paste(kSglang);
+  REQUIRE(plain.exit_code == 0);
+  CHECK(json::parse(plain.out)["settings"]["speculative_algorithm"] == "NONE");
+  const CliResult spec = paste(with(kSglang, {"--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3",
+                                              "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"}));
+  INFO(spec.err);
+  REQUIRE(spec.exit_code == 0);
+  const json j = json::parse(spec.out);
+  CHECK(j["settings"]["speculative_algorithm"] == "EAGLE3");
+  CHECK(j["settings"]["speculative_num_steps"] == 3);
+}
+
+TEST_CASE("--cuda-graph-bs takes its list: the largest captured size bounds the graph batches") {
+  // SGLang v0.5.2 tops 1 2 4 8 up to cuda-graph-max-bs 40 in steps of 16: 8, 24, 40
+  const CliResult r = paste(with(kSglang, {"--cuda-graph-bs", "1", "2", "4", "8", "--cuda-graph-max-bs", "40"}),
+                            {"--batch-size", "40"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["settings"]["cuda_graph_max_bs"] == 40);
+  const CliResult low = paste(with(kSglang, {"--cuda-graph-bs", "1", "2", "4", "8", "--cuda-graph-max-bs", "30"}));
+  REQUIRE(low.exit_code == 0);
+  CHECK(json::parse(low.out)["settings"]["cuda_graph_max_bs"] == 24);
+  const CliResult none = paste(with(kSglang, {"--cuda-graph-bs", "64", "--cuda-graph-max-bs", "32"}));
+  CHECK(none.exit_code == 2);
+  CHECK(none.err.find("--cuda-graph-bs") != std::string::npos);
+}
+
+TEST_CASE("a pasted draft is used as given: a local config read, a remote id stands in for by the zoo's, said") {
+  const std::string dir = fresh_dir();
+  write_text(dir + "/config.json", slurp(models_path("llama-3.1-8b/eagle3/config.json")));
+  const CliResult local =
+      paste(with(kSglang, {"--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", dir}));
+  INFO(local.err);
+  REQUIRE(local.exit_code == 0);
+  CHECK(json::parse(local.out)["model"]["draft"]["source"].get<std::string>().find(dir) != std::string::npos);
+  // A Hugging Face id cannot be read here: the zoo's draft of the target stands in, as a note.
+  const CliResult remote =
+      paste(with(kSglang, {"--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "someone/my-draft"}));
+  INFO(remote.err);
+  REQUIRE(remote.exit_code == 0);
+  CHECK(json::parse(remote.out)["notes"].dump().find("assumption: the draft someone/my-draft is not held here") !=
+        std::string::npos);
+  // A target the zoo has no draft for: the id is refused, never another model's draft.
+  const CliResult none = run_specsim({"run", "--hardware", "h200:nvswitch", "--json", "--", "python", "-m",
+                                      "sglang.launch_server", "--model-path", "llama-3.3-70b", "--tp", "8",
+                                      "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path",
+                                      "someone/my-draft", "--speculative-num-steps", "3"});
+  CHECK(none.exit_code == 2);
+  CHECK(none.err.find("'someone/my-draft' is a remote draft specsim does not hold") != std::string::npos);
+}
+
+TEST_CASE("a pasted command without --hardware lists the choices; plain run prints its default") {
+  const CliResult r = run_specsim(with({"run", "--accept-len", "2", "--"}, kSglang));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("give --hardware GPU:TOPOLOGY (GPUs: ") != std::string::npos);
+  CHECK(r.err.find("h200") != std::string::npos);
+  CHECK(r.err.find("topologies: ") != std::string::npos);
+  const CliResult plain = run_specsim({"run", "--model-path", "llama-3.1-8b", "--accept-len", "2"});
+  REQUIRE(plain.exit_code == 0);
+  CHECK(plain.out.find("hardware: 1x h200 on nvswitch (default: no --hardware given)") != std::string::npos);
+}
+
+TEST_CASE("--sglang-args and -- COMMAND together are refused") {
+  const CliResult r = run_specsim(with({"run", "--hardware", "h200:nvswitch", "--sglang-args",
+                                        "python -m sglang.launch_server --model-path llama-3.1-8b", "--"},
+                                       kSglang));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("give it once") != std::string::npos);
+}
+
+TEST_CASE("vllm serve MODEL with --speculative-config JSON") {
+  const CliResult r =
+      paste({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "-tp", "2", "--port", "8000", "--speculative-config",
+             R"({"method": "eagle3", "model": "llama-3.1-8b/eagle3", "num_speculative_tokens": 3})"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["model"]["name"] == "llama-3.1-8b");
+  CHECK(j["settings"]["tp_size"] == 2);
+  CHECK(j["settings"]["speculative_algorithm"] == "EAGLE3");
+  CHECK(j["settings"]["speculative_num_steps"] == 3);
+  CHECK(j["settings"]["speculative_eagle_topk"] == 1);
+  CHECK(j["settings"]["speculative_num_draft_tokens"] == 4);
+  CHECK(j["pasted_command"]["stack"] == "vLLM v0.11.0");
+  // no --speculative-config: plain decoding; an unpriced method is refused
+  const CliResult plain = paste({"python", "-m", "vllm.entrypoints.openai.api_server", "--model", "llama-3.1-8b"});
+  REQUIRE(plain.exit_code == 0);
+  CHECK(json::parse(plain.out)["settings"]["speculative_algorithm"] == "NONE");
+  const CliResult ngram = paste(
+      {"vllm", "serve", "llama-3.1-8b", "--speculative-config", R"({"method": "ngram", "num_speculative_tokens": 3})"});
+  CHECK(ngram.exit_code == 2);
+  CHECK(ngram.err.find("not modelled: --speculative-config method 'ngram'") != std::string::npos);
+  const CliResult dotted = paste({"vllm", "serve", "llama-3.1-8b", "--speculative-config.method", "eagle3",
+                                  "--speculative-config.num_speculative_tokens", "2"});
+  INFO(dotted.err);
+  REQUIRE(dotted.exit_code == 0);
+  CHECK(json::parse(dotted.out)["settings"]["speculative_num_steps"] == 2);
+  const CliResult eager = paste({"vllm", "serve", "llama-3.1-8b", "--enforce-eager", "--enable-expert-parallel"});
+  CHECK(eager.exit_code == 2);
+  CHECK(eager.err.find("not modelled: --enable-expert-parallel changes") != std::string::npos);
+}
+
+TEST_CASE("the command's own limits hold the run: --context-length, --max-num-seqs") {
+  const CliResult r = paste(with(kSglang, {"--context-length", "4096"}), {"--context-len", "8192"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("exceed the command's --context-length 4096") != std::string::npos);
+  const CliResult v = paste({"vllm", "serve", "llama-3.1-8b", "--max-num-seqs", "4"}, {"--batch-size", "8"});
+  CHECK(v.exit_code == 2);
+  CHECK(v.err.find("--max-num-seqs 4") != std::string::npos);
+}
