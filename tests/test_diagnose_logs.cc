@@ -63,10 +63,9 @@ TEST_CASE("a plain-decoding log beside a speculative one is a measured baseline 
 
 TEST_CASE("logs of different deployments are refused, with no scenario written") {
   const std::string dir = fresh_dir(), out = dir + "/x.json";
-  const CliResult r =
-      run_specsim({"diagnose", kSteps5,
-                   traces_path("sglang-logs/sglang-nextn-deepseek-v3-tp8-h200-synthetic-from-real-format.log"),
-                   "--hardware", "h200:nvswitch", "-o", out});
+  const CliResult r = run_specsim(
+      {"diagnose", kSteps5, traces_path("sglang-logs/sglang-nextn-deepseek-v3-tp8-h200-synthetic-from-real-format.log"),
+       "--hardware", "h200:nvswitch", "-o", out});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("one deployment per diagnose") != std::string::npos);
   CHECK_FALSE(exists(out));

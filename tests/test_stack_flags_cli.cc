@@ -183,10 +183,10 @@ TEST_CASE("a pasted draft is used as given: a local config read, a remote id sta
   CHECK(json::parse(remote.out)["notes"].dump().find("assumption: the draft someone/my-draft is not held here") !=
         std::string::npos);
   // A target the zoo has no draft for: the id is refused, never another model's draft.
-  const CliResult none = run_specsim({"run", "--hardware", "h200:nvswitch", "--json", "--", "python", "-m",
-                                      "sglang.launch_server", "--model-path", "llama-3.3-70b", "--tp", "8",
-                                      "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path",
-                                      "someone/my-draft", "--speculative-num-steps", "3"});
+  const CliResult none =
+      run_specsim({"run", "--hardware", "h200:nvswitch", "--json", "--", "python", "-m", "sglang.launch_server",
+                   "--model-path", "llama-3.3-70b", "--tp", "8", "--speculative-algorithm", "EAGLE3",
+                   "--speculative-draft-model-path", "someone/my-draft", "--speculative-num-steps", "3"});
   CHECK(none.exit_code == 2);
   CHECK(none.err.find("'someone/my-draft' is a remote draft specsim does not hold") != std::string::npos);
 }

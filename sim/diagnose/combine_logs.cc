@@ -22,13 +22,13 @@ json combined_scenario(const std::vector<Diagnosis>& ds, const std::vector<std::
   for (std::size_t i = 0; i < ds.size(); ++i) {
     const json& g = ds[i].scenario_file;
     if (g.value("model", "") != f.value("model", "") || g.value("hardware", "") != f.value("hardware", ""))
-      throw InputError(fmt::format("{} is of {} on {}, {} of {} on {}: one deployment per diagnose", logs[i],
-                                   g.value("model", "?"), g.value("hardware", "?"), logs[0], f.value("model", "?"),
-                                   f.value("hardware", "?")),
-                       "LOG");
+      throw InputError(
+          fmt::format("{} is of {} on {}, {} of {} on {}: one deployment per diagnose", logs[i], g.value("model", "?"),
+                      g.value("hardware", "?"), logs[0], f.value("model", "?"), f.value("hardware", "?")),
+          "LOG");
     for (json m : g.value("measured", json::array())) {
-      if (m.contains("baseline_tok_s") &&
-          implied_source(m["baseline_tok_s"].value("source", "")) && m.contains("spec_tok_s")) {
+      if (m.contains("baseline_tok_s") && implied_source(m["baseline_tok_s"].value("source", "")) &&
+          m.contains("spec_tok_s")) {
         m.erase("baseline_tok_s");
         ++dropped;
       }

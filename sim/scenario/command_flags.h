@@ -16,6 +16,8 @@ struct PastedFlag {
   bool negated = false;             ///< --no-FLAG of a bool flag
   FlagClass cls = FlagClass::Refused;
   std::string what;
+  /// The value a one-value flag takes: its last ("" for a switch).
+  std::string last() const { return values.empty() ? std::string() : values.back(); }
 };
 
 struct CommandFlags {

@@ -8,17 +8,11 @@
 #include "scenario/model_spec.h"
 #include "scenario/paths.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace specsim {
 
-namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int command_int(const std::string& v, const std::string& at) {
   try {
@@ -67,7 +61,7 @@ std::string zoo_name_of_hf_id(const std::string& id) {
       {"qwen/qwen3-30b-a3b", "qwen3-30b-a3b"},
       {"meta-llama/llama-2-7b-chat-hf", "llama-2-7b"},
   };
-  const auto it = kZoo.find(lower(id));
+  const auto it = kZoo.find(ascii_lower(id));
   return it == kZoo.end() ? "" : it->second;
 }
 

@@ -250,8 +250,8 @@ Scenario resolve_scenario(const RunArgs& a) {
       // said as an assumption; without one the id is refused.
       if (draft_cfg.empty())
         throw InputError("'" + *a.remote_draft +
-                             "' is a remote draft specsim does not hold and the zoo has no draft for " +
-                             s.target.name + ": give the path of its config.json (downloaded)",
+                             "' is a remote draft specsim does not hold and the zoo has no draft for " + s.target.name +
+                             ": give the path of its config.json (downloaded)",
                          "--speculative-draft-model-path");
       s.notes.push_back("assumption: the draft " + *a.remote_draft +
                         " is not held here; its architecture is taken as the zoo's draft for " + s.target.name +

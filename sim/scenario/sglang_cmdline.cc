@@ -6,6 +6,7 @@
 
 #include "scenario/command_values.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace specsim {
 
@@ -13,30 +14,28 @@ namespace {
 
 using Apply = std::function<void(const PastedFlag&, RunArgs&, std::vector<std::string>&, const std::string&)>;
 
-std::string one(const PastedFlag& f) { return f.values.empty() ? std::string() : f.values.back(); }
-
-const std::map<std::string, Apply>& appliers() {
+const std::map<std::string, Apply>& sglang_appliers() {
   static const std::map<std::string, Apply> kApply = {
       {"--model-path",
        [](const PastedFlag& f, RunArgs& a, std::vector<std::string>& notes, const std::string&) {
-         const std::string v = one(f), zoo = zoo_name_of_hf_id(v);
+         const std::string v = f.last(), zoo = zoo_name_of_hf_id(v);
          a.model_path = zoo.empty() ? v : zoo;
          if (!zoo.empty()) notes.push_back(v + " -> zoo " + zoo);
        }},
       {"--tensor-parallel-size",
-       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.tp_size = command_int(one(f), at); }},
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.tp_size = command_int(f.last(), at); }},
       {"--speculative-algorithm",
-       [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.algorithm = one(f); }},
-      {"--speculative-draft-model-path", [](const PastedFlag& f, RunArgs& a, auto&,
-                                            const std::string& at) { set_pasted_draft(a, one(f), at); }},
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.algorithm = f.last(); }},
+      {"--speculative-draft-model-path",
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { set_pasted_draft(a, f.last(), at); }},
       {"--speculative-num-steps",
-       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.num_steps = command_int(one(f), at); }},
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.num_steps = command_int(f.last(), at); }},
       {"--speculative-eagle-topk",
-       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.topk = command_int(one(f), at); }},
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.topk = command_int(f.last(), at); }},
       {"--speculative-num-draft-tokens", [](const PastedFlag& f, RunArgs& a, auto&,
-                                            const std::string& at) { a.num_draft_tokens = command_int(one(f), at); }},
+                                            const std::string& at) { a.num_draft_tokens = command_int(f.last(), at); }},
       {"--cuda-graph-max-bs", [](const PastedFlag& f, RunArgs& a, auto&,
-                                 const std::string& at) { a.cuda_graph_max_bs = command_int(one(f), at); }},
+                                 const std::string& at) { a.cuda_graph_max_bs = command_int(f.last(), at); }},
       {"--cuda-graph-bs",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) {
          a.cuda_graph_bs.clear();
@@ -45,15 +44,15 @@ const std::map<std::string, Apply>& appliers() {
       {"--disable-cuda-graph",
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_cuda_graph = true; }},
       {"--mem-fraction-static", [](const PastedFlag& f, RunArgs& a, auto&,
-                                   const std::string& at) { a.mem_fraction_static = command_double(one(f), at); }},
+                                   const std::string& at) { a.mem_fraction_static = command_double(f.last(), at); }},
       {"--dtype",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) {
-         if (one(f) != "auto") a.dtype = one(f);
+         if (f.last() != "auto") a.dtype = f.last();
        }},
-      {"--quantization", [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.quantization = one(f); }},
+      {"--quantization", [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.quantization = f.last(); }},
       {"--kv-cache-dtype",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) {
-         if (one(f) != "auto") a.kv_cache_dtype = one(f);
+         if (f.last() != "auto") a.kv_cache_dtype = f.last();
        }},
       {"--disable-custom-all-reduce",
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_custom_all_reduce = true; }},
@@ -61,9 +60,9 @@ const std::map<std::string, Apply>& appliers() {
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.enable_flashinfer_allreduce_fusion = true; }},
       // Caps: checked against the run's --context-len and --batch-size by the caller.
       {"--context-length",
-       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_int(one(f), at); }},
+       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_int(f.last(), at); }},
       {"--max-running-requests",
-       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_int(one(f), at); }},
+       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_int(f.last(), at); }},
   };
   return kApply;
 }
@@ -73,7 +72,7 @@ const std::map<std::string, Apply>& appliers() {
 const std::vector<std::string>& sglang_applied_flags() {
   static const std::vector<std::string> kFlags = [] {
     std::vector<std::string> v;
-    for (const auto& [k, _] : appliers()) v.push_back(k);
+    for (const auto& [k, _] : sglang_appliers()) v.push_back(k);
     return v;
   }();
   return kFlags;
@@ -83,8 +82,8 @@ RunArgs args_from_sglang(const CommandFlags& c, std::vector<std::string>& notes)
   RunArgs a;
   for (const auto& f : c.flags) {
     if (!f.row || f.cls != FlagClass::Modelled) continue;
-    const auto it = appliers().find(f.row->flag);
-    if (it == appliers().end())
+    const auto it = sglang_appliers().find(f.row->flag);
+    if (it == sglang_appliers().end())
       throw InputError("the table marks " + f.row->flag + " modelled but nothing applies it", "models/stacks");
     it->second(f, a, notes, c.where + ": " + f.given);
   }

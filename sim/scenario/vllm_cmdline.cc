@@ -8,6 +8,7 @@
 
 #include "scenario/command_values.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace specsim {
 
@@ -16,16 +17,9 @@ namespace {
 using nlohmann::json;
 using Apply = std::function<void(const PastedFlag&, RunArgs&, std::vector<std::string>&, const std::string&)>;
 
-std::string one(const PastedFlag& f) { return f.values.empty() ? std::string() : f.values.back(); }
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 // vLLM's speculative methods as specsim's algorithms; the rest are not priced.
 std::string algorithm_of(const std::string& method, const std::string& at) {
-  const std::string m = lower(method);
+  const std::string m = ascii_lower(method);
   if (m == "eagle3") return "EAGLE3";
   if (m == "eagle") return "EAGLE";
   if (m == "mtp" || m == "deepseek_mtp") return "NEXTN";
@@ -54,7 +48,7 @@ void apply_speculative(const json& j, RunArgs& a, const std::string& at) {
     if (!j["model"].is_string()) throw InputError("model is not a string", at + ": model");
     const std::string draft = j["model"].get<std::string>();
     if (method.empty()) {  // vLLM infers the method from the draft's name
-      const std::string d = lower(draft);
+      const std::string d = ascii_lower(draft);
       method = d.find("eagle3") != std::string::npos ? "eagle3" : d.find("eagle") != std::string::npos ? "eagle" : "";
       if (method.empty())
         throw InputError("not modelled: a --speculative-config draft model without an eagle method ('" + draft +
@@ -74,24 +68,24 @@ void apply_speculative(const json& j, RunArgs& a, const std::string& at) {
   a.num_draft_tokens = *a.num_steps + 1;
 }
 
-const std::map<std::string, Apply>& appliers() {
+const std::map<std::string, Apply>& vllm_appliers() {
   static const std::map<std::string, Apply> kApply = {
       {"--model",
        [](const PastedFlag& f, RunArgs& a, std::vector<std::string>& notes, const std::string&) {
-         const std::string v = one(f), zoo = zoo_name_of_hf_id(v);
+         const std::string v = f.last(), zoo = zoo_name_of_hf_id(v);
          a.model_path = zoo.empty() ? v : zoo;
          if (!zoo.empty()) notes.push_back(v + " -> zoo " + zoo);
        }},
       {"--tensor-parallel-size",
-       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.tp_size = command_int(one(f), at); }},
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.tp_size = command_int(f.last(), at); }},
       {"--speculative-config", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},  // read whole, below
-      {"--quantization", [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.quantization = one(f); }},
+      {"--quantization", [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.quantization = f.last(); }},
       {"--kv-cache-dtype",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) {
-         if (one(f) == "auto")
+         if (f.last() == "auto")
            a.kv_cache_dtype.reset();
          else
-           a.kv_cache_dtype = one(f);
+           a.kv_cache_dtype = f.last();
        }},
       {"--disable-custom-all-reduce",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.disable_custom_all_reduce = !f.negated; }},
@@ -105,17 +99,18 @@ const std::map<std::string, Apply>& appliers() {
          a.cuda_graph_max_bs = most;
        }},
       {"--gpu-memory-utilization", [](const PastedFlag& f, RunArgs& a, auto&,
-                                      const std::string& at) { a.mem_fraction_static = command_double(one(f), at); }},
+                                      const std::string& at) { a.mem_fraction_static = command_double(f.last(), at); }},
       {"--dtype",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) {
-         if (one(f) == "auto")
+         if (f.last() == "auto")
            a.dtype.reset();
          else
-           a.dtype = one(f);
+           a.dtype = f.last();
        }},
       {"--max-model-len",
-       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_human_int(one(f), at); }},
-      {"--max-num-seqs", [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_int(one(f), at); }},
+       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_human_int(f.last(), at); }},
+      {"--max-num-seqs",
+       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_int(f.last(), at); }},
   };
   return kApply;
 }
@@ -125,7 +120,7 @@ const std::map<std::string, Apply>& appliers() {
 const std::vector<std::string>& vllm_applied_flags() {
   static const std::vector<std::string> kFlags = [] {
     std::vector<std::string> v;
-    for (const auto& [k, _] : appliers()) v.push_back(k);
+    for (const auto& [k, _] : vllm_appliers()) v.push_back(k);
     return v;
   }();
   return kFlags;
@@ -140,18 +135,18 @@ RunArgs args_from_vllm(const CommandFlags& c, std::vector<std::string>& notes) {
     if (f.row->flag == "--speculative-config") {
       if (f.values.empty()) throw InputError("needs a value", at);
       if (!f.sub.empty()) {
-        const json v = json::parse(one(f), nullptr, false);
-        spec[f.sub] = v.is_discarded() ? json(one(f)) : v;
+        const json v = json::parse(f.last(), nullptr, false);
+        spec[f.sub] = v.is_discarded() ? json(f.last()) : v;
         continue;
       }
-      const json j = json::parse(one(f), nullptr, false);
-      if (j.is_discarded()) throw InputError("'" + one(f) + "' is not JSON", at);
+      const json j = json::parse(f.last(), nullptr, false);
+      if (j.is_discarded()) throw InputError("'" + f.last() + "' is not JSON", at);
       spec = j;
       continue;
     }
     if (!f.sub.empty()) throw InputError("takes no .KEY part", at);
-    const auto it = appliers().find(f.row->flag);
-    if (it == appliers().end())
+    const auto it = vllm_appliers().find(f.row->flag);
+    if (it == vllm_appliers().end())
       throw InputError("the table marks " + f.row->flag + " modelled but nothing applies it", "models/stacks");
     it->second(f, a, notes, at);
   }
