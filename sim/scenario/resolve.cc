@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "scenario/fusion_support.h"
 #include "scenario/load_scenario.h"
 #include "scenario/memory_fit.h"
 #include "scenario/paths.h"
@@ -88,14 +89,43 @@ void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
 
 }  // namespace
 
+namespace {
+Scenario resolve_unfused(const RunArgs& a);
+}
+
+// The fused layer boundary (cost/allreduce_fusion.h): FlashInfer's where it runs, refused where
+// it does not (as SGLang's JIT refuses it); custom:fused's caps said in a note.
 Scenario resolve_scenario(const RunArgs& a) {
+  Scenario s = resolve_unfused(a);
+  if (a.enable_flashinfer_allreduce_fusion) {
+    const std::string why = flashinfer_fusion_refusal(s.hw);
+    if (!why.empty()) throw InputError(why, "--enable-flashinfer-allreduce-fusion");
+    s.run.flashinfer_fusion = true;
+    s.notes.push_back(
+        "--enable-flashinfer-allreduce-fusion: every layer boundary (2 per layer) runs FlashInfer's fused "
+        "all-reduce + residual add + RMSNorm in every --allreduce column; its price: "
+        "models/kernels/allreduce_fusion.json");
+  }
+  for (const auto& c : s.run.allreduce)
+    if (c.fused_norm) {
+      s.notes.push_back(
+          "custom:fused: the custom all-reduce fused with the residual add and RMSNorm at every layer boundary (2 per "
+          "layer), priced as the all-reduce plus the fused kernel's extra time (models/kernels/allreduce_fusion.json, "
+          "a "
+          "guess until measured); boundaries over 1 MiB or hidden sizes over 16384 run the all-reduce and the norm "
+          "apart");
+      break;
+    }
+  return s;
+}
+
+namespace {
+Scenario resolve_unfused(const RunArgs& a) {
   // Accepted by the command line, priced by the engine in a later step: refused until then.
   if (a.quantization) throw InputError("not modelled yet; drop it (the config's format is used)", "--quantization");
   if (a.kv_cache_dtype) throw InputError("not modelled yet; drop it (the KV cache is bf16)", "--kv-cache-dtype");
   if (a.disable_custom_all_reduce)
     throw InputError("not modelled yet; drop it and compare --allreduce nccl", "--disable-custom-all-reduce");
-  if (a.enable_flashinfer_allreduce_fusion)
-    throw InputError("not modelled yet; drop it", "--enable-flashinfer-allreduce-fusion");
   if (!a.model_path) {  // the built-in scenario: a scenario file like any other
     RunArgs b = a;
     return load_scenario(default_scenario_path(), b);
@@ -198,5 +228,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   s.run = run;
   return s;
 }
+
+}  // namespace
 
 }  // namespace specsim

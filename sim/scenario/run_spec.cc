@@ -102,6 +102,11 @@ AllReduceChoice parse_unscoped(std::string_view s, const std::string& where) {
     c.kind = AllReduceChoice::Kind::Custom;
     return c;
   }
+  if (s == "custom:fused") {
+    c.kind = AllReduceChoice::Kind::Custom;
+    c.fused_norm = true;
+    return c;
+  }
   if (s.rfind("custom:", 0) == 0) {
     c.kind = AllReduceChoice::Kind::Custom;
     c.variant = std::string(s.substr(7));
