@@ -199,7 +199,8 @@ __global__ void __launch_bounds__(kFusedMaxThreads, 1) fused_kernel(const __grid
 #pragma unroll
         for (int q = 0; q < kR; ++q)
           if (pending & (1u << q))
-            v[q] = load_relaxed_sys(reinterpret_cast<const uint4*>(own_area + a.ll_slot * static_cast<std::size_t>(q)) + i);
+            v[q] = load_relaxed_sys(reinterpret_cast<const uint4*>(own_area + a.ll_slot * static_cast<std::size_t>(q)) +
+                                    i);
 #pragma unroll
         for (int q = 0; q < kR; ++q)
           if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
@@ -256,8 +257,7 @@ __global__ void __launch_bounds__(kFusedMaxThreads) add_rmsnorm_kernel(const __g
       const std::size_t c = threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
       if (c >= vpr) continue;
       const std::size_t i = row * vpr + c;
-      const uint4 r =
-          add_round<T>(static_cast<const uint4*>(me.in)[i], static_cast<const uint4*>(fr.residual_in)[i]);
+      const uint4 r = add_round<T>(static_cast<const uint4*>(me.in)[i], static_cast<const uint4*>(fr.residual_in)[i]);
       static_cast<uint4*>(fr.residual_out)[i] = r;
       held[k] = r;
       ss = add_squares<T>(r, ss);
@@ -324,8 +324,8 @@ template <typename T>
 cudaError_t launch_fused(const FusedLaunchArgs& a, cudaStream_t stream) {
   const LaunchArgs& b = a.base;
   const int held = held_for(a);
-  if (held == 0 || b.blocks < 1 || b.blocks > kMaxBlocks || b.ranks < 1 || b.ranks > kMaxRanks ||
-      b.world < kMinRanks || b.world > kMaxRanks || static_cast<std::size_t>(b.blocks) > a.tokens)
+  if (held == 0 || b.blocks < 1 || b.blocks > kMaxBlocks || b.ranks < 1 || b.ranks > kMaxRanks || b.world < kMinRanks ||
+      b.world > kMaxRanks || static_cast<std::size_t>(b.blocks) > a.tokens)
     return cudaErrorInvalidConfiguration;
   const FusedKernel k = b.world == 2 ? fused_for_held<T, 2>(held) : fused_for_held<T, 0>(held);
   if (k == nullptr) return cudaErrorInvalidConfiguration;

@@ -13,7 +13,6 @@
 
 namespace specsim::car::ref {
 
-
 /// Element i of a bf16/fp16 buffer as float.
 inline float load16(const std::vector<unsigned char>& b, std::size_t i, DType dt) {
   std::uint16_t h;

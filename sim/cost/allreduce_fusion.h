@@ -4,7 +4,6 @@
 // this project's: any peer path, messages within the kernel's caps).
 #include <string>
 
-
 namespace specsim {
 
 struct AllReduceFusionModel {

@@ -68,6 +68,7 @@ std::string AllReduceChoice::label() const {
     if (!s.empty() && s.back() == '.') s.pop_back();
     return "fixed:" + s;
   }
+  if (kind == Kind::Custom && fused_norm) return "custom:fused";
   if (kind == Kind::Custom && variant != "auto") return "custom:" + variant;
   if (kind == Kind::Registered && !arg.empty()) return name + ":" + arg;
   return kind_name();

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "car_test_util.h"
 #include "car_fused_reference.h"
+#include "car_test_util.h"
 
 namespace car = specsim::car;
 using namespace cartest;
@@ -115,8 +115,8 @@ void run_case(Checker& ck, int world, DType dt, std::size_t tokens, std::size_t 
     for (void* o : {x.res_out, x.norm, x.norm2, x.res2, x.ar}) GPU_CHECK(cudaMemset(o, kPoison, bytes));
     GPU_CHECK(cudaMemset(x.quant, 0x55, bytes / 2));
     GPU_CHECK(cudaMemset(x.quant2, 0x66, bytes / 2));
-    fio[r] = {x.in, x.res_in, in_place ? x.res_in : x.res_out, x.weight, in_place ? x.in : x.norm,
-              quant ? x.quant : nullptr};
+    fio[r] = {
+        x.in, x.res_in, in_place ? x.res_in : x.res_out, x.weight, in_place ? x.in : x.norm, quant ? x.quant : nullptr};
     ar_in.push_back(x.in);
     ar_out.push_back(x.ar);
     nio[r] = {x.ar, x.res_in, x.res2, x.weight, x.norm2, quant ? x.quant2 : nullptr};
@@ -139,8 +139,8 @@ void run_case(Checker& ck, int world, DType dt, std::size_t tokens, std::size_t 
     std::size_t off = 0;
     for (std::size_t i = 0; i < tokens * hidden; ++i)
       if (!norm_within(load16(norm, i, dt), p.norm[i], dt)) ++off;
-    ck.expect(off == 0, tag + ": rank " + std::to_string(r) + " norm within 2 ulps of the CPU: " +
-                            std::to_string(off) + " elements off");
+    ck.expect(off == 0, tag + ": rank " + std::to_string(r) + " norm within 2 ulps of the CPU: " + std::to_string(off) +
+                            " elements off");
     if (r == 0) norm0 = norm;
     ck.expect(norm == norm0, tag + ": rank " + std::to_string(r) + " norm bitwise = rank 0's");
     if (quant) {
@@ -205,8 +205,8 @@ void graph_case(Checker& ck, int world, std::uint64_t timeout_ns) {
       const auto res = fetch(b[static_cast<std::size_t>(r)].res_out, bytes);
       const auto ar = fetch(b[static_cast<std::size_t>(r)].ar, bytes);
       if (r == 0) norm0 = norm;
-      const std::string tag = "graph world " + std::to_string(world) + " replay " + std::to_string(rep) + " rank " +
-                              std::to_string(r);
+      const std::string tag =
+          "graph world " + std::to_string(world) + " replay " + std::to_string(rep) + " rank " + std::to_string(r);
       ck.expect(res == p.new_residual && norm == norm0, tag + ": fused outputs");
       ck.expect(ar == p.ar.ref, tag + ": one-shot-ll between fused calls");
     }
@@ -280,8 +280,8 @@ int run(int argc, char** argv) {
   };
   const std::vector<Shape> shapes =
       quick ? std::vector<Shape>{{1, 7168}, {3, 4096}, {64, 8192}}
-            : std::vector<Shape>{{1, 4096}, {1, 7168}, {2, 8192}, {5, 7168}, {16, 4096}, {33, 8192}, {64, 8192},
-                                 {3, 16384}, {7, 24}, {9, 1000}, {64, 7168}};
+            : std::vector<Shape>{{1, 4096},  {1, 7168},  {2, 8192}, {5, 7168}, {16, 4096}, {33, 8192},
+                                 {64, 8192}, {3, 16384}, {7, 24},   {9, 1000}, {64, 7168}};
   for (int world : worlds)
     for (DType dt : {DType::BF16, DType::FP16})
       for (const Shape& sh : shapes) {

@@ -45,9 +45,10 @@ std::size_t run_fused_bench(Ranks& R, DType dt, const std::vector<std::size_t>& 
              specsim::dtype_name(dt), R.world, R.virt ? "virtual, one GPU" : "one a GPU",
              graph ? "one CUDA graph" : "eager", iters);
   for (std::size_t h : hiddens) {
-    fmt::print("# hidden {}: allreduce = auto (variant below); +norm = allreduce then the separate add+RMSNorm "
-               "kernel ({} threads a row); fused = one kernel\n",
-               h, car::fused_threads(h));
+    fmt::print(
+        "# hidden {}: allreduce = auto (variant below); +norm = allreduce then the separate add+RMSNorm "
+        "kernel ({} threads a row); fused = one kernel\n",
+        h, car::fused_threads(h));
     fmt::print("#{:>7} {:>9} {:>18} {:>10} {:>10} {:>10} {:>12} {:>13} {:>7}\n", "tokens", "bytes", "allreduce", "(us)",
                "+norm", "fused", "fused-ar", "(+norm)/fused", "#wrong");
     for (std::size_t t : tokens) {
@@ -99,7 +100,8 @@ std::size_t run_fused_bench(Ranks& R, DType dt, const std::vector<std::size_t>& 
           R.vcomm->allreduce_add_rmsnorm_virtual(fio, s, R.st[0]);
           return;
         }
-        for (int r = 0; r < R.world; ++r) R.comms[r]->allreduce_add_rmsnorm(fio[static_cast<std::size_t>(r)], s, R.st[r]);
+        for (int r = 0; r < R.world; ++r)
+          R.comms[r]->allreduce_add_rmsnorm(fio[static_cast<std::size_t>(r)], s, R.st[r]);
       };
       const double t_ar = time_calls(R, allreduce, iters, warmup, graph);
       std::size_t wrong = 0;
