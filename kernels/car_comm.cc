@@ -1,6 +1,8 @@
 // Communicator: buffer registration for the three modes (virtual ranks, one thread per GPU,
 // one process per GPU over CUDA IPC), refusal before launch, dispatch, and turning the
 // kernels' error words into exceptions.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <unistd.h>
 
@@ -9,6 +11,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "car_fused_args.h"
+#include "car_kernels.h"
 #include "car_layout.h"
 #include "car_rendezvous.h"
 #include "cuda_check.h"
@@ -91,6 +95,9 @@ struct Communicator::Impl {
   /// Blocks per rank of the flag-free kernels: up to kMaxBlocks, so that messages up to
   /// kMaxBlocks x ll_threads vectors take one vector per thread (a thread's vectors wait in turn).
   int ll_block_cap = kPerGpuMaxBlocks;
+  /// Blocks per rank of the fused all-reduce + RMSNorm (a block a row at a time), capped so that
+  /// every block of every rank is resident at once at its occupancy.
+  int fused_block_cap = 1;
   std::string failure;  ///< first kernel error seen: the communicator is dead
 
   void init_common() {
@@ -110,6 +117,7 @@ struct Communicator::Impl {
     const int resident = sms * detail::max_blocks_per_sm();
     block_cap = std::clamp(resident / ranks_here, 1, virt ? detail::kMaxBlocks : kPerGpuMaxBlocks);
     ll_block_cap = std::clamp(resident / ranks_here, 1, detail::kMaxBlocks);
+    fused_block_cap = std::clamp(sms * detail::fused_blocks_per_sm() / ranks_here, 1, detail::kMaxBlocks);
   }
 
   /// Threads per block of `v`'s kernel for a message of `bytes`. Flag-free, Options::ll_threads 0
@@ -177,6 +185,30 @@ struct Communicator::Impl {
     a.threads = threads_for(v, bytes);
     DeviceGuard g(device);
     CAR_CUDA(detail::launch(a, v, dtype, stream));
+  }
+
+  /// Launches the fused kernel for `a` (ranks' pointers set): fills the shared fields.
+  void run_fused(detail::FusedLaunchArgs& a, const FusedNormShape& s, cudaStream_t stream) {
+    if (!failure.empty())
+      throw std::runtime_error("custom all-reduce: communicator unusable after an earlier failure: " + failure);
+    check();
+    detail::LaunchArgs& b = a.base;
+    b.count = s.tokens * s.hidden;
+    b.slot = slot;
+    b.ll_slot = detail::ll_slot_bytes(opt.max_bytes);
+    b.timeout_ns = opt.timeout_ns;
+    b.world = world;
+    b.ranks = ranks_here;
+    b.blocks = static_cast<int>(std::min<std::size_t>(s.tokens, static_cast<std::size_t>(fused_block_cap)));
+    b.threads = fused_threads(s.hidden);
+    b.rank_fastest = 0;
+    a.tokens = s.tokens;
+    a.hidden = s.hidden;
+    a.eps = s.eps;
+    a.quant_inv_scale = 1.0f / s.quant_scale;
+    DeviceGuard g(device);
+    CAR_CUDA(s.dtype == DType::BF16 ? detail::launch_fused<__nv_bfloat16>(a, stream)
+                                    : detail::launch_fused<__half>(a, stream));
   }
 
   detail::RankPtrs rank_ptrs(int r) const {
@@ -410,6 +442,47 @@ void Communicator::allreduce_virtual(std::span<const void* const> ins, std::span
     a.r[r].out = outs[r];
   }
   impl_->run(a, count, dtype, variant, stream);
+}
+
+namespace {
+detail::FusedRank fused_rank(const FusedNormIo& io) {
+  return {io.residual_in, io.residual_out, io.weight, io.quant_out};
+}
+}  // namespace
+
+void Communicator::allreduce_add_rmsnorm(const FusedNormIo& io, const FusedNormShape& shape, cudaStream_t stream) {
+  if (impl_->virt)
+    throw std::runtime_error(
+        "custom all-reduce refused: a virtual-rank communicator drives all its ranks at once; call "
+        "allreduce_add_rmsnorm_virtual");
+  if (auto why = fused_refuse_reason(io, shape, impl_->world, impl_->opt.max_bytes))
+    throw std::runtime_error("custom all-reduce refused: " + *why);
+  detail::FusedLaunchArgs a{};
+  a.base.r[0] = impl_->rank_ptrs(impl_->rank);
+  a.base.r[0].in = io.in;
+  a.base.r[0].out = io.norm_out;
+  a.f[0] = fused_rank(io);
+  impl_->run_fused(a, shape, stream);
+}
+
+void Communicator::allreduce_add_rmsnorm_virtual(std::span<const FusedNormIo> io, const FusedNormShape& shape,
+                                                 cudaStream_t stream) {
+  if (!impl_->virt)
+    throw std::runtime_error(
+        "custom all-reduce refused: allreduce_add_rmsnorm_virtual needs a virtual-rank communicator");
+  if (io.size() != static_cast<std::size_t>(impl_->world))
+    throw std::runtime_error("custom all-reduce refused: need " + std::to_string(impl_->world) +
+                             " ranks' buffers, got " + std::to_string(io.size()));
+  detail::FusedLaunchArgs a{};
+  for (int r = 0; r < impl_->world; ++r) {
+    if (auto why = fused_refuse_reason(io[r], shape, impl_->world, impl_->opt.max_bytes))
+      throw std::runtime_error("custom all-reduce refused: " + *why + " (virtual rank " + std::to_string(r) + ")");
+    a.base.r[r] = impl_->rank_ptrs(r);
+    a.base.r[r].in = io[r].in;
+    a.base.r[r].out = io[r].norm_out;
+    a.f[r] = fused_rank(io[r]);
+  }
+  impl_->run_fused(a, shape, stream);
 }
 
 void Communicator::check() { impl_->check(); }

@@ -7,6 +7,7 @@
 // T is __nv_bfloat16, __half or float.
 #include <cuda_runtime_api.h>
 
+#include "car_fused_args.h"
 #include "car_layout.h"
 
 namespace specsim::car::detail {
@@ -33,5 +34,18 @@ Kernel two_shot_ll_for();
 /// the any-world one.
 template <typename T>
 Kernel bcast_for(int world);
+
+/// car_fused_norm.cu: launches the fused all-reduce + residual add + RMSNorm on grid (a.base.blocks,
+/// a.base.ranks) with a.base.threads threads and programmatic dependent launch; T is __nv_bfloat16
+/// or __half. A shape the kernel cannot run (threads, held vectors): cudaErrorInvalidConfiguration,
+/// nothing launched.
+template <typename T>
+cudaError_t launch_fused(const FusedLaunchArgs& a, cudaStream_t stream);
+/// car_fused_norm.cu: the separate add+RMSNorm kernel on grid (rows, a.base.ranks), one block a row
+/// (only a.base.r[].in/.out, a.f[], tokens, hidden, eps, quant_inv_scale, threads are read).
+template <typename T>
+cudaError_t launch_add_rmsnorm(const FusedLaunchArgs& a, cudaStream_t stream);
+/// Max resident blocks per SM of the heaviest fused instantiation at kFusedMaxThreads threads.
+int fused_blocks_per_sm();
 
 }  // namespace specsim::car::detail

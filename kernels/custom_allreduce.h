@@ -71,6 +71,44 @@ bool launched_by_mpirun();
 /// Bytes each rank reads plus writes in device memory for one call (the benchmark's "moved").
 double moved_bytes_per_rank(Variant v, std::size_t bytes, int world);
 
+/// All-reduce fused with the residual add and RMSNorm (car_fused_norm.cu): per rank, the
+/// buffers of one call. `in` holds this rank's partial sums [tokens x hidden]; the call writes
+/// residual_out = round(round(sum over ranks of in) + residual_in) and
+/// norm_out = round(residual_out * rsqrt(mean(residual_out^2) + eps) * weight), each row over the
+/// full hidden size, and, when `quant_out` is set, fp8 e4m3 (saturating) of norm_out / quant_scale.
+/// In place: norm_out == in and residual_out == residual_in are allowed; any other overlap of an
+/// output with another buffer is refused.
+struct FusedNormIo {
+  const void* in = nullptr;           ///< partial sums, tokens x hidden (bf16/fp16)
+  const void* residual_in = nullptr;  ///< residual before this boundary
+  void* residual_out = nullptr;       ///< new residual (in + residual_in)
+  const void* weight = nullptr;       ///< RMSNorm weight, hidden elements (every rank's copy equal)
+  void* norm_out = nullptr;           ///< normalized output (the next layer's input)
+  void* quant_out = nullptr;          ///< optional fp8 e4m3 copy of norm_out / quant_scale
+};
+/// The shape and constants of a fused call (every rank the same).
+struct FusedNormShape {
+  std::size_t tokens = 0;     ///< rows
+  std::size_t hidden = 0;     ///< elements a row (the norm runs over all of them on every rank)
+  DType dtype = DType::BF16;  ///< bf16 or fp16
+  float eps = 1e-6f;          ///< RMSNorm epsilon (>= 0, finite)
+  float quant_scale = 1.0f;   ///< fp8 scale (finite, > 0), used only with quant_out
+};
+/// Largest hidden size of the fused kernel: 512 threads a row holding at most 4 vectors each.
+inline constexpr std::size_t kFusedMaxHidden = 16384;
+/// Refusal logic of a fused call (host only, unit-tested): world, shape, dtype, the
+/// flag-free message cap and `max_bytes`, eps and scale, pointers and their overlaps.
+std::optional<std::string> fused_refuse_reason(const FusedNormIo& io, const FusedNormShape& s, int world,
+                                               std::size_t max_bytes);
+/// Threads a block of the fused kernel and of the separate add+RMSNorm kernel use for a row of
+/// `hidden` elements (both use the same, so their sums of squares add in the same order).
+int fused_threads(std::size_t hidden);
+/// The unfused second half, for comparison: residual add + RMSNorm (+ optional fp8) of each
+/// all-reduce output `io[r].in`, every buffer on the current device, one launch for all 1..8 entries
+/// (as the virtual all-reduce drives its ranks); the same arithmetic and order as the fused kernel,
+/// so the two agree bitwise. Refused like a fused call (no world or size caps).
+void add_rmsnorm(std::span<const FusedNormIo> io, const FusedNormShape& s, cudaStream_t stream);
+
 /// Creation options shared by all modes.
 struct Options {
   std::size_t max_bytes = kDefaultMaxBytes;      ///< largest accepted message per rank
@@ -121,6 +159,13 @@ class Communicator {
   /// Virtual mode: one launch reduces ins[r] (r < world) into every outs[r].
   void allreduce_virtual(std::span<const void* const> ins, std::span<void* const> outs, std::size_t count, DType dtype,
                          Variant variant, cudaStream_t stream);
+  /// All-reduce fused with the residual add and RMSNorm (FusedNormIo): one flag-free kernel on
+  /// the slots one-shot-ll uses (calls of both kinds may alternate). Throws, launching nothing,
+  /// for a refused call (fused_refuse_reason) or after an earlier kernel failure. Not for
+  /// virtual mode.
+  void allreduce_add_rmsnorm(const FusedNormIo& io, const FusedNormShape& shape, cudaStream_t stream);
+  /// Virtual mode: one launch, io[r] for rank r (r < world).
+  void allreduce_add_rmsnorm_virtual(std::span<const FusedNormIo> io, const FusedNormShape& shape, cudaStream_t stream);
   /// Throws the recorded kernel error, if any ("rank 2 waited ... for rank 3 at barrier 0").
   /// Call after the stream (or graph replay) has synchronized.
   void check();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cost/allreduce_fusion.h"
 #include "cost/allreduce_model.h"
 #include "cost/compute_cost.h"
 #include "cost/nccl_model.h"
@@ -29,6 +30,22 @@ CostContext in_phase(const CostContext& ctx, PhaseKind phase) {
   return c;
 }
 
+namespace {
+/// The fused kernel this boundary all-reduce of `bytes` runs as, if any.
+enum class Fusion { None, FlashInfer, Custom };
+Fusion boundary_fusion(double ar_bytes, const CostContext& ctx) {
+  if (ctx.world <= 1) return Fusion::None;
+  if (ctx.run->flashinfer_fusion) return Fusion::FlashInfer;
+  if (ctx.backend.fused_norm && ar_bytes <= allreduce_fusion_model().custom_max_bytes) return Fusion::Custom;
+  return Fusion::None;
+}
+}  // namespace
+
+bool fused_away(const Op& op, const CostContext& ctx) {
+  // an add-norm reads x and residual and writes both (forward_builders.cc add_norm): 4 x the all-reduce's bytes
+  return op.kind == OpKind::Norm && op.fusable_boundary && boundary_fusion(op.bytes / 4.0, ctx) != Fusion::None;
+}
+
 bool follows_other_class(const OpBlock& block, std::size_t i) {
   const std::size_t n = block.ops.size();
   return n >= 2 && op_class(block.ops[i].kind) != op_class(block.ops[(i + n - 1) % n].kind);
@@ -41,6 +58,13 @@ OpCost op_cost(const Op& op, const CostContext& ctx, bool graph) {
     case OpKind::AllReduce:
       c.gpu_us = allreduce_us(op.comm_bytes, ctx, graph);
       c.host_us = allreduce_model(ctx.backend).host_us(allreduce_query(op.comm_bytes, ctx, graph));
+      if (op.fusable_boundary) switch (boundary_fusion(op.comm_bytes, ctx)) {
+          case Fusion::FlashInfer:
+            c.gpu_us = std::max(allreduce_fusion_model().flashinfer_us(op.comm_bytes, ctx.world), gpu.kernel_min_us);
+            break;
+          case Fusion::Custom: c.gpu_us += allreduce_fusion_model().custom_extra_us; break;
+          case Fusion::None: break;
+        }
       break;
     case OpKind::AllGather:  // logits all-gathers go through NCCL whatever the all-reduce backend
       c.gpu_us = ctx.world <= 1

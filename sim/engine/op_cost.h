@@ -45,6 +45,11 @@ bool follows_other_class(const OpBlock& block, std::size_t i);
 /// this one on NCCL, as measured.
 CostContext in_phase(const CostContext& ctx, PhaseKind phase);
 
+/// Whether `op` is a layer boundary's add-norm that the fused all-reduce kernel absorbs in this
+/// context (--enable-flashinfer-allreduce-fusion, or --allreduce custom:fused within its caps):
+/// it is not launched, and its all-reduce is priced as the fused kernel (op_cost).
+bool fused_away(const Op& op, const CostContext& ctx);
+
 /// Cost of one op in a phase that runs from a graph (`graph`) or eagerly.
 OpCost op_cost(const Op& op, const CostContext& ctx, bool graph);
 

@@ -34,7 +34,8 @@ class OpVisitor {
 
   /// Calls f(i, op, cost, gap_us) for each op of `block` in order, once per distinct op (the
   /// block's repeats are identical). gap_us is kernel_switch_us where the op's class differs
-  /// from the one before it (the block's last op precedes its first), else 0.
+  /// from the one before it (the block's last op precedes its first), else 0. An add-norm the
+  /// fused all-reduce absorbs (fused_away) is skipped: no kernel, no cost, no switch.
   template <class F>
   void visit(const OpBlock& block, F&& f) {
     const std::size_t n = block.ops.size();
@@ -43,6 +44,7 @@ class OpVisitor {
     OpClass before = op_class(block.ops.back().kind);
     for (std::size_t i = 0; i < n; ++i) {
       const Op& op = block.ops[i];
+      if (fused_away(op, ctx_.get())) continue;
       const OpClass cls = op_class(op.kind);
       const double gap = cls != before ? switch_us : 0.0;
       before = cls;
@@ -57,14 +59,15 @@ class OpVisitor {
   };
   OpCost cost(const Op& op) {
     if (op.kind != OpKind::AllReduce && op.kind != OpKind::AllGather) return op_cost(op, ctx_.get(), phase_.graph);
-    Memo& m = op.kind == OpKind::AllReduce ? ar_ : ag_;
+    // a boundary all-reduce may be priced as the fused kernel: memoized apart from the others
+    Memo& m = op.kind == OpKind::AllGather ? ag_ : op.fusable_boundary ? ar_fused_ : ar_;
     if (m.bytes != op.comm_bytes) m = {op.comm_bytes, op_cost(op, ctx_.get(), phase_.graph)};
     return m.cost;
   }
   const PhasePlan& phase_;
   std::optional<CostContext> scoped_;
   std::reference_wrapper<const CostContext> ctx_;  ///< the context with the backend this phase uses
-  Memo ar_, ag_;
+  Memo ar_, ar_fused_, ag_;
 };
 
 }  // namespace specsim

@@ -138,18 +138,24 @@ const char* tail_name(PhaseKind p) {
 OpBlock decoder_layer(const char* name, int repeat, bool moe, const ModelSpec& m, DType w, const ForwardShape& f) {
   const double t = f.tokens, h = m.hidden, ar = t * h * kB;
   OpBlock b{name, repeat, {}};
-  b.ops.push_back(add_norm("input_layernorm", t, h));
+  // the four ops of the two fused boundaries (op.h: fusable_boundary): the mlp all-reduce and the
+  // next layer's input norm, the attention all-reduce and the post-attention norm; 2 per layer
+  auto boundary = [](Op op) {
+    op.fusable_boundary = true;
+    return op;
+  };
+  b.ops.push_back(boundary(add_norm("input_layernorm", t, h)));
   if (m.has_mla)
     mla_attention(b.ops, m, w, f);
   else
     gqa_attention(b.ops, m, w, f, h, m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe);
-  b.ops.push_back(all_reduce("attn_allreduce", ar));
-  b.ops.push_back(add_norm("post_attention_layernorm", t, h));
+  b.ops.push_back(boundary(all_reduce("attn_allreduce", ar)));
+  b.ops.push_back(boundary(add_norm("post_attention_layernorm", t, h)));
   if (moe)
     moe_mlp(b.ops, m, w, f);
   else
     dense_mlp(b.ops, t, h, double(m.intermediate) / f.tp, w);
-  b.ops.push_back(all_reduce("mlp_allreduce", ar));
+  b.ops.push_back(boundary(all_reduce("mlp_allreduce", ar)));
   return b;
 }
 

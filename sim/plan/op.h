@@ -42,6 +42,10 @@ struct Op {
   double flops = 0;            ///< total floating-point operations
   double bytes = 0;            ///< device-memory traffic (weights + activations + KV)
   double comm_bytes = 0;       ///< collectives: payload bytes
+  /// A layer boundary that a fused all-reduce + residual add + RMSNorm kernel replaces: set on a
+  /// decoder layer's two all-reduces and its two add-norms (input and post-attention). With the
+  /// fusion on, the all-reduce is priced as the fused kernel and the norm is dropped.
+  bool fusable_boundary = false;
   bool is_collective() const { return kind == OpKind::AllReduce || kind == OpKind::AllGather; }
 };
 

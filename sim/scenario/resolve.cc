@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "scenario/fusion_support.h"
 #include "scenario/load_scenario.h"
 #include "scenario/memory_fit.h"
 #include "scenario/paths.h"
@@ -169,9 +170,38 @@ void apply_graph_sizes(RunSpec& run, const std::vector<int>& sizes, std::vector<
 
 }  // namespace
 
+namespace {
+Scenario resolve_unfused(const RunArgs& a);
+}
+
+// The fused layer boundary (cost/allreduce_fusion.h): FlashInfer's where it runs, refused where
+// it does not (as SGLang's JIT refuses it); custom:fused's caps said in a note.
 Scenario resolve_scenario(const RunArgs& a) {
-  if (a.enable_flashinfer_allreduce_fusion)
-    throw InputError("not modelled yet; drop it", "--enable-flashinfer-allreduce-fusion");
+  Scenario s = resolve_unfused(a);
+  if (a.enable_flashinfer_allreduce_fusion) {
+    const std::string why = flashinfer_fusion_refusal(s.hw);
+    if (!why.empty()) throw InputError(why, "--enable-flashinfer-allreduce-fusion");
+    s.run.flashinfer_fusion = true;
+    s.notes.push_back(
+        "--enable-flashinfer-allreduce-fusion: every layer boundary (2 per layer) runs FlashInfer's fused "
+        "all-reduce + residual add + RMSNorm in every --allreduce column; its price: "
+        "models/kernels/allreduce_fusion.json");
+  }
+  for (const auto& c : s.run.allreduce)
+    if (c.fused_norm) {
+      s.notes.push_back(
+          "custom:fused: the custom all-reduce fused with the residual add and RMSNorm at every layer boundary (2 per "
+          "layer), priced as the all-reduce plus the fused kernel's extra time (models/kernels/allreduce_fusion.json, "
+          "a "
+          "guess until measured); boundaries over 1 MiB or hidden sizes over 16384 run the all-reduce and the norm "
+          "apart");
+      break;
+    }
+  return s;
+}
+
+namespace {
+Scenario resolve_unfused(const RunArgs& a) {
   if (!a.model_path) {  // the built-in scenario: a scenario file like any other
     RunArgs b = a;
     Scenario s = load_scenario(default_scenario_path(), b);
@@ -295,5 +325,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   s.run = run;
   return s;
 }
+
+}  // namespace
 
 }  // namespace specsim

@@ -68,6 +68,7 @@ std::string AllReduceChoice::label() const {
     if (!s.empty() && s.back() == '.') s.pop_back();
     return "fixed:" + s;
   }
+  if (kind == Kind::Custom && fused_norm) return "custom:fused";
   if (kind == Kind::Custom && variant != "auto") return "custom:" + variant;
   if (kind == Kind::Registered && !arg.empty()) return name + ":" + arg;
   return kind_name();
@@ -100,6 +101,11 @@ AllReduceChoice parse_unscoped(std::string_view s, const std::string& where) {
   if (s == "nccl") return c;
   if (s == "custom") {
     c.kind = AllReduceChoice::Kind::Custom;
+    return c;
+  }
+  if (s == "custom:fused") {
+    c.kind = AllReduceChoice::Kind::Custom;
+    c.fused_norm = true;
     return c;
   }
   if (s.rfind("custom:", 0) == 0) {

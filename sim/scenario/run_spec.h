@@ -26,6 +26,9 @@ struct AllReduceChoice {
   std::string variant = "auto";  ///< Custom: auto or a name from car_policy::variant_names()
   std::string name;              ///< Registered: the backend's name
   std::string arg;               ///< Registered: what follows `NAME:`, if anything
+  /// Custom: `custom:fused`, the all-reduce fused with the residual add and RMSNorm at every layer
+  /// boundary (kernels/car_fused_norm.cu); the all-reduces it cannot fuse run `auto`.
+  bool fused_norm = false;
   /// `BACKEND@PHASES`: the phases it replaces NCCL in (none given: every phase).
   std::array<bool, kNumPhaseKinds> phases{true, true, true, true};
   bool scoped = false;  ///< phases were given
@@ -33,7 +36,7 @@ struct AllReduceChoice {
   std::string label() const;      ///< "nccl", "custom", "fixed:40", "fixed:40@verify"
   std::string kind_name() const;  ///< "nccl", "custom", "fixed" (the JSON contract's value)
 };
-/// Parses nccl | custom[:VARIANT] | fixed:US | NAME[:ARG] (a registered backend; an unknown
+/// Parses nccl | custom[:VARIANT] | custom:fused | fixed:US | NAME[:ARG] (a registered backend; an unknown
 /// NAME is refused when the backend is looked up, cost/allreduce_model.h), each optionally
 /// followed by @PHASE[,PHASE...]: the backend in those phases, NCCL in the others.
 AllReduceChoice parse_allreduce(std::string_view s, const std::string& where = "--allreduce");
@@ -70,6 +73,9 @@ struct RunSpec {
   std::optional<double> measured_spec_tok_s;
   std::vector<AllReduceChoice> allreduce;  ///< backends side by side
   NcclSettings nccl;
+  /// SGLang's --enable-flashinfer-allreduce-fusion: every layer boundary runs FlashInfer's fused
+  /// all-reduce + add + RMSNorm, whatever the --allreduce backend (cost/allreduce_fusion.h).
+  bool flashinfer_fusion = false;
 
   bool speculative() const { return algo != SpecAlgo::None; }
   /// Whether a phase runs from a CUDA graph (graph when bs <= cuda-graph-max-bs and graphs on).

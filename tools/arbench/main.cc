@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -24,11 +25,15 @@
 #include "custom_allreduce.h"
 #include "error_boundary.h"
 #include "floors.h"
+#include "fused_bench.h"
+#include "ranks.h"
 #include "util/error.h"
 
 namespace car = specsim::car;
 using car::DType;
 using car::Variant;
+using specsim::arbench::Ranks;
+using specsim::arbench::time_calls;
 
 namespace {
 
@@ -53,27 +58,6 @@ std::size_t parse_size(const std::string& s) {
   }
   return static_cast<std::size_t>(v * static_cast<double>(mul));
 }
-
-/// The ranks being measured: one stream per GPU (one stream in virtual mode).
-struct Ranks {
-  int world = 0;
-  bool virt = true;
-  std::vector<int> dev;                                   ///< device of each rank
-  std::vector<cudaStream_t> st;                           ///< one per GPU
-  std::vector<void*> in, out;                             ///< per rank, max bytes each
-  std::unique_ptr<car::Communicator> vcomm;               ///< virtual mode
-  std::vector<std::unique_ptr<car::Communicator>> comms;  ///< multi-GPU mode
-  std::vector<ncclComm_t> nccl;                           ///< multi-GPU mode only
-
-  void sync() {
-    for (std::size_t i = 0; i < st.size(); ++i) {
-      GPU_CHECK(cudaSetDevice(dev[virt ? 0 : i]));
-      GPU_CHECK(cudaStreamSynchronize(st[i]));
-    }
-    if (virt) vcomm->check();
-    for (auto& c : comms) c->check();
-  }
-};
 
 /// NCCL's type for a kernel element type (car::parse_dtype gives no other).
 ncclDataType_t nccl_type(DType dt) {
@@ -118,52 +102,9 @@ Row measure(Ranks& R, const std::optional<Variant>& variant, const car::ref::Pro
     GPU_CHECK(cudaMemset(R.out[r], car::ref::kPoison, p.bytes()));
     GPU_CHECK(cudaDeviceSynchronize());  // the ranks' streams do not wait for the legacy stream
   }
-  GPU_CHECK(cudaSetDevice(R.dev[0]));
   Row row;
-  using Clock = std::chrono::steady_clock;
-  if (!graph) {
-    for (int k = 0; k < warmup; ++k) enqueue(R, variant, p.count, p.dtype);
-    R.sync();
-    const auto t0 = Clock::now();
-    for (int k = 0; k < iters; ++k) enqueue(R, variant, p.count, p.dtype);
-    R.sync();
-    row.time_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / iters;
-  } else {
-    const std::size_t ns = R.st.size();
-    std::vector<cudaGraph_t> g(ns);
-    std::vector<cudaGraphExec_t> x(ns);
-    for (std::size_t i = 0; i < ns; ++i) {
-      GPU_CHECK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
-      GPU_CHECK(cudaStreamBeginCapture(R.st[i], cudaStreamCaptureModeThreadLocal));
-    }
-    for (int k = 0; k < iters; ++k) enqueue(R, variant, p.count, p.dtype);
-    // End every rank's capture before instantiating any: instantiation is refused while a
-    // stream of this thread is still capturing.
-    for (std::size_t i = 0; i < ns; ++i) {
-      GPU_CHECK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
-      GPU_CHECK(cudaStreamEndCapture(R.st[i], &g[i]));
-    }
-    for (std::size_t i = 0; i < ns; ++i) {
-      GPU_CHECK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
-      GPU_CHECK(cudaGraphInstantiate(&x[i], g[i], 0));
-    }
-    auto launch = [&] {
-      for (std::size_t i = 0; i < ns; ++i) {
-        GPU_CHECK(cudaSetDevice(R.dev[R.virt ? 0 : i]));
-        GPU_CHECK(cudaGraphLaunch(x[i], R.st[i]));
-      }
-    };
-    for (int k = 0; k < std::max(1, warmup / std::max(1, iters) + 1); ++k) launch();
-    R.sync();
-    const auto t0 = Clock::now();
-    launch();
-    R.sync();
-    row.time_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / iters;
-    for (std::size_t i = 0; i < ns; ++i) {
-      GPU_CHECK(cudaGraphExecDestroy(x[i]));
-      GPU_CHECK(cudaGraphDestroy(g[i]));
-    }
-  }
+  row.time_us = time_calls(
+      R, [&] { enqueue(R, variant, p.count, p.dtype); }, iters, warmup, graph);
   std::vector<unsigned char> got(p.bytes());
   for (int r = 0; r < R.world; ++r) {
     GPU_CHECK(cudaSetDevice(R.dev[r]));
@@ -215,7 +156,30 @@ struct Args {
   double timeout_ms = 2000;
   int ll_threads = 0;
   int floors = 1;
+  std::string fused_hidden, tokens = "1,2,4,8,16,32,64";
 };
+
+/// A comma list of positive integers (flag `flag`).
+std::vector<std::size_t> parse_list(const std::string& s, const char* flag) {
+  std::vector<std::size_t> out;
+  for (std::size_t pos = 0; pos <= s.size();) {
+    const std::size_t c = s.find(',', pos);
+    const std::string item = s.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used != item.size() || item.empty() || v < 1 || v > (1 << 20))
+      throw specsim::InputError("'" + item + "' is not a whole number in 1..1048576", flag);
+    out.push_back(static_cast<std::size_t>(v));
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return out;
+}
 
 int real_main(int argc, char** argv) {
   Args a;
@@ -234,6 +198,10 @@ int real_main(int argc, char** argv) {
   app.add_option("--mode", a.mode, "eager, graph or both");
   app.add_option("--timeout-ms", a.timeout_ms, "bound on every spin in the custom kernels");
   app.add_option("--ll-threads", a.ll_threads, "threads per block of the flag-free kernels: 0 auto, or 32..256");
+  app.add_option("--fused-hidden", a.fused_hidden,
+                 "comma list of hidden sizes: instead of the variant tables, all-reduce alone vs all-reduce + "
+                 "add+RMSNorm vs the fused kernel, at --tokens rows each (bf16/fp16)");
+  app.add_option("--tokens", a.tokens, "comma list of rows for --fused-hidden");
   app.add_option("--floors", a.floors, "1: measure an empty graph node and, with -g >= 2, a GPU0->GPU1 flag first");
   try {
     app.parse(argc, argv);
@@ -259,8 +227,17 @@ int real_main(int argc, char** argv) {
   if (a.ll_threads != 0 && (a.ll_threads < 32 || a.ll_threads > 256 || a.ll_threads % 32 != 0))
     throw specsim::InputError("--ll-threads must be 0 (auto) or a multiple of 32 in 32..256", "");
 
+  std::vector<std::size_t> fused_hidden, fused_tokens;
+  if (!a.fused_hidden.empty()) {
+    fused_hidden = parse_list(a.fused_hidden, "--fused-hidden");
+    fused_tokens = parse_list(a.tokens, "--tokens");
+    if (*dt == DType::FP32) throw specsim::InputError("the fused kernel runs bf16 and fp16", "-d");
+  }
   std::vector<std::size_t> sizes;
-  if (!a.sizes.empty()) {
+  if (!fused_hidden.empty()) {
+    for (std::size_t h : fused_hidden)
+      for (std::size_t t : fused_tokens) sizes.push_back(h * t * car::elem_bytes(*dt));
+  } else if (!a.sizes.empty()) {
     std::size_t pos = 0;
     while (pos <= a.sizes.size()) {
       const std::size_t c = a.sizes.find(',', pos);
@@ -417,6 +394,21 @@ int real_main(int argc, char** argv) {
       "# time: host clock over {} calls after sync (graph: one graph of {} calls); "
       "busbw = algbw * 2(n-1)/n; #wrong: elements differing bitwise from the CPU reference\n",
       a.n, a.n);
+
+  if (!fused_hidden.empty()) {
+    std::size_t wrong = 0;
+    for (bool graph : {false, true}) {
+      if ((graph && a.mode == "eager") || (!graph && a.mode == "graph")) continue;
+      wrong += specsim::arbench::run_fused_bench(R, *dt, fused_hidden, fused_tokens, a.n, a.w, graph);
+    }
+    fmt::print("# Out of bounds values : {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED");
+    for (int r = 0; r < R.world; ++r) {
+      cudaSetDevice(R.dev[r]);
+      cudaFree(R.in[r]);
+      cudaFree(R.out[r]);
+    }
+    return wrong == 0 ? 0 : 1;
+  }
 
   std::vector<car::ref::Problem> problems;
   for (std::size_t k = 0; k < sizes.size(); ++k)

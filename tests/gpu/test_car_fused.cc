@@ -1,0 +1,306 @@
+// The fused all-reduce + residual add + RMSNorm on virtual ranks of one GPU, against the CPU
+// reference (car_fused_reference.h): the new residual bitwise, the norm within 2 ulps, every rank's
+// outputs bitwise equal, and bitwise equal to a plain all-reduce followed by the separate
+// add+RMSNorm kernel; the fp8 copy bitwise equal to the host's e4m3 of the norm output. Also in
+// place, a CUDA graph of fused calls mixed with one-shot-ll calls (they share the slots and the
+// call count), an absent rank (bounded wait, error reported), and the host refusals (these run
+// first, without a GPU). Flags: --quick (fewer worlds and shapes), --timeout-ms N.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "car_fused_reference.h"
+#include "car_test_util.h"
+
+namespace car = specsim::car;
+using namespace cartest;
+
+namespace {
+
+/// Device buffers of one rank.
+struct RankBufs {
+  void *in = nullptr, *res_in = nullptr, *res_out = nullptr, *weight = nullptr, *norm = nullptr, *quant = nullptr;
+  void *ar = nullptr, *res2 = nullptr, *norm2 = nullptr, *quant2 = nullptr;  // the unfused pair's outputs
+  void alloc(std::size_t bytes, std::size_t hidden_bytes) {
+    for (void** p : {&in, &res_in, &res_out, &norm, &ar, &res2, &norm2}) GPU_CHECK(cudaMalloc(p, bytes));
+    GPU_CHECK(cudaMalloc(&weight, hidden_bytes));
+    GPU_CHECK(cudaMalloc(&quant, bytes / 2));
+    GPU_CHECK(cudaMalloc(&quant2, bytes / 2));
+  }
+  void free_all() {
+    for (void* p : {in, res_in, res_out, weight, norm, quant, ar, res2, norm2, quant2}) cudaFree(p);
+  }
+};
+
+std::vector<unsigned char> fetch(const void* d, std::size_t bytes) {
+  std::vector<unsigned char> h(bytes);
+  GPU_CHECK(cudaMemcpy(h.data(), d, bytes, cudaMemcpyDeviceToHost));
+  return h;
+}
+
+void host_refusals(Checker& ck) {
+  alignas(16) static unsigned char buf[6][4096];
+  car::FusedNormIo io{buf[0], buf[1], buf[2], buf[3], buf[4], nullptr};
+  car::FusedNormShape s;
+  s.tokens = 4;
+  s.hidden = 256;
+  const std::size_t mb = std::size_t{8} << 20;
+  ck.expect(!car::fused_refuse_reason(io, s, 4, mb), "a valid fused call is accepted");
+  auto refused = [&](car::FusedNormIo i, car::FusedNormShape sh, int world, const char* what) {
+    ck.expect(car::fused_refuse_reason(i, sh, world, mb).has_value(), std::string("refused: ") + what);
+  };
+  refused(io, s, 1, "world 1");
+  refused(io, s, 9, "world 9");
+  car::FusedNormShape t = s;
+  t.dtype = DType::FP32;
+  refused(io, t, 4, "fp32");
+  t = s, t.tokens = 0;
+  refused(io, t, 4, "tokens 0");
+  t = s, t.hidden = 12;
+  refused(io, t, 4, "hidden not a multiple of 8");
+  t = s, t.hidden = car::kFusedMaxHidden + 8;
+  refused(io, t, 4, "hidden over the cap");
+  t = s, t.tokens = 65, t.hidden = 8192;
+  refused(io, t, 4, "over the flag-free 1 MiB");
+  t = s, t.eps = -1;
+  refused(io, t, 4, "negative eps");
+  car::FusedNormIo j = io;
+  j.quant_out = buf[5];
+  t = s, t.quant_scale = 0;
+  refused(j, t, 4, "quant scale 0");
+  j = io, j.weight = nullptr;
+  refused(j, s, 4, "null weight");
+  j = io, j.norm_out = buf[0] + 8;
+  refused(j, s, 4, "misaligned norm_out");
+  j = io, j.residual_out = buf[0];
+  refused(j, s, 4, "residual_out over in");
+  j = io, j.norm_out = buf[1];
+  refused(j, s, 4, "norm_out over residual_in");
+  j = io, j.norm_out = buf[0], j.residual_out = buf[1];
+  ck.expect(!car::fused_refuse_reason(j, s, 4, mb), "in place (norm_out == in, residual_out == residual_in)");
+  ck.expect(car::fused_threads(7168) == 448 && car::fused_threads(8192) == 512 && car::fused_threads(4096) == 512 &&
+                car::fused_threads(16384) == 512 && car::fused_threads(24) == 32,
+            "threads: balanced rows of at most 512");
+  ck.expect(to_e4m3(1.0f) == 0x38 && to_e4m3(-448.0f) == 0xfe && to_e4m3(1e6f) == 0x7e && to_e4m3(0.0f) == 0,
+            "host e4m3 reference");
+}
+
+/// One shape on `world` virtual ranks: fused (optionally in place), the unfused pair, compared.
+void run_case(Checker& ck, int world, DType dt, std::size_t tokens, std::size_t hidden, bool in_place, bool quant,
+              std::uint64_t timeout_ns) {
+  const std::string tag = "world " + std::to_string(world) + " " + name(dt) + " " + std::to_string(tokens) + "x" +
+                          std::to_string(hidden) + (in_place ? " in place" : "") + (quant ? " fp8" : "");
+  const FusedProblem p = make_fused_problem(dt, world, tokens, hidden, 17 + tokens * 31 + hidden + world);
+  const std::size_t bytes = tokens * hidden * 2;
+  car::Options opt;
+  opt.max_bytes = bytes;
+  opt.timeout_ns = timeout_ns;
+  auto comm = car::Communicator::create_virtual(world, 0, opt);
+  std::vector<RankBufs> b(static_cast<std::size_t>(world));
+  std::vector<car::FusedNormIo> fio(b.size()), nio(b.size());
+  std::vector<const void*> ar_in;
+  std::vector<void*> ar_out;
+  car::FusedNormShape s;
+  s.tokens = tokens, s.hidden = hidden, s.dtype = dt, s.eps = p.eps, s.quant_scale = 0.05f;
+  for (int r = 0; r < world; ++r) {
+    RankBufs& x = b[static_cast<std::size_t>(r)];
+    x.alloc(bytes, hidden * 2);
+    GPU_CHECK(cudaMemcpy(x.in, p.ar.in[static_cast<std::size_t>(r)].data(), bytes, cudaMemcpyHostToDevice));
+    GPU_CHECK(cudaMemcpy(x.res_in, p.residual.data(), bytes, cudaMemcpyHostToDevice));
+    GPU_CHECK(cudaMemcpy(x.weight, p.weight.data(), hidden * 2, cudaMemcpyHostToDevice));
+    for (void* o : {x.res_out, x.norm, x.norm2, x.res2, x.ar}) GPU_CHECK(cudaMemset(o, kPoison, bytes));
+    GPU_CHECK(cudaMemset(x.quant, 0x55, bytes / 2));
+    GPU_CHECK(cudaMemset(x.quant2, 0x66, bytes / 2));
+    fio[r] = {
+        x.in, x.res_in, in_place ? x.res_in : x.res_out, x.weight, in_place ? x.in : x.norm, quant ? x.quant : nullptr};
+    ar_in.push_back(x.in);
+    ar_out.push_back(x.ar);
+    nio[r] = {x.ar, x.res_in, x.res2, x.weight, x.norm2, quant ? x.quant2 : nullptr};
+  }
+  // the unfused pair first (in place would overwrite the inputs it reads)
+  comm->allreduce_virtual(ar_in, ar_out, tokens * hidden, dt, car::Variant::OneShotLL, nullptr);
+  car::add_rmsnorm(nio, s, nullptr);
+  comm->synchronize(nullptr);
+  comm->allreduce_add_rmsnorm_virtual(fio, s, nullptr);
+  comm->synchronize(nullptr);
+
+  std::vector<unsigned char> norm0, quant0;
+  for (int r = 0; r < world; ++r) {
+    const RankBufs& x = b[static_cast<std::size_t>(r)];
+    const auto res = fetch(fio[r].residual_out, bytes), norm = fetch(fio[r].norm_out, bytes);
+    const auto res2 = fetch(x.res2, bytes), norm2 = fetch(x.norm2, bytes);
+    ck.expect(res == p.new_residual, tag + ": rank " + std::to_string(r) + " residual bitwise = CPU");
+    ck.expect(res2 == p.new_residual, tag + ": rank " + std::to_string(r) + " unfused residual bitwise = CPU");
+    ck.expect(norm == norm2, tag + ": rank " + std::to_string(r) + " norm bitwise = all-reduce + add_rmsnorm");
+    std::size_t off = 0;
+    for (std::size_t i = 0; i < tokens * hidden; ++i)
+      if (!norm_within(load16(norm, i, dt), p.norm[i], dt)) ++off;
+    ck.expect(off == 0, tag + ": rank " + std::to_string(r) + " norm within 2 ulps of the CPU: " + std::to_string(off) +
+                            " elements off");
+    if (r == 0) norm0 = norm;
+    ck.expect(norm == norm0, tag + ": rank " + std::to_string(r) + " norm bitwise = rank 0's");
+    if (quant) {
+      const auto q = fetch(x.quant, bytes / 2), q2 = fetch(x.quant2, bytes / 2);
+      std::size_t qwrong = 0;
+      for (std::size_t i = 0; i < tokens * hidden; ++i)
+        if (q[i] != to_e4m3(load16(norm, i, dt) * (1.0f / s.quant_scale))) ++qwrong;
+      ck.expect(qwrong == 0, tag + ": fp8 copy = host e4m3 (" + std::to_string(qwrong) + " off)");
+      ck.expect(q == q2, tag + ": fp8 copy bitwise = the unfused pair's");
+    }
+  }
+  for (auto& x : b) x.free_all();
+}
+
+/// A graph of fused calls between one-shot-ll calls, replayed: every replay's outputs right.
+void graph_case(Checker& ck, int world, std::uint64_t timeout_ns) {
+  const DType dt = DType::BF16;
+  const std::size_t tokens = 4, hidden = 7168, bytes = tokens * hidden * 2;
+  const FusedProblem p = make_fused_problem(dt, world, tokens, hidden, 4242 + world);
+  car::Options opt;
+  opt.max_bytes = bytes;
+  opt.timeout_ns = timeout_ns;
+  auto comm = car::Communicator::create_virtual(world, 0, opt);
+  std::vector<RankBufs> b(static_cast<std::size_t>(world));
+  std::vector<car::FusedNormIo> fio(b.size());
+  std::vector<const void*> ar_in;
+  std::vector<void*> ar_out;
+  car::FusedNormShape s;
+  s.tokens = tokens, s.hidden = hidden, s.dtype = dt, s.eps = p.eps;
+  for (int r = 0; r < world; ++r) {
+    RankBufs& x = b[static_cast<std::size_t>(r)];
+    x.alloc(bytes, hidden * 2);
+    GPU_CHECK(cudaMemcpy(x.in, p.ar.in[static_cast<std::size_t>(r)].data(), bytes, cudaMemcpyHostToDevice));
+    GPU_CHECK(cudaMemcpy(x.res_in, p.residual.data(), bytes, cudaMemcpyHostToDevice));
+    GPU_CHECK(cudaMemcpy(x.weight, p.weight.data(), hidden * 2, cudaMemcpyHostToDevice));
+    fio[r] = {x.in, x.res_in, x.res_out, x.weight, x.norm, nullptr};
+    ar_in.push_back(x.in);
+    ar_out.push_back(x.ar);
+  }
+  cudaStream_t st;
+  GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  GPU_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+  for (int k = 0; k < 3; ++k) {  // fused, one-shot-ll, fused, ...: odd and even parities for both
+    comm->allreduce_add_rmsnorm_virtual(fio, s, st);
+    comm->allreduce_virtual(ar_in, ar_out, tokens * hidden, dt, car::Variant::OneShotLL, st);
+  }
+  GPU_CHECK(cudaStreamEndCapture(st, &g));
+  GPU_CHECK(cudaGraphInstantiate(&ge, g, 0));
+  for (int rep = 0; rep < 5; ++rep) {
+    for (auto& x : b) {
+      GPU_CHECK(cudaMemset(x.norm, kPoison, bytes));
+      GPU_CHECK(cudaMemset(x.ar, kPoison, bytes));
+    }
+    GPU_CHECK(cudaDeviceSynchronize());
+    GPU_CHECK(cudaGraphLaunch(ge, st));
+    comm->synchronize(st);
+    std::vector<unsigned char> norm0;
+    for (int r = 0; r < world; ++r) {
+      const auto norm = fetch(b[static_cast<std::size_t>(r)].norm, bytes);
+      const auto res = fetch(b[static_cast<std::size_t>(r)].res_out, bytes);
+      const auto ar = fetch(b[static_cast<std::size_t>(r)].ar, bytes);
+      if (r == 0) norm0 = norm;
+      const std::string tag =
+          "graph world " + std::to_string(world) + " replay " + std::to_string(rep) + " rank " + std::to_string(r);
+      ck.expect(res == p.new_residual && norm == norm0, tag + ": fused outputs");
+      ck.expect(ar == p.ar.ref, tag + ": one-shot-ll between fused calls");
+    }
+  }
+  GPU_CHECK(cudaGraphExecDestroy(ge));
+  GPU_CHECK(cudaGraphDestroy(g));
+  GPU_CHECK(cudaStreamDestroy(st));
+  for (auto& x : b) x.free_all();
+}
+
+/// A rank that never arrives: the call ends within the bound and says who was missing.
+void absent_case(Checker& ck, int world) {
+  const std::size_t tokens = 2, hidden = 4096, bytes = tokens * hidden * 2;
+  car::Options opt;
+  opt.max_bytes = bytes;
+  opt.timeout_ns = 50'000'000;
+  opt.debug_absent_rank = world - 1;
+  auto comm = car::Communicator::create_virtual(world, 0, opt);
+  std::vector<RankBufs> b(static_cast<std::size_t>(world));
+  std::vector<car::FusedNormIo> fio(b.size());
+  for (int r = 0; r < world; ++r) {
+    b[r].alloc(bytes, hidden * 2);
+    GPU_CHECK(cudaMemset(b[r].in, 0, bytes));
+    GPU_CHECK(cudaMemset(b[r].res_in, 0, bytes));
+    GPU_CHECK(cudaMemset(b[r].weight, 0, hidden * 2));
+    fio[r] = {b[r].in, b[r].res_in, b[r].res_out, b[r].weight, b[r].norm, nullptr};
+  }
+  car::FusedNormShape s;
+  s.tokens = tokens, s.hidden = hidden;
+  comm->allreduce_add_rmsnorm_virtual(fio, s, nullptr);
+  std::string msg;
+  try {
+    comm->synchronize(nullptr);
+  } catch (const std::runtime_error& e) {
+    msg = e.what();
+  }
+  ck.expect(msg.find("rank " + std::to_string(world - 1) + " never arrived") != std::string::npos,
+            "absent rank reported: '" + msg + "'");
+  bool refused = false;
+  try {
+    comm->allreduce_add_rmsnorm_virtual(fio, s, nullptr);
+  } catch (const std::runtime_error&) {
+    refused = true;
+  }
+  ck.expect(refused, "a failed communicator refuses further fused calls");
+  for (auto& x : b) x.free_all();
+}
+
+int run(int argc, char** argv) {
+  bool quick = false;
+  std::uint64_t timeout_ns = 2'000'000'000;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") {
+      quick = true;
+    } else if (a == "--timeout-ms" && i + 1 < argc) {
+      timeout_ns = static_cast<std::uint64_t>(std::stod(argv[++i]) * 1e6);
+    } else {
+      std::fprintf(stderr, "usage: gpu_car_fused [--quick] [--timeout-ms N]\n");
+      return 2;
+    }
+  }
+  Checker ck;
+  host_refusals(ck);
+  if (ck.failures != 0) return ck.finish("gpu_car_fused");
+  devices_or_skip(1, "gpu_car_fused");
+  GPU_CHECK(cudaSetDevice(0));
+  const std::vector<int> worlds = quick ? std::vector<int>{2, 8} : std::vector<int>{2, 3, 4, 5, 6, 7, 8};
+  struct Shape {
+    std::size_t tokens, hidden;
+  };
+  const std::vector<Shape> shapes =
+      quick ? std::vector<Shape>{{1, 7168}, {3, 4096}, {64, 8192}}
+            : std::vector<Shape>{{1, 4096},  {1, 7168},  {2, 8192}, {5, 7168}, {16, 4096}, {33, 8192},
+                                 {64, 8192}, {3, 16384}, {7, 24},   {9, 1000}, {64, 7168}};
+  for (int world : worlds)
+    for (DType dt : {DType::BF16, DType::FP16})
+      for (const Shape& sh : shapes) {
+        if (quick && dt == DType::FP16 && sh.tokens != 3) continue;
+        run_case(ck, world, dt, sh.tokens, sh.hidden, false, sh.tokens % 2 == 1, timeout_ns);
+      }
+  for (int world : worlds) run_case(ck, world, DType::BF16, 5, 7168, true, true, timeout_ns);
+  for (int world : quick ? std::vector<int>{8} : std::vector<int>{2, 4, 8}) graph_case(ck, world, timeout_ns);
+  absent_case(ck, quick ? 2 : 4);
+  return ck.finish("gpu_car_fused");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "FAIL: %s\n", e.what());
+    return 1;
+  }
+}
