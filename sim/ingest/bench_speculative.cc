@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ingest/text_lines.h"
+#include "util/error.h"
 #include "util/json_io.h"
 
 namespace specsim::ingest {
