@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/error.h"
+
 namespace specsim {
 
 namespace {

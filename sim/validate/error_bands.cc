@@ -10,6 +10,7 @@
 
 #include "report/error_band.h"
 #include "scenario/model_spec.h"
+#include "util/error.h"
 
 namespace specsim {
 namespace {

@@ -41,7 +41,7 @@ struct Ranks {
 };
 
 inline  /// Host-clock time per call of `enqueue_one` (one call on every rank): `iters` calls after
-    /// `warmup` eagerly, or one captured graph of `iters` calls replayed after warm-up replays.
+        /// `warmup` eagerly, or one captured graph of `iters` calls replayed after warm-up replays.
     double
     time_calls(Ranks& R, const std::function<void()>& enqueue_one, int iters, int warmup, bool graph) {
   GPU_CHECK(cudaSetDevice(R.dev[0]));
