@@ -268,8 +268,8 @@ Script heatmap(const View& v) {
   return s;
 }
 
-// Per output token, not per cycle: a cycle of more draft steps costs more but may emit more tokens,
-// and the bar should show what a token costs. tok/s (right axis) beside it answers which point wins.
+// Per output token, not per cycle: a cycle of more draft steps (or a larger batch) costs more but
+// emits more tokens, and the bar should show what a token costs. tok/s (right axis) beside it.
 Script breakdown(const View& v) {
   Script s;
   const bool spec = v.r.base.run.speculative();
@@ -287,7 +287,8 @@ Script breakdown(const View& v) {
     if (label.empty()) label = v.r.backends[p.backend].label();
     plot_safe(label, "a bar label", "--plot");
     if (label.find('"') != std::string::npos) throw InputError("a bar label holds a double quote", "--plot");
-    const double tokens = spec && p.accept_len > 0 ? p.accept_len : 1.0;  // per request per cycle
+    // Tokens the whole batch emits per cycle: the bar is then 1e6 / tok/s, split by op class.
+    const double tokens = (spec && p.accept_len > 0 ? p.accept_len : 1.0) * std::max(1, p.batch);
     s.data += "\"" + label + "\"";
     for (int k = 0; k < kNumParts; ++k) {
       s.data += fmt::format(" {}", p.cycle_parts_us[static_cast<size_t>(k)] / tokens);
@@ -316,8 +317,9 @@ Script breakdown(const View& v) {
       "set style data histograms\nset style histogram rowstacked\n"
       "set style fill solid 0.85 border -1\nset boxwidth 0.7\nset key outside right top\nset grid ytics\n"
       "set xtics rotate by -40 left\nset yrange [0:*]\nplot {}\n",
-      gnuplot_quote(v.title() + (spec ? ": where an output token's time goes" : ": where the decode step's time goes")),
-      gnuplot_quote(spec ? "us per output token per request (cycle / accept len)" : "us per decode step"), plots);
+      gnuplot_quote(v.title() + ": where an output token's time goes"),
+      gnuplot_quote(spec ? "us per output token (cycle / (accept len x batch))" : "us per output token (step / batch)"),
+      plots);
   return s;
 }
 
