@@ -160,7 +160,7 @@ TEST_CASE("run --cycles --seed: repeatable report with p50/p90/p99") {
   CHECK(t.out.find("chain model") != std::string::npos);
 }
 
-TEST_CASE("--trace and --csv: valid Chrome trace, one CSV row per op x rank x cycle") {
+TEST_CASE("--trace and --csv: valid Chrome trace, one CSV row per op x rank x cycle x backend") {
   const std::string dir = fresh_dir();
   const auto r = run_specsim({"--trace", dir + "/t.json", "--csv", dir + "/t.csv", "--cycles", "3"});
   REQUIRE(r.exit_code == 0);
@@ -175,7 +175,7 @@ TEST_CASE("--trace and --csv: valid Chrome trace, one CSV row per op x rank x cy
     REQUIRE(e.contains("pid"));
     if (e["ph"] != "X") continue;
     REQUIRE(e["dur"].get<double>() >= 0);
-    if (e["tid"] == 1 && e["pid"].get<int>() < 1000) {
+    if (e["tid"] == 1 && e["pid"].get<int>() < 1000 && e["cat"] != "wait") {
       ++op_slices;
       rank_pids.insert(e["pid"].get<int>());
       for (const char* k : {"phase", "shape", "bytes", "flops", "comm_bytes"}) REQUIRE(e["args"].contains(k));
@@ -199,7 +199,7 @@ TEST_CASE("--trace and --csv: valid Chrome trace, one CSV row per op x rank x cy
       open.push_back(e);
     }
   }
-  CHECK(rank_pids.size() == 8);  // the built-in scenario is TP 8
+  CHECK(rank_pids.size() == 8 * 2);  // the built-in scenario is TP 8, drawn with NCCL and custom
   CHECK(phases == std::set<std::string>{"draft_decode", "verify", "draft_extend"});
   CHECK(spans.count("cycle"));
   CHECK(spans.count("phase"));
@@ -210,14 +210,14 @@ TEST_CASE("--trace and --csv: valid Chrome trace, one CSV row per op x rank x cy
   long long ops = 0;
   for (const auto& p : res.plan.phases)
     if (p.kind != PhaseKind::BaselineDecode) ops += static_cast<long long>(p.count) * p.kernels();
-  CHECK(op_slices == ops * 8 * 3);
+  CHECK(op_slices == ops * 8 * 3 * 2);
   std::istringstream csv(slurp(dir + "/t.csv"));
   std::string line;
   std::getline(csv, line);
   CHECK(line.rfind("cycle,phase,rank,op,shape,bytes,start_us,dur_us", 0) == 0);
   long long rows = 0;
   while (std::getline(csv, line)) ++rows;
-  CHECK(rows == ops * 8 * 3);
+  CHECK(rows == ops * 8 * 3 * 2);
 }
 
 TEST_CASE("--trace to a path that cannot be written: exit 2, no file, no report") {

@@ -13,8 +13,13 @@ constexpr int kMaxCycles = 1'000'000;
 
 // --trace, --csv, --cycles, --seed and the measurement files.
 void add_cycle_flags(CLI::App& app, RunRequest& q) {
-  app.add_option("--trace", q.cycles.trace, "write a Chrome/Perfetto trace (JSON) of the simulated cycles");
-  app.add_option("--csv", q.cycles.csv, "write one CSV row per op per rank per cycle");
+  app.add_option("--trace", q.cycles.trace,
+                 "write a Chrome/Perfetto trace (JSON) of the simulated cycles: every backend, op slices named as the "
+                 "runtime's kernels");
+  app.add_option("--csv", q.cycles.csv, "write one CSV row per op per rank per cycle per backend");
+  app.add_option("--trace-cycles", q.cycles.trace_cycles,
+                 "most cycles --trace/--csv draw, evenly spaced (default: as many as keep the trace near 60 MB)")
+      ->check(CLI::Range(1, kMaxCycles));
   app.add_option("--cycles", q.cycles.cycles,
                  "simulate N cycles, each with its own accept length (p50/p90/p99 in the report)")
       ->check(CLI::Range(1, kMaxCycles));

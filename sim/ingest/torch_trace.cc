@@ -92,7 +92,11 @@ KernelKind classify_kernel(std::string_view name) {
   if (has(n, "cross_device_reduce") || has(n, "custom_allreduce") || has_word(n, "car_"))
     return KernelKind::CustomAllReduce;
   if (has(n, "nccl")) return has(n, "allreduce") ? KernelKind::NcclAllReduce : KernelKind::NcclOther;
-  if (has(n, "gemm")) return KernelKind::Gemm;  // before attention: flashinfer's grouped GEMMs say "flash"
+  // Before attention: FlashInfer's grouped GEMMs say "flash".
+  if (has(n, "gemm") || has(n, "fused_moe")) return KernelKind::Gemm;
+  // FlashInfer's norms, activations and RoPE and vLLM's KV-cache store say "flash" too: not attention.
+  if (has(n, "flashinfer::norm") || has(n, "flashinfer::activation") || has(n, "rotary") || has(n, "reshape_and_cache"))
+    return KernelKind::Other;
   if (has(n, "flash") || has(n, "mla") || has(n, "attention") || has(n, "attn") || has(n, "fmha") || has(n, "pagedkv"))
     return KernelKind::Attention;
   if (has(n, "cutlass") || has(n, "sm90_xmma") || has(n, "nvjet") || has(n, "cublas")) return KernelKind::Gemm;
@@ -154,9 +158,12 @@ TorchTraceSummary parse_torch_trace(const std::string& text, const std::string& 
         s.us[static_cast<int>(KernelKind::Other)] += dur;
         continue;
       }
-      const int k = static_cast<int>(classify_kernel(name));
+      const KernelKind kind = classify_kernel(name);
+      const int k = static_cast<int>(kind);
       ++s.kernels, ++s.count[k];
       s.us[k] += dur;
+      KernelNameStat& n = s.by_name[name];
+      n.kind = kind, ++n.count, n.us += dur;
     } else if (ph == "M" || ph == "s" || ph == "f" || ph == "i" || ph == "C" || kKnownCats.count(cat)) {
       ++s.skipped_known;
     } else {

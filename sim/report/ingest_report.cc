@@ -22,7 +22,14 @@ std::string torch_trace_summary(const std::string& file, int steps_flag, bool as
                                                    : "no step markers and no --steps: totals";
   double total = 0;
   for (double v : s.us) total += v;
+  // Kernel names by time, most first: the names a predicted trace (run --trace) matches in Perfetto.
+  std::vector<std::pair<std::string, ingest::KernelNameStat>> names(s.by_name.begin(), s.by_name.end());
+  std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.second.us > b.second.us; });
   if (as_json) {
+    json by_name = json::array();
+    for (const auto& [n, st] : names)
+      by_name.push_back(
+          {{"name", n}, {"kind", std::string(ingest::kernel_kind_name(st.kind))}, {"count", st.count}, {"us", st.us}});
     json kinds = json::object();
     for (int k = 0; k < ingest::kNumKernelKinds; ++k)
       kinds[std::string(ingest::kernel_kind_name(static_cast<ingest::KernelKind>(k)))] = {
@@ -36,7 +43,8 @@ std::string torch_trace_summary(const std::string& file, int steps_flag, bool as
                 {"memcpy_memset", s.memcpy_memset},
                 {"skipped_known", s.skipped_known},
                 {"unknown", s.unknown},
-                {"mean_nccl_allreduce_us", s.mean_nccl_allreduce_us()}}
+                {"mean_nccl_allreduce_us", s.mean_nccl_allreduce_us()},
+                {"kernel_names", by_name}}
                .dump(2) +
            "\n";
   }
@@ -52,6 +60,12 @@ std::string torch_trace_summary(const std::string& file, int steps_flag, bool as
                        ingest::kernel_kind_name(static_cast<ingest::KernelKind>(k)), s.count[k], s.us[k],
                        s.us[k] / steps, s.count[k] ? s.us[k] / static_cast<double>(s.count[k]) : 0.0,
                        total > 0 ? 100 * s.us[k] / total : 0.0);
+  constexpr std::size_t kShownNames = 10;
+  out += fmt::format("kernels by time ({} of {} names; `run --trace` names its op slices the same way):\n",
+                     std::min(kShownNames, names.size()), names.size());
+  for (std::size_t i = 0; i < names.size() && i < kShownNames; ++i)
+    out += fmt::format("  {:>10.1f} us {:>6}x  {:<16} {}\n", names[i].second.us, names[i].second.count,
+                       ingest::kernel_kind_name(names[i].second.kind), names[i].first);
   if (s.mean_nccl_allreduce_us() > 0)
     out += fmt::format(
         "mean NCCL all-reduce {:.2f} us (what `specsim run --anchor-trace {}` uses as --measured-allreduce-us)\n",

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -267,10 +268,13 @@ Script heatmap(const View& v) {
   return s;
 }
 
+// Per output token, not per cycle: a cycle of more draft steps (or a larger batch) costs more but
+// emits more tokens, and the bar should show what a token costs. tok/s (right axis) beside it.
 Script breakdown(const View& v) {
   Script s;
   const bool spec = v.r.base.run.speculative();
   size_t bars = 0;
+  std::array<bool, kNumParts> drawn{};  // parts with time somewhere: only those get a legend entry
   for (size_t i = 0; i < v.r.points.size(); ++i) {
     const PointResult& p = v.r.points[i];
     if (!p.ok) continue;
@@ -283,23 +287,39 @@ Script breakdown(const View& v) {
     if (label.empty()) label = v.r.backends[p.backend].label();
     plot_safe(label, "a bar label", "--plot");
     if (label.find('"') != std::string::npos) throw InputError("a bar label holds a double quote", "--plot");
+    // Tokens the whole batch emits per cycle: the bar is then 1e6 / tok/s, split by op class.
+    const double tokens = (spec && p.accept_len > 0 ? p.accept_len : 1.0) * std::max(1, p.batch);
     s.data += "\"" + label + "\"";
-    for (const double part : p.cycle_parts_us) s.data += fmt::format(" {}", part);
-    s.data += "\n";
+    for (int k = 0; k < kNumParts; ++k) {
+      s.data += fmt::format(" {}", p.cycle_parts_us[static_cast<size_t>(k)] / tokens);
+      drawn[static_cast<size_t>(k)] = drawn[static_cast<size_t>(k)] || p.cycle_parts_us[static_cast<size_t>(k)] > 0;
+    }
+    s.data += fmt::format(" {}\n", spec ? p.spec_tok_s : p.baseline_tok_s);
     ++bars;
   }
   if (bars == 0) throw InputError("nothing to plot: every point was skipped", "--plot");
   std::string plots;
-  for (int k = 0; k < kNumParts; ++k)
-    plots += fmt::format("{} using {}{} title {}, ", k == 0 ? "'$DATA'" : "''", k + 2, k == 0 ? ":xtic(1)" : "",
+  bool first = true;
+  for (int k = 0; k < kNumParts; ++k) {
+    if (!drawn[static_cast<size_t>(k)]) continue;
+    plots += fmt::format("{} using {}{} title {}, ", first ? "'$DATA'" : "''", k + 2, first ? ":xtic(1)" : "",
                          gnuplot_quote(part_name(k)));
-  plots.resize(plots.size() - 2);
+    first = false;
+  }
+  if (first)  // every part zero: still one (empty) bar series for the labels
+    plots += "'$DATA' using 2:xtic(1) notitle, ";
+  plots += fmt::format(
+      "'$DATA' using 0:{} axes x1y2 with linespoints lw 2 pt 7 lc rgb 'black' title 'tok/s (right "
+      "axis)'",
+      kNumParts + 2);
   s.text = fmt::format(
-      "set title {}\nset ylabel {}\nset style data histograms\nset style histogram rowstacked\n"
+      "set title {}\nset ylabel {}\nset y2label 'tokens/s'\nset ytics nomirror\nset y2tics\nset y2range [0:*]\n"
+      "set style data histograms\nset style histogram rowstacked\n"
       "set style fill solid 0.85 border -1\nset boxwidth 0.7\nset key outside right top\nset grid ytics\n"
       "set xtics rotate by -40 left\nset yrange [0:*]\nplot {}\n",
-      gnuplot_quote(v.title() + (spec ? ": where the cycle's time goes" : ": where the decode step's time goes")),
-      gnuplot_quote(spec ? "us per cycle (all forwards)" : "us per decode step"), plots);
+      gnuplot_quote(v.title() + ": where an output token's time goes"),
+      gnuplot_quote(spec ? "us per output token (cycle / (accept len x batch))" : "us per output token (step / batch)"),
+      plots);
   return s;
 }
 
@@ -320,11 +340,19 @@ PlotKind choose_plot_kind(PlotKind requested, const Grid& grid, const std::vecto
   if (k == PlotKind::Breakdown) {
     Grid g = grid;
     g.allreduce = backends;
-    if (g.size() > kMaxBreakdownBars)
-      throw InputError(fmt::format("a breakdown plot draws one bar per point, at most {}; this grid has {} (sweep "
-                                   "--allreduce fixed:A..B for a tok/s plot)",
-                                   kMaxBreakdownBars, g.size()),
+    if (g.size() > kMaxBreakdownBars) {
+      // Name the swept flags, largest first: sweeping one of them at a time fits.
+      std::vector<std::pair<size_t, int>> axes;
+      for (int a = 0; a < kNumAxes; ++a)
+        if (g.swept(a)) axes.emplace_back(g.axis_size(a), a);
+      std::sort(axes.rbegin(), axes.rend());
+      std::string dims, fix;
+      for (const auto& [n, a] : axes) dims += fmt::format("{}{} {}", dims.empty() ? "" : " x ", axis_flag(a), n);
+      if (!axes.empty()) fix = fmt::format("; give {} one value per run (or fewer values)", axis_flag(axes[0].second));
+      throw InputError(fmt::format("a breakdown plot draws one bar per point, at most {}; this grid has {} ({}){}",
+                                   kMaxBreakdownBars, g.size(), dims, fix),
                        "--plot-kind");
+    }
   }
   return k;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "accept/accept_len.h"
 #include "scenario/measurement_files.h"
@@ -13,7 +14,8 @@
 namespace specsim {
 
 namespace {
-constexpr int kMaxTraceRanks = 8;  // all ranks are identical in the analytic engine
+constexpr int kMaxTraceRanks = 8;       // all ranks are identical in the analytic engine
+constexpr double kLargeTraceMb = 50.0;  // from this size the size is said before writing
 }  // namespace
 
 CycleOutcome run_cycles(const CycleRequest& t, const Scenario& s, const ScenarioResult& r) {
@@ -40,8 +42,13 @@ CycleOutcome run_cycles(const CycleRequest& t, const Scenario& s, const Scenario
     const double a = r.accept_rate >= 0 ? r.accept_rate : chain_accept_rate(r.accept_len, depth);
     return AcceptSampler::chain(a, depth, t.seed);
   };
-  std::vector<CycleSample> first;
-  const AllReduceChoice* drawn = nullptr;
+  TraceInput in;
+  const std::vector<int> traced =
+      files ? traced_cycle_indices(n,
+                                   trace_slices_per_cycle(s) * std::min(s.run.tp_size, kMaxTraceRanks) *
+                                       std::max<long long>(1, static_cast<long long>(r.results.size())),
+                                   kTraceSliceBudget, t.trace_cycles)
+            : std::vector<int>{};
   for (const auto& c : r.results) {
     if (!c.refused.empty()) continue;
     AcceptSampler sampler = make_sampler();  // same draws for every backend: a fair comparison
@@ -51,14 +58,16 @@ CycleOutcome run_cycles(const CycleRequest& t, const Scenario& s, const Scenario
     CycleStats st = cycle_stats(samples, s.run.batch_size);
     st.seed = t.seed;
     o.stats.emplace_back(c.backend.label(), st);
-    if (!drawn) drawn = &c.backend, first = std::move(samples);
+    if (files) {
+      TracedBackend tb{c.backend, {}};
+      for (int i : traced) tb.cycles.push_back(samples[static_cast<std::size_t>(i)]);
+      in.backends.push_back(std::move(tb));
+    }
   }
-  if (!files || !drawn) return o;
-  TraceInput in;
+  if (!files || in.backends.empty()) return o;
   in.scenario = &s;
   in.result = &r;
-  in.backend = *drawn;
-  in.cycles = std::move(first);
+  in.runtime = s.runtime ? s.runtime->name : "sglang";
   in.ranks = std::min(s.run.tp_size, kMaxTraceRanks);
   if (s.run.tp_size > kMaxTraceRanks)
     in.notes.push_back(
@@ -68,15 +77,31 @@ CycleOutcome run_cycles(const CycleRequest& t, const Scenario& s, const Scenario
       "per cycle only the emitted tokens and the KV length they add change: draft/verify/extend token counts are "
       "padded "
       "to the draft-token count as in SGLang's CUDA graphs");
+  if (!s.runtime) in.notes.push_back("kernel names: sglang's (no --runtime given)");
+  const int drawn = static_cast<int>(traced.size());
+  if (drawn < n)
+    o.notes.push_back(
+        fmt::format("{} of the {} simulated cycles drawn, evenly spaced from the first to the last; the "
+                    "statistics use all {}",
+                    drawn, n, n));
+  if (drawn < n) in.notes.push_back(o.notes.back());  // in the trace too
   const long long slices = trace_slice_count(in);
   if (slices > kMaxTraceSlices)
     throw InputError(
-        fmt::format("the files would hold {} op slices (> {}): ask for fewer --cycles", slices, kMaxTraceSlices),
-        "--cycles");
-  write_outputs_atomic({{OutputFile{t.trace, "--trace"}, t.trace.empty() ? "" : chrome_trace_json(in)},
-                        {OutputFile{t.csv, "--csv"}, t.csv.empty() ? "" : trace_csv(in)}});
-  o.notes.push_back(fmt::format("trace/CSV: {} cycles x {} ranks with all-reduce {} ({} op slices)", in.cycles.size(),
-                                in.ranks, drawn->label(), slices));
+        fmt::format("the files would hold {} op slices (> {}): ask for fewer --trace-cycles", slices, kMaxTraceSlices),
+        "--trace-cycles");
+  const std::string trace_text = t.trace.empty() ? "" : chrome_trace_json(in),
+                    csv_text = t.csv.empty() ? "" : trace_csv(in);
+  const double mb = static_cast<double>(trace_text.size() + csv_text.size()) / 1e6;
+  // Said before the write: a large file should not surprise the user's disk or Perfetto.
+  if (mb >= kLargeTraceMb) fmt::print(stderr, "note: writing {:.0f} MB of trace/CSV\n", mb);
+  write_outputs_atomic({{OutputFile{t.trace, "--trace"}, trace_text}, {OutputFile{t.csv, "--csv"}, csv_text}});
+  std::string labels;
+  for (const auto& tb : in.backends) labels += (labels.empty() ? "" : ", ") + tb.backend.label();
+  o.notes.push_back(
+      fmt::format("trace/CSV: {} of {} cycles x {} ranks x all-reduce {} ({} op slices, {:.1f} MB; "
+                  "kernel names: {})",
+                  drawn, n, in.ranks, labels, slices, mb, in.runtime));
   return o;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // `specsim run --cycles N [--trace F] [--csv F]`: the scenario's cycles simulated one by one, each
 // with its own accept length drawn (from --accept-from's log, or the chain model at the run's
-// acceptance), their percentiles per backend, and the Perfetto trace / CSV of the first backend.
+// acceptance), their percentiles per backend, and the Perfetto trace / CSV of every backend (a sample of
+// the cycles when many).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,6 +18,7 @@ namespace specsim {
 struct CycleRequest {
   std::string trace, csv;  ///< output files (--trace, --csv)
   int cycles = 0;          ///< 0: not given (1 when a trace or CSV is asked); else 1..1e6
+  int trace_cycles = 0;    ///< --trace-cycles: most cycles drawn (0: as many as fit kTraceSliceBudget)
   std::uint64_t seed = 1;
   const ingest::SglangLog* accept_log = nullptr;  ///< --accept-from's log: the draws follow it
   std::string accept_file;                        ///< its path, for errors

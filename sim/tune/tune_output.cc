@@ -191,9 +191,19 @@ void draw_tune_plot(const TuneReport& r, const std::string& path, const std::str
   for (const auto& b : res.batches)
     if (!b.refused) rows.push_back(&b);  // a batch size that does not fit has nothing to draw
   std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->batch_size < b->batch_size; });
-  std::string data;
+  std::string data, winners;
   for (const auto* b : rows) {
     const double plain = b->best_plain_tok_s();
+    // The winning setting over every backend, labelled at its point: which setting to run, read
+    // off the picture at each batch size.
+    const TuneRow* win = nullptr;
+    for (const auto& x : b->ranked)
+      if (!win || x.tok_s > win->tok_s) win = &x;
+    if (win && plain > 0)
+      winners += fmt::format("set label {} at {},{:.6g} center offset 0,1.2 font ',9'\n",
+                             quote(fmt::format("s{} k{} d{}{}", win->steps, win->topk, win->draft_tokens,
+                                               res.backends.size() > 1 ? " " + backend_label(r, win->backend) : "")),
+                             b->batch_size, win->tok_s / plain);
     data += fmt::format("{} {:.6g}", b->batch_size, plain);
     for (std::size_t k = 0; k < res.backends.size(); ++k) {
       double best = NAN;
@@ -209,7 +219,8 @@ void draw_tune_plot(const TuneReport& r, const std::string& path, const std::str
   const Scenario& s = r.in.scenario;
   std::string cmd = "set datafile missing 'NaN'\nset logscale x 2\nset grid\nset key top right\n";
   cmd += "set xlabel 'batch size (running requests)'\nset ylabel 'best setting tok/s / plain decoding tok/s'\n";
-  cmd += "set yrange [0:*]\n";
+  cmd += "set yrange [0:*]\nset offsets graph 0.04, graph 0.04, graph 0.1, 0\n";
+  cmd += winners;
   cmd += "set title " +
          quote(fmt::format("specsim tune: {} on {}x {}, tp {}: the best draft setting against plain decoding",
                            s.target.name, s.hw.num_gpus, s.hw.gpu.name, s.run.tp_size)) +
@@ -219,6 +230,9 @@ void draw_tune_plot(const TuneReport& r, const std::string& path, const std::str
         "set arrow from {0},graph 0 to {0},graph 1 nohead dt 2 lc rgb 'gray40'\n"
         "set label {1} at {0},graph 0.05 right offset -0.5,0\n",
         *stop, quote(fmt::format("stops paying at bs {}", *stop)));
+  cmd +=
+      "set label 'labels: the winning setting (s steps, k topk, d draft tokens)' at graph 0.01,graph 0.97 left "
+      "font ',9'\n";
   cmd += "plot 1 with lines dt 2 lw 2 lc rgb 'black' title 'plain decoding (best backend)'";
   for (std::size_t k = 0; k < res.backends.size(); ++k)
     cmd += fmt::format(", $DATA using 1:{} with linespoints lw 2 title {}", k + 3,
