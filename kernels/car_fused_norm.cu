@@ -3,14 +3,14 @@
 // protocol (car_ll_one_shot.cu: push into slot [parity][me] of every peer, poll the own slots,
 // the data is the flag, the slots emptied by their reader, parity from the shared call count), on
 // the same slots and count, so fused and plain flag-free calls may alternate. What differs is
-// the work split: one thread-block cluster of C CTAs (fused_cluster: 1..8, so that a thread
-// reduces about one 16-byte vector, as one-shot-ll's blocks do; one block a row left a few rows
-// on a few blocks) owns whole rows (a row at a time, rows cl, cl + clusters, ...), CTA s of the
-// cluster the row's vectors [s * slice, (s + 1) * slice). After the reduce each CTA sums the
-// squares of its slice, the C partials go through distributed shared memory (one cluster
-// barrier a row), and every CTA normalizes its slice with the same total; no second exchange
-// between ranks, no grid barrier. Each rank computes every row itself, in the same order with
-// the same split, so all ranks agree bitwise.
+// the work split: one thread-block cluster of C CTAs owns whole rows (a row at a time, rows cl,
+// cl + clusters, ...), CTA s of the cluster the row's vectors [s * slice, (s + 1) * slice).
+// C (fused_cluster: 1, 2, 4 or 8) leaves a thread about one 16-byte vector, as in one-shot-ll's
+// blocks: one block a row would leave only 1-8 blocks a rank at the verify's few tokens. After
+// the reduce each CTA sums the squares of its slice, the C partials go through distributed
+// shared memory (one cluster barrier a row), and every CTA normalizes its slice with the same
+// total; no second exchange between ranks, no grid barrier. Each rank computes every row itself,
+// in the same order with the same split, so all ranks agree bitwise.
 //
 // Arithmetic (fixed order, no contraction, identical in the fused and the separate kernel):
 //   s = the all-reduce sum rounded to T (rank order 0..world-1, as every variant)
@@ -22,15 +22,14 @@
 //   o = round_T((r * inv) * weight)                -> norm_out
 //   q = fp8 e4m3 (round to nearest even, saturating) of o / quant_scale -> quant_out (optional)
 //
-// Co-residency: the host caps CTAs per rank so that every CTA of every rank on a GPU is
-// resident at once, as for the other flag-free kernels. Every wait is
-// bounded; a CTA that gives up records the error word and its cluster stops at the row's cluster
-// barrier with all its threads (each CTA's shared flag, published with its partial and read by
-// every CTA of the cluster after the barrier), writing no norm output for that row. Every CTA of
-// a cluster passes the same number of cluster barriers, and one more before it exits, so no CTA
-// leaves while a sibling may still read its shared memory.
-// Co-residency with clusters: the host caps clusters a rank by cudaOccupancyMaxActiveClusters
-// (fused_max_clusters), which counts only clusters that fit whole on one GPU processing cluster.
+// Co-residency: the host caps clusters per rank so that every CTA of every rank on a GPU is
+// resident at once, as for the other flag-free kernels (fused_max_clusters: the
+// cudaOccupancyMaxActiveClusters count, which places a cluster whole on one GPU processing
+// cluster). Every wait is bounded; a CTA that gives up records the error word and its cluster
+// stops at the row's cluster barrier with all its threads (each CTA's shared flag, published
+// with its partial and read by every CTA of the cluster after the barrier), writing no norm
+// output for that row. Every CTA of a cluster passes the same number of cluster barriers, and
+// one more before it exits, so no CTA leaves while a sibling may still read its shared memory.
 #include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
