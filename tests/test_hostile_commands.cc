@@ -27,8 +27,18 @@ std::vector<std::string> words_a_shell_reads(const std::string& command, const s
 TEST_CASE("commands: validate's printed command is quoted for the shell, whatever the case file holds") {
   const std::string dir = fresh_dir();
   const std::vector<std::string> hostile = {
-      "llama-3.1-8b; touch pwned", "$(touch pwned)", "`touch pwned`", "a'b\"c", "two words", "*",
-      "line\nbreak; touch pwned", "back\\slash", "~", "x|touch pwned", "&& touch pwned", "",
+      "llama-3.1-8b; touch pwned",
+      "$(touch pwned)",
+      "`touch pwned`",
+      "a'b\"c",
+      "two words",
+      "*",
+      "line\nbreak; touch pwned",
+      "back\\slash",
+      "~",
+      "x|touch pwned",
+      "&& touch pwned",
+      "",
   };
   for (const auto& v : hostile) {
     count_cases();

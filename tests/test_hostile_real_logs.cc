@@ -35,8 +35,8 @@ TEST_CASE("real logs: every shipped nccl-tests log with a table calibrates") {
       log = specsim::ingest::parse_nccl_tests(slurp(e.path().string()), name);
     } catch (const specsim::InputError& err) {
       // No whole table (the partial logs: rows cut mid-line as published): refused naming the line.
-      const CliResult r = run_specsim({"calibrate", "--nccl-tests", e.path().string(), "--hardware",
-                                       hardware_of(name), "-o", dir + "/" + name + ".json"});
+      const CliResult r = run_specsim({"calibrate", "--nccl-tests", e.path().string(), "--hardware", hardware_of(name),
+                                       "-o", dir + "/" + name + ".json"});
       count_cases();
       INFO(name << ": " << r.err);
       CHECK(r.exit_code == 2);
@@ -66,7 +66,7 @@ TEST_CASE("real logs: every shipped nccl-tests log with a table calibrates") {
       }
     }
   }
-  CHECK(calibrated >= 5);  // the A100 (three), RTX 4090 and RTX 5090 logs
+  CHECK(calibrated >= 5);                 // the A100 (three), RTX 4090 and RTX 5090 logs
   CHECK(latency_only + unreadable <= 2);  // the two partial RTX 4090 logs at most
 }
 

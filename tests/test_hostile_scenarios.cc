@@ -74,7 +74,10 @@ TEST_CASE("scenario files: keys given twice, a second YAML document, unknown key
     write_text(dir + "/two.yaml", "model-path: llama-3.1-8b\n---\ntp: 4\n");
     cases.push_back({{"--scenario", dir + "/dup.yaml"}, "given twice"});
     cases.push_back({{"--scenario", dir + "/spellings.yaml"}, "given twice"});
-    cases.push_back({{"--scenario", dir + "/two.yaml"}, "2 YAML documents"});
+    cases.push_back({{"--scenario", dir + "/two.yaml"}, "more than one YAML document"});
+    // 14 bytes on which yaml-cpp's LoadAll yields documents forever (found by fuzzing): no hang.
+    write_text(dir + "/loop.yaml", std::string(",\"\"  2 { 4\x10\x39\x36}", 14));
+    cases.push_back({{"--scenario", dir + "/loop.yaml"}, "loop.yaml"});
   }
   expect_bad_input(cases);
 }
@@ -85,8 +88,7 @@ TEST_CASE("scenario files: wrong types, out-of-range and fractional values name 
   const std::vector<BadCase> cases = {
       {{"--scenario", s("str.json", [](json& j) { j["settings"]["batch_size"] = "four"; })}, "settings.batch_size"},
       {{"--scenario", s("neg.json", [](json& j) { j["settings"]["num_gpus"] = -3; })}, "settings.num_gpus"},
-      {{"--scenario", s("frac.json", [](json& j) { j["settings"]["context_len"] = 2048.9; })},
-       "settings.context_len"},
+      {{"--scenario", s("frac.json", [](json& j) { j["settings"]["context_len"] = 2048.9; })}, "settings.context_len"},
       {{"--scenario", s("big.json", [](json& j) { j["settings"]["tp_size"] = 5000; })}, "settings.tp_size"},
       {{"--scenario", s("bool.json", [](json& j) { j["settings"]["disable_cuda_graph"] = "yes"; })},
        "settings.disable_cuda_graph"},
@@ -125,4 +127,25 @@ TEST_CASE("scenario files: a saved scenario keeps --runtime and exact fixed: lat
   INFO(again.err);
   REQUIRE(again.exit_code == 0);
   CHECK(json::parse(again.out)["scenarios"] == json::parse(first.out)["scenarios"]);
+}
+
+TEST_CASE("scenario files: settings read from acceptance sources are bounded as the flags are") {
+  const std::string dir = fresh_dir();
+  write_text(dir + "/deep.csv", "steps,topk,num_draft_tokens,accept_len\n1000,8,1000,3.5\n");
+  const std::string log =
+      slurp(traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h100-synthetic-from-real-format.log"));
+  const auto at = log.find("speculative_num_steps=");
+  REQUIRE(at != std::string::npos);
+  std::string deep = log;
+  deep.replace(at, deep.find_first_of(",)", at) - at, "speculative_num_steps=1000");
+  write_text(dir + "/deep.log", deep);
+  const std::vector<std::string> box = {"--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch"};
+  auto with_box = [&](std::vector<std::string> a) {
+    a.insert(a.end(), box.begin(), box.end());
+    return a;
+  };
+  expect_bad_input({
+      {with_box({"tune", "--accept-from", dir + "/deep.csv"}), "deep.csv:2: steps"},
+      {with_box({"tune", "--accept-from", dir + "/deep.log"}), "speculative_num_steps"},
+  });
 }

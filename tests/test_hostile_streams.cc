@@ -14,8 +14,8 @@ TEST_CASE("streams: a failed write to stdout exits 3 with one error line") {
   }
   for (const std::string args : {"--json", "", "ingest --nccl-tests \"$1\"", "--version"}) {
     count_cases();
-    const CliResult r = run_program(
-        "/bin/sh", {"-c", "\"$0\" " + args + " > /dev/full", specsim_bin(), traces_path("nccl-tests-a100sxm4x8-nvlink.txt")});
+    const CliResult r = run_program("/bin/sh", {"-c", "\"$0\" " + args + " > /dev/full", specsim_bin(),
+                                                traces_path("nccl-tests-a100sxm4x8-nvlink.txt")});
     INFO(args << ": " << r.err);
     CHECK(r.exit_code == 3);
     CHECK(r.err.rfind("error: cannot write to stdout", 0) == 0);
@@ -39,15 +39,13 @@ TEST_CASE("streams: empty values are refused on every command, naming the flag")
 
 TEST_CASE("streams: an integer with leading zeros is decimal in run as in sweep") {
   count_cases(2);
-  const CliResult run =
-      run_specsim({"--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch", "--accept-len", "2", "--batch-size",
-                   "010", "--json"});
+  const CliResult run = run_specsim({"--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch", "--accept-len", "2",
+                                     "--batch-size", "010", "--json"});
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   CHECK(nlohmann::json::parse(run.out)["settings"]["batch_size"] == 10);
-  const CliResult sweep = run_specsim(
-      {"sweep", "--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch", "--accept-len", "2", "--batch-size", "010",
-       "-o", "-"});
+  const CliResult sweep = run_specsim({"sweep", "--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch",
+                                       "--accept-len", "2", "--batch-size", "010", "-o", "-"});
   INFO(sweep.err);
   REQUIRE(sweep.exit_code == 0);
   CHECK(sweep.out.find("\n1,bf16,10,") != std::string::npos);  // tp_size, dtype, batch_size
@@ -63,7 +61,9 @@ TEST_CASE("streams: a gzipped torch trace reads as the trace; a bomb or a trunca
   REQUIRE(a.exit_code == 0);
   CHECK(b.exit_code == 0);
   // The same table; the first and last lines name the file.
-  auto table = [](const std::string& out) { return out.substr(out.find('\n'), out.find("mean NCCL") - out.find('\n')); };
+  auto table = [](const std::string& out) {
+    return out.substr(out.find('\n'), out.find("mean NCCL") - out.find('\n'));
+  };
   CHECK(table(b.out) == table(a.out));
   // 300 MiB of zeros in a few hundred KiB; and the gzip cut in half.
   REQUIRE(run_program("/bin/sh", {"-c", "head -c 314572800 /dev/zero | gzip -1 > \"$0\"", dir + "/bomb.json.gz"})

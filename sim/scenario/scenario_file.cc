@@ -285,7 +285,7 @@ void args_from_file(const json& f, RunArgs& a, const std::string& w) {
       throw InputError(
           "not a key of a scenario file (format, title, notes, model, draft, hardware, settings, measured)",
           w + ": " + item.key());
-  if (f.contains("title")) setting_string(f.at("title"), w + ": title");
+  if (f.contains("title") && !f.at("title").is_string()) throw InputError("must be a string", w + ": title");
   if (f.contains("notes")) {
     if (!f.at("notes").is_array()) throw InputError("must be a list of strings", w + ": notes");
     for (std::size_t i = 0; i < f.at("notes").size(); ++i)

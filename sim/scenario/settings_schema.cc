@@ -24,7 +24,8 @@ void refuse_duplicate_settings(const json& obj, const std::string& where) {
   for (const auto& item : obj.items()) {
     const auto [it, fresh] = seen.emplace(canonical_setting_key(item.key()), item.key());
     if (!fresh)
-      throw InputError("given twice, as '" + it->second + "' and '" + item.key() + "': keep one", where + ": " + item.key());
+      throw InputError("given twice, as '" + it->second + "' and '" + item.key() + "': keep one",
+                       where + ": " + item.key());
   }
 }
 

@@ -30,9 +30,9 @@ std::string gunzip_bounded(const std::string& bytes, const std::string& path, co
     const int r = inflate(&z, Z_NO_FLUSH);
     const std::size_t n = sizeof buf - z.avail_out;
     if (out.size() + n > max_bytes)
-      throw InputError("'" + path + "' inflates to more than " + std::to_string(max_bytes >> 20) +
-                           " MiB, the most specsim reads",
-                       where);
+      throw InputError(
+          "'" + path + "' inflates to more than " + std::to_string(max_bytes >> 20) + " MiB, the most specsim reads",
+          where);
     out.append(buf, n);
     if (r == Z_STREAM_END) {
       if (z.avail_in == 0) break;
@@ -49,8 +49,9 @@ std::string gunzip_bounded(const std::string& bytes, const std::string& path, co
 }
 #else
 std::string gunzip_bounded(const std::string&, const std::string& path, const std::string& where, std::size_t) {
-  throw InputError("'" + path + "' is gzip-compressed and this specsim was built without zlib (install zlib1g-dev "
-                   "and rebuild, or gunzip the file)",
+  throw InputError("'" + path +
+                       "' is gzip-compressed and this specsim was built without zlib (install zlib1g-dev "
+                       "and rebuild, or gunzip the file)",
                    where);
 }
 #endif

@@ -10,7 +10,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    (void)specsim::acceptance_from_json(specsim::parse_json_text(text, "fuzz"), "fuzz");
+    (void)specsim::accept::acceptance_from_json(specsim::parse_json_text(text, "fuzz"), "fuzz");
   } catch (const specsim::InputError&) {
   }
   return 0;
