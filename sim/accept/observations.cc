@@ -51,7 +51,7 @@ std::vector<AcceptObservation> observations_from_log(const std::string& text, co
               "server_args line without speculative_algorithm, speculative_num_steps, speculative_eagle_topk and "
               "speculative_num_draft_tokens");
     raw.push_back({*s.speculative_num_steps, *s.speculative_eagle_topk, *s.speculative_num_draft_tokens, *d.accept_len,
-                   fmt::format("{}:{}", file, d.line)});
+                   fmt::format("{}:{}", file, d.line), s.model_path});
   }
   if (raw.empty())
     throw InputError("no decode line reports an accept len: was speculative decoding on in this log?", file);
