@@ -122,6 +122,12 @@ TEST_CASE("check: bad input exits 2") {
   const auto tol = run_specsim({"check", "--baseline", base, "--tolerance", "abc"});
   CHECK(tol.exit_code == 2);
   CHECK(tol.err.find("(--tolerance)") != std::string::npos);
+  json carried = json::parse(slurp(base));
+  carried["scenario_file"] = 7;  // the scenario it carries is not one
+  write_text(dir + "/bad-scenario.json", carried.dump());
+  const auto sc = run_specsim({"check", "--baseline", dir + "/bad-scenario.json"});
+  CHECK(sc.exit_code == 2);
+  CHECK(sc.err.find("bad-scenario.json: scenario_file: format") != std::string::npos);
   const auto replay = run_specsim({"check", "--baseline", base, "--replay"});
   CHECK(replay.exit_code == 2);
   // an analytic baseline is refused with --replay (measured vs measured: tests/test_check_replay.cc)
@@ -252,7 +258,9 @@ TEST_CASE("check --junit: one testcase per figure, a regression a failure; nothi
         std::string::npos);
   CHECK(failed.find("name=\"change_under_test\" value=\"--context-len 16384\"") != std::string::npos);
   size_t regressed = 0;
-  for (const auto& row : json::parse(bad.out)["rows"]) regressed += row["regressed"].get<bool>();
+  const json bad_json = json::parse(bad.out);
+  for (const auto& row : bad_json["rows"]) regressed += row["regressed"].get<bool>();
+  CHECK(regressed > 0);
   CHECK(failed.find(fmt_failures(regressed)) != std::string::npos);
   const std::string fresh = dir + "/never.xml";
   CHECK(run_specsim({"check", "--baseline", base, "--tolerance", "abc", "--junit", fresh}).exit_code == 2);

@@ -208,7 +208,7 @@ TEST_CASE("tune: the scenario `specsim diagnose` writes from a log is tuned from
 }
 
 TEST_CASE("tune --accept-len / --accept-rate: one number at the deployment's setting, the coverage assumed") {
-  // Llama-3.1-8B's SGLang default draft setting is steps 3, topk 1, 4 draft tokens (chain).
+  // Taken at the deployment's setting: Llama-3.1-8B's SGLang default (steps 5, topk 4, 8 draft tokens).
   const json j = tune_json({"--accept-len", "2.6", "--batch-size", "1,8"});
   const auto& acc = j["acceptance"];
   REQUIRE(acc["fit"]["points"].size() == 1);

@@ -8,6 +8,7 @@
 #include "report/report.h"
 #include "scenario/load_scenario.h"
 #include "scenario/measurement_files.h"
+#include "scenario/scenario_file.h"
 #include "util/error.h"
 #include "util/json_io.h"
 #include "util/output_files.h"
@@ -33,6 +34,32 @@ void accept_input_differences(const std::vector<std::string>& diffs, bool allow_
                          "with `specsim run FLAGS --json > FILE` so it carries them, or --allow-different-settings)",
                      "--baseline");
   err << "note: comparing different inputs (--allow-different-settings): " << list << "\n";
+}
+
+// Where the baseline said its accept len came from, as RunArgs::accept_source (the report's
+// label reversed): a rerun of the scenario it carries gives the same label, not "from the scenario
+// file", so only a real change of the accept len shows as a difference.
+std::optional<std::string> accept_source_of(const nlohmann::json& base) {
+  const nlohmann::json& src = base["settings"].value("accept_len_source", nlohmann::json(nullptr));
+  const std::string label = src.is_string() ? src.get<std::string>() : "";
+  const std::string from = "from the ", rate_of = "chain formula with the accept rate of the ";
+  if (label.rfind(from, 0) == 0) return label.substr(from.size());
+  if (label.rfind(rate_of, 0) == 0) {  // "... of the SOURCE RATE over N steps"
+    const std::size_t over = label.rfind(" over ");
+    const std::size_t rate = over == std::string::npos ? over : label.rfind(' ', over - 1);
+    if (rate != std::string::npos && rate > rate_of.size()) return label.substr(rate_of.size(), rate - rate_of.size());
+  }
+  return std::nullopt;
+}
+
+// The scenario a baseline carries, with the flags given beside it on top.
+Scenario carried_scenario(const nlohmann::json& base, const std::string& path, RunArgs& args) {
+  const ScenarioFile file{path + ": scenario_file", base["scenario_file"]};
+  if (!args.accept_len && !args.accept_rate) {  // the accept len is the baseline's: labelled as it was
+    args_from_scenario_file(file.doc, args, file.path);
+    args.accept_source = accept_source_of(base);
+  }
+  return load_scenario(file, args);
 }
 
 // --junit, once the rows are known (its path was checked before anything ran).
@@ -127,9 +154,7 @@ bool run_check(RunArgs& args, const CheckRequest& q, const ReplayGpu* gpu, std::
   c.baseline_version = base["specsim_version"].get<std::string>();
   c.carried_scenario = base.contains("scenario_file");
   c.changes = q.changes;
-  const Scenario scenario =
-      c.carried_scenario ? load_scenario(ScenarioFile{q.baseline + ": scenario_file", base["scenario_file"]}, args)
-                         : resolve_scenario(args);
+  const Scenario scenario = c.carried_scenario ? carried_scenario(base, q.baseline, args) : resolve_scenario(args);
   m.check(scenario);
   const nlohmann::json now = measure(scenario);
   c.differences = input_differences(base, now);
