@@ -4,9 +4,11 @@
 and SPECSIM_BIN=build/specsim."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import specsim
@@ -119,6 +121,15 @@ class Commands(unittest.TestCase):
             slower = specsim.check(base, context_len=16384)
             self.assertEqual(slower["verdict"], "regressed")
             self.assertEqual(slower["changes_under_test"], ["--context-len 16384"])
+
+    def test_ctrl_c_stays_python_s(self):
+        # sweep writes its JSON through a temporary file, whose signal handlers would end python
+        before = signal.getsignal(signal.SIGINT)
+        specsim.sweep(as_frame=False, **BOX, batch_size="1", accept_len=2.5)
+        self.assertIs(signal.getsignal(signal.SIGINT), before)
+        with self.assertRaises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
 
     def test_frames_when_pandas(self):
         try:

@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
@@ -38,6 +40,25 @@ class Capture {
   std::streambuf* old_err_;
 };
 
+// specsim's output files install SIGINT/SIGTERM/SIGHUP handlers that remove temporary files and
+// end the process; in Python they are put back after each call, so Ctrl-C stays a
+// KeyboardInterrupt between calls.
+class SignalGuard {
+ public:
+  SignalGuard() {
+    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], nullptr, &old_[i]);
+  }
+  ~SignalGuard() {
+    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> old_{};
+};
+
 // The streams are process-wide: one call at a time.
 std::mutex call_mutex;
 
@@ -57,6 +78,7 @@ py::tuple call(const std::vector<std::string>& argv) {
   {
     py::gil_scoped_release release;
     const std::lock_guard lock(call_mutex);
+    const SignalGuard signals;
     Capture capture;
     rc = cmd->run(static_cast<int>(args.size()), ptrs.data());
     out = capture.out(), err = capture.err();
