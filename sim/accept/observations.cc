@@ -56,7 +56,7 @@ std::vector<AcceptObservation> observations_from_log(const std::string& text, co
     flag_ranges::kTopk.require_at(*s.speculative_eagle_topk, at + ": speculative_eagle_topk");
     flag_ranges::kDraftTokens.require_at(*s.speculative_num_draft_tokens, at + ": speculative_num_draft_tokens");
     raw.push_back({*s.speculative_num_steps, *s.speculative_eagle_topk, *s.speculative_num_draft_tokens, *d.accept_len,
-                   fmt::format("{}:{}", file, d.line)});
+                   fmt::format("{}:{}", file, d.line), s.model_path});
   }
   if (raw.empty())
     throw InputError("no decode line reports an accept len: was speculative decoding on in this log?", file);

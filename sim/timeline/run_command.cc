@@ -54,15 +54,15 @@ std::string run_command(RunArgs& args, const RunRequest& q) {
   const CycleOutcome cycles = run_cycles(cq, s, r);  // files first: nothing printed if they fail
   add_cycles_json(j, cycles);
   require_finite_json(j, "--accept-from, --cycles");
-  if (!q.save_scenario.empty()) {
-    const std::string model = args.model_path.value_or(given_model.empty() ? s.target.name : given_model);
-    write_file_atomic(
-        q.save_scenario,
-        scenario_file_json(s, model, args.draft_model_path.value_or(given_draft), args.runtime.value_or("")).dump(2) +
-            "\n",
-        "--save-scenario");
-  }
-  return q.json ? j.dump(2) + "\n" : report_text(s, r) + cycles_text(cycles);
+  // The resolved scenario as --save-scenario writes it: also in --json, so a baseline made from it
+  // reruns as made (`specsim check --baseline FILE` alone).
+  const std::string model = args.model_path.value_or(given_model.empty() ? s.target.name : given_model);
+  const nlohmann::json scenario =
+      scenario_file_json(s, model, args.draft_model_path.value_or(given_draft), args.runtime.value_or(""));
+  if (!q.save_scenario.empty()) write_file_atomic(q.save_scenario, scenario.dump(2) + "\n", "--save-scenario");
+  if (!q.json) return report_text(s, r) + cycles_text(cycles);
+  j["scenario_file"] = scenario;
+  return j.dump(2) + "\n";
 }
 
 }  // namespace specsim
