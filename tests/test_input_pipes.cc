@@ -20,8 +20,9 @@ double tok_s(const std::string& out) { return json::parse(out)["scenarios"][0]["
 
 TEST_CASE("a model config and a hardware profile through pipes read as the files would") {
   const std::string cfg = models_path("llama-3.1-8b/config.json");
-  const std::string common = " --tp-size 1 --accept-len 2 --allreduce nccl --speculative-algorithm EAGLE3 "
-                             "--speculative-draft-model-path llama-3.1-8b/eagle3 --json";
+  const std::string common =
+      " --tp-size 1 --accept-len 2 --allreduce nccl --speculative-algorithm EAGLE3 "
+      "--speculative-draft-model-path llama-3.1-8b/eagle3 --json";
   const CliResult file = bash_specsim("run --model-path " + cfg + " --hardware h100-sxm:nvswitch" + common);
   REQUIRE(file.exit_code == 0);
   const CliResult piped = bash_specsim("run --model-path <(cat " + cfg + ") --hardware h100-sxm:nvswitch" + common);
