@@ -57,7 +57,8 @@ std::string enabled_list(const json& obj, const std::string& where, std::initial
   if (!obj.is_object()) throw InputError("must be an object of true/false per name", where);
   std::string s;
   for (const auto& [k, v] : obj.items()) {
-    if (std::none_of(names.begin(), names.end(), [&](const char* n) { return k == n; }))
+    const std::string& key = k;  // a structured binding cannot be captured before C++20 in clang 14
+    if (std::none_of(names.begin(), names.end(), [&](const char* n) { return key == n; }))
       throw InputError("not a name specsim knows here", where + "." + k);
     if (setting_bool(v, where + "." + k)) s += (s.empty() ? "" : ",") + k;
   }
