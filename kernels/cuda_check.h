@@ -3,7 +3,7 @@
 // GPU_CHECK(call) throws std::runtime_error "<call> failed: <error> (<file>:<line>)" when the call
 // returns anything but success. Nothing here prints or exits: the caller decides what to do.
 // Header only; an overload costs a link dependency only where it is used.
-#include <cublas_api.h>
+#include <cublasLt.h>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
@@ -27,7 +27,7 @@ inline void check(cudaError_t e, const char* call, const char* file, int line) {
 
 /// cuBLAS and cuBLASLt: throws unless `e` is CUBLAS_STATUS_SUCCESS.
 inline void check(cublasStatus_t e, const char* call, const char* file, int line) {
-  if (e != CUBLAS_STATUS_SUCCESS) throw_failed(call, cublasGetStatusString(e), file, line);
+  if (e != CUBLAS_STATUS_SUCCESS) throw_failed(call, cublasLtGetStatusString(e), file, line);
 }
 
 /// NCCL: throws unless `e` is ncclSuccess.

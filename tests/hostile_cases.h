@@ -42,7 +42,12 @@ inline void count_cases(int n = 1) {
                                                             {"arbench", "other binaries"},
                                                             {"attnbench", "other binaries"},
                                                             {"mpi launcher", "other binaries"},
-                                                            {"fits", "degenerate fits"}};
+                                                            {"fits", "degenerate fits"},
+                                                            {"real logs", "real data kept"},
+                                                            {"inputs kept", "inputs kept whole"},
+                                                            {"scenario files", "scenario files"},
+                                                            {"commands", "printed commands"},
+                                                            {"streams", "streams and values"}};
   const auto it = kClass.find(prefix);
   g_case_counts.by_class[it == kClass.end() ? prefix : it->second] += n;
 }

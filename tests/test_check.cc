@@ -36,6 +36,18 @@ std::string doctor(const std::string& dir, const std::string& base, const std::s
   return path;
 }
 
+std::string fmt_failures(size_t n) { return "failures=\"" + std::to_string(n) + "\""; }
+
+// The baseline as specsim wrote it before baselines carried their scenario.
+std::string without_scenario(const std::string& dir, const std::string& base) {
+  json j = json::parse(slurp(base));
+  REQUIRE(j.contains("scenario_file"));
+  j.erase("scenario_file");
+  const std::string path = dir + "/old-style.json";
+  write_text(path, j.dump(2));
+  return path;
+}
+
 }  // namespace
 
 TEST_CASE("check passes on its own baseline") {
@@ -75,13 +87,16 @@ TEST_CASE("check --gate phases fails with exit 1 on a doctored baseline") {
   CHECK(faster.out.find("faster") != std::string::npos);
 }
 
-TEST_CASE("check refuses to compare different inputs") {
+TEST_CASE("check of a baseline without its scenario refuses to compare different inputs") {
   const std::string dir = fresh_dir();
-  const std::string base = make_baseline(dir);
+  const std::string base = without_scenario(dir, make_baseline(dir));
   const auto r = run_specsim({"check", "--baseline", base, "--batch-size", "4"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("settings/batch_size: baseline 1, now 4") != std::string::npos);
   CHECK(r.err.find("(--baseline)") != std::string::npos);
+  CHECK(r.err.find("remake it with `specsim run FLAGS --json > FILE`") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(run_specsim({"check", "--baseline", base}).exit_code == 0);  // made with no flags: rerun the same
   const auto hw = run_specsim({"check", "--baseline", base, "--hardware", "h200:nvswitch"});
   CHECK(hw.exit_code == 2);
   CHECK(hw.err.find("hardware/spec") != std::string::npos);
@@ -107,6 +122,12 @@ TEST_CASE("check: bad input exits 2") {
   const auto tol = run_specsim({"check", "--baseline", base, "--tolerance", "abc"});
   CHECK(tol.exit_code == 2);
   CHECK(tol.err.find("(--tolerance)") != std::string::npos);
+  json carried = json::parse(slurp(base));
+  carried["scenario_file"] = 7;  // the scenario it carries is not one
+  write_text(dir + "/bad-scenario.json", carried.dump());
+  const auto sc = run_specsim({"check", "--baseline", dir + "/bad-scenario.json"});
+  CHECK(sc.exit_code == 2);
+  CHECK(sc.err.find("bad-scenario.json: scenario_file: format") != std::string::npos);
   const auto replay = run_specsim({"check", "--baseline", base, "--replay"});
   CHECK(replay.exit_code == 2);
   // an analytic baseline is refused with --replay (measured vs measured: tests/test_check_replay.cc)
@@ -164,6 +185,85 @@ TEST_CASE("check takes the rerun's accept len from an SGLang log") {
   const auto same = run_specsim({"check", "--baseline", base, "--accept-from", log});
   INFO(same.out << same.err);
   CHECK(same.exit_code == 0);
-  // without the log the accept len is the built-in one: a different input, refused
-  CHECK(run_specsim({"check", "--baseline", base}).exit_code == 2);
+  // the baseline carries the accept len the log gave: rerun as made without the log
+  CHECK(run_specsim({"check", "--baseline", base}).exit_code == 0);
+  // a baseline without its scenario, rerun without the log: the built-in accept len, refused
+  CHECK(run_specsim({"check", "--baseline", without_scenario(dir, base)}).exit_code == 2);
+}
+
+TEST_CASE("check --baseline alone reruns the scenario the baseline carries") {
+  const std::string dir = fresh_dir();
+  const std::string base = make_baseline(dir, {"--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch",
+                                               "--tp-size", "2", "--batch-size", "4", "--accept-len", "2.5"});
+  const json b = json::parse(slurp(base));
+  CHECK(b["scenario_file"]["model"] == "llama-3.1-8b");
+  const auto r = run_specsim({"check", "--baseline", base});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("rerunning the scenario of " + base + ", as it was made\n") != std::string::npos);
+  CHECK(r.out.find("check: ok") != std::string::npos);
+  CHECK(r.err.empty());
+  // --json: the version, no change and no difference, every row gated or not, the verdict.
+  const auto j = run_specsim({"check", "--baseline", base, "--json"});
+  REQUIRE(j.exit_code == 0);
+  const json out = json::parse(j.out);
+  CHECK(out["specsim_version"] == b["specsim_version"]);
+  CHECK(out["baseline"]["carries_scenario"] == true);
+  CHECK(out["changes_under_test"].empty());
+  CHECK(out["input_differences"].empty());
+  CHECK(out["verdict"] == "ok");
+  size_t gated = 0;
+  for (const auto& row : out["rows"]) gated += row["gated"].get<bool>();
+  CHECK(gated == 4);  // the default gate: baseline and spec tok/s of each backend (nccl, custom)
+}
+
+TEST_CASE("check: flags beside a baseline are the change under test; a slower one fails with exit 1") {
+  const std::string dir = fresh_dir();
+  const std::string base = make_baseline(dir);
+  // An 8x longer context: every forward reads more KV cache, tok/s falls.
+  const auto r = run_specsim({"check", "--baseline", base, "--context-len", "16384"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("with the change under test: --context-len 16384") != std::string::npos);
+  CHECK(r.out.find("settings/context_len: baseline 2048, now 16384") != std::string::npos);
+  CHECK(r.out.find("check: REGRESSED") != std::string::npos);
+  const auto j = run_specsim({"check", "--baseline", base, "--context-len", "16384", "--json"});
+  CHECK(j.exit_code == 1);
+  const json out = json::parse(j.out);
+  CHECK(out["verdict"] == "regressed");
+  CHECK(out["changes_under_test"] == json::array({"--context-len 16384"}));
+  REQUIRE(out["input_differences"].size() == 1);
+  CHECK(out["input_differences"][0] == "settings/context_len: baseline 2048, now 16384");
+  // A faster change passes: custom all-reduce alone, whose tok/s beats NCCL's here.
+  const auto faster = run_specsim({"check", "--baseline", base, "--eager-phases", "none"});
+  INFO(faster.out << faster.err);
+  CHECK(faster.exit_code == 0);
+  CHECK(faster.out.find("change under test: --eager-phases none") != std::string::npos);
+}
+
+TEST_CASE("check --junit: one testcase per figure, a regression a failure; nothing written on bad input") {
+  const std::string dir = fresh_dir();
+  const std::string base = make_baseline(dir);
+  const std::string xml = dir + "/check.xml";
+  CHECK(run_specsim({"check", "--baseline", base, "--junit", xml}).exit_code == 0);
+  const std::string ok = slurp(xml);
+  CHECK(ok.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0) == 0);
+  CHECK(ok.find("failures=\"0\"") != std::string::npos);
+  CHECK(ok.find("<testcase classname=\"specsim.check.nccl\" name=\"spec tok/s\">") != std::string::npos);
+  CHECK(ok.find("<failure") == std::string::npos);
+  const auto bad = run_specsim({"check", "--baseline", base, "--context-len", "16384", "--junit", xml, "--json"});
+  CHECK(bad.exit_code == 1);
+  const std::string failed = slurp(xml);
+  CHECK(failed.find("<failure message=\"REGRESSED\" type=\"regression\">nccl spec tok/s: baseline") !=
+        std::string::npos);
+  CHECK(failed.find("name=\"change_under_test\" value=\"--context-len 16384\"") != std::string::npos);
+  size_t regressed = 0;
+  const json bad_json = json::parse(bad.out);
+  for (const auto& row : bad_json["rows"]) regressed += row["regressed"].get<bool>();
+  CHECK(regressed > 0);
+  CHECK(failed.find(fmt_failures(regressed)) != std::string::npos);
+  const std::string fresh = dir + "/never.xml";
+  CHECK(run_specsim({"check", "--baseline", base, "--tolerance", "abc", "--junit", fresh}).exit_code == 2);
+  CHECK(run_specsim({"check", "--baseline", base, "--batch-size", "0", "--junit", fresh}).exit_code == 2);
+  CHECK_FALSE(exists(fresh));
 }

@@ -58,13 +58,17 @@ TEST_CASE("logs: a deeper draft's accept lengths are refused when only their mea
   expect_bad_input({
       {{"run", "--accept-from", dir + "/deep.log"}, "deep.log:"},
       {{"run", "--accept-from", dir + "/deep.log", "--json"}, "above --speculative-num-steps + 1 = 3"},
-      {{"check", "--baseline", dir + "/base.json", "--accept-from", dir + "/deep.log"}, "deep.log:"},
+      // The baseline carries its 3-step draft; a change under test to 2 steps meets the deeper log.
+      {{"check", "--baseline", dir + "/base.json", "--accept-from", dir + "/deep.log", "--speculative-num-steps", "2",
+        "--speculative-num-draft-tokens", "3"},
+       "deep.log:"},
   });
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"run", "--accept-from", dir + "/deep.log", "--speculative-num-steps", "3", "--speculative-num-draft-tokens",
             "4"},
            {"check", "--baseline", dir + "/base.json", "--accept-from", dir + "/deep.log", "--speculative-num-steps",
-            "3", "--speculative-num-draft-tokens", "4"}}) {
+            "3", "--speculative-num-draft-tokens", "4"},
+           {"check", "--baseline", dir + "/base.json", "--accept-from", dir + "/deep.log"}}) {
     const auto r = run_specsim(args);
     INFO(args[0] << ": " << r.err);
     CHECK(r.exit_code == 0);

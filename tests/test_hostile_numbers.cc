@@ -98,3 +98,21 @@ TEST_CASE("numbers: a negative seed and a non-finite duration are refused, not w
   });
   CHECK(run_specsim({"--seed", "18446744073709551615", "--cycles", "3"}).exit_code == 0);
 }
+
+TEST_CASE("numbers: an absurd figure in a hardware or runtime profile is named in the profile, not blamed elsewhere") {
+  const std::string dir = fresh_dir();
+  nlohmann::json hw = nlohmann::json::parse(slurp(models_path("hardware/h200-calibrated.json")));
+  hw["gpu"]["attention_fixed_us"]["value"] = 1e308;
+  write_text(dir + "/hw.json", hw.dump(2));
+  nlohmann::json rt = nlohmann::json::parse(slurp(models_path("runtime/sglang.json")));
+  std::string term;
+  for (auto& [k, v] : rt["per_cycle"].items())
+    if (v.is_object() && v.contains("value") && term.empty()) v["value"] = 1e308, term = k;
+  REQUIRE_FALSE(term.empty());
+  write_text(dir + "/rt.json", rt.dump(2));
+  expect_bad_input({
+      {{"--hardware", dir + "/hw.json", "--tp-size", "1", "--model-path", "llama-3.1-8b"}, "gpu.attention_fixed_us"},
+      {{"--runtime", dir + "/rt.json"}, term},
+      {{"--runtime", dir + "/rt.json"}, "rt.json"},
+  });
+}

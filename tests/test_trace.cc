@@ -137,8 +137,20 @@ TEST_CASE("multi-cycle: KV growth makes later cycles slower, percentiles ordered
   const auto st = cycle_stats(v, 1);
   CHECK(st.p50_us <= st.p90_us);
   CHECK(st.p90_us <= st.p99_us);
-  CHECK(st.tok_s_p50 <= st.tok_s_p99);
+  CHECK(st.tok_s_p99 <= st.tok_s_p90);  // latency convention: p99 is the slow tail
+  CHECK(st.tok_s_p90 <= st.tok_s_p50);
   CHECK(st.mean_accept_len == Approx(chain_accept_len(0.7, s.run.num_steps)).epsilon(0.06));
+}
+
+TEST_CASE("cycle_stats: tok/s percentiles named as latency ones (p99 the slow tail)") {
+  // 100 cycles of one token each taking 1..100 ms: tok/s 1000/k, the slowest 10.
+  std::vector<CycleSample> v;
+  for (int k = 1; k <= 100; ++k) v.push_back({k, 0, 1, 1000.0 * k, 1e6 / (1000.0 * k)});
+  const auto st = cycle_stats(v, 1);
+  CHECK(st.p99_us == Approx(99000));
+  CHECK(st.tok_s_p50 == Approx(1e6 / 51000.0));  // the 50th slowest of 100 rates
+  CHECK(st.tok_s_p90 == Approx(1e6 / 91000.0));  // 90% of cycles reach it or beat it
+  CHECK(st.tok_s_p99 == Approx(1e6 / 100000.0));
 }
 
 TEST_CASE("run --cycles --seed: repeatable report with p50/p90/p99") {
@@ -152,6 +164,7 @@ TEST_CASE("run --cycles --seed: repeatable report with p50/p90/p99") {
   CHECK(cy["n"] == 50);
   CHECK(cy["seed"] == 7);
   CHECK(cy["p50_us"].get<double>() <= cy["p99_us"].get<double>());
+  CHECK(cy["tok_per_s_p99"].get<double>() <= cy["tok_per_s_p50"].get<double>());
   CHECK(cy["tok_per_s"].get<double>() > 0);
   CHECK(a.out != c.out);  // another seed, other draws (50 cycles: the means may still tie)
   const auto t = run_specsim({"--cycles", "20"});

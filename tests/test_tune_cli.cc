@@ -207,6 +207,60 @@ TEST_CASE("tune: the scenario `specsim diagnose` writes from a log is tuned from
   CHECK(p["model_accept_len"].get<double>() == Approx(p["measured_accept_len"].get<double>()).margin(1e-6));
 }
 
+TEST_CASE("tune --accept-len / --accept-rate: one number at the deployment's setting, the coverage assumed") {
+  // Taken at the deployment's setting: Llama-3.1-8B's SGLang default (steps 5, topk 4, 8 draft tokens).
+  const json j = tune_json({"--accept-len", "2.6", "--batch-size", "1,8"});
+  const auto& acc = j["acceptance"];
+  REQUIRE(acc["fit"]["points"].size() == 1);
+  const auto& p = acc["fit"]["points"][0];
+  CHECK(p["measured_accept_len"].get<double>() == Approx(2.6));
+  CHECK(p["model_accept_len"].get<double>() == Approx(2.6).margin(1e-6));
+  CHECK(acc["from"].get<std::string>().find("the deployment's setting: accept len 2.600 at steps") == 0);
+  CHECK(acc["note"].get<std::string>().find("assumed coverage shape") != std::string::npos);
+  CHECK(acc["warnings"].empty());
+  CHECK(j["batches"].size() == 2);
+  // The same number given as the per-token rate that reaches it ranks the same settings.
+  const json k = tune_json({"--accept-rate", "0.6", "--batch-size", "1"});
+  REQUIRE(k["acceptance"]["fit"]["points"].size() == 1);
+  CHECK(k["acceptance"]["fit"]["points"][0]["measured_accept_len"].get<double>() > 1.0);
+  // With another source, or out of range: one line naming the flag.
+  const std::string dir = fresh_dir();
+  const auto both = run_specsim({"tune", "--accept-len", "2", "--acceptance", acceptance_file(dir, "{}")});
+  CHECK(both.exit_code == 2);
+  CHECK(both.err.find("(--accept-len)") != std::string::npos);
+  CHECK(run_specsim({"tune", "--accept-len", "0.5"}).exit_code == 2);
+}
+
+TEST_CASE("tune: acceptance measured on another model than the target is warned about") {
+  const std::string dir = fresh_dir();
+  const std::string log = dir + "/deepseek.log";
+  write_text(log,
+             "[2025-06-01 10:00:00 TP0] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, "
+             "speculative_algorithm='EAGLE3', speculative_num_steps=3, speculative_eagle_topk=1, "
+             "speculative_num_draft_tokens=4)\n"
+             "[2025-06-01 10:00:05 TP0] Decode batch, #running-req: 1, #token: 186, token usage: 0.00, accept len: "
+             "2.60, cuda graph: True, gen throughput (token/s): 78.86, #queue-req: 0\n");
+  const json j = tune_json({"--accept-from", log, "--batch-size", "1"});  // a Llama-3.1-8B deployment
+  REQUIRE(j["acceptance"]["warnings"].size() == 1);
+  const std::string w = j["acceptance"]["warnings"][0];
+  CHECK(w.find("deepseek-ai/DeepSeek-V3") != std::string::npos);
+  CHECK(w.find("the target here is llama-3.1-8b") != std::string::npos);
+  std::vector<std::string> text = {"tune", "--accept-from", log, "--batch-size", "1"};
+  text.insert(text.end(), kBox.begin(), kBox.end());
+  const auto t = run_specsim(text);
+  CHECK(t.exit_code == 0);
+  CHECK(t.out.find("warning: the acceptance of " + log + " was measured on deepseek-ai/DeepSeek-V3") !=
+        std::string::npos);
+  // On its own target: no warning.
+  std::vector<std::string> same = {
+      "tune",          "--accept-from", log, "--batch-size", "1", "--model-path", "deepseek-v3", "--hardware",
+      "h200:nvswitch", "--tp-size",     "8", "--json"};
+  const auto s = run_specsim(same);
+  INFO(s.err);
+  REQUIRE(s.exit_code == 0);
+  CHECK(json::parse(s.out)["acceptance"]["warnings"].empty());
+}
+
 TEST_CASE("tune: bad inputs exit 2 with one line naming the file or flag") {
   const std::string dir = fresh_dir();
   auto refused = [&](const std::vector<std::string>& args, const std::string& what) {

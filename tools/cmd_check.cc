@@ -1,6 +1,7 @@
 // `specsim check --baseline BASELINE.json [run flags]`: reruns the scenario and compares every
 // phase time and the tok/s with the baseline (`specsim run --json > BASELINE.json`).
 // Exit 0: all within tolerance; 1: something regressed (a diff table says what); 2: bad input.
+#include <algorithm>
 #include <iostream>
 
 #include "check/check_command.h"
@@ -30,6 +31,20 @@ const check::ReplayGpu* replay_gpu() {
 #endif
 }
 
+// The options given on the command line other than `own`, as typed: "--batch-size 4", "--flag".
+std::vector<std::string> given_flags(const CLI::App& app, const std::vector<std::string>& own) {
+  std::vector<std::string> out;
+  for (const CLI::Option* o : app.get_options()) {
+    const std::string name = o->get_name();
+    if (o->count() == 0 || std::find(own.begin(), own.end(), name) != own.end()) continue;
+    std::string typed = name;
+    if (o->get_type_size() != 0)
+      for (const auto& v : o->results()) typed += " " + v;
+    out.push_back(typed);
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_check(int argc, char** argv) {
@@ -52,8 +67,16 @@ int cmd_check(int argc, char** argv) {
   app.add_option("--iters", q.iters, "--replay: timed graph replays per phase")->check(CLI::Range(1, 100000));
   app.add_option("--warmup", q.warmup, "--replay: untimed replays first")->check(CLI::Range(0, 100000));
   app.add_flag("--allow-different-settings", q.allow_different,
-               "compare even when the rerun's model, hardware or settings differ from the baseline's");
+               "for a baseline that holds no scenario (a replay report, or one made before baselines carried "
+               "theirs): compare even when the rerun's model, hardware or settings differ from the baseline's");
+  app.add_option("--junit", q.junit, "also write the figures and the verdict as JUnit XML to FILE (for CI)");
+  // What is not one of these is a run flag: given beside the baseline, the change under test.
+  const std::vector<std::string> own = {"--help",     "--gate",      "--json",
+                                        "--baseline", "--tolerance", "--replay",
+                                        "--iters",    "--warmup",    "--allow-different-settings",
+                                        "--junit"};
   return guarded(app, argc, argv, [&] {
+    q.changes = given_flags(app, own);
     return check::run_check(args, q, replay_gpu(), std::cout, std::cerr) ? kExitRegression : kExitOk;
   });
 }

@@ -20,8 +20,14 @@ int cmd_tune(int argc, char** argv) {
   add_run_flags(app, args);
   // Searched, or replaced by the acceptance sources below.
   for (const char* name : {"--speculative-num-steps", "--speculative-eagle-topk", "--speculative-num-draft-tokens",
-                           "--batch-size", "--accept-len", "--accept-rate", "--measured-spec-tok-s"})
+                           "--batch-size", "--measured-spec-tok-s"})
     app.remove_option(app.get_option(name));
+  app.get_option("--accept-len")
+      ->description(
+          "the accept len measured at the deployment's draft setting (the scenario's, or SGLang's default for the "
+          "model): the acceptance of every other setting follows from it and the assumed top-k coverage");
+  app.get_option("--accept-rate")
+      ->description("per-token acceptance rate at the deployment's draft setting, instead of --accept-len");
   app.add_option("--accept-from", f.accept_from,
                  "SGLang server log(s) with server_args and accept len lines, or bench_speculative.py results "
                  "(JSON lines) / a CSV of steps,topk,num_draft_tokens,accept_len; repeatable");

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <new>
 #include <nlohmann/json.hpp>
@@ -55,9 +58,48 @@ int error_boundary(const std::function<int()>& body) {
   }
 }
 
+int finish_stdout(int rc) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout.good();
+  if (!failed) return rc;
+  const int err = errno;
+  std::cerr << "error: cannot write to stdout" << (err ? std::string(": ") + std::strerror(err) : std::string())
+            << " (free space on its disk, or send stdout elsewhere)\n";
+  return rc == kExitOk ? kExitEnvironment : rc;
+}
+
+namespace {
+
+// One rule for every flag of every command, before CLI11 converts a value: an empty value
+// (`--batch-size ""`, `--trace ""`) is refused rather than read as "not given", and an integer
+// is decimal whatever its leading zeros (CLI11 would read `010` as octal 8, the sweep's lists as 10).
+void harden_options(CLI::App& app) {
+  for (CLI::Option* o : app.get_options()) {
+    if (o->get_expected_max() == 0 || o->get_expected_min() == 0) continue;  // flags and optional values
+    const std::string type = o->get_type_name();
+    const bool integer = type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0;
+    o->transform(CLI::Validator(
+        [integer](std::string& v) -> std::string {
+          if (v.empty()) return "an empty value: give a value, or leave the flag out";
+          if (!integer) return "";
+          const std::size_t sign = v[0] == '+' || v[0] == '-' ? 1 : 0, digits = v.find_first_not_of('0', sign);
+          if (digits > sign && digits != std::string::npos &&
+              v.find_first_not_of("0123456789", sign) == std::string::npos)
+            v.erase(sign, digits - sign);  // 010 is ten
+          return "";
+        },
+        ""));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) harden_options(*sub);
+}
+
+}  // namespace
+
 int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   return error_boundary([&] {
     try {
+      harden_options(app);
       app.parse(argc, argv);
       return body();
     } catch (const CLI::CallForHelp&) {

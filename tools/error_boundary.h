@@ -22,6 +22,11 @@ std::string one_line(const std::string& s);
 /// `internal error: <what>` exit 70.
 int error_boundary(const std::function<int()>& body);
 
+/// Flushes stdout (C stdio and std::cout) and returns `rc`, or, when what was printed could not
+/// be written (`specsim --json > /dev/full`), prints `error: cannot write to stdout: ...` and
+/// returns kExitEnvironment (when `rc` was 0).
+int finish_stdout(int rc);
+
 /// Parses argv into `app`, then runs `body`, both inside error_boundary: --help prints the help
 /// (exit 0), a flag CLI11 refuses is `error: <what> (run with --help for the flags)` (exit 2).
 int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& body);

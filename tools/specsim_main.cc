@@ -21,9 +21,7 @@ void usage() {
       "the version.\n");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   // NCCL reads this when it starts: never NVLink SHARP (multicast), whichever command starts NCCL
   // (replay, check --replay); kernels/replay refuses to start NCCL without it.
   ::setenv("NCCL_NVLS_ENABLE", "0", 1);
@@ -44,3 +42,8 @@ int main(int argc, char** argv) {
     return specsim::cli::cmd_run(argc, argv);
   });
 }
+
+}  // namespace
+
+// What was printed must reach stdout: a full disk or a closed stdout is an environment failure.
+int main(int argc, char** argv) { return specsim::cli::finish_stdout(run_main(argc, argv)); }

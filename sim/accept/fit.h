@@ -15,6 +15,7 @@ struct AcceptObservation {
   int steps = 0, topk = 0, draft_tokens = 0;
   double accept_len = 0;  ///< accepted draft tokens per verify + 1
   std::string source;     ///< file (and line) it comes from
+  std::string model;      ///< the target model its source names (an SGLang log's model_path); "" unknown
 };
 
 struct AcceptFit {

@@ -8,6 +8,7 @@
 
 #include "ingest/sglang_log.h"
 #include "ingest/text_lines.h"
+#include "scenario/flag_ranges.h"
 #include "util/bounded_read.h"
 #include "util/error.h"
 #include "util/json_io.h"
@@ -50,8 +51,12 @@ std::vector<AcceptObservation> observations_from_log(const std::string& text, co
       fail_at(file, s.line,
               "server_args line without speculative_algorithm, speculative_num_steps, speculative_eagle_topk and "
               "speculative_num_draft_tokens");
+    const std::string at = fmt::format("{}:{}", file, s.line);
+    flag_ranges::kNumSteps.require_at(*s.speculative_num_steps, at + ": speculative_num_steps");
+    flag_ranges::kTopk.require_at(*s.speculative_eagle_topk, at + ": speculative_eagle_topk");
+    flag_ranges::kDraftTokens.require_at(*s.speculative_num_draft_tokens, at + ": speculative_num_draft_tokens");
     raw.push_back({*s.speculative_num_steps, *s.speculative_eagle_topk, *s.speculative_num_draft_tokens, *d.accept_len,
-                   fmt::format("{}:{}", file, d.line)});
+                   fmt::format("{}:{}", file, d.line), s.model_path});
   }
   if (raw.empty())
     throw InputError("no decode line reports an accept len: was speculative decoding on in this log?", file);
@@ -82,6 +87,11 @@ AcceptObservation row_observation(double steps, double topk, double n, double le
   AcceptObservation o;
   o.steps = whole(steps, "steps", where), o.topk = whole(topk, "topk", where);
   o.draft_tokens = whole(n, "num_draft_tokens", where);
+  // Bounded as the flags are: a draft of 1000 steps is no setting SGLang runs, and searching
+  // around it would take gigabytes.
+  flag_ranges::kNumSteps.require_at(o.steps, where + ": steps");
+  flag_ranges::kTopk.require_at(o.topk, where + ": topk");
+  flag_ranges::kDraftTokens.require_at(o.draft_tokens, where + ": num_draft_tokens");
   if (!std::isfinite(len)) throw InputError("accept length is not a finite number", where);
   o.accept_len = len, o.source = where;
   return o;

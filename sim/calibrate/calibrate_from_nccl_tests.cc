@@ -32,14 +32,23 @@ void calibrate_from_nccl_tests(const std::string& nccl_tests, const std::string&
       fs::path(nccl_tests).filename().string(), utc_date_today(), points.size(), points.front().bytes,
       points.back().bytes, world, kNcclFitTolerance * 100);
   const NcclFit fit = fit_allreduce_curve(points, world, source);
-  // A flat or falling curve fits no bandwidth (busbw 0 or below, a negative latency): refused,
-  // not written as a profile that would model an all-reduce of any size as free.
-  for (const auto& p : fit.pieces)
-    if (!(p.busbw_gbps > 0) || !std::isfinite(p.busbw_gbps) || !(p.lat_us >= 0) || !std::isfinite(p.lat_us))
-      throw InputError(fmt::format("degenerate fit over {:.0f}..{:.0f} B (busbw {:g} GB/s, latency {:g} us): the "
-                                   "times do not grow with the size",
+  // A range whose times do not grow with the size (every real log is latency-bound at small
+  // sizes) fits as latency only (busbw 0). A curve with no bandwidth in any range, or a negative
+  // or non-finite coefficient, is refused: it would model an all-reduce of any size as free.
+  bool any_bandwidth = false;
+  for (const auto& p : fit.pieces) {
+    if (!(p.busbw_gbps >= 0) || !std::isfinite(p.busbw_gbps) || !(p.lat_us >= 0) || !std::isfinite(p.lat_us))
+      throw InputError(fmt::format("degenerate fit over {:.0f}..{:.0f} B (busbw {:g} GB/s, latency {:g} us): "
+                                   "check the log's time columns",
                                    p.min_bytes, p.max_bytes, p.busbw_gbps, p.lat_us),
                        "--nccl-tests " + nccl_tests);
+    any_bandwidth = any_bandwidth || p.busbw_gbps > 0;
+  }
+  if (!any_bandwidth)
+    throw InputError(fmt::format("degenerate fit over {:.0f}..{:.0f} B: the times do not grow with the size at all, "
+                                 "so no bandwidth can be fitted (give a log that reaches sizes of MiB)",
+                                 points.front().bytes, points.back().bytes),
+                     "--nccl-tests " + nccl_tests);
 
   json profile = base_profile_json(hardware);
   json& topo = profile["topology"];

@@ -217,30 +217,45 @@ std::string_view gate_name(Gate g) {
   }
 }
 
+bool gated(const CheckRow& r, Gate gate) {
+  if (!r.numeric) return true;
+  const bool tok = r.figure == "baseline tok/s" || r.figure == "spec tok/s";
+  const bool cycle = r.figure == "cycle us" || r.figure == "baseline step us";
+  const bool phase = !tok && !cycle;
+  return gate == Gate::TokPerS ? tok : gate == Gate::CycleUs ? cycle : phase;
+}
+
 void apply_gate(std::vector<CheckRow>& rows, Gate gate) {
   for (auto& r : rows) {
-    if (!r.numeric) continue;  // a missing or newly refused scenario fails every gate
-    const bool tok = r.figure == "baseline tok/s" || r.figure == "spec tok/s";
-    const bool cycle = r.figure == "cycle us" || r.figure == "baseline step us";
-    const bool phase = !tok && !cycle;
-    const bool gated = gate == Gate::TokPerS ? tok : gate == Gate::CycleUs ? cycle : phase;
-    if (gated || !r.regressed) continue;
+    if (gated(r, gate) || !r.regressed) continue;
     r.regressed = false;
     r.status = "worse (not gated)";
   }
 }
 
-json check_json(const std::vector<CheckRow>& rows, Gate gate, double tol) {
+json check_json(const std::vector<CheckRow>& rows, Gate gate, double tol, const CheckContext& c) {
   json out = json::array();
   bool bad = false;
   for (const auto& r : rows) {
     bad |= r.regressed;
-    json j = {{"allreduce", r.scenario}, {"figure", r.figure}, {"status", r.status}, {"regressed", r.regressed}};
+    json j = {{"allreduce", r.scenario},
+              {"figure", r.figure},
+              {"status", r.status},
+              {"gated", gated(r, gate)},
+              {"regressed", r.regressed}};
     if (r.numeric) j["baseline"] = r.baseline, j["now"] = r.now, j["delta"] = r.delta;
     out.push_back(j);
   }
   return {
-      {"gate", std::string(gate_name(gate))}, {"tolerance", tol}, {"verdict", bad ? "regressed" : "ok"}, {"rows", out}};
+      {"specsim_version", kSpecsimVersion},
+      {"baseline",
+       {{"file", c.baseline_file}, {"specsim_version", c.baseline_version}, {"carries_scenario", c.carried_scenario}}},
+      {"changes_under_test", c.changes},
+      {"input_differences", c.differences},
+      {"gate", std::string(gate_name(gate))},
+      {"tolerance", tol},
+      {"verdict", bad ? "regressed" : "ok"},
+      {"rows", out}};
 }
 
 std::string check_table(const std::vector<CheckRow>& rows) {

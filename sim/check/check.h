@@ -53,8 +53,22 @@ std::string_view gate_name(Gate g);
 /// Clears `regressed` on rows the gate does not cover (their status says so).
 void apply_gate(std::vector<CheckRow>& rows, Gate gate);
 
-/// The rows and verdict as one JSON object (for CI).
-nlohmann::json check_json(const std::vector<CheckRow>& rows, Gate gate, double tolerance);
+/// What a check compared, beside its rows: the inputs of both sides.
+struct CheckContext {
+  std::string baseline_file;
+  std::string baseline_version;          ///< the specsim that wrote the baseline
+  bool carried_scenario = false;         ///< the baseline held its scenario and was rerun from it
+  std::vector<std::string> changes;      ///< the flags given beside the baseline (the change under test)
+  std::vector<std::string> differences;  ///< input_differences(baseline, rerun)
+};
+
+/// The rows and verdict as one JSON object (for CI): the specsim version, the baseline's, the
+/// change under test, the inputs that differ, the gate, each row (gated or not) and the verdict.
+nlohmann::json check_json(const std::vector<CheckRow>& rows, Gate gate, double tolerance,
+                          const CheckContext& context = {});
+
+/// Whether `gate` may fail on row `r` (a missing or newly refused scenario fails every gate).
+bool gated(const CheckRow& r, Gate gate);
 
 /// The diff table, one row per figure.
 std::string check_table(const std::vector<CheckRow>& rows);

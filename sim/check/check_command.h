@@ -24,6 +24,10 @@ struct CheckRequest {
   bool allow_different = false;    ///< --allow-different-settings
   bool replay = false;             ///< --replay
   int iters = 50, warmup = 10;     ///< --replay: timed and untimed graph replays per phase
+  std::string junit;               ///< --junit: JUnit XML of the rows and the verdict
+  /// The run flags given beside --baseline, as typed ("--batch-size 4"): the change under test
+  /// when the baseline carries its scenario.
+  std::vector<std::string> changes;
 };
 
 /// The GPU work of `check --replay` (kernels/replay provides each).

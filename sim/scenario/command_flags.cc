@@ -3,6 +3,7 @@
 #include <cctype>
 #include <regex>
 
+#include "scenario/resolve.h"
 #include "util/error.h"
 
 namespace specsim {
@@ -158,6 +159,20 @@ void refuse_unmodelled(const CommandFlags& c) {
   if (n_more) msg += " (refused too: " + more + ")";
   msg += "; drop it to price the run without it";
   throw InputError(msg, c.where);
+}
+
+std::vector<std::string> applier_flags(const FlagAppliers& appliers) {
+  std::vector<std::string> v;
+  for (const auto& [k, _] : appliers) v.push_back(k);
+  return v;
+}
+
+void apply_modelled(const FlagAppliers& appliers, const PastedFlag& f, RunArgs& a, std::vector<std::string>& notes,
+                    const std::string& at) {
+  const auto it = appliers.find(f.row->flag);
+  if (it == appliers.end())
+    throw InputError("the table marks " + f.row->flag + " modelled but nothing applies it", "models/stacks");
+  it->second(f, a, notes, at);
 }
 
 }  // namespace specsim

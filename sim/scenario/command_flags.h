@@ -1,6 +1,8 @@
 #pragma once
 // A pasted launch command (SGLang or vLLM) read against its stack's flag table
 // (stack_flag_table.h): which stack, each flag with its values and class, in the order pasted.
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,5 +41,20 @@ CommandFlags read_command_flags(const std::vector<std::string>& tokens, const st
 
 /// The first refused flag as `not modelled: FLAG changes WHAT` (and how many more), or nothing.
 void refuse_unmodelled(const CommandFlags& c);
+
+struct RunArgs;
+
+/// What a modelled flag does to the run flags: (flag, args, notes, where for errors).
+using FlagApplier = std::function<void(const PastedFlag&, RunArgs&, std::vector<std::string>&, const std::string&)>;
+/// A stack's modelled flags by canonical name.
+using FlagAppliers = std::map<std::string, FlagApplier>;
+
+/// The canonical flags a table of appliers applies, sorted.
+std::vector<std::string> applier_flags(const FlagAppliers& appliers);
+
+/// Applies the modelled flag `f` through `appliers`; InputError when the table marks it modelled
+/// but no applier exists (the flag table and the code disagree).
+void apply_modelled(const FlagAppliers& appliers, const PastedFlag& f, RunArgs& a, std::vector<std::string>& notes,
+                    const std::string& at);
 
 }  // namespace specsim

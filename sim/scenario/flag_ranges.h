@@ -14,10 +14,13 @@ struct FlagRange {
   std::string help_suffix() const;
   /// Throws InputError "must be in LO..HI" naming the flag when `v` is outside.
   void require(long long v) const;
+  /// The same check for a value read from a file: the error names `where` (file: field) and the flag.
+  void require_at(long long v, const std::string& where) const;
 };
 
 namespace flag_ranges {
 inline constexpr FlagRange kTpSize{"--tp-size", 1, 1024};
+inline constexpr FlagRange kNumGpus{"--num-gpus", 1, 1024};
 inline constexpr FlagRange kBatchSize{"--batch-size", 1, 1 << 20};
 inline constexpr FlagRange kContextLen{"--context-len", 1, 1LL << 26};
 inline constexpr FlagRange kCudaGraphMaxBs{"--cuda-graph-max-bs", 0, 1 << 20};

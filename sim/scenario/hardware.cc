@@ -222,7 +222,7 @@ Hardware load_hardware(const std::string& spec, int num_gpus, const std::string&
   hw.spec = spec;
   hw.num_gpus = num_gpus;
   const auto colon = spec.find(':');
-  if (is_file(spec)) {
+  if (is_input_file(spec)) {
     const json j = read_json_file(spec);
     if (!j.contains("gpu") || !j.contains("topology"))
       throw InputError("a hardware profile file holds {\"gpu\": {...}, \"topology\": {...}}", flag + " " + spec);

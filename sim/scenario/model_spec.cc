@@ -139,7 +139,10 @@ ConfigFormat config_format(const json& cfg, const std::string& where) {
 }
 
 std::string model_name(const std::string& config_path) {
-  const fs::path p = fs::weakly_canonical(config_path);
+  // A pipe (/dev/fd/N -> "pipe:[...]") has no canonical path: its name is the path as given.
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(config_path, ec);
+  if (ec) p = config_path;
   const fs::path zoo = fs::weakly_canonical(models_dir());
   const auto rel = p.parent_path().lexically_relative(zoo);
   if (!rel.empty() && *rel.begin() != "..") return rel.generic_string();
@@ -284,7 +287,7 @@ std::vector<std::string> zoo_names() {
 
 std::string resolve_model_config(const std::string& in, const std::string& flag) {
   if (in.empty()) throw InputError("empty model path", flag);
-  if (is_file(in)) return in;
+  if (is_input_file(in)) return in;
   if (is_dir(in)) {
     const std::string c = (fs::path(in) / "config.json").string();
     if (is_file(c)) return c;

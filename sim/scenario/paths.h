@@ -10,6 +10,9 @@ std::string models_dir();
 
 /// True when `path` names an existing regular file / directory.
 bool is_file(const std::string& path);
+/// A file a run can read as an input: a regular file, or a pipe (`<(...)`, /dev/stdin; read once
+/// and kept, util/bounded_read.h).
+bool is_input_file(const std::string& path);
 bool is_dir(const std::string& path);
 
 /// The names of the `*.json` files in `dir` without the extension, sorted ("" for none): the

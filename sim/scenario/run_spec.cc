@@ -1,5 +1,7 @@
 #include "scenario/run_spec.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <string>
 
@@ -63,10 +65,7 @@ std::string AllReduceChoice::label() const {
     return s;
   }
   if (kind == Kind::Fixed) {
-    std::string s = std::to_string(fixed_us);
-    s.erase(s.find_last_not_of('0') + 1);
-    if (!s.empty() && s.back() == '.') s.pop_back();
-    return "fixed:" + s;
+    return "fixed:" + fmt::format("{}", fixed_us);  // the shortest text that reads back as the same number
   }
   if (kind == Kind::Custom && fused_norm) return "custom:fused";
   if (kind == Kind::Custom && variant != "auto") return "custom:" + variant;

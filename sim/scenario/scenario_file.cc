@@ -1,7 +1,9 @@
 #include "scenario/scenario_file.h"
 
 #include <algorithm>
+#include <array>
 
+#include "scenario/settings_schema.h"
 #include "util/error.h"
 #include "util/json_io.h"
 
@@ -51,80 +53,140 @@ json settings_json(const RunSpec& r, bool with_backends) {
   return j;
 }
 
-std::string enabled_list(const json& obj, const std::string& where) {
+std::string enabled_list(const json& obj, const std::string& where, std::initializer_list<const char*> names) {
+  if (!obj.is_object()) throw InputError("must be an object of true/false per name", where);
   std::string s;
-  for (const auto& [k, v] : obj.items())
-    if (v.is_boolean() ? v.get<bool>() : throw InputError("must be true or false", where + "." + k))
-      s += (s.empty() ? "" : ",") + k;
+  for (const auto& [k, v] : obj.items()) {
+    const std::string& key = k;  // a structured binding cannot be captured before C++20 in clang 14
+    if (std::none_of(names.begin(), names.end(), [&](const char* n) { return key == n; }))
+      throw InputError("not a name specsim knows here", where + "." + k);
+    if (setting_bool(v, where + "." + k)) s += (s.empty() ? "" : ",") + k;
+  }
   return s;
 }
 
+std::vector<std::string> string_list(const json& v, const std::string& where) {
+  std::vector<std::string> out;
+  if (!v.is_array()) return {setting_string(v, where)};
+  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(setting_string(v[i], where + "[" + std::to_string(i) + "]"));
+  if (out.empty()) throw InputError("an empty list: give at least one, or leave the key out", where);
+  return out;
+}
+
+// The keys of a scenario file's `settings` (as settings_json writes them).
+constexpr std::array kSettingsKeys = {"tp_size",
+                                      "speculative_algorithm",
+                                      "speculative_num_steps",
+                                      "speculative_eagle_topk",
+                                      "speculative_num_draft_tokens",
+                                      "batch_size",
+                                      "context_len",
+                                      "cuda_graph_max_bs",
+                                      "disable_cuda_graph",
+                                      "nccl_p2p_level",
+                                      "eager_phases",
+                                      "nccl_algo_enabled",
+                                      "nccl_proto_enabled",
+                                      "num_gpus",
+                                      "dtype",
+                                      "accept_len",
+                                      "accept_rate",
+                                      "mem_fraction_static",
+                                      "allreduce",
+                                      "runtime"};
+
 void fill_args(const json& st, RunArgs& a, const std::string& w) {
-  auto i = [&](const char* k, std::optional<int>& v) {
-    if (!v && st.contains(k)) v = json_int(st, k, w);
+  if (!st.is_object()) throw InputError("must be an object of settings", w);
+  for (const auto& item : st.items())
+    if (std::find(kSettingsKeys.begin(), kSettingsKeys.end(), item.key()) == kSettingsKeys.end())
+      throw InputError("not a setting specsim knows (it writes: tp_size, speculative_*, batch_size, context_len, ...)",
+                       w + "." + item.key());
+  auto at = [&](const char* k) { return w + "." + k; };
+  auto i = [&](const char* k, std::optional<int>& v, const FlagRange& r) {
+    if (!st.contains(k)) return;
+    const auto n = static_cast<int>(setting_int(st.at(k), r, at(k)));  // checked even when a flag wins
+    if (!v) v = n;
   };
+  auto d = [&](const char* k, std::optional<double>& v) {
+    if (!st.contains(k)) return;
+    const double x = setting_number(st.at(k), at(k));
+    if (!v) v = x;
+  };
+  auto str = [&](const char* k, std::optional<std::string>& v) {
+    if (!st.contains(k)) return;
+    std::string x = setting_string(st.at(k), at(k));
+    if (!v) v = std::move(x);
+  };
+  namespace fr = flag_ranges;
   // The draft shape is one choice: a flag for any part of it replaces the file's whole shape.
-  if (!a.num_steps && !a.topk && !a.num_draft_tokens) {
-    i("speculative_num_steps", a.num_steps);
-    i("speculative_eagle_topk", a.topk);
-    i("speculative_num_draft_tokens", a.num_draft_tokens);
+  std::optional<int> steps, topk, draft_tokens;
+  i("speculative_num_steps", steps, fr::kNumSteps);
+  i("speculative_eagle_topk", topk, fr::kTopk);
+  i("speculative_num_draft_tokens", draft_tokens, fr::kDraftTokens);
+  if (!a.num_steps && !a.topk && !a.num_draft_tokens)
+    a.num_steps = steps, a.topk = topk, a.num_draft_tokens = draft_tokens;
+  i("tp_size", a.tp_size, fr::kTpSize);
+  i("batch_size", a.batch_size, fr::kBatchSize);
+  i("cuda_graph_max_bs", a.cuda_graph_max_bs, fr::kCudaGraphMaxBs);
+  i("num_gpus", a.num_gpus, fr::kNumGpus);
+  if (st.contains("context_len")) {
+    const long long n = setting_int(st.at("context_len"), fr::kContextLen, at("context_len"));
+    if (!a.context_len) a.context_len = n;
   }
-  i("tp_size", a.tp_size);
-  i("batch_size", a.batch_size);
-  i("cuda_graph_max_bs", a.cuda_graph_max_bs);
-  if (!a.num_gpus && st.contains("num_gpus") && json_int(st, "num_gpus", w) > 0)
-    a.num_gpus = json_int(st, "num_gpus", w);
-  if (!a.context_len && st.contains("context_len"))
-    a.context_len = static_cast<long long>(json_double(st, "context_len", w));
-  if (!a.algorithm && st.contains("speculative_algorithm")) a.algorithm = json_string(st, "speculative_algorithm", w);
-  if (!a.disable_cuda_graph && st.value("disable_cuda_graph", false)) a.disable_cuda_graph = true;
-  if (!a.eager_phases && st.contains("eager_phases")) a.eager_phases = json_string(st, "eager_phases", w);
-  if (!a.dtype && st.contains("dtype")) a.dtype = json_string(st, "dtype", w);
-  if (!a.accept_len && !a.accept_rate && st.contains("accept_len")) a.accept_len = json_double(st, "accept_len", w);
-  if (!a.accept_len && !a.accept_rate && st.contains("accept_rate")) a.accept_rate = json_double(st, "accept_rate", w);
-  if (!a.mem_fraction_static && st.contains("mem_fraction_static"))
-    a.mem_fraction_static = json_double(st, "mem_fraction_static", w);
-  if (a.allreduce.empty() && st.contains("allreduce"))
-    for (const auto& b : st.at("allreduce")) a.allreduce.push_back(b.get<std::string>());
-  if (!a.nccl_p2p_level && st.contains("nccl_p2p_level")) a.nccl_p2p_level = json_string(st, "nccl_p2p_level", w);
-  if (!a.nccl_algo && st.contains("nccl_algo_enabled"))
-    a.nccl_algo = enabled_list(st.at("nccl_algo_enabled"), w + ".nccl_algo_enabled");
-  if (!a.nccl_proto && st.contains("nccl_proto_enabled"))
-    a.nccl_proto = enabled_list(st.at("nccl_proto_enabled"), w + ".nccl_proto_enabled");
+  str("speculative_algorithm", a.algorithm);
+  if (st.contains("disable_cuda_graph") && setting_bool(st.at("disable_cuda_graph"), at("disable_cuda_graph")))
+    a.disable_cuda_graph = true;
+  str("eager_phases", a.eager_phases);
+  str("dtype", a.dtype);
+  str("runtime", a.runtime);
+  std::optional<double> len, rate;
+  d("accept_len", len);
+  d("accept_rate", rate);
+  if (!a.accept_len && !a.accept_rate) {  // the file's accept len, else its rate
+    if (len)
+      a.accept_len = len;
+    else
+      a.accept_rate = rate;
+  }
+  d("mem_fraction_static", a.mem_fraction_static);
+  if (st.contains("allreduce")) {
+    auto list = string_list(st.at("allreduce"), at("allreduce"));
+    if (a.allreduce.empty()) a.allreduce = std::move(list);
+  }
+  str("nccl_p2p_level", a.nccl_p2p_level);
+  if (st.contains("nccl_algo_enabled")) {
+    auto l = enabled_list(st.at("nccl_algo_enabled"), at("nccl_algo_enabled"), {"tree", "ring"});
+    if (!a.nccl_algo) a.nccl_algo = std::move(l);
+  }
+  if (st.contains("nccl_proto_enabled")) {
+    auto l = enabled_list(st.at("nccl_proto_enabled"), at("nccl_proto_enabled"), {"LL", "LL128", "Simple"});
+    if (!a.nccl_proto) a.nccl_proto = std::move(l);
+  }
 }
 
 // SGLang's --config form: one flat mapping of flag names (dashes or underscores).
 void fill_flat(const json& f, RunArgs& a, const std::string& w) {
-  auto str = [&](const json& v, const std::string& k) {
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_number() || v.is_boolean()) return v.dump();
-    throw InputError("must be a string or a number", w + ": " + k);
-  };
-  auto num = [&](const json& v, const std::string& k) {
-    if (!v.is_number()) throw InputError("must be a number", w + ": " + k);
-    return v.get<double>();
-  };
-  auto integer = [&](const json& v, const std::string& k) {
-    const double d = num(v, k);
-    if (d != static_cast<double>(static_cast<int>(d))) throw InputError("must be an integer", w + ": " + k);
-    return static_cast<int>(d);
-  };
+  refuse_duplicate_settings(f, w);
+  namespace fr = flag_ranges;
   for (const auto& item : f.items()) {
     // named, not a structured binding: lambdas below capture them (clang 14 cannot capture bindings)
     const std::string key = item.key();
     const json& v = item.value();
-    std::string k = key;
-    std::replace(k.begin(), k.end(), '-', '_');
+    const std::string k = canonical_setting_key(key), at = w + ": " + key;
+    // A number where SGLang takes a word (--dtype 16) is read as its text, as SGLang's parser would.
     auto set_s = [&](std::optional<std::string>& o) {
-      if (!o) o = str(v, key);
+      std::string x = v.is_number() ? v.dump() : setting_string(v, at);
+      if (!o) o = std::move(x);
     };
-    auto set_i = [&](std::optional<int>& o) {
-      if (!o) o = integer(v, key);
+    auto set_i = [&](std::optional<int>& o, const FlagRange& r) {
+      const auto n = static_cast<int>(setting_int(v, r, at));
+      if (!o) o = n;
     };
     auto set_d = [&](std::optional<double>& o) {
-      if (!o) o = num(v, key);
+      const double x = setting_number(v, at);
+      if (!o) o = x;
     };
-    if (k == "model_path" || k == "model")
+    if (k == "model_path")
       set_s(a.model_path);
     else if (k == "speculative_draft_model_path")
       set_s(a.draft_model_path);
@@ -132,6 +194,8 @@ void fill_flat(const json& f, RunArgs& a, const std::string& w) {
       set_s(a.hardware);
     else if (k == "dtype")
       set_s(a.dtype);
+    else if (k == "runtime")
+      set_s(a.runtime);
     else if (k == "speculative_algorithm")
       set_s(a.algorithm);
     else if (k == "eager_phases")
@@ -142,28 +206,26 @@ void fill_flat(const json& f, RunArgs& a, const std::string& w) {
       set_s(a.nccl_algo);
     else if (k == "nccl_proto")
       set_s(a.nccl_proto);
-    else if (k == "tp_size" || k == "tp")
-      set_i(a.tp_size);
+    else if (k == "tp_size")
+      set_i(a.tp_size, fr::kTpSize);
     else if (k == "num_gpus")
-      set_i(a.num_gpus);
+      set_i(a.num_gpus, fr::kNumGpus);
     else if (k == "speculative_num_steps")
-      set_i(a.num_steps);
+      set_i(a.num_steps, fr::kNumSteps);
     else if (k == "speculative_eagle_topk")
-      set_i(a.topk);
+      set_i(a.topk, fr::kTopk);
     else if (k == "speculative_num_draft_tokens")
-      set_i(a.num_draft_tokens);
+      set_i(a.num_draft_tokens, fr::kDraftTokens);
     else if (k == "batch_size")
-      set_i(a.batch_size);
+      set_i(a.batch_size, fr::kBatchSize);
     else if (k == "cuda_graph_max_bs")
-      set_i(a.cuda_graph_max_bs);
+      set_i(a.cuda_graph_max_bs, fr::kCudaGraphMaxBs);
     else if (k == "context_len") {
-      if (!a.context_len) a.context_len = static_cast<long long>(num(v, key));
-    } else if (k == "disable_cuda_graph") {
-      if (v.is_boolean())
-        a.disable_cuda_graph |= v.get<bool>();
-      else
-        throw InputError("must be true or false", w + ": " + key);
-    } else if (k == "accept_len")
+      const long long n = setting_int(v, fr::kContextLen, at);
+      if (!a.context_len) a.context_len = n;
+    } else if (k == "disable_cuda_graph")
+      a.disable_cuda_graph |= setting_bool(v, at);
+    else if (k == "accept_len")
       set_d(a.accept_len);
     else if (k == "accept_rate")
       set_d(a.accept_rate);
@@ -176,25 +238,25 @@ void fill_flat(const json& f, RunArgs& a, const std::string& w) {
     else if (k == "measured_spec_tok_s")
       set_d(a.measured_spec_tok_s);
     else if (k == "allreduce") {
-      if (!a.allreduce.empty()) continue;
-      if (v.is_array())
-        for (const auto& b : v) a.allreduce.push_back(str(b, key));
-      else
-        a.allreduce.push_back(str(v, key));
+      auto list = string_list(v, at);
+      if (a.allreduce.empty()) a.allreduce = std::move(list);
     } else
       throw InputError(
           "not a setting specsim knows (SGLang flags that do not change the cycle are left out of "
           "scenario files)",
-          w + ": " + key);
+          at);
   }
   if (!a.model_path) throw InputError("missing: the model", w + ": model-path");
 }
 
 }  // namespace
 
-json scenario_file_json(const Scenario& s, const std::string& model, const std::string& draft) {
+json scenario_file_json(const Scenario& s, const std::string& model, const std::string& draft,
+                        const std::string& runtime) {
   json f = {{"format", kFormat}, {"title", s.title},      {"notes", s.notes},
             {"model", model},    {"hardware", s.hw.spec}, {"settings", settings_json(s.run, !s.backends_defaulted)}};
+  // The runtime as given (a name or a profile path), else the one the scenario costs.
+  f["settings"]["runtime"] = !runtime.empty() ? runtime : s.runtime ? s.runtime->name : std::string("none");
   if (!draft.empty()) f["draft"] = draft;
   json measured = json::array();
   for (const auto& m : s.measured) {
@@ -216,9 +278,36 @@ void args_from_file(const json& f, RunArgs& a, const std::string& w) {
   if (f.is_object() && !f.contains("format")) return fill_flat(f, a, w);
   if (!f.is_object() || f.value("format", "") != kFormat)
     throw InputError(std::string("not a scenario file (\"format\": \"") + kFormat + "\" missing)", w + ": format");
-  if (!a.model_path) a.model_path = json_string(f, "model", w);
-  if (!a.draft_model_path && f.contains("draft")) a.draft_model_path = json_string(f, "draft", w);
-  if (!a.hardware) a.hardware = json_string(f, "hardware", w);
+  // `source` and `sources` say where the file's values come from (the built-in scenario's).
+  static constexpr std::array kKeys = {"format",   "title",    "notes",    "model",  "draft",
+                                       "hardware", "settings", "measured", "source", "sources"};
+  for (const auto& item : f.items())
+    if (std::find(kKeys.begin(), kKeys.end(), item.key()) == kKeys.end())
+      throw InputError(
+          "not a key of a scenario file (format, title, notes, model, draft, hardware, settings, measured)",
+          w + ": " + item.key());
+  if (f.contains("title") && !f.at("title").is_string()) throw InputError("must be a string", w + ": title");
+  if (f.contains("notes")) {
+    if (!f.at("notes").is_array()) throw InputError("must be a list of strings", w + ": notes");
+    for (std::size_t i = 0; i < f.at("notes").size(); ++i)
+      if (!f.at("notes")[i].is_string()) throw InputError("must be a string", w + ": notes[" + std::to_string(i) + "]");
+  }
+  if (f.contains("measured") && !f.at("measured").is_array())
+    throw InputError("must be a list of measurements", w + ": measured");
+  auto required = [&](const char* k, std::optional<std::string>& v) {
+    if (f.contains(k)) {
+      std::string x = setting_string(f.at(k), w + ": " + k);
+      if (!v) v = std::move(x);
+    } else if (!v) {
+      throw InputError("missing field '" + std::string(k) + "'", w + ": " + k);
+    }
+  };
+  required("model", a.model_path);
+  if (f.contains("draft")) {
+    std::string d = setting_string(f.at("draft"), w + ": draft");
+    if (!a.draft_model_path) a.draft_model_path = std::move(d);
+  }
+  required("hardware", a.hardware);
   if (!f.contains("settings") || !f["settings"].is_object()) throw InputError("missing object", w + ": settings");
   fill_args(f["settings"], a, w + ": settings");
 }
@@ -238,6 +327,15 @@ void apply_scenario_file(const json& f, Scenario& s, const std::string& w) {
     int i = 0;
     for (const auto& mj : f.at("measured")) {
       const std::string wi = w + ": measured[" + std::to_string(i++) + "]";
+      if (!mj.is_object() || !mj.contains("settings"))
+        throw InputError("must be an object with origin, hardware, settings and the measured values", wi);
+      for (const auto& item : mj.items())
+        if (item.key() != "origin" && item.key() != "hardware" && item.key() != "settings" &&
+            item.key() != "baseline_tok_s" && item.key() != "allreduce_us" && item.key() != "spec_tok_s")
+          throw InputError(
+              "not a key of a measurement (origin, hardware, settings, baseline_tok_s, allreduce_us, "
+              "spec_tok_s)",
+              wi + "." + item.key());
       // The settings it was taken at, resolved as a run of the same model would be.
       RunArgs ma;
       ma.model_path = json_string(f, "model", w);

@@ -13,8 +13,10 @@ namespace specsim {
 /// settings, batch, context, CUDA graphs, NCCL path level); each adds its own fields to them.
 nlohmann::json run_settings_json(const RunSpec& r);
 
-/// The resolved scenario as a file; `model`/`draft` are the names or paths as given.
-nlohmann::json scenario_file_json(const Scenario& s, const std::string& model, const std::string& draft);
+/// The resolved scenario as a file; `model`/`draft`/`runtime` are the names or paths as given
+/// (an empty `runtime`: the name of the scenario's runtime profile, or none).
+nlohmann::json scenario_file_json(const Scenario& s, const std::string& model, const std::string& draft,
+                                  const std::string& runtime = "");
 
 /// Fills every run flag `args` lacks from the file (`where` names it in errors).
 void args_from_scenario_file(const nlohmann::json& f, RunArgs& args, const std::string& where);

@@ -12,10 +12,8 @@ namespace specsim {
 
 namespace {
 
-using Apply = std::function<void(const PastedFlag&, RunArgs&, std::vector<std::string>&, const std::string&)>;
-
-const std::map<std::string, Apply>& sglang_appliers() {
-  static const std::map<std::string, Apply> kApply = {
+const FlagAppliers& sglang_appliers() {
+  static const FlagAppliers kApply = {
       {"--model-path",
        [](const PastedFlag& f, RunArgs& a, std::vector<std::string>& notes, const std::string&) {
          const std::string v = f.last(), zoo = zoo_name_of_hf_id(v);
@@ -70,11 +68,7 @@ const std::map<std::string, Apply>& sglang_appliers() {
 }  // namespace
 
 const std::vector<std::string>& sglang_applied_flags() {
-  static const std::vector<std::string> kFlags = [] {
-    std::vector<std::string> v;
-    for (const auto& [k, _] : sglang_appliers()) v.push_back(k);
-    return v;
-  }();
+  static const std::vector<std::string> kFlags = applier_flags(sglang_appliers());
   return kFlags;
 }
 
@@ -82,10 +76,7 @@ RunArgs args_from_sglang(const CommandFlags& c, std::vector<std::string>& notes)
   RunArgs a;
   for (const auto& f : c.flags) {
     if (!f.row || f.cls != FlagClass::Modelled) continue;
-    const auto it = sglang_appliers().find(f.row->flag);
-    if (it == sglang_appliers().end())
-      throw InputError("the table marks " + f.row->flag + " modelled but nothing applies it", "models/stacks");
-    it->second(f, a, notes, c.where + ": " + f.given);
+    apply_modelled(sglang_appliers(), f, a, notes, c.where + ": " + f.given);
   }
   if (!a.model_path) throw InputError("the SGLang command has no --model-path", c.where);
   // No --speculative-algorithm: SGLang decodes plainly (its speculative flags do nothing).

@@ -15,7 +15,6 @@ namespace specsim {
 namespace {
 
 using nlohmann::json;
-using Apply = std::function<void(const PastedFlag&, RunArgs&, std::vector<std::string>&, const std::string&)>;
 
 // vLLM's speculative methods as specsim's algorithms; the rest are not priced.
 std::string algorithm_of(const std::string& method, const std::string& at) {
@@ -68,8 +67,8 @@ void apply_speculative(const json& j, RunArgs& a, const std::string& at) {
   a.num_draft_tokens = *a.num_steps + 1;
 }
 
-const std::map<std::string, Apply>& vllm_appliers() {
-  static const std::map<std::string, Apply> kApply = {
+const FlagAppliers& vllm_appliers() {
+  static const FlagAppliers kApply = {
       {"--model",
        [](const PastedFlag& f, RunArgs& a, std::vector<std::string>& notes, const std::string&) {
          const std::string v = f.last(), zoo = zoo_name_of_hf_id(v);
@@ -118,11 +117,7 @@ const std::map<std::string, Apply>& vllm_appliers() {
 }  // namespace
 
 const std::vector<std::string>& vllm_applied_flags() {
-  static const std::vector<std::string> kFlags = [] {
-    std::vector<std::string> v;
-    for (const auto& [k, _] : vllm_appliers()) v.push_back(k);
-    return v;
-  }();
+  static const std::vector<std::string> kFlags = applier_flags(vllm_appliers());
   return kFlags;
 }
 
@@ -145,10 +140,7 @@ RunArgs args_from_vllm(const CommandFlags& c, std::vector<std::string>& notes) {
       continue;
     }
     if (!f.sub.empty()) throw InputError("takes no .KEY part", at);
-    const auto it = vllm_appliers().find(f.row->flag);
-    if (it == vllm_appliers().end())
-      throw InputError("the table marks " + f.row->flag + " modelled but nothing applies it", "models/stacks");
-    it->second(f, a, notes, at);
+    apply_modelled(vllm_appliers(), f, a, notes, at);
   }
   if (!a.model_path) throw InputError("the vLLM command names no model (vllm serve MODEL, or --model)", c.where);
   if (spec.is_null())

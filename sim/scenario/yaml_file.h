@@ -14,6 +14,11 @@ bool yaml_supported();
 
 /// Reads a YAML file as JSON (scalars that parse as numbers or booleans become those).
 /// InputError naming the file on bad YAML, or when this build has no YAML support.
+/// One document only (a second, after `---`, is refused, not ignored); a key given twice in one
+/// mapping is refused; nesting, and what aliases expand to, are bounded.
 nlohmann::json read_yaml_file(const std::string& path);
+
+/// The same for YAML text already read; `where` names it in errors.
+nlohmann::json parse_yaml_text(const std::string& text, const std::string& where);
 
 }  // namespace specsim

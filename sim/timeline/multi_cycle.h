@@ -26,8 +26,10 @@ struct CycleStats {
   std::string accept_source;
   double mean_accept_len = 0;  ///< per request
   double mean_us = 0, p50_us = 0, p90_us = 0, p99_us = 0;
-  double tok_s = 0;                                    ///< all tokens over all time
-  double tok_s_p50 = 0, tok_s_p90 = 0, tok_s_p99 = 0;  ///< of per-cycle tok/s, ascending
+  double tok_s = 0;  ///< all tokens over all time
+  /// Of per-cycle tok/s, named as latency percentiles are: p90 and p99 the slow tail (the tok/s
+  /// that 90% and 99% of cycles reach or beat), so tok_s_p99 <= tok_s_p90 <= tok_s_p50.
+  double tok_s_p50 = 0, tok_s_p90 = 0, tok_s_p99 = 0;
 };
 
 /// The scenario's plan with a different KV length (the cycle's own).

@@ -13,6 +13,7 @@
 #include "report/gnuplot.h"
 #include "scenario/flag_values.h"
 #include "scenario/load_scenario.h"
+#include "scenario/sglang_cmdline.h"
 #include "util/error.h"
 #include "util/json_io.h"
 #include "util/output_files.h"
@@ -50,13 +51,20 @@ void check_request(const RunArgs& args, const TuneRequest& q) {
   std::vector<std::string> inputs = q.accept_from;
   inputs.insert(inputs.end(), {q.acceptance, q.scenario, args.model_path.value_or(""), args.hardware.value_or("")});
   check_outputs({{q.csv, "--csv"}, {q.plot, "--plot"}, {q.plot_script, "--plot-script"}}, inputs);
-  if (q.accept_from.empty() && q.acceptance.empty() && q.scenario.empty())
+  const bool accept_given = args.accept_len || args.accept_rate;
+  if (q.accept_from.empty() && q.acceptance.empty() && q.scenario.empty() && !accept_given)
     throw InputError(
         "no acceptance data: give --accept-from LOG (SGLang log or bench results), --acceptance FILE "
-        "(per-depth rates) or --scenario FILE (its accept len)",
-        "--accept-from, --acceptance, --scenario");
+        "(per-depth rates), --accept-len N / --accept-rate P (at the deployment's setting) or --scenario FILE (its "
+        "accept len)",
+        "--accept-from, --acceptance, --accept-len, --scenario");
   if (!q.accept_from.empty() && !q.acceptance.empty())
     throw InputError("give --accept-from or --acceptance, not both", "--acceptance");
+  if (accept_given && (!q.accept_from.empty() || !q.acceptance.empty()))
+    throw InputError(std::string("give one acceptance source: ") +
+                         (args.accept_len ? "--accept-len" : "--accept-rate") + " or " +
+                         (q.acceptance.empty() ? "--accept-from" : "--acceptance") + ", not both",
+                     args.accept_len ? "--accept-len" : "--accept-rate");
   if (!q.plot_script.empty() && q.plot.empty()) throw InputError("--plot-script needs --plot FILE.png", "--plot");
   if (!q.plot.empty())
     check_plot_target(q.plot), plot_safe(q.plot_script, "the plot script path", "--plot-script"), check_plot_tools();
@@ -84,18 +92,58 @@ AcceptanceOrigin choose_acceptance(const TuneRequest& q, const Scenario& s, acce
       const auto o = accept::read_observations(path, "--accept-from");
       obs.insert(obs.end(), o.begin(), o.end());
     }
-    return fitted(obs, "--accept-from " + list_of(q.accept_from), model);
+    AcceptanceOrigin o = fitted(obs, "--accept-from " + list_of(q.accept_from), model);
+    o.warnings = model_mismatches(obs, s);
+    return o;
   }
-  // The scenario's own accept len at its own settings (given, or implied by its measured tok/s).
+  // The scenario's own accept len at its own settings (given on the command line or in the file,
+  // or implied by its measured tok/s).
   Scenario at = s;
   at.run.allreduce = {AllReduceChoice{}};
   at.backends_defaulted = true;
   const ScenarioResult r = run_scenario(at);
   const RunSpec& run = at.run;
-  return fitted({{run.num_steps, run.topk, run.num_draft_tokens, r.accept_len, q.scenario}},
-                fmt::format("--scenario {}: accept len {:.3f} at steps {}, topk {}, {} draft tokens ({})", q.scenario,
-                            r.accept_len, run.num_steps, run.topk, run.num_draft_tokens, r.accept_source),
-                model);
+  const std::string where = q.scenario.empty() ? "the deployment's setting" : "--scenario " + q.scenario;
+  AcceptanceOrigin o = fitted({{run.num_steps, run.topk, run.num_draft_tokens, r.accept_len, where, at.target.name}},
+                              fmt::format("{}: accept len {:.3f} at steps {}, topk {}, {} draft tokens ({})", where,
+                                          r.accept_len, run.num_steps, run.topk, run.num_draft_tokens, r.accept_source),
+                              model);
+  return o;
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+// Whether `path` (an SGLang log's model_path: a Hugging Face id or a folder) names the target:
+// its zoo name when the zoo knows the id, else its last component against the target's name.
+bool names_target(const std::string& path, const Scenario& s) {
+  const std::string target = lower(s.target.name);
+  const std::string zoo = zoo_name_of_hf_id(path);
+  if (!zoo.empty()) return zoo == target;
+  std::string base = lower(path);
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  base = base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
+  return base.find(target) != std::string::npos || target.find(base) != std::string::npos;
+}
+
+}  // namespace
+
+std::vector<std::string> model_mismatches(const std::vector<accept::AcceptObservation>& obs, const Scenario& s) {
+  std::vector<std::string> out;
+  for (const auto& o : obs) {
+    if (o.model.empty() || names_target(o.model, s)) continue;
+    const std::string w = fmt::format(
+        "the acceptance of {} was measured on {}, and the target here is {}: a draft's acceptance belongs to its "
+        "target and the text, so these rankings hold only if {} accepts alike (give --model-path to match, or "
+        "acceptance measured on this target)",
+        o.source, o.model, s.target.name, s.target.name);
+    if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  }
+  return out;
 }
 
 std::string tune_command(RunArgs& args, const TuneRequest& q) {

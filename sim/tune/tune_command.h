@@ -24,8 +24,13 @@ struct TuneRequest {
 
 /// The acceptance model tune ranks with and where it came from: --acceptance's rates, else a fit
 /// to --accept-from's measurements, else the fit to the accept len `s` (the scenario file's
-/// deployment) reaches at its own settings.
+/// deployment, or --accept-len / --accept-rate at the deployment's setting) reaches at its own
+/// settings.
 AcceptanceOrigin choose_acceptance(const TuneRequest& q, const Scenario& s, accept::TreeAcceptance& model);
+
+/// One warning per source of `obs` that names a target model other than `s`'s (an SGLang log of
+/// DeepSeek-V3 applied to a Llama deployment).
+std::vector<std::string> model_mismatches(const std::vector<accept::AcceptObservation>& obs, const Scenario& s);
 
 /// Runs the search and writes --csv and --plot; returns the ranking (text, or JSON with --json).
 /// InputError on bad input, with no file written.

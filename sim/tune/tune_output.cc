@@ -25,6 +25,7 @@ std::string tune_text(const TuneReport& r) {
   std::string o = fmt::format("specsim tune: {} on {}x {} ({}), tp {}\n", s.target.name, s.hw.num_gpus, s.hw.gpu.name,
                               s.hw.topo.name, s.run.tp_size);
   o += fmt::format("acceptance: {}\n  {}\n", r.acceptance.from, r.acceptance.note);
+  for (const auto& w : r.acceptance.warnings) o += "warning: " + w + "\n";
   if (r.acceptance.fit)
     for (const auto& p : r.acceptance.fit->points)
       o += fmt::format("  steps {} topk {} draft tokens {}: measured accept len {:.3f}, model {:.3f}\n", p.steps,
@@ -88,7 +89,7 @@ nlohmann::json tune_json(const TuneReport& r) {
   j["model"] = s.target.name;
   j["hardware"] = {{"gpu", s.hw.gpu.name}, {"topology", s.hw.topo.name}, {"num_gpus", s.hw.num_gpus}};
   j["tp_size"] = s.run.tp_size;
-  json acc = {{"from", r.acceptance.from}, {"note", r.acceptance.note}};
+  json acc = {{"from", r.acceptance.from}, {"note", r.acceptance.note}, {"warnings", r.acceptance.warnings}};
   json rates = json::array(), cov = json::array();
   for (int d = 1; d <= r.in.max_steps; ++d) {
     rates.push_back(r.in.acceptance.rate(d));

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "accept/fit.h"
 #include "tune/tune.h"
@@ -15,6 +16,8 @@ struct AcceptanceOrigin {
   std::string from;                      ///< e.g. "SGLang log a.log (2 settings)"
   std::string note;                      ///< what was fitted or assumed
   std::optional<accept::AcceptFit> fit;  ///< when fitted to measured accept lengths
+  /// Why the acceptance may not fit this deployment (measured on another model).
+  std::vector<std::string> warnings;
 };
 
 struct TuneReport {

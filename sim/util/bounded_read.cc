@@ -9,8 +9,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "util/error.h"
+#include "util/gzip.h"
+#include "util/inputs_read.h"
 
 namespace specsim {
 
@@ -30,6 +34,7 @@ std::string secs(int ms) { return ms % 1000 == 0 ? std::to_string(ms / 1000) + "
 }  // namespace
 
 std::string read_bounded(const std::string& path, const std::string& where, std::size_t max_bytes, PipeTimeouts pipe) {
+  if (path.empty()) throw InputError("an empty file name: give the path of a file", where);
   // O_NONBLOCK: opening a fifo that no process writes returns at once instead of waiting forever.
   Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
   if (f.fd < 0) {
@@ -44,6 +49,15 @@ std::string read_bounded(const std::string& path, const std::string& where, std:
   if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes)
     throw InputError("'" + path + "' is larger than " + mib(max_bytes) + ", the most specsim reads", where);
   const bool is_pipe = S_ISFIFO(st.st_mode);
+  if (!is_pipe) note_input_read(path, st.st_dev, st.st_ino);  // no output may replace it
+  // A pipe (`--model-path <(...)`, /dev/stdin) can be read once; a run may read one input several
+  // times (the explanation search resolves the scenario again), so the first read is kept.
+  static std::mutex pipes_mutex;
+  static std::map<std::string, std::string> pipes_read;
+  if (is_pipe) {
+    const std::lock_guard lock(pipes_mutex);
+    if (const auto it = pipes_read.find(path); it != pipes_read.end()) return it->second;
+  }
   // A file reads blocking. A pipe stays non-blocking: a read with no writer is the end (a fifo
   // nobody opened reads as empty), one with a silent writer waits in poll() with a deadline.
   if (!is_pipe) ::fcntl(f.fd, F_SETFL, ::fcntl(f.fd, F_GETFL) & ~O_NONBLOCK);
@@ -85,6 +99,13 @@ std::string read_bounded(const std::string& path, const std::string& where, std:
       throw InputError("'" + path + "' holds more than " + mib(max_bytes) + ", the most specsim reads", where);
     text.append(buf, static_cast<std::size_t>(n));
     if (is_pipe && elapsed_ms() > pipe.total_ms) throw still_open();
+  }
+  // A gzip file (a torch profiler trace is saved as .json.gz by default) reads as its content,
+  // bounded as every input is.
+  if (is_gzip(text)) text = gunzip_bounded(text, path, where, max_bytes);
+  if (is_pipe) {
+    const std::lock_guard lock(pipes_mutex);
+    pipes_read[path] = text;
   }
   return text;
 }

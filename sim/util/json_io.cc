@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "util/bounded_read.h"
@@ -50,8 +51,26 @@ std::string json_excerpt(const nlohmann::json& v, std::size_t max_chars) {
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& where) {
   check_json_depth(text, where);
+  // A key given twice in one object would silently keep the last: refused, naming the key.
+  std::vector<std::set<std::string>> keys;  // one set per open object
+  std::string duplicate;
+  const nlohmann::json::parser_callback_t no_duplicates = [&](int, nlohmann::json::parse_event_t ev,
+                                                              nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (ev == E::object_start)
+      keys.emplace_back();
+    else if (ev == E::object_end && !keys.empty())
+      keys.pop_back();
+    else if (ev == E::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
+             duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
   try {
-    return nlohmann::json::parse(text);
+    nlohmann::json j = nlohmann::json::parse(text, no_duplicates);
+    if (!duplicate.empty())
+      throw InputError("key " + json_excerpt(duplicate) + " given twice in one object: keep one", where);
+    return j;
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the offset of the error; turn it into a line number for the user.
     size_t line = 1;
@@ -78,6 +97,11 @@ double sourced_number(const nlohmann::json& obj, const std::string& key, const s
     throw InputError("every number needs a non-empty source", at + ".source");
   const double v = f["value"].get<double>();
   if (!std::isfinite(v)) throw InputError("value is not finite", at + ".value");
+  // Every sourced figure is a physical quantity in a human unit (GB/s, TFLOP/s, us, GiB): one
+  // above 1e9 is a slip, named here rather than surfacing later as an overflow blamed on another input.
+  if (std::abs(v) > kMaxSourcedValue)
+    throw InputError("value " + json_excerpt(f["value"]) + " is beyond any physical figure in its unit (above 1e9)",
+                     at + ".value");
   return v;
 }
 

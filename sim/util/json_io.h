@@ -24,7 +24,11 @@ std::string json_excerpt(const nlohmann::json& v, std::size_t max_chars = 60);
 /// Parses JSON text (depth checked first); InputError naming `where` with the line of the first error.
 nlohmann::json parse_json_text(const std::string& text, const std::string& where);
 
-/// Reads `obj[key]` as {"value": V, "source": S}: V finite, S non-empty. `where` prefixes errors.
+/// The largest magnitude a sourced number may have (figures are in GB/s, TFLOP/s, us, GiB).
+constexpr double kMaxSourcedValue = 1e9;
+
+/// Reads `obj[key]` as {"value": V, "source": S}: V finite, |V| <= kMaxSourcedValue, S non-empty.
+/// `where` prefixes errors.
 double sourced_number(const nlohmann::json& obj, const std::string& key, const std::string& where);
 
 /// Reads a plain required field of the given JSON type with an error naming `where.key`.

@@ -17,6 +17,7 @@
 #include <mutex>
 
 #include "util/error.h"
+#include "util/inputs_read.h"
 
 namespace specsim {
 
@@ -103,6 +104,17 @@ void check_outputs(const std::vector<OutputFile>& outputs, const std::vector<std
     for (const auto& in : inputs)
       if (!in.empty() && same_file(o.path, in))
         throw InputError("'" + o.path + "' is also an input: writing it would destroy the input", o.flag);
+    // Every file read so far, however it was named (a profile a scenario file names, a model in a
+    // pasted command, a runtime profile), is an input too.
+    struct stat st {};
+    if (::stat(o.path.c_str(), &st) == 0)
+      for (const auto& in : inputs_read())
+        if (in.dev == static_cast<unsigned long long>(st.st_dev) &&
+            in.ino == static_cast<unsigned long long>(st.st_ino))
+          throw InputError("'" + o.path + "' is also an input" +
+                               (in.path == o.path ? "" : " (read as " + in.path + ")") +
+                               ": writing it would destroy the input; give the output another name",
+                           o.flag);
     for (std::size_t j = 0; j < i; ++j)
       if (!outputs[j].path.empty() && same_target(o.path, outputs[j].path))
         throw InputError("the same file as " + outputs[j].flag + ": give each output its own file", o.flag);
@@ -207,6 +219,9 @@ void write_outputs_atomic(const std::vector<std::pair<OutputFile, std::string>>&
     auto t = std::make_unique<TempPath>(temp_name_beside(o.path));
     const int fd = ::open(t->path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) throw InputError("cannot write output file " + o.path + ": check the folder is writable", o.flag);
+    // A file replaced keeps its permissions (a mode-600 output stays private).
+    struct stat old {};
+    if (::stat(o.path.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::fchmod(fd, old.st_mode & 07777);
     std::size_t done = 0;
     while (done < text.size()) {
       const ssize_t n = ::write(fd, text.data() + done, text.size() - done);

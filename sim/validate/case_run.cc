@@ -4,6 +4,8 @@
 
 #include <cctype>
 
+#include "util/shell_quote.h"
+
 namespace specsim {
 
 namespace {
@@ -58,6 +60,6 @@ std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not, Ca
   return r;
 }
 
-std::string case_run_command(const CaseRun& r) { return fmt::format("specsim run {}", fmt::join(r.flags, " ")); }
+std::string case_run_command(const CaseRun& r) { return "specsim run " + shell_join(r.flags); }
 
 }  // namespace specsim

@@ -57,10 +57,13 @@ std::optional<double> PublishedCase::speedup() const {
 }
 
 PublishedCase load_published_case(const std::string& path) {
+  return published_case_from_json(read_json_file(path), std::filesystem::path(path).filename().string());
+}
+
+PublishedCase published_case_from_json(const json& j, const std::string& file) {
   PublishedCase c;
-  c.file = std::filesystem::path(path).filename().string();
+  c.file = file;
   const std::string f = c.file + ":";
-  const json j = read_json_file(path);
   if (!j.is_object()) throw InputError("a case must be a JSON object", f + "(top)");
   c.id = str(j, "id", f);
   const std::string role = str(j, "role", f);

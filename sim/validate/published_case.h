@@ -1,6 +1,7 @@
 #pragma once
 // One public measurement of speculative decoding (traces/published/*.json): the settings the
 // source states and the figures it reports, `null` where the source is silent.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,6 +29,9 @@ struct PublishedCase {
 
 /// Reads one case; InputError naming file:field on a missing or malformed field.
 PublishedCase load_published_case(const std::string& path);
+
+/// The same for a case already parsed; `file` names it in errors.
+PublishedCase published_case_from_json(const nlohmann::json& j, const std::string& file);
 
 /// Every *.json in `dir`, sorted by name (README and others skipped); InputError when none.
 std::vector<PublishedCase> load_published_set(const std::string& dir, const std::string& flag);

@@ -7,6 +7,7 @@
 #include "evaluate/result_checks.h"
 #include "scenario/scenario_file.h"
 #include "util/error.h"
+#include "util/shell_quote.h"
 
 namespace specsim {
 
@@ -65,7 +66,7 @@ TransferRow predict_row(const PublishedCase& c, const json& file, const std::str
   }
   std::string why;
   CaseRun run = *case_run(settings, why, CaseAcceptance::LengthOnly);
-  row.command = fmt::format("specsim run --scenario {} {}", file_name, fmt::join(run.flags, " "));
+  row.command = "specsim run --scenario " + shell_quote(file_name) + " " + shell_join(run.flags);
   try {
     RunArgs args = run.args;
     args_from_scenario_file(file, args, file_name);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "util/json_io.h"
+#include "util/shell_quote.h"
 #include "validate/transfer.h"
 
 namespace specsim {
@@ -54,7 +55,7 @@ std::string family_text(std::size_t n, const TransferFamily& t) {
                                 f.cases.size() == 1 ? "" : "s", f.source, f.deployment);
   if (!t.anchor_command.empty())
     out += fmt::format("  anchor: {}\n  rows:   specsim run --scenario {} <the row's settings> (each in --json)\n",
-                       t.anchor_command, t.scenario_file);
+                       t.anchor_command, shell_quote(t.scenario_file));
   if (!t.not_scored.empty()) out += fmt::format("  not scored: {}\n", t.not_scored);
   out += fmt::format("    {:<56} {:<8} {:>3} {:>8} {:>5}  {:>7} {:>7} {:>5}  {:>7} {:>7} {:>5}  {:>5} {:>5} {:>5}\n",
                      "case", "role", "bs", "S/K/N", "acc", "base", "pred", "err", "spec", "pred", "err", "x", "pred",
