@@ -98,6 +98,8 @@ void run_case(Checker& ck, int world, DType dt, std::size_t tokens, std::size_t 
               std::uint64_t timeout_ns) {
   const std::string tag = "world " + std::to_string(world) + " " + name(dt) + " " + std::to_string(tokens) + "x" +
                           std::to_string(hidden) + (in_place ? " in place" : "") + (quant ? " fp8" : "");
+  // progress on stderr (unbuffered): a run cut short by a timeout shows the case it was in
+  std::fprintf(stderr, "case %s\n", tag.c_str());
   const FusedProblem p = make_fused_problem(dt, world, tokens, hidden, 17 + tokens * 31 + hidden + world);
   const std::size_t bytes = tokens * hidden * 2;
   car::Options opt;
