@@ -95,9 +95,10 @@ struct Communicator::Impl {
   /// Blocks per rank of the flag-free kernels: up to kMaxBlocks, so that messages up to
   /// kMaxBlocks x ll_threads vectors take one vector per thread (a thread's vectors wait in turn).
   int ll_block_cap = kPerGpuMaxBlocks;
-  /// Blocks per rank of the fused all-reduce + RMSNorm (a block a row at a time), capped so that
-  /// every block of every rank is resident at once at its occupancy.
-  int fused_block_cap = 1;
+  /// Clusters per rank of the fused all-reduce + RMSNorm (a cluster a row at a time), by cluster
+  /// size 1, 2, 4, 8 (index log2) and threads a CTA (index 0: up to kFusedCtaVectors, 1: up to
+  /// kFusedMaxThreads), capped so that every cluster of every rank is resident at once.
+  int fused_cluster_cap[4][2] = {};
   std::string failure;  ///< first kernel error seen: the communicator is dead
 
   void init_common() {
@@ -117,7 +118,13 @@ struct Communicator::Impl {
     const int resident = sms * detail::max_blocks_per_sm();
     block_cap = std::clamp(resident / ranks_here, 1, virt ? detail::kMaxBlocks : kPerGpuMaxBlocks);
     ll_block_cap = std::clamp(resident / ranks_here, 1, detail::kMaxBlocks);
-    fused_block_cap = std::clamp(sms * detail::fused_blocks_per_sm() / ranks_here, 1, detail::kMaxBlocks);
+    // occupancy at the most threads of each bucket (fewer threads a CTA only fit more clusters)
+    for (int i = 0, c = 1; i < 4; ++i, c *= 2)
+      for (int j = 0; j < 2; ++j) {
+        const int threads = j == 0 ? detail::kFusedCtaVectors : detail::kFusedMaxThreads;
+        fused_cluster_cap[i][j] =
+            std::clamp(detail::fused_max_clusters(c, threads) / ranks_here, 1, detail::kMaxBlocks / c);
+      }
   }
 
   /// Threads per block of `v`'s kernel for a message of `bytes`. Flag-free, Options::ll_threads 0
@@ -199,8 +206,12 @@ struct Communicator::Impl {
     b.timeout_ns = opt.timeout_ns;
     b.world = world;
     b.ranks = ranks_here;
-    b.blocks = static_cast<int>(std::min<std::size_t>(s.tokens, static_cast<std::size_t>(fused_block_cap)));
+    // a cluster of CTAs a row (car_fused_norm.cu), as many clusters as rows up to the cap
+    a.cluster = fused_cluster(s.hidden);
     b.threads = fused_threads(s.hidden);
+    const int log2c = a.cluster == 1 ? 0 : a.cluster == 2 ? 1 : a.cluster == 4 ? 2 : 3;
+    const int cap = fused_cluster_cap[log2c][b.threads <= detail::kFusedCtaVectors ? 0 : 1];
+    b.blocks = a.cluster * static_cast<int>(std::min<std::size_t>(s.tokens, static_cast<std::size_t>(cap)));
     b.rank_fastest = 0;
     a.tokens = s.tokens;
     a.hidden = s.hidden;

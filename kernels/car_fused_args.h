@@ -7,10 +7,16 @@
 
 namespace specsim::car::detail {
 
-/// Most threads a block of the fused kernels (one block normalizes one row at a time).
-inline constexpr int kFusedMaxThreads = 512;
-/// Most 16-byte vectors a thread holds in registers between the reduce and the norm.
-inline constexpr int kFusedMaxHeld = 4;
+/// Most threads a CTA of the fused kernels (a cluster of CTAs normalizes one row at a time).
+inline constexpr int kFusedMaxThreads = 256;
+/// Most CTAs sharing a row: one thread-block cluster (8 is the portable cluster size on sm_90).
+inline constexpr int kFusedMaxCluster = 8;
+/// A row is split over the fewest CTAs that leave each at most this many 16-byte vectors, so that
+/// a thread reduces one vector, as one-shot-ll's 128-thread blocks do.
+inline constexpr int kFusedCtaVectors = 128;
+/// 16-byte vectors a thread holds in registers between the reduce and the norm: one, since
+/// kFusedMaxHidden / 8 vectors split over kFusedMaxCluster CTAs fit kFusedMaxThreads threads.
+inline constexpr int kFusedMaxHeld = 1;
 
 /// A rank's buffers besides LaunchArgs::r[].in (the partial sums) and .out (the norm output).
 struct FusedRank {
@@ -20,7 +26,8 @@ struct FusedRank {
   void* quant_out;  ///< fp8 e4m3, or null
 };
 
-/// One launch: `base` as for a flag-free all-reduce (count = tokens x hidden), plus the rows.
+/// One launch: `base` as for a flag-free all-reduce (count = tokens x hidden; base.blocks = CTAs
+/// a rank, a multiple of `cluster`), plus the rows.
 struct FusedLaunchArgs {
   LaunchArgs base;
   FusedRank f[kMaxRanks];
@@ -28,6 +35,7 @@ struct FusedLaunchArgs {
   std::size_t hidden;     ///< elements a row
   float eps;              ///< RMSNorm epsilon
   float quant_inv_scale;  ///< 1 / quant_scale
+  int cluster;            ///< CTAs a row (thread-block cluster size: 1, 2, 4 or 8)
 };
 static_assert(sizeof(FusedLaunchArgs) < 4000, "kernel parameters must stay under 4 KB");
 

@@ -47,11 +47,20 @@ bool allowed_alias(const Buf& a, const Buf& b) {
 
 }  // namespace
 
+int fused_cluster(std::size_t hidden) {
+  const std::size_t vpr = std::max<std::size_t>(hidden / 8, 1);
+  int c = 1;
+  while (c < detail::kFusedMaxCluster && (vpr + c - 1) / c > static_cast<std::size_t>(detail::kFusedCtaVectors)) c *= 2;
+  return c;
+}
+
 int fused_threads(std::size_t hidden) {
   const std::size_t vpr = std::max<std::size_t>(hidden / 8, 1);
+  const auto c = static_cast<std::size_t>(fused_cluster(hidden));
+  const std::size_t slice = (vpr + c - 1) / c;  // vectors a CTA (the last may have fewer)
   const std::size_t max_t = detail::kFusedMaxThreads;
-  const std::size_t held = (vpr + max_t - 1) / max_t;
-  const std::size_t per = (vpr + held - 1) / held;  // balanced: every thread holds `held` or one less
+  const std::size_t held = (slice + max_t - 1) / max_t;
+  const std::size_t per = (slice + held - 1) / held;  // balanced: every thread holds `held` or one less
   return static_cast<int>(std::min(max_t, (per + 31) / 32 * 32));
 }
 
@@ -69,7 +78,7 @@ std::optional<std::string> refuse(const FusedNormIo& io, const FusedNormShape& s
     return "hidden size " + std::to_string(s.hidden) + " is not a positive multiple of 8 (16-byte vectors a row)";
   if (s.hidden > kFusedMaxHidden)
     return "hidden size " + std::to_string(s.hidden) + " exceeds the fused kernel's " +
-           std::to_string(kFusedMaxHidden) + " (512 threads a row, 4 vectors each); use allreduce + add_rmsnorm";
+           std::to_string(kFusedMaxHidden) + " (8 CTAs a row of 256 threads); use allreduce + add_rmsnorm";
   if (s.tokens > std::numeric_limits<std::size_t>::max() / s.hidden / 2)
     return "tokens x hidden overflows the byte size";
   const std::size_t bytes = s.tokens * s.hidden * elem_bytes(s.dtype);
@@ -129,6 +138,7 @@ void add_rmsnorm(std::span<const FusedNormIo> io, const FusedNormShape& s, cudaS
   }
   a.base.ranks = static_cast<int>(io.size());
   a.base.threads = fused_threads(s.hidden);
+  a.cluster = fused_cluster(s.hidden);
   a.tokens = s.tokens;
   a.hidden = s.hidden;
   a.eps = s.eps;

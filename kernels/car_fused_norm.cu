@@ -3,25 +3,34 @@
 // protocol (car_ll_one_shot.cu: push into slot [parity][me] of every peer, poll the own slots,
 // the data is the flag, the slots emptied by their reader, parity from the shared call count), on
 // the same slots and count, so fused and plain flag-free calls may alternate. What differs is
-// the work split: one block owns whole rows (a row at a time, rows blk, blk + blocks, ...), so
-// after the reduce every rank holds each full row in one block and normalizes it there; no
-// second exchange, no barrier. Each rank computes every row itself, in the same order with the
-// same threads, so all ranks agree bitwise.
+// the work split: one thread-block cluster of C CTAs owns whole rows (a row at a time, rows cl,
+// cl + clusters, ...), CTA s of the cluster the row's vectors [s * slice, (s + 1) * slice).
+// C (fused_cluster: 1, 2, 4 or 8) leaves a thread about one 16-byte vector, as in one-shot-ll's
+// blocks: one block a row would leave only 1-8 blocks a rank at the verify's few tokens. After
+// the reduce each CTA sums the squares of its slice, the C partials go through distributed
+// shared memory (one cluster barrier a row), and every CTA normalizes its slice with the same
+// total; no second exchange between ranks, no grid barrier. Each rank computes every row itself,
+// in the same order with the same split, so all ranks agree bitwise.
 //
 // Arithmetic (fixed order, no contraction, identical in the fused and the separate kernel):
 //   s = the all-reduce sum rounded to T (rank order 0..world-1, as every variant)
 //   r = round_T(s + residual)                      -> residual_out
 //   ss = sum of r^2: per thread over its vectors in element order (fma), then a warp butterfly,
-//        then the warps' partials in warp order
+//        then the warps' partials in warp order (a CTA's partial), then the CTAs' partials in
+//        cluster rank order (the separate kernel runs the same clusters, so it matches bitwise)
 //   inv = rsqrt(ss / hidden + eps)
 //   o = round_T((r * inv) * weight)                -> norm_out
 //   q = fp8 e4m3 (round to nearest even, saturating) of o / quant_scale -> quant_out (optional)
 //
-// Co-residency: the host caps blocks per rank so that every block of every rank on a GPU is
-// resident at once (fused_blocks_per_sm), as for the other flag-free kernels. Every wait is
-// bounded; a block that gives up records the error word and stops at the next block barrier
-// with all its threads (a shared flag read between two barriers), writing no norm output for
-// that row.
+// Co-residency: the host caps clusters per rank so that every CTA of every rank on a GPU is
+// resident at once, as for the other flag-free kernels (fused_max_clusters: the
+// cudaOccupancyMaxActiveClusters count, which places a cluster whole on one GPU processing
+// cluster). Every wait is bounded; a CTA that gives up records the error word and its cluster
+// stops at the row's cluster barrier with all its threads (each CTA's shared flag, published
+// with its partial and read by every CTA of the cluster after the barrier), writing no norm
+// output for that row. Every CTA of a cluster passes the same number of cluster barriers, and
+// one more before it exits, so no CTA leaves while a sibling may still read its shared memory.
+#include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -40,6 +49,8 @@
 
 namespace specsim::car::detail {
 namespace {
+
+namespace cg = cooperative_groups;
 
 static_assert(kPack<__nv_bfloat16> == 8 && kPack<__half> == 8, "a vector is 8 elements");
 
@@ -102,20 +113,55 @@ __device__ __forceinline__ uint2 quantize(const uint4& o, float inv_scale) {
   return make_uint2(out[0], out[1]);
 }
 
-/// Sum of every thread's `ss` over the block in a fixed order (warp butterfly, then warps in
-/// order); every thread gets the same value. `failed` (may be null): a shared flag that threads
-/// set while polling; read between the two barriers, so every thread sees the same value and no
-/// thread of the next row can change it before all have read it.
-__device__ __forceinline__ float block_sum(float ss, float* s_part, int* failed, bool& stop) {
+/// The vectors [begin, end) of a row that CTA `part` of `parts` owns (the last may own fewer).
+struct Slice {
+  std::size_t begin, end;
+};
+__device__ __forceinline__ Slice row_slice(std::size_t vpr, unsigned part, unsigned parts) {
+  const std::size_t len = (vpr + parts - 1) / parts;
+  const std::size_t b = len * part;
+  return {b < vpr ? b : vpr, b + len < vpr ? b + len : vpr};
+}
+
+/// The shared memory of the row sum: warp partials, and the CTA's partial and failure flag
+/// double-buffered by row (a CTA writes buffer p again two rows later, after the next cluster
+/// barrier, which every sibling passes only once it has read buffer p).
+struct RowSumSmem {
+  float warp[kFusedMaxThreads / 32];
+  float part[2];
+  int failed[2];
+};
+
+/// Sum of every thread's `ss` over the cluster in a fixed order (warp butterfly, warps in order,
+/// then the CTAs' partials in cluster rank order); every thread of the cluster gets the same
+/// value. `failed` (may be null): a shared flag that threads set while polling, final once they
+/// reach the first barrier; `stop` = any CTA's flag was set (the same in every CTA). Contains one
+/// block barrier and one cluster barrier; `row_iter` = rows this CTA went through before.
+__device__ __forceinline__ float row_sum(float ss, RowSumSmem& sm, const int* failed, unsigned row_iter, bool& stop) {
+  const cg::cluster_group cluster = cg::this_cluster();
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
-  if ((threadIdx.x & 31) == 0) s_part[threadIdx.x >> 5] = ss;
+  if ((threadIdx.x & 31) == 0) sm.warp[threadIdx.x >> 5] = ss;
   __syncthreads();
+  const unsigned p = row_iter & 1;
+  if (threadIdx.x == 0) {
+    float cta = 0.0f;
+    const unsigned warps = blockDim.x >> 5;
+    for (unsigned w = 0; w < warps; ++w) cta = __fadd_rn(cta, sm.warp[w]);
+    sm.part[p] = cta;
+    sm.failed[p] = failed != nullptr ? *static_cast<const volatile int*>(failed) : 0;
+  }
+  // release/acquire: every CTA's partial visible to the cluster; also orders this row's reads of
+  // sm.warp before the next row's writes
+  cluster.sync();
   float total = 0.0f;
-  const unsigned warps = blockDim.x >> 5;
-  for (unsigned w = 0; w < warps; ++w) total = __fadd_rn(total, s_part[w]);
-  stop = failed != nullptr && *static_cast<volatile int*>(failed) != 0;
-  __syncthreads();
+  int any = 0;
+  const unsigned parts = cluster.num_blocks();
+  for (unsigned c = 0; c < parts; ++c) {
+    total = __fadd_rn(total, *cluster.map_shared_rank(&sm.part[p], c));
+    any |= *cluster.map_shared_rank(&sm.failed[p], c);
+  }
+  stop = any != 0;
   return total;
 }
 
@@ -124,29 +170,44 @@ __device__ __forceinline__ float inv_rms(float ss, std::size_t hidden, float eps
   return rsqrtf(__fadd_rn(__fdiv_rn(ss, static_cast<float>(hidden)), eps));
 }
 
-/// Writes row vector i's norm output (and fp8 copy) from the new residual `r` and weight vector c.
+/// Writes row vector i's norm output (and fp8 copy) from the new residual `r` and weight vector `w`.
 template <typename T>
-__device__ __forceinline__ void write_norm(const FusedRank& fr, void* norm_out, std::size_t i, std::size_t c,
-                                           const uint4& r, float inv, float quant_inv_scale) {
-  const uint4 o = normalize<T>(r, static_cast<const uint4*>(fr.weight)[c], inv);
+__device__ __forceinline__ void write_norm(const FusedRank& fr, void* norm_out, std::size_t i, const uint4& r,
+                                           const uint4& w, float inv, float quant_inv_scale) {
+  const uint4 o = normalize<T>(r, w, inv);
   static_cast<uint4*>(norm_out)[i] = o;
   if (fr.quant_out != nullptr) static_cast<uint2*>(fr.quant_out)[i] = quantize<T>(o, quant_inv_scale);
 }
 
-/// The fused kernel (see the top of this file). kWorld: 2, or 0 for any world (read from the
-/// arguments); kHeld: vectors a thread holds of a row (ceil(vectors a row / threads), 1, 2 or 4).
+/// The weight vectors a thread's columns use, the same for every row: loaded once, before the
+/// first reduce, so that the norm waits for no load.
+template <int kHeld>
+__device__ __forceinline__ void load_weights(const FusedRank& fr, const Slice& sl, uint4 (&w)[kHeld]) {
+#pragma unroll
+  for (int k = 0; k < kHeld; ++k) {
+    const std::size_t c = sl.begin + threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+    w[k] = c < sl.end ? static_cast<const uint4*>(fr.weight)[c] : make_uint4(0, 0, 0, 0);
+  }
+}
+
+/// The fused kernel (see the top of this file), launched in clusters of fa.cluster CTAs along x.
+/// kWorld: 2, or 0 for any world (read from the arguments); kHeld: vectors a thread holds of its
+/// slice (ceil(slice / threads), at most kFusedMaxHeld).
 template <typename T, int kWorld, int kHeld>
-__global__ void __launch_bounds__(kFusedMaxThreads, 1) fused_kernel(const __grid_constant__ FusedLaunchArgs fa) {
+__global__ void __launch_bounds__(kFusedMaxThreads) fused_kernel(const __grid_constant__ FusedLaunchArgs fa) {
   const LaunchArgs& a = fa.base;
   constexpr int kR = kWorld != 0 ? kWorld : kMaxRanks;
   const int world = kWorld != 0 ? kWorld : a.world;
   const unsigned blk = blockIdx.x, nblk = gridDim.x;
   const RankPtrs& me = a.r[blockIdx.y];
   const FusedRank& fr = fa.f[blockIdx.y];
-  if (me.absent) return;
+  if (me.absent) return;  // the whole cluster (one rank: the cluster spans x only)
   __shared__ int s_failed;
-  __shared__ float s_part[kFusedMaxThreads / 32];
+  __shared__ RowSumSmem s_sum;
   const std::size_t vpr = fa.hidden / 8;
+  const unsigned parts = cg::this_cluster().num_blocks();
+  const unsigned first_row = blk / parts, row_step = nblk / parts;
+  const Slice sl = row_slice(vpr, cg::this_cluster().block_rank(), parts);
   const uint4* in = static_cast<const uint4*>(me.in);
   // Programmatic dependent launch: the inputs, residual, weight, the call count and the emptied
   // slots of earlier kernels are visible after the wait (car_ll_one_shot.cu).
@@ -159,10 +220,13 @@ __global__ void __launch_bounds__(kFusedMaxThreads, 1) fused_kernel(const __grid
   const std::size_t area = ll_off(a.slot, a.ll_slot, world, par, 0);
   char* const own_area = me.base[me.rank] + area;
   const std::size_t my_off = a.ll_slot * static_cast<std::size_t>(me.rank);
+  uint4 wt[kHeld];
+  load_weights<kHeld>(fr, sl, wt);
 
-  // send every row this block owns to every peer (rank+1, rank+2, ...: car_ll_one_shot.cu)
-  for (std::size_t row = blk; row < fa.tokens; row += nblk)
-    for (std::size_t c = threadIdx.x; c < vpr; c += blockDim.x) {
+  // send this CTA's slice of every row its cluster owns to every peer (rank+1, rank+2, ...:
+  // car_ll_one_shot.cu)
+  for (std::size_t row = first_row; row < fa.tokens; row += row_step)
+    for (std::size_t c = sl.begin + threadIdx.x; c < sl.end; c += blockDim.x) {
       const std::size_t i = row * vpr + c;
       const uint4 v = unreserve<T>(in[i]);
 #pragma unroll
@@ -175,15 +239,16 @@ __global__ void __launch_bounds__(kFusedMaxThreads, 1) fused_kernel(const __grid
   // s_failed initialised and every thread's count load completed
   __syncthreads();
 
-  for (std::size_t row = blk; row < fa.tokens; row += nblk) {
+  unsigned row_iter = 0;
+  for (std::size_t row = first_row; row < fa.tokens; row += row_step, ++row_iter) {
     uint4 held[kHeld];
     float ss = 0.0f;
     bool ok = true;
 #pragma unroll
     for (int k = 0; k < kHeld; ++k) {
       held[k] = make_uint4(0, 0, 0, 0);
-      const std::size_t c = threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
-      if (c >= vpr || !ok) continue;
+      const std::size_t c = sl.begin + threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+      if (c >= sl.end || !ok) continue;
       const std::size_t i = row * vpr + c;
       const uint4 own = unreserve<T>(in[i]);  // issued before the polls: latencies overlap
       const uint4 res = static_cast<const uint4*>(fr.residual_in)[i];
@@ -211,7 +276,7 @@ __global__ void __launch_bounds__(kFusedMaxThreads, 1) fused_kernel(const __grid
           break;
         }
       }
-      if (pending != 0) {  // gave up (or a sibling did): no output for this row
+      if (pending != 0) {  // gave up (or a sibling thread did): no output for this row
         ok = false;
         continue;
       }
@@ -225,37 +290,44 @@ __global__ void __launch_bounds__(kFusedMaxThreads, 1) fused_kernel(const __grid
       ss = add_squares<T>(r, ss);
     }
     bool stop = false;
-    const float total = block_sum(ss, s_part, &s_failed, stop);
-    if (stop) break;  // uniform: every thread read the same flag
+    const float total = row_sum(ss, s_sum, &s_failed, row_iter, stop);
+    if (stop) break;  // uniform over the cluster: every CTA read the same flags
     const float inv = inv_rms(total, fa.hidden, fa.eps);
 #pragma unroll
     for (int k = 0; k < kHeld; ++k) {
-      const std::size_t c = threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
-      if (c < vpr) write_norm<T>(fr, me.out, row * vpr + c, c, held[k], inv, fa.quant_inv_scale);
+      const std::size_t c = sl.begin + threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+      if (c < sl.end) write_norm<T>(fr, me.out, row * vpr + c, held[k], wt[k], inv, fa.quant_inv_scale);
     }
   }
+  // no CTA exits while a sibling may still read its partials (distributed shared memory)
+  cg::this_cluster().sync();
   store_call_count(calls, blk, nblk, call, threadIdx.x, blockDim.x);
 }
 
 /// The separate add+RMSNorm: what runs after a plain all-reduce (rank y's output in r[y].in; y =
-/// blockIdx.y, several ranks of one GPU in one launch as the virtual all-reduce). One block a
-/// row, the same threads and arithmetic as fused_kernel, so the outputs agree bitwise.
+/// blockIdx.y, several ranks of one GPU in one launch as the virtual all-reduce). The same
+/// clusters, slices, threads and arithmetic as fused_kernel, so the outputs agree bitwise.
 template <typename T, int kHeld>
 __global__ void __launch_bounds__(kFusedMaxThreads) add_rmsnorm_kernel(const __grid_constant__ FusedLaunchArgs fa) {
-  __shared__ float s_part[kFusedMaxThreads / 32];
+  __shared__ RowSumSmem s_sum;
   const RankPtrs& me = fa.base.r[blockIdx.y];
   const FusedRank& fr = fa.f[blockIdx.y];
   const std::size_t vpr = fa.hidden / 8;
+  const unsigned parts = cg::this_cluster().num_blocks();
+  const Slice sl = row_slice(vpr, cg::this_cluster().block_rank(), parts);
   grid_dependency_wait();
   trigger_dependents();
-  for (std::size_t row = blockIdx.x; row < fa.tokens; row += gridDim.x) {
+  uint4 wt[kHeld];
+  load_weights<kHeld>(fr, sl, wt);
+  unsigned row_iter = 0;
+  for (std::size_t row = blockIdx.x / parts; row < fa.tokens; row += gridDim.x / parts, ++row_iter) {
     uint4 held[kHeld];
     float ss = 0.0f;
 #pragma unroll
     for (int k = 0; k < kHeld; ++k) {
       held[k] = make_uint4(0, 0, 0, 0);
-      const std::size_t c = threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
-      if (c >= vpr) continue;
+      const std::size_t c = sl.begin + threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+      if (c >= sl.end) continue;
       const std::size_t i = row * vpr + c;
       const uint4 r = add_round<T>(static_cast<const uint4*>(me.in)[i], static_cast<const uint4*>(fr.residual_in)[i]);
       static_cast<uint4*>(fr.residual_out)[i] = r;
@@ -263,32 +335,34 @@ __global__ void __launch_bounds__(kFusedMaxThreads) add_rmsnorm_kernel(const __g
       ss = add_squares<T>(r, ss);
     }
     bool stop = false;
-    const float inv = inv_rms(block_sum(ss, s_part, nullptr, stop), fa.hidden, fa.eps);
+    const float inv = inv_rms(row_sum(ss, s_sum, nullptr, row_iter, stop), fa.hidden, fa.eps);
 #pragma unroll
     for (int k = 0; k < kHeld; ++k) {
-      const std::size_t c = threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
-      if (c < vpr) write_norm<T>(fr, me.out, row * vpr + c, c, held[k], inv, fa.quant_inv_scale);
+      const std::size_t c = sl.begin + threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+      if (c < sl.end) write_norm<T>(fr, me.out, row * vpr + c, held[k], wt[k], inv, fa.quant_inv_scale);
     }
   }
+  cg::this_cluster().sync();  // as fused_kernel: siblings may still read this CTA's partials
 }
 
 using FusedKernel = void (*)(const FusedLaunchArgs);
 
-/// Vectors a thread holds for this shape, rounded up to an instantiated 1, 2 or 4; 0 when the
-/// shape is not one the kernels run.
+/// Vectors a thread holds of its slice for this shape (1, the one instantiated; the template
+/// keeps room for more); 0 when the shape is not one the kernels run.
 int held_for(const FusedLaunchArgs& a) {
-  const int t = a.base.threads;
-  if (t < 32 || t > kFusedMaxThreads || t % 32 != 0 || a.hidden == 0 || a.hidden % 8 != 0 || a.tokens == 0) return 0;
-  const std::size_t held = (a.hidden / 8 + static_cast<std::size_t>(t) - 1) / static_cast<std::size_t>(t);
-  return held <= 1 ? 1 : held <= 2 ? 2 : held <= 4 ? 4 : 0;
+  const int t = a.base.threads, c = a.cluster;
+  if (t < 32 || t > kFusedMaxThreads || t % 32 != 0 || a.hidden == 0 || a.hidden % 8 != 0 || a.tokens == 0 || c < 1 ||
+      c > kFusedMaxCluster || (c & (c - 1)) != 0)
+    return 0;
+  const std::size_t slice = (a.hidden / 8 + static_cast<std::size_t>(c) - 1) / static_cast<std::size_t>(c);
+  const std::size_t held = (slice + static_cast<std::size_t>(t) - 1) / static_cast<std::size_t>(t);
+  return held <= static_cast<std::size_t>(kFusedMaxHeld) ? 1 : 0;
 }
 
 template <typename T, int kWorld>
 FusedKernel fused_for_held(int held) {
   switch (held) {
     case 1: return fused_kernel<T, kWorld, 1>;
-    case 2: return fused_kernel<T, kWorld, 2>;
-    case 4: return fused_kernel<T, kWorld, 4>;
     default: return nullptr;
   }
 }
@@ -297,24 +371,33 @@ template <typename T>
 FusedKernel norm_for_held(int held) {
   switch (held) {
     case 1: return add_rmsnorm_kernel<T, 1>;
-    case 2: return add_rmsnorm_kernel<T, 2>;
-    case 4: return add_rmsnorm_kernel<T, 4>;
     default: return nullptr;
   }
 }
 
-/// cudaLaunchKernelEx with programmatic dependent launch.
-cudaError_t launch_pdl(FusedKernel k, dim3 grid, int threads, const FusedLaunchArgs& a, cudaStream_t stream) {
+/// The launch configuration: clusters of `cluster` CTAs along x; with `pdl`, programmatic
+/// dependent launch. `attr` must outlive the configuration.
+cudaLaunchConfig_t launch_config(dim3 grid, int threads, int cluster, cudaStream_t stream, cudaLaunchAttribute* attr,
+                                 bool pdl) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
   cfg.blockDim = dim3(static_cast<unsigned>(threads));
   cfg.dynamicSmemBytes = 0;
   cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[1].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = pdl ? 2 : 1;
+  return cfg;
+}
+
+cudaError_t launch_cluster(FusedKernel k, dim3 grid, int threads, const FusedLaunchArgs& a, cudaStream_t stream) {
+  cudaLaunchAttribute attr[2];
+  const cudaLaunchConfig_t cfg = launch_config(grid, threads, a.cluster, stream, attr, true);
   return cudaLaunchKernelEx(&cfg, k, a);
 }
 
@@ -324,12 +407,13 @@ template <typename T>
 cudaError_t launch_fused(const FusedLaunchArgs& a, cudaStream_t stream) {
   const LaunchArgs& b = a.base;
   const int held = held_for(a);
-  if (held == 0 || b.blocks < 1 || b.blocks > kMaxBlocks || b.ranks < 1 || b.ranks > kMaxRanks || b.world < kMinRanks ||
-      b.world > kMaxRanks || static_cast<std::size_t>(b.blocks) > a.tokens)
+  if (held == 0 || b.blocks < 1 || b.blocks > kMaxBlocks || b.blocks % a.cluster != 0 || b.ranks < 1 ||
+      b.ranks > kMaxRanks || b.world < kMinRanks || b.world > kMaxRanks ||
+      static_cast<std::size_t>(b.blocks / a.cluster) > a.tokens)
     return cudaErrorInvalidConfiguration;
   const FusedKernel k = b.world == 2 ? fused_for_held<T, 2>(held) : fused_for_held<T, 0>(held);
   if (k == nullptr) return cudaErrorInvalidConfiguration;
-  return launch_pdl(k, dim3(static_cast<unsigned>(b.blocks), static_cast<unsigned>(b.ranks)), b.threads, a, stream);
+  return launch_cluster(k, dim3(static_cast<unsigned>(b.blocks), static_cast<unsigned>(b.ranks)), b.threads, a, stream);
 }
 
 template <typename T>
@@ -337,8 +421,9 @@ cudaError_t launch_add_rmsnorm(const FusedLaunchArgs& a, cudaStream_t stream) {
   const int held = held_for(a);
   const FusedKernel k = norm_for_held<T>(held);
   if (k == nullptr || a.base.ranks < 1 || a.base.ranks > kMaxRanks) return cudaErrorInvalidConfiguration;
-  const auto rows = static_cast<unsigned>(std::min<std::size_t>(a.tokens, 65535));
-  return launch_pdl(k, dim3(rows, static_cast<unsigned>(a.base.ranks)), a.base.threads, a, stream);
+  const auto clusters = static_cast<unsigned>(std::min<std::size_t>(a.tokens, 65535 / kFusedMaxCluster));
+  return launch_cluster(k, dim3(clusters * static_cast<unsigned>(a.cluster), static_cast<unsigned>(a.base.ranks)),
+                        a.base.threads, a, stream);
 }
 
 template cudaError_t launch_fused<__nv_bfloat16>(const FusedLaunchArgs&, cudaStream_t);
@@ -346,15 +431,22 @@ template cudaError_t launch_fused<__half>(const FusedLaunchArgs&, cudaStream_t);
 template cudaError_t launch_add_rmsnorm<__nv_bfloat16>(const FusedLaunchArgs&, cudaStream_t);
 template cudaError_t launch_add_rmsnorm<__half>(const FusedLaunchArgs&, cudaStream_t);
 
-int fused_blocks_per_sm() {
+int fused_max_clusters(int cluster, int threads) {
+  const FusedKernel kernels[] = {fused_kernel<__nv_bfloat16, 2, 1>, fused_kernel<__nv_bfloat16, 0, 1>,
+                                 fused_kernel<__half, 2, 1>, fused_kernel<__half, 0, 1>};
   int best = 1 << 30;
-  for (int held : {1, 2, 4})
-    for (FusedKernel k : {fused_for_held<__nv_bfloat16, 2>(held), fused_for_held<__nv_bfloat16, 0>(held),
-                          fused_for_held<__half, 2>(held), fused_for_held<__half, 0>(held)}) {
-      int n = 0;
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, kFusedMaxThreads, 0) != cudaSuccess) n = 1;
-      best = std::min(best, n);
+  for (FusedKernel k : kernels) {
+    cudaLaunchAttribute attr[2];
+    // the grid only has to be a whole number of clusters; the answer is device-wide
+    const cudaLaunchConfig_t cfg =
+        launch_config(dim3(static_cast<unsigned>(cluster)), threads, cluster, nullptr, attr, false);
+    int n = 0;
+    if (cudaOccupancyMaxActiveClusters(&n, k, &cfg) != cudaSuccess) {
+      (void)cudaGetLastError();  // not left for the next launch check to find
+      n = 1;
     }
+    best = std::min(best, n);
+  }
   return std::max(1, best);
 }
 

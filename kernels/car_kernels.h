@@ -45,7 +45,8 @@ cudaError_t launch_fused(const FusedLaunchArgs& a, cudaStream_t stream);
 /// (only a.base.r[].in/.out, a.f[], tokens, hidden, eps, quant_inv_scale, threads are read).
 template <typename T>
 cudaError_t launch_add_rmsnorm(const FusedLaunchArgs& a, cudaStream_t stream);
-/// Max resident blocks per SM of the heaviest fused instantiation at kFusedMaxThreads threads.
-int fused_blocks_per_sm();
+/// Clusters of `cluster` CTAs of `threads` threads of the fused kernel resident at once on the
+/// current device (the least over its instantiations; at least 1).
+int fused_max_clusters(int cluster, int threads);
 
 }  // namespace specsim::car::detail

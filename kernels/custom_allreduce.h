@@ -94,14 +94,18 @@ struct FusedNormShape {
   float eps = 1e-6f;          ///< RMSNorm epsilon (>= 0, finite)
   float quant_scale = 1.0f;   ///< fp8 scale (finite, > 0), used only with quant_out
 };
-/// Largest hidden size of the fused kernel: 512 threads a row holding at most 4 vectors each.
+/// Largest hidden size of the fused kernel: 8 CTAs a row of 256 threads, one vector each.
 inline constexpr std::size_t kFusedMaxHidden = 16384;
 /// Refusal logic of a fused call (host only, unit-tested): world, shape, dtype, the
 /// flag-free message cap and `max_bytes`, eps and scale, pointers and their overlaps.
 std::optional<std::string> fused_refuse_reason(const FusedNormIo& io, const FusedNormShape& s, int world,
                                                std::size_t max_bytes);
-/// Threads a block of the fused kernel and of the separate add+RMSNorm kernel use for a row of
-/// `hidden` elements (both use the same, so their sums of squares add in the same order).
+/// CTAs (one thread-block cluster) that share a row of `hidden` elements in the fused kernel and
+/// in the separate add+RMSNorm kernel: 1, 2, 4 or 8, the fewest that leave a CTA at most 128
+/// 16-byte vectors (or 8).
+int fused_cluster(std::size_t hidden);
+/// Threads a CTA of both kernels uses for its slice of a row of `hidden` elements (both use the
+/// same split, so their sums of squares add in the same order).
 int fused_threads(std::size_t hidden);
 /// The unfused second half, for comparison: residual add + RMSNorm (+ optional fp8) of each
 /// all-reduce output `io[r].in`, every buffer on the current device, one launch for all 1..8 entries

@@ -82,9 +82,13 @@ void host_refusals(Checker& ck) {
   refused(j, s, 4, "norm_out over residual_in");
   j = io, j.norm_out = buf[0], j.residual_out = buf[1];
   ck.expect(!car::fused_refuse_reason(j, s, 4, mb), "in place (norm_out == in, residual_out == residual_in)");
-  ck.expect(car::fused_threads(7168) == 448 && car::fused_threads(8192) == 512 && car::fused_threads(4096) == 512 &&
-                car::fused_threads(16384) == 512 && car::fused_threads(24) == 32,
-            "threads: balanced rows of at most 512");
+  ck.expect(car::fused_cluster(24) == 1 && car::fused_cluster(1024) == 1 && car::fused_cluster(1032) == 2 &&
+                car::fused_cluster(4096) == 4 && car::fused_cluster(7168) == 8 && car::fused_cluster(8192) == 8 &&
+                car::fused_cluster(16384) == 8,
+            "CTAs a row: the fewest of 1, 2, 4, 8 that leave a CTA at most 128 vectors");
+  ck.expect(car::fused_threads(24) == 32 && car::fused_threads(1032) == 96 && car::fused_threads(4096) == 128 &&
+                car::fused_threads(7168) == 128 && car::fused_threads(8192) == 128 && car::fused_threads(16384) == 256,
+            "threads: a CTA's slice of the row, a vector a thread, whole warps");
   ck.expect(to_e4m3(1.0f) == 0x38 && to_e4m3(-448.0f) == 0xfe && to_e4m3(1e6f) == 0x7e && to_e4m3(0.0f) == 0,
             "host e4m3 reference");
 }
@@ -94,6 +98,8 @@ void run_case(Checker& ck, int world, DType dt, std::size_t tokens, std::size_t 
               std::uint64_t timeout_ns) {
   const std::string tag = "world " + std::to_string(world) + " " + name(dt) + " " + std::to_string(tokens) + "x" +
                           std::to_string(hidden) + (in_place ? " in place" : "") + (quant ? " fp8" : "");
+  // progress on stderr (unbuffered): a run cut short by a timeout shows the case it was in
+  std::fprintf(stderr, "case %s\n", tag.c_str());
   const FusedProblem p = make_fused_problem(dt, world, tokens, hidden, 17 + tokens * 31 + hidden + world);
   const std::size_t bytes = tokens * hidden * 2;
   car::Options opt;
@@ -280,8 +286,8 @@ int run(int argc, char** argv) {
   };
   const std::vector<Shape> shapes =
       quick ? std::vector<Shape>{{1, 7168}, {3, 4096}, {64, 8192}}
-            : std::vector<Shape>{{1, 4096},  {1, 7168},  {2, 8192}, {5, 7168}, {16, 4096}, {33, 8192},
-                                 {64, 8192}, {3, 16384}, {7, 24},   {9, 1000}, {64, 7168}};
+            : std::vector<Shape>{{1, 4096},  {1, 7168}, {2, 8192}, {5, 7168},  {16, 4096}, {33, 8192}, {64, 8192},
+                                 {3, 16384}, {7, 24},   {9, 1000}, {64, 7168}, {2, 1032},  {4, 4104}};
   for (int world : worlds)
     for (DType dt : {DType::BF16, DType::FP16})
       for (const Shape& sh : shapes) {

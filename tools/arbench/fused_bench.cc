@@ -47,8 +47,8 @@ std::size_t run_fused_bench(Ranks& R, DType dt, const std::vector<std::size_t>& 
   for (std::size_t h : hiddens) {
     fmt::print(
         "# hidden {}: allreduce = auto (variant below); +norm = allreduce then the separate add+RMSNorm "
-        "kernel ({} threads a row); fused = one kernel\n",
-        h, car::fused_threads(h));
+        "kernel ({} CTAs of {} threads a row); fused = one kernel\n",
+        h, car::fused_cluster(h), car::fused_threads(h));
     fmt::print("#{:>7} {:>9} {:>18} {:>10} {:>10} {:>10} {:>12} {:>13} {:>7}\n", "tokens", "bytes", "allreduce", "(us)",
                "+norm", "fused", "fused-ar", "(+norm)/fused", "#wrong");
     for (std::size_t t : tokens) {
