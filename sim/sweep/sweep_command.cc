@@ -62,8 +62,9 @@ SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOut
     } catch (const InputError&) {
     }
     if (base) check_plot_names(*base);
-    check_plot_tools();
+    // the request's own faults (exit 2) before the machine's (gnuplot missing, exit 3)
     p.kind = choose_plot_kind(parse_plot_kind(o.plot_kind), p.grid, p.grid.allreduce);
+    check_plot_tools();
   }
   check_sweep_memory(p.grid.size(), csv_wanted(o), !o.json_path.empty());
   return p;
