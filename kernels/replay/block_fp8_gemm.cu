@@ -21,13 +21,16 @@ namespace {
 constexpr int kBfWarps = 8;      // warps per CTA; they split K and add their shares at the end
 constexpr int kBfTileRows = 16;  // rows of W per warp tile (the MMA's M side)
 constexpr int kBfStep = 64;      // K per step: 4 lanes x 16 bytes of one row
-constexpr int kBfUnroll = 4;     // steps whose W loads a warp has in flight together
-constexpr int kBfTokens = 8;     // tokens per MMA (its N side)
+// Steps whose W loads a warp has in flight together: 8 (4 KB a warp) where few token tiles leave
+// registers for them, 4 at 32 and 64 tokens.
+template <int MT>
+constexpr int kBfUnroll = MT <= 2 ? 8 : 4;
+constexpr int kBfTokens = 8;  // tokens per MMA (its N side)
 constexpr float kE4m3Max = 448.0f;
 
 // D[16x8] += A[16x32] B[32x8], fp8 e4m3 in, fp32 accumulate (sm_89+).
-__device__ __forceinline__ void mma_e4m3(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
-                                         unsigned b0, unsigned b1) {
+__device__ __forceinline__ void mma_e4m3(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0,
+                                         unsigned b1) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   asm volatile(
       "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
@@ -66,10 +69,10 @@ __global__ void __launch_bounds__(kBfWarps * 32)
   float acc[MT][4] = {};
   if (row0 < N) {
     const float* ws_row = Ws + (row0 / kFp8Group) * (long long)kg;  // 16 rows lie in one 128-row block
-    for (int s0 = slice; s0 < steps; s0 += slices * kBfUnroll) {
-      uint4 wl[kBfUnroll], wh[kBfUnroll];
+    for (int s0 = slice; s0 < steps; s0 += slices * kBfUnroll<MT>) {
+      uint4 wl[kBfUnroll<MT>], wh[kBfUnroll<MT>];
 #pragma unroll
-      for (int i = 0; i < kBfUnroll; ++i) {  // all of this round's W loads first: bytes in flight
+      for (int i = 0; i < kBfUnroll<MT>; ++i) {  // all of this round's W loads first: bytes in flight
         const int k = (s0 + i * slices) * kBfStep + quad * 16;
         const bool kin = s0 + i * slices < steps && k < K;
         wl[i] = kin && r_lo < N ? __ldcs(reinterpret_cast<const uint4*>(W + r_lo * (long long)K + k))
@@ -78,7 +81,7 @@ __global__ void __launch_bounds__(kBfWarps * 32)
                                 : make_uint4(0, 0, 0, 0);
       }
 #pragma unroll
-      for (int i = 0; i < kBfUnroll; ++i) {
+      for (int i = 0; i < kBfUnroll<MT>; ++i) {
         const int s = s0 + i * slices;
         if (s >= steps) break;
         const int k = s * kBfStep + quad * 16, g = s * kBfStep / kFp8Group;
@@ -86,8 +89,8 @@ __global__ void __launch_bounds__(kBfWarps * 32)
 #pragma unroll
         for (int t = 0; t < MT; ++t) {
           const int m = m0 + t * kBfTokens + gid;
-          const uint4 x = k < K && m < M ? __ldg(reinterpret_cast<const uint4*>(A + m * (long long)K + k))
-                                         : make_uint4(0, 0, 0, 0);
+          const uint4 x =
+              k < K && m < M ? __ldg(reinterpret_cast<const uint4*>(A + m * (long long)K + k)) : make_uint4(0, 0, 0, 0);
           float p[4] = {0.f, 0.f, 0.f, 0.f};
           mma_e4m3(p, wl[i].x, wh[i].x, wl[i].y, wh[i].y, x.x, x.y);
           mma_e4m3(p, wl[i].z, wh[i].z, wl[i].w, wh[i].w, x.z, x.w);
@@ -163,9 +166,9 @@ void launch_block_fp8(const void* a, const float* as, const void* w, const float
   const long long tiles = (s.n + kBfTileRows - 1) / kBfTileRows;
   const dim3 grid(unsigned((tiles + rt - 1) / rt), unsigned(s.batch),
                   unsigned((s.m + MT * kBfTokens - 1) / (MT * kBfTokens)));
-  block_fp8_kernel<MT><<<grid, kBfWarps * 32, 0, st>>>(
-      static_cast<const std::uint8_t*>(a), as, static_cast<const std::uint8_t*>(w), ws,
-      static_cast<__nv_bfloat16*>(c), int(s.m), int(s.n), int(s.k), rt);
+  block_fp8_kernel<MT>
+      <<<grid, kBfWarps * 32, 0, st>>>(static_cast<const std::uint8_t*>(a), as, static_cast<const std::uint8_t*>(w), ws,
+                                       static_cast<__nv_bfloat16*>(c), int(s.m), int(s.n), int(s.k), rt);
 }
 
 }  // namespace
@@ -191,10 +194,14 @@ void block_fp8_gemm(const void* a, const float* a_scales, const void* w, const f
                                 std::to_string(s.k) + " x" + std::to_string(s.batch) +
                                 " (needs sizes >= 1, K a multiple of 16, batch <= 65535)");
   // Token tiles per pass: the fewest MMAs that cover M (up to 64 tokens; more run in chunks).
-  if (s.m <= 8) launch_block_fp8<1>(a, a_scales, w, w_scales, c, s, st);
-  else if (s.m <= 16) launch_block_fp8<2>(a, a_scales, w, w_scales, c, s, st);
-  else if (s.m <= 32) launch_block_fp8<4>(a, a_scales, w, w_scales, c, s, st);
-  else launch_block_fp8<8>(a, a_scales, w, w_scales, c, s, st);
+  if (s.m <= 8)
+    launch_block_fp8<1>(a, a_scales, w, w_scales, c, s, st);
+  else if (s.m <= 16)
+    launch_block_fp8<2>(a, a_scales, w, w_scales, c, s, st);
+  else if (s.m <= 32)
+    launch_block_fp8<4>(a, a_scales, w, w_scales, c, s, st);
+  else
+    launch_block_fp8<8>(a, a_scales, w, w_scales, c, s, st);
   GPU_CHECK(cudaGetLastError());
 }
 

@@ -21,9 +21,7 @@ struct BlockFp8Shape {
   /// fp32 scales of A (all batches): one per row per 128 of K, row-major [batch][m][k_groups].
   std::size_t a_scale_floats() const { return std::size_t(batch * m * k_groups()); }
   /// fp32 scales of W (all batches): one per 128x128 block, row-major [batch][ceil(n/128)][k_groups].
-  std::size_t w_scale_floats() const {
-    return std::size_t(batch * ((n + kFp8Group - 1) / kFp8Group) * k_groups());
-  }
+  std::size_t w_scale_floats() const { return std::size_t(batch * ((n + kFp8Group - 1) / kFp8Group) * k_groups()); }
 };
 
 /// Whether block_fp8_gemm runs `s`: positive sizes and K a multiple of 16 (its 16-byte loads).

@@ -162,10 +162,11 @@ bool check(const Case& c, std::mt19937& rng) {
     guard_hit += bits != 0xffff;
   }
   const bool gemm_ok = bad == 0 && guard_hit == 0;
-  std::printf("%s: gemm %s: M %lld N %lld K %lld x%lld: %zu of %zu outputs off (worst |err| %.3g at ref %.3g), %zu "
-              "guard elements written\n",
-              gemm_ok ? "ok" : "FAIL", c.what, (long long)s.m, (long long)s.n, (long long)s.k, (long long)s.batch, bad,
-              checked, worst, worst_ref, guard_hit);
+  std::printf(
+      "%s: gemm %s: M %lld N %lld K %lld x%lld: %zu of %zu outputs off (worst |err| %.3g at ref %.3g), %zu "
+      "guard elements written\n",
+      gemm_ok ? "ok" : "FAIL", c.what, (long long)s.m, (long long)s.n, (long long)s.k, (long long)s.batch, bad, checked,
+      worst, worst_ref, guard_hit);
   return ok && gemm_ok;
 }
 

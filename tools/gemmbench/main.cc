@@ -40,11 +40,16 @@ struct Shape {
 
 // Per rank at TP 8 (sim/plan/forward_builders.cc builds the same shapes).
 const Shape kShapes[] = {
-    {"dsv3 fused_qkv_a_proj", 2112, 7168, false}, {"dsv3 q_b_proj", 3072, 1536, false},
-    {"dsv3 o_proj", 7168, 2048, false},           {"dsv3 dense gate_up", 4608, 7168, false},
-    {"dsv3 dense down", 7168, 2304, false},       {"dsv3 N=4096 K=7168", 4096, 7168, false},
-    {"kimi-k2 q_b_proj", 1536, 1536, false},      {"kimi-k2 o_proj", 7168, 1024, false},
-    {"dsv3 moe_w13", 512, 7168, true},            {"dsv3 moe_w2", 7168, 256, true},
+    {"dsv3 fused_qkv_a_proj", 2112, 7168, false},
+    {"dsv3 q_b_proj", 3072, 1536, false},
+    {"dsv3 o_proj", 7168, 2048, false},
+    {"dsv3 dense gate_up", 4608, 7168, false},
+    {"dsv3 dense down", 7168, 2304, false},
+    {"dsv3 N=4096 K=7168", 4096, 7168, false},
+    {"kimi-k2 q_b_proj", 1536, 1536, false},
+    {"kimi-k2 o_proj", 7168, 1024, false},
+    {"dsv3 moe_w13", 512, 7168, true},
+    {"dsv3 moe_w2", 7168, 256, true},
 };
 
 struct Flags {
@@ -131,8 +136,8 @@ Row time_row(const Shape& sh, int tokens, double l2_bytes, cublasLtHandle_t lt, 
   r.block_us = time_launches(
       [&](int i) {
         const auto k = std::size_t(i % nbuf);
-        block_fp8_gemm(a.p, static_cast<const float*>(as.p), w[k]->p, static_cast<const float*>(wscale[k]->p), c.p,
-                       s, st);
+        block_fp8_gemm(a.p, static_cast<const float*>(as.p), w[k]->p, static_cast<const float*>(wscale[k]->p), c.p, s,
+                       st);
       },
       n, f.iters, st);
   detail::GemmShape gs;
@@ -191,7 +196,8 @@ int run(const Flags& f) {
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
     throw specsim::EnvironmentError("no CUDA GPU found", "run specsim-gemmbench on a machine with a GPU");
-  if (!block_fp8_device_ok()) throw specsim::EnvironmentError("the GPU has no fp8 tensor cores", "run it on sm_89 or later (Ada, Hopper)");
+  if (!block_fp8_device_ok())
+    throw specsim::EnvironmentError("the GPU has no fp8 tensor cores", "run it on sm_89 or later (Ada, Hopper)");
   cudaDeviceProp prop{};
   GPU_CHECK(cudaGetDeviceProperties(&prop, 0));
   cudaStream_t st;
@@ -211,9 +217,8 @@ int run(const Flags& f) {
       const Row r = time_row(*sh, m, double(prop.l2CacheSize), lt, ws.p, f, st);
       const double engine = g.gemm_fp8_block_fixed_us + g.gemm_fp8_block_us_per_kblock * double(r.s.k) / kFp8Group +
                             r.weight_bytes() / (rate_gbps * 1e3);
-      fmt::print("{:<22} {:>5} {:>5} {:>4} {:>4} {:>4} {:>8.1f} | {:>9.2f} {:>7.0f} | {:>10} {:>9.2f}\n", r.name,
-                 r.s.n, r.s.k, m, r.s.m, r.s.batch, r.weight_bytes() / 1e6, r.block_us,
-                 r.weight_bytes() / r.block_us / 1e3,
+      fmt::print("{:<22} {:>5} {:>5} {:>4} {:>4} {:>4} {:>8.1f} | {:>9.2f} {:>7.0f} | {:>10} {:>9.2f}\n", r.name, r.s.n,
+                 r.s.k, m, r.s.m, r.s.batch, r.weight_bytes() / 1e6, r.block_us, r.weight_bytes() / r.block_us / 1e3,
                  r.tensor_us > 0 ? fmt::format("{:.2f}", r.tensor_us) : std::string("-"), engine);
       rows.push_back(r);
     }
@@ -228,8 +233,8 @@ int run(const Flags& f) {
              fit.fixed_us, fit.us_per_kblock, g.gemm_fp8_block_fixed_us, g.gemm_fp8_block_us_per_kblock);
   fmt::print("(engine: the profile's block-fp8 price of the row; cuBLASLt: per-tensor fp8, same shape and weights)\n");
   if (f.json_path.empty()) return 0;
-  json j = {{"kind", "specsim-gemmbench"}, {"device", prop.name},   {"date", today()},
-            {"launches", f.launches},      {"iters", f.iters},      {"hardware", f.hardware},
+  json j = {{"kind", "specsim-gemmbench"}, {"device", prop.name},  {"date", today()},
+            {"launches", f.launches},      {"iters", f.iters},     {"hardware", f.hardware},
             {"gemm_rate_gbps", rate_gbps}, {"rows", json::array()}};
   for (const auto& r : rows)
     j["rows"].push_back({{"shape", r.name},
