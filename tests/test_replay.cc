@@ -156,7 +156,7 @@ TEST_CASE("replay_json puts measured beside predicted with the error in percent"
   CHECK_THROWS_AS(phases_from_report(nlohmann::json{{"kind", "other"}}, "x"), InputError);
 }
 
-TEST_CASE("a replayed forward prices what the replay runs: dense batched expert GEMMs, per-tensor fp8 GEMMs") {
+TEST_CASE("a replayed forward prices what the replay runs: dense batched expert GEMMs, block-scaled fp8 GEMMs") {
   RunArgs a;
   a.model_path = "deepseek-v3", a.tp_size = 8, a.hardware = "h200:nvswitch", a.algorithm = "NONE";
   const Scenario s = resolve_scenario(a);
@@ -165,16 +165,48 @@ TEST_CASE("a replayed forward prices what the replay runs: dense batched expert 
   const PhasePlan& ph = stripped.phases.front();
   REQUIRE(s.hw.gpu.moe_gemm_memory_efficiency > 0);
   REQUIRE(s.hw.gpu.gemm_fp8_block_fixed_us > 0);
+  REQUIRE(s.hw.gpu.gemm_fp8_block_us_per_kblock > 0);
   REQUIRE(s.hw.gpu.gemm_fp8_tensor_fixed_us > 0);
-  REQUIRE(s.hw.gpu.gemm_fp8_block_fixed_us != s.hw.gpu.gemm_fp8_tensor_fixed_us);
-  Hardware replayed = s.hw;
-  replayed.gpu.moe_gemm_memory_efficiency = 0;
-  replayed.gpu.gemm_fp8_block_fixed_us = s.hw.gpu.gemm_fp8_tensor_fixed_us;
-  replayed.gpu.gemm_fp8_block_us_per_kblock = 0;
+  // The replay runs the block-scaled kernel: the stack's block terms, expert GEMMs as dense GEMMs.
+  Hardware block = s.hw;
+  block.gpu.moe_gemm_memory_efficiency = 0;
+  // Reports from before that kernel ran cuBLASLt's per-tensor fp8: its one fixed term.
+  Hardware tensor = block;
+  tensor.gpu.gemm_fp8_block_fixed_us = s.hw.gpu.gemm_fp8_tensor_fixed_us;
+  tensor.gpu.gemm_fp8_block_us_per_kblock = 0;
   const CostContext stack{&s.hw, &s.run, AllReduceChoice{}, Anchors{}, 1},
-      as_replayed{&replayed, &s.run, AllReduceChoice{}, Anchors{}, 1};
-  CHECK(predict_replayed_phase(ph, s.hw, s.run).us == Approx(time_phase(ph, as_replayed).us));
-  CHECK(time_phase(ph, stack).us != Approx(time_phase(ph, as_replayed).us));
+      as_block{&block, &s.run, AllReduceChoice{}, Anchors{}, 1},
+      as_tensor{&tensor, &s.run, AllReduceChoice{}, Anchors{}, 1};
+  CHECK(predict_replayed_phase(ph, s.hw, s.run).us == Approx(time_phase(ph, as_block).us));
+  CHECK(predict_replayed_phase(ph, s.hw, s.run, false).us == Approx(time_phase(ph, as_tensor).us));
+  CHECK(time_phase(ph, as_block).gemm_us > time_phase(ph, as_tensor).gemm_us);  // 61 layers of K/128 terms
+  CHECK(time_phase(ph, stack).us != Approx(time_phase(ph, as_block).us));
+
+  // The report says which terms priced its fp8 GEMMs, keeps each op's kernel, and reads it back.
+  ReplayMeasurement m;
+  m.device = "test", m.iters = 5;
+  PhaseMeasurement pm;
+  pm.kind = ph.kind, pm.graph = ph.graph, pm.tokens = ph.tokens, pm.kernels = ph.kernels(), pm.us = 4000;
+  for (const auto& b : ph.blocks)
+    for (const auto& op : b.ops) {
+      OpMeasurement om{b.name, op.name, b.repeat, op, op.dtype, 2.0, ""};
+      om.block_fp8 = op.dtype == DType::FP8 && (op.kind == OpKind::Gemm || op.kind == OpKind::MoeGemm);
+      pm.ops.push_back(om);
+    }
+  REQUIRE(ran_block_fp8(pm));
+  m.phases.push_back(pm);
+  const auto j = replay_json(s, r, m);
+  CHECK(j.at("fp8_gemm_terms").get<std::string>().find("gemm_fp8_block_us_per_kblock") != std::string::npos);
+  CHECK(replay_text(j).find("fp8 GEMMs: block-scaled fp8 kernel") != std::string::npos);
+  CHECK(j["phases"][0]["predicted"]["us"].get<double>() == Approx(time_phase(ph, as_block).us));
+  const auto back = phases_from_report(j, "report");
+  REQUIRE(back.size() == 1);
+  CHECK(ran_block_fp8(back[0]));
+  // The same measurement without the marks (a per-tensor replay) is priced by the per-tensor term.
+  for (auto& o : m.phases[0].ops) o.block_fp8 = false;
+  const auto jt = replay_json(s, r, m);
+  CHECK(jt.at("fp8_gemm_terms").get<std::string>().find("gemm_fp8_tensor_fixed_us") != std::string::npos);
+  CHECK(jt["phases"][0]["predicted"]["us"].get<double>() == Approx(time_phase(ph, as_tensor).us));
 }
 
 TEST_CASE("the fit recovers known efficiencies from synthetic measurements") {

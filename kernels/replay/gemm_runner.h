@@ -15,6 +15,9 @@ constexpr std::size_t kGemmWorkspaceBytes = 32u << 20;
 struct GemmShape {
   std::int64_t m = 1, n = 1, k = 1, batch = 1;
   bool fp8 = false;
+  /// Runs as the block-scaled fp8 kernel (block_fp8_gemm.h: 128x128 weight scales, 1x128 token
+  /// scales), the kernel class the stack runs for fp8 checkpoints, not as cuBLASLt.
+  bool block_fp8 = false;
   /// Bytes of the weight operand W (all batches).
   std::size_t weight_bytes() const { return std::size_t(batch * n * k) * (fp8 ? 1 : 2); }
 };

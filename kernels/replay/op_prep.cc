@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 namespace specsim::replay::detail {
 namespace {
@@ -24,6 +25,17 @@ void prepare_gemm(const RankGpu& g, const Op& op, PreparedOp& p) {
     p.meta.note = fmt::format("{} experts x [{},{}]x[{},{}], batched", s.batch, s.m, s.k, s.k, s.n);
   } else {
     s.batch = at_least_1(op.batch), s.m = at_least_1(op.m);
+  }
+  // fp8 checkpoints (DeepSeek-V3/R1, Kimi-K2: weight_block_size [128, 128]) run the block-scaled
+  // kernel the stack runs for them; each weight slot holds W and then its block scales.
+  if (op.dtype == DType::FP8 && g.fp8 && block_fp8_shape_ok({s.m, s.n, s.k, s.batch})) {
+    s.fp8 = s.block_fp8 = true;
+    p.meta.ran_dtype = DType::FP8, p.meta.block_fp8 = true;
+    p.w_scale_offset = (s.weight_bytes() + 255) / 256 * 256;
+    p.slot_bytes = p.w_scale_offset + BlockFp8Shape{s.m, s.n, s.k, s.batch}.w_scale_floats() * 4;
+    const std::string how = "block-scaled fp8 kernel (128x128 weight scales, 1x128 token scales)";
+    p.meta.note = p.meta.note.empty() ? how : p.meta.note + ", " + how;
+    return;
   }
   if (op.dtype == DType::FP8 || op.dtype == DType::FP16 || op.dtype == DType::FP32) {
     s.fp8 = op.dtype == DType::FP8 && g.fp8 && s.k % 16 == 0 && s.n % 16 == 0;

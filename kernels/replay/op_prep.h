@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "block_fp8_gemm.h"
 #include "gemm_runner.h"
 #include "plan/cycle_plan.h"
 #include "plan/replay_measurement.h"
@@ -23,12 +24,13 @@ struct PreparedOp {
   OpMeasurement meta;  ///< the report entry (its measured_us filled after timing)
   How how = How::Memory;
   GemmShape gs;
-  std::unique_ptr<LtGemm> gemm;
-  std::size_t slot_bytes = 0;  ///< weights or KV per rotation slot
-  std::vector<DevBuf> rot;     ///< the rotation slots (phase runner)
-  std::size_t vec16 = 0;       ///< memory ops: 16-byte vectors read (and as many written)
-  AttentionLaunch attn;        ///< split-KV grid of an attention op
-  std::size_t elems = 0;       ///< collectives: bf16 elements per rank (all-gather: sent by each rank)
+  std::unique_ptr<LtGemm> gemm;    ///< cuBLASLt GEMMs (null for block-scaled fp8 ones)
+  std::size_t w_scale_offset = 0;  ///< block-scaled fp8: where W's fp32 scales start in a slot
+  std::size_t slot_bytes = 0;      ///< weights or KV per rotation slot
+  std::vector<DevBuf> rot;         ///< the rotation slots (phase runner)
+  std::size_t vec16 = 0;           ///< memory ops: 16-byte vectors read (and as many written)
+  AttentionLaunch attn;            ///< split-KV grid of an attention op
+  std::size_t elems = 0;           ///< collectives: bf16 elements per rank (all-gather: sent by each rank)
 };
 
 /// One block of a phase: its ops and how many weight/KV slots they rotate through.
@@ -38,8 +40,9 @@ struct PreparedBlock {
   std::vector<PreparedOp> ops;
 };
 
-/// Prepares `op` of block `b` for the rank's GPU `g`: fp8 GEMMs run as bf16 where the GPU or
-/// cuBLASLt cannot (said in the op's note), all-reduces go to the custom kernel when `g` has one
+/// Prepares `op` of block `b` for the rank's GPU `g`: fp8 GEMMs run as the block-scaled fp8
+/// kernel, as bf16 where the GPU has no fp8 tensor cores or the shape does not fit it (said in
+/// the op's note), all-reduces go to the custom kernel when `g` has one
 /// and the payload fits its buffer, else NCCL. Throws std::runtime_error when the op cannot run
 /// (no cuBLASLt algorithm, a collective without the communicator it needs).
 PreparedOp prepare_op(const RankGpu& g, const Op& op, const OpBlock& b);

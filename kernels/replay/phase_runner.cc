@@ -1,7 +1,8 @@
 // The phase runner: allocates what one phase's ops read and write (weight and KV slots rotating
 // through more than the L2, activation scratch), fills it with random data, and times the phase
 // as the plan runs it (one CUDA graph, or eager launches), each op class alone in a graph, each
-// op from an eager pass with events between ops, and the GEMMs alone through a fresh cuBLASLt.
+// op from an eager pass with events between ops, and the GEMMs alone through a fresh cuBLASLt
+// (block-scaled fp8 ones through their own kernel).
 #include "phase_runner.h"
 
 #include <cuda_runtime.h>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "block_fp8_gemm.h"
 #include "cuda_check.h"
 #include "op_prep.h"
 #include "replay_kernels.h"
@@ -27,8 +29,10 @@ constexpr double kSpinPerOpNs = 15000, kSpinBaseNs = 10000;  // host queues a la
 
 // Activation-sized buffers every op of a phase shares (they stay in L2, as in a real forward).
 struct Scratch {
-  DevBuf x, x8, y, q, attn_out, src, dst, ar_in, ar_out, ag_in, ag_out;
+  DevBuf x, x8, xs, y, q, attn_out, src, dst, ar_in, ar_out, ag_in, ag_out;  // xs: x8's token-group scales
 };
+
+BlockFp8Shape block_shape(const PreparedOp& p) { return {p.gs.m, p.gs.n, p.gs.k, p.gs.batch}; }
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -40,7 +44,7 @@ double median(std::vector<double> v) {
 class PhaseRunner {
  public:
   PhaseRunner(RankGpu& g, const PhasePlan& ph, const ReplayOptions& opt) : g_(g), ph_(ph), opt_(opt) {
-    std::size_t x = 0, x8 = 0, y = 0, q = 0, out = 0, mem = 0, ar = 0, ag = 0;
+    std::size_t x = 0, x8 = 0, xs = 0, y = 0, q = 0, out = 0, mem = 0, ar = 0, ag = 0;
     for (const auto& b : ph.blocks) {
       PreparedBlock pb;
       pb.block = &b;
@@ -52,6 +56,7 @@ class PhaseRunner {
           const std::size_t xe = std::size_t(p.gs.batch * p.gs.m * p.gs.k);
           (p.gs.fp8 ? x8 : x) = std::max(p.gs.fp8 ? x8 : x, xe * (p.gs.fp8 ? 1 : 2));
           y = std::max(y, std::size_t(p.gs.batch * p.gs.m * p.gs.n) * 2);
+          if (p.gs.block_fp8) xs = std::max(xs, block_shape(p).a_scale_floats() * 4);
         } else if (p.how == How::Attention) {
           q = std::max(q, std::size_t(p.attn.qtiles) * kAttnChunkRows * kAttnRowElems * 2);
           out = std::max(out, attention_out_floats(p.attn) * 4);
@@ -86,10 +91,17 @@ class PhaseRunner {
       for (auto& p : pb.ops) {
         if (p.slot_bytes == 0) continue;
         p.rot.resize(std::size_t(pb.nrot));
-        for (auto& d : p.rot) alloc(d, p.slot_bytes, p.how == How::Gemm && p.gs.fp8, p.how == How::Gemm ? 0.05f : 1.0f);
+        for (auto& d : p.rot) {
+          alloc(d, p.slot_bytes, p.how == How::Gemm && p.gs.fp8, p.how == How::Gemm ? 0.05f : 1.0f);
+          // block-scaled fp8: the scales after W as finite floats (bf16 noise in their high halves)
+          if (p.gs.block_fp8)
+            fill_random(static_cast<char*>(d.p) + p.w_scale_offset, (d.bytes - p.w_scale_offset) / 2, false, 0.01f,
+                        seed++, g.stream);
+        }
       }
     alloc(s_.x, x, false, 1.0f);
     alloc(s_.x8, x8, true, 1.0f);
+    alloc(s_.xs, xs, false, 0.01f);
     alloc(s_.y, y, false, 1.0f);
     alloc(s_.q, q, false, 0.1f);
     s_.attn_out = DevBuf(out);
@@ -123,7 +135,7 @@ class PhaseRunner {
   void launch(const PreparedOp& p, int rep, cudaStream_t st) {
     const void* slot = p.rot.empty() ? nullptr : p.rot[std::size_t(rep) % p.rot.size()].p;
     switch (p.how) {
-      case How::Gemm: p.gemm->run(slot, p.gs.fp8 ? s_.x8.p : s_.x.p, s_.y.p, g_.workspace.p, st); break;
+      case How::Gemm: gemm(p, slot, st); break;
       case How::Attention: attention(s_.q.p, slot, p.attn, static_cast<float*>(s_.attn_out.p), st); break;
       case How::Memory: stream_bytes(s_.src.p, s_.dst.p, p.vec16, g_.sms, st); break;
       case How::AllReduceNccl:
@@ -133,6 +145,15 @@ class PhaseRunner {
         g_.car->allreduce(s_.ar_in.p, s_.ar_out.p, p.elems, car::DType::BF16, g_.car_variant, st);
         break;
       case How::AllGather: GPU_CHECK(ncclAllGather(s_.ag_in.p, s_.ag_out.p, p.elems, ncclBfloat16, g_.nccl, st)); break;
+    }
+  }
+
+  void gemm(const PreparedOp& p, const void* slot, cudaStream_t st) const {
+    if (p.gs.block_fp8) {
+      const auto* scales = reinterpret_cast<const float*>(static_cast<const char*>(slot) + p.w_scale_offset);
+      block_fp8_gemm(s_.x8.p, static_cast<const float*>(s_.xs.p), slot, scales, s_.y.p, block_shape(p), st);
+    } else {
+      p.gemm->run(slot, p.gs.fp8 ? s_.x8.p : s_.x.p, s_.y.p, g_.workspace.p, st);
     }
   }
 
@@ -259,9 +280,9 @@ class PhaseRunner {
     cublasLtHandle_t lt;
     GPU_CHECK(cublasLtCreate(&lt));
     struct Call {
-      const LtGemm* g;
+      const LtGemm* g;  // null: the block-scaled fp8 kernel (no cuBLASLt state to refresh)
+      const PreparedOp* p;
       const void* w;
-      const void* x;
     };
     std::vector<std::unique_ptr<LtGemm>> owned;
     std::vector<Call> calls;
@@ -269,21 +290,28 @@ class PhaseRunner {
       std::vector<const LtGemm*> mine;
       for (const auto& p : pb.ops) {
         if (p.how != How::Gemm) continue;
+        if (p.gs.block_fp8) {
+          mine.push_back(nullptr);
+          continue;
+        }
         owned.push_back(std::make_unique<LtGemm>(lt, p.gs));
         mine.push_back(owned.back().get());
       }
       for (int r = 0; r < pb.block->repeat; ++r) {
         std::size_t j = 0;
         for (const auto& p : pb.ops)
-          if (p.how == How::Gemm)
-            calls.push_back({mine[j++], p.rot[std::size_t(r) % p.rot.size()].p, p.gs.fp8 ? s_.x8.p : s_.x.p});
+          if (p.how == How::Gemm) calls.push_back({mine[j++], &p, p.rot[std::size_t(r) % p.rot.size()].p});
       }
     }
-    void* y = s_.y.p;
-    void* ws = g_.workspace.p;
-    for (const auto& c : calls) c.g->run(c.w, c.x, y, ws, g_.stream);  // warm
+    auto one = [&](const Call& c) {
+      if (c.g)
+        c.g->run(c.w, c.p->gs.fp8 ? s_.x8.p : s_.x.p, s_.y.p, g_.workspace.p, g_.stream);
+      else
+        gemm(*c.p, c.w, g_.stream);
+    };
+    for (const auto& c : calls) one(c);  // warm
     const double us = time_graph([&] {
-      for (const auto& c : calls) c.g->run(c.w, c.x, y, ws, g_.stream);
+      for (const auto& c : calls) one(c);
     });
     owned.clear();
     cublasLtDestroy(lt);

@@ -220,7 +220,7 @@ std::vector<std::pair<const char*, double>> compute_fit_fields(const GpuProfile&
 
 double predict_point_us(const ReplayPoint& p, const Hardware& hw) {
   const RunSpec run;
-  return predict_replayed_phase(plan_of(p.phase), hw, run).us;
+  return predict_replayed_phase(plan_of(p.phase), hw, run, ran_block_fp8(p.phase)).us;
 }
 
 }  // namespace specsim

@@ -17,6 +17,7 @@ struct OpMeasurement {
   DType ran_dtype = DType::BF16;  ///< what the GPU ran (fp8 falls back to bf16 without fp8 GEMMs)
   double measured_us = 0;         ///< per call: median over eager passes, mean over the block's repeats
   std::string note;               ///< e.g. how the op was approximated
+  bool block_fp8 = false;         ///< an fp8 GEMM ran block-scaled (else cuBLASLt's per-tensor fp8)
 };
 
 /// One forward of one phase as replayed.

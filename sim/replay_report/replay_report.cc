@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 
@@ -25,15 +26,29 @@ OpKind parse_op_kind(const std::string& s, const std::string& where) {
   throw InputError("unknown op kind '" + s + "'", where);
 }
 
-// The replay runs expert GEMMs as batched cuBLAS GEMMs (kernels/replay/op_prep.cc), not SGLang's
-// Triton fused-MoE kernel, and fp8 GEMMs as cuBLASLt's per-tensor-scaled ones, not the stack's
-// block-scaled kernel: its prediction prices what it runs, each by its own named term.
-Hardware as_replayed(const Hardware& hw) {
+// The replay runs expert GEMMs as batched GEMMs (kernels/replay/op_prep.cc), not SGLang's Triton
+// fused-MoE kernel, and fp8 GEMMs as the block-scaled kernel (128x128 weight scales, 1x128 token
+// scales: gemm_fp8_block_*); replays made before that kernel ran cuBLASLt's per-tensor fp8
+// (gemm_fp8_tensor_fixed_us). Its prediction prices what it ran, each by its own named term.
+Hardware as_replayed(const Hardware& hw, bool block_fp8) {
   Hardware h = hw;
   h.gpu.moe_gemm_memory_efficiency = 0;
-  h.gpu.gemm_fp8_block_fixed_us = h.gpu.gemm_fp8_tensor_fixed_us;
-  h.gpu.gemm_fp8_block_us_per_kblock = 0;
+  if (!block_fp8) {
+    h.gpu.gemm_fp8_block_fixed_us = h.gpu.gemm_fp8_tensor_fixed_us;
+    h.gpu.gemm_fp8_block_us_per_kblock = 0;
+  }
   return h;
+}
+
+// The report's line naming the terms that priced the replay's fp8 GEMMs.
+std::string fp8_terms(const GpuProfile& g, bool block_fp8) {
+  if (block_fp8)
+    return fmt::format(
+        "block-scaled fp8 kernel: gemm_fp8_block_fixed_us {:.2f} us + gemm_fp8_block_us_per_kblock {:.3f} us per "
+        "128 of K + weight bytes at the GEMM rate",
+        g.gemm_fp8_block_fixed_us, g.gemm_fp8_block_us_per_kblock);
+  return fmt::format("cuBLASLt per-tensor fp8: gemm_fp8_tensor_fixed_us {:.2f} us + weight bytes at the GEMM rate",
+                     g.gemm_fp8_tensor_fixed_us);
 }
 
 std::string today() {
@@ -61,6 +76,7 @@ json op_json(const OpMeasurement& o, double predicted_us) {
             {"measured_us", o.measured_us},
             {"error_pct", error_pct(predicted_us, o.measured_us)},
             {"note", o.note}};
+  if (o.block_fp8) j["block_fp8"] = true;                       // absent: per-tensor fp8 (older reports) or not fp8
   if (o.op.is_collective()) j["comm_bytes"] = o.op.comm_bytes;  // payload per rank: what calibrate fits against
   return j;
 }
@@ -77,8 +93,12 @@ CyclePlan without_allgathers(const CyclePlan& plan) {
 }
 }  // namespace
 
-PhaseTiming predict_replayed_phase(const PhasePlan& stripped, const Hardware& hw, const RunSpec& run) {
-  const Hardware replayed = as_replayed(hw);
+bool ran_block_fp8(const PhaseMeasurement& m) {
+  return std::any_of(m.ops.begin(), m.ops.end(), [](const OpMeasurement& o) { return o.block_fp8; });
+}
+
+PhaseTiming predict_replayed_phase(const PhasePlan& stripped, const Hardware& hw, const RunSpec& run, bool block_fp8) {
+  const Hardware replayed = as_replayed(hw, block_fp8);
   CostContext ctx{&replayed, &run, AllReduceChoice{}, Anchors{}, 1};
   return time_phase(stripped, ctx);
 }
@@ -88,7 +108,13 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
   // Multi-GPU replay: the collectives ran, so predicted keeps them too (same backend, no anchors).
   const bool coll = m.gpus > 1;
   const bool share = r.plan.tp > 1 && !coll;
-  const Hardware replayed = as_replayed(s.hw);
+  const bool fp8_gemms = std::any_of(m.phases.begin(), m.phases.end(), [](const PhaseMeasurement& p) {
+    return std::any_of(p.ops.begin(), p.ops.end(), [](const OpMeasurement& o) {
+      return (o.op.kind == OpKind::Gemm || o.op.kind == OpKind::MoeGemm) && o.ran_dtype == DType::FP8;
+    });
+  });
+  const bool block = std::any_of(m.phases.begin(), m.phases.end(), ran_block_fp8);
+  const Hardware replayed = as_replayed(s.hw, block);
   CostContext coll_ctx{&replayed, &s.run, AllReduceChoice{}, Anchors{}, r.plan.tp};
   if (coll) coll_ctx.backend = parse_allreduce(m.allreduce_backend, "replay: all-reduce backend");
   const CyclePlan coll_plan = coll && m.shared_gpus ? without_allgathers(r.plan) : r.plan;
@@ -109,6 +135,7 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
                    {"num_steps", s.run.num_steps},
                    {"num_draft_tokens", s.run.num_draft_tokens},
                    {"dtype", std::string(dtype_name(s.run.dtype.value_or(s.target.weight_dtype)))}};
+  if (fp8_gemms) j["fp8_gemm_terms"] = fp8_terms(replayed.gpu, block);
   j["rank_share"] = share;
   j["gpus"] = m.gpus;
   if (coll) j["allreduce_backend"] = m.allreduce_backend;
@@ -131,7 +158,7 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
   for (const auto& pm : m.phases) {
     const PhasePlan* sp = coll ? coll_plan.find(pm.kind) : stripped.find(pm.kind);
     if (!sp) continue;
-    const PhaseTiming pt = coll ? time_phase(*sp, coll_ctx) : predict_replayed_phase(*sp, s.hw, s.run);
+    const PhaseTiming pt = coll ? time_phase(*sp, coll_ctx) : predict_replayed_phase(*sp, s.hw, s.run, block);
     json p;
     p["phase"] = std::string(phase_name(pm.kind));
     p["tokens"] = pm.tokens;
@@ -176,7 +203,8 @@ json replay_json(const Scenario& s, const ScenarioResult& r, const ReplayMeasure
     }
     if (pm.gemm_us > 0 && pm.bare_gemm_chain_us > 0)
       p["gemm_chain_overhead_pct"] = 100.0 * (pm.gemm_us - pm.bare_gemm_chain_us) / pm.bare_gemm_chain_us;
-    CostContext ctx{&s.hw, &s.run, AllReduceChoice{}, Anchors{}, 1};
+    // each op priced as the phase is: what the replay ran, on the replayed hardware terms
+    CostContext ctx{&replayed, &s.run, AllReduceChoice{}, Anchors{}, 1};
     if (coll) ctx = coll_ctx;
     json ops = json::array();
     for (const auto& o : pm.ops) ops.push_back(op_json(o, op_cost(o.op, ctx, pm.graph).gpu_us));
@@ -196,7 +224,9 @@ std::string replay_text(const json& j) {
   out += fmt::format("model {} tp {} batch {} context {} dtype {}, predicted with {}\n", sc.value("model", "?"),
                      sc.value("tp", 0), sc.value("batch", 0), sc.value("context_len", 0LL), sc.value("dtype", "?"),
                      sc.value("hardware", "?"));
-  out += fmt::format("collectives: {}\n\n", j.value("collectives", ""));
+  out += fmt::format("collectives: {}\n", j.value("collectives", ""));
+  if (j.contains("fp8_gemm_terms")) out += fmt::format("fp8 GEMMs: {}\n", j.value("fp8_gemm_terms", ""));
+  out += "\n";
   out +=
       fmt::format("{:<16} {:>6} {:>5} | {:>10} {:>10} {:>7} | {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "phase", "tokens",
                   "graph", "pred us", "meas us", "err %", "gemm p", "gemm m", "attn p", "attn m", "other p", "other m");
@@ -288,6 +318,7 @@ std::vector<PhaseMeasurement> phases_from_report(const json& j, const std::strin
       if (o.contains("comm_bytes")) om.op.comm_bytes = json_double(o, "comm_bytes", wo);  // older reports lack it
       om.measured_us = json_double(o, "measured_us", wo);
       if (o.contains("note") && o["note"].is_string()) om.note = o["note"].get<std::string>();
+      if (o.contains("block_fp8")) om.block_fp8 = json_bool(o, "block_fp8", wo);
       if (om.repeat < 1 || om.repeat > kMaxReportRepeat)
         throw InputError(fmt::format("must be in 1..{}", kMaxReportRepeat), wo + ".repeat");
       for (const auto& [k, v] : {std::pair{"m", om.op.m},

@@ -11,8 +11,14 @@
 namespace specsim {
 
 /// The analytic time of one replayed forward: the stripped phase on `hw`, with no all-reduce and
-/// no per-forward scheduler overhead (the replay runs neither), expert GEMMs as dense GEMMs.
-PhaseTiming predict_replayed_phase(const PhasePlan& stripped, const Hardware& hw, const RunSpec& run);
+/// no per-forward scheduler overhead (the replay runs neither), expert GEMMs as dense GEMMs, fp8
+/// GEMMs by the block-scaled fp8 terms when `block_fp8` (the replay's block-scaled kernel), else
+/// by cuBLASLt's per-tensor fp8 term (what replays before that kernel ran).
+PhaseTiming predict_replayed_phase(const PhasePlan& stripped, const Hardware& hw, const RunSpec& run,
+                                   bool block_fp8 = true);
+
+/// Whether a replayed phase ran its fp8 GEMMs block-scaled (false: per-tensor, or no fp8 GEMM).
+bool ran_block_fp8(const PhaseMeasurement& m);
 
 /// The replay report: scenario, and per phase predicted beside measured, per op class and op,
 /// with the error in percent (100 * (predicted - measured) / measured).
