@@ -45,6 +45,31 @@ TEST_CASE("--scenario on a saved file gives the same --json, but for naming the 
   }
 }
 
+TEST_CASE("a saved scenario keeps --quantization and --kv-cache-dtype and reads back the same") {
+  const std::string dir = fresh_dir();
+  const std::vector<std::string> formats = {
+      "--model-path",   "llama-3.1-70b", "--hardware",       "h200:nvswitch", "--tp-size", "8", "--accept-len", "3",
+      "--quantization", "fp8",           "--kv-cache-dtype", "fp8_e4m3"};
+  std::vector<std::string> save = formats;
+  save.insert(save.end(), {"--save-scenario", dir + "/f.json"});
+  const std::string saved = run_ok(save);
+  const json file = json::parse(slurp(dir + "/f.json"));
+  CHECK(file["settings"]["quantization"] == "fp8");
+  CHECK(file["settings"]["kv_cache_dtype"] == "fp8_e4m3");
+  json again = json::parse(run_ok({"--scenario", dir + "/f.json"})), before = json::parse(saved);
+  again["settings"].erase("accept_len_source"), before["settings"].erase("accept_len_source");
+  CHECK(again.dump(2) == before.dump(2));
+  // the formats move the answer (a file that lost them would read back as bf16 weights and KV)
+  std::vector<std::string> plain(formats.begin(), formats.begin() + 8);
+  CHECK(scenarios(run_ok(plain)) != scenarios(before.dump()));
+  // a file without them keeps the defaults (no key written)
+  plain.insert(plain.end(), {"--save-scenario", dir + "/p.json"});
+  run_ok(plain);
+  const json p = json::parse(slurp(dir + "/p.json"));
+  CHECK(!p["settings"].contains("quantization"));
+  CHECK(!p["settings"].contains("kv_cache_dtype"));
+}
+
 TEST_CASE("flags override a scenario file") {
   const std::string dir = fresh_dir();
   run_ok({"--save-scenario", dir + "/s.json"});

@@ -44,7 +44,7 @@ TEST_CASE("the flag tables class every flag, and every modelled row is applied")
       INFO(stack << " " << r.flag);
       CHECK(!r.what.empty());
       const bool has = std::find(applied.begin(), applied.end(), r.flag) != applied.end();
-      CHECK(has == (r.cls == FlagClass::Modelled));
+      CHECK(has == r.modelled_for_some());
     }
   }
 }
@@ -92,6 +92,66 @@ TEST_CASE("one row per class, and every flag named by users, classed as the stac
   }
   CHECK(stack_flag_table("sglang").find("--no-such-flag", "test") == nullptr);
   CHECK_THROWS_WITH(stack_flag_table("sglang").find("--enable-flashinfer", "test"), Catch::Contains("ambiguous"));
+}
+
+TEST_CASE("per-value classes: a flag modelled for the values specsim prices, refused for the others") {
+  struct ValueRow {
+    const char* flag;
+    const char* value;
+    FlagClass cls;
+  };
+  const ValueRow rows[] = {
+      {"--attention-backend", "fa3", FlagClass::Modelled},  // SGLang's default on Hopper
+      {"--attention-backend", "flashinfer", FlagClass::Modelled},
+      {"--attention-backend", "triton", FlagClass::Refused},  // the flag's own row
+      {"--decode-attention-backend", "fa3", FlagClass::Modelled},
+      {"--prefill-attention-backend", "flashmla", FlagClass::Refused},
+      {"--sampling-backend", "flashinfer", FlagClass::Modelled},
+      {"--sampling-backend", "pytorch", FlagClass::Refused},
+      {"--grammar-backend", "xgrammar", FlagClass::Ignored},  // runs only for grammar requests
+      {"--grammar-backend", "none", FlagClass::Ignored},
+  };
+  const StackFlagTable& t = stack_flag_table("sglang");
+  for (const auto& r : rows) {
+    INFO(r.flag << " " << r.value);
+    const StackFlag* f = t.find(r.flag, "test");
+    REQUIRE(f != nullptr);
+    const FlagValueClass* v = f->for_value(r.value);
+    CHECK((v ? v->cls : f->cls) == r.cls);
+  }
+  // --disable-cuda-graph takes no value: its row's class, modelled
+  CHECK(t.find("--disable-cuda-graph", "test")->cls == FlagClass::Modelled);
+  CHECK(t.find("--disable-cuda-graph", "test")->by_value.empty());
+
+  // pasted: the value's class is listed and applied; another value is refused naming the flag
+  const CliResult fa3 = paste(with(
+      kSglang, {"--attention-backend", "fa3", "--grammar-backend", "xgrammar", "--sampling-backend", "flashinfer"}));
+  INFO(fa3.err);
+  REQUIRE(fa3.exit_code == 0);
+  const json j = json::parse(fa3.out);
+  int seen = 0;
+  for (const auto& f : j["pasted_command"]["flags"]) {
+    const std::string name = f["flag"], cls = f["class"];
+    if (name == "--attention-backend") {
+      ++seen;
+      CHECK(cls == "modelled");
+      CHECK(f["value"] == "fa3");
+    } else if (name == "--grammar-backend") {
+      ++seen;
+      CHECK(cls == "ignored");
+    } else if (name == "--sampling-backend") {
+      ++seen;
+      CHECK(cls == "modelled");
+    }
+  }
+  CHECK(seen == 3);
+  const CliResult plain = paste(kSglang);
+  REQUIRE(plain.exit_code == 0);
+  CHECK(json::parse(plain.out)["scenarios"][0]["baseline"] == j["scenarios"][0]["baseline"]);
+  const CliResult triton = paste(with(kSglang, {"--attention-backend", "triton"}));
+  CHECK(triton.exit_code == 2);
+  CHECK(triton.err.find("not modelled: --attention-backend changes the attention kernels") != std::string::npos);
+  CHECK(triton.out.empty());
 }
 
 TEST_CASE("a refused flag stops the run: not modelled, what it changes, exit 2") {

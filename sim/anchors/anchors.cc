@@ -113,8 +113,21 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
                      box_key(m.hw, m.run, s.target), runtime_for(s, m.run, m.hw)});
   }
   std::map<std::string, Anchors> by_box;  // the terms found on each box
+  // The all-reduce a measurement ran: NCCL, unless its run names only the stack's own
+  // (--allreduce sglang|vllm: what that server runs, so what its tok/s were measured with).
+  auto measured_with = [](const RunSpec& r) {
+    const bool stack = r.allreduce.size() == 1 &&
+                       (r.allreduce.front().kind_name() == "sglang" || r.allreduce.front().kind_name() == "vllm");
+    return stack ? r.allreduce.front() : AllReduceChoice{};
+  };
+  auto taken_with = [&](const RunSpec& r) {
+    const std::string k = measured_with(r).kind_name();
+    return k == "sglang" ? std::string("SGLang's own all-reduce")
+           : k == "vllm" ? std::string("vLLM's own all-reduce")
+                         : std::string("NCCL");
+  };
   auto ctx_of = [&](const Box& b) {
-    return CostContext{&b.m->hw,      &b.m->run,        AllReduceChoice{},
+    return CostContext{&b.m->hw,      &b.m->run,        measured_with(b.m->run),
                        by_box[b.key], b.m->run.tp_size, b.runtime.active ? &b.runtime : nullptr};
   };
 
@@ -130,6 +143,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     e.bytes = p->comm_bytes_of(OpKind::AllReduce) / p->count_of(OpKind::AllReduce);
     CostContext ctx = ctx_of(b);
     ctx.anchors = Anchors{};
+    ctx.backend = AllReduceChoice{};  // a measured all-reduce is NCCL's (its extra is NCCL's)
     e.model = allreduce_us(e.bytes, ctx, p->graph);
     e.derived = e.measured - e.model;
     rep.entries.push_back(e);
@@ -146,6 +160,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
   for (const Box& b : boxes) {
     if (!b.m->run.measured_baseline_tok_s) continue;
     AnchorEntry e;
+    e.taken_with = taken_with(b.m->run);
     e.kind = AnchorKind::Baseline, e.origin = b.m->origin, e.source = b.m->baseline_source;
     e.measured = *b.m->run.measured_baseline_tok_s;
     e.box = b.key, e.phase = PhaseKind::BaselineDecode, e.batch_size = b.m->run.batch_size;
@@ -177,6 +192,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     const RunSpec& r = b.m->run;
     if (!r.measured_spec_tok_s || !r.accept_len) continue;
     AnchorEntry e;
+    e.taken_with = taken_with(b.m->run);
     e.kind = AnchorKind::Cycle, e.origin = b.m->origin, e.source = b.m->spec_source;
     e.measured = *r.measured_spec_tok_s, e.accept_len = *r.accept_len;
     e.box = b.key, e.phase = PhaseKind::Verify, e.batch_size = r.batch_size;
@@ -207,6 +223,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     if (!b.m->run.measured_spec_tok_s || b.m->run.accept_len) continue;
     const RunSpec& r = b.m->run;
     AnchorEntry e;
+    e.taken_with = taken_with(b.m->run);
     e.kind = AnchorKind::Spec, e.origin = b.m->origin, e.source = b.m->spec_source;
     e.measured = *r.measured_spec_tok_s;
     e.box = b.key, e.phase = PhaseKind::Verify, e.batch_size = r.batch_size;

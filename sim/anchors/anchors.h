@@ -34,7 +34,8 @@ struct AnchorEntry {
   std::string source;   ///< the flag, file or reference it comes from
   double measured = 0;  ///< us (all-reduce) or tok/s (baseline, speculation)
   // Where it was taken.
-  std::string box;  ///< "8x rtx-pro-6000 on pcie-numa, tp 8, fp8"
+  std::string box;                  ///< "8x rtx-pro-6000 on pcie-numa, tp 8, fp8"
+  std::string taken_with = "NCCL";  ///< the all-reduce its run ran (the stack's own: "sglang", "vllm")
   PhaseKind phase = PhaseKind::Verify;
   bool graph = false;
   int batch_size = 1;

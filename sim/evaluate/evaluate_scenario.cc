@@ -39,7 +39,7 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
     out.accept_rate = m->accept_rate;
     out.accept_source = m->kind == AnchorKind::Cycle
                             ? fmt::format("measured with the {:g} tok/s ({})", m->measured, m->source)
-                            : fmt::format("implied by the measured {:g} tok/s with NCCL", m->measured);
+                            : fmt::format("implied by the measured {:g} tok/s with {}", m->measured, m->taken_with);
   } else if (m) {
     out.accept_rate = m->accept_rate;
     out.accept_len = accept_len_at(m->accept_rate, run.num_steps, run.topk, run.num_draft_tokens);

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "report/error_band.h"
 #include "report/report.h"
 #include "scenario/measured_run.h"
@@ -48,7 +50,10 @@ std::string anchor_line(const AnchorEntry& e) {
 void anchors_text(std::string& out, const ScenarioResult& r) {
   const auto& a = r.anchor_report;
   if (!a.any()) return;
-  out += "anchored to measurements (each where it was taken, with NCCL):\n";
+  const bool all_nccl =
+      std::all_of(a.entries.begin(), a.entries.end(), [](const AnchorEntry& e) { return e.taken_with == "NCCL"; });
+  out += all_nccl ? "anchored to measurements (each where it was taken, with NCCL):\n"
+                  : "anchored to measurements (each where it was taken, with the all-reduce it ran):\n";
   for (const auto& e : a.entries) {
     out += fmt::format("  [{}{}] {}\n", e.origin, e.used ? "" : ", not used", anchor_line(e));
     out += "      source: " + e.source + "\n";

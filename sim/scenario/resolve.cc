@@ -128,8 +128,10 @@ std::string stack_backend(const RunArgs& a) { return a.runtime && *a.runtime == 
 
 // The formats and the stack's all-reduce switch, applied to a built scenario (flags or file).
 void apply_stack_flags(Scenario& s, const RunArgs& a) {
-  if (a.quantization)
+  if (a.quantization) {
     if (auto d = quantization_dtype(*a.quantization, s.target, s.notes)) s.run.dtype = d;
+    s.run.quantization = *a.quantization;
+  }
   if (a.kv_cache_dtype) {
     s.run.kv_cache_bytes = kv_cache_bytes(*a.kv_cache_dtype, "--kv-cache-dtype");
     s.run.kv_cache_dtype = *a.kv_cache_dtype;

@@ -64,6 +64,7 @@ struct RunSpec {
   std::array<bool, kNumPhaseKinds> force_eager{};  ///< phases run eagerly whatever the graph settings
   std::optional<DType> dtype;                      ///< overrides the target's weight dtype
   std::string kv_cache_dtype = "auto";             ///< --kv-cache-dtype as given (auto: 16-bit)
+  std::string quantization;                        ///< --quantization as given ("": none; its format is in dtype)
   double kv_cache_bytes = 2.0;                     ///< the KV cache's bytes per element
   std::optional<double> accept_len;                ///< mean accepted draft tokens per verify + 1
   std::optional<double> accept_rate;               ///< per-token acceptance (chain formula)

@@ -42,6 +42,9 @@ json settings_json(const RunSpec& r, bool with_backends) {
       {"LL", r.nccl.proto_enabled[0]}, {"LL128", r.nccl.proto_enabled[1]}, {"Simple", r.nccl.proto_enabled[2]}};
   if (r.num_gpus != 0 && r.num_gpus != r.tp_size) j["num_gpus"] = r.num_gpus;  // else: the tp size
   if (r.dtype) j["dtype"] = std::string(dtype_name(*r.dtype));
+  // The stack's format flags as given, so a saved run reads back with the same notes and checks.
+  if (!r.quantization.empty()) j["quantization"] = r.quantization;
+  if (r.kv_cache_dtype != "auto") j["kv_cache_dtype"] = r.kv_cache_dtype;
   if (r.accept_len) j["accept_len"] = *r.accept_len;
   if (r.accept_rate) j["accept_rate"] = *r.accept_rate;
   if (r.mem_fraction_static) j["mem_fraction_static"] = *r.mem_fraction_static;
@@ -89,6 +92,8 @@ constexpr std::array kSettingsKeys = {"tp_size",
                                       "nccl_proto_enabled",
                                       "num_gpus",
                                       "dtype",
+                                      "quantization",
+                                      "kv_cache_dtype",
                                       "accept_len",
                                       "accept_rate",
                                       "mem_fraction_static",
@@ -138,6 +143,8 @@ void fill_args(const json& st, RunArgs& a, const std::string& w) {
     a.disable_cuda_graph = true;
   str("eager_phases", a.eager_phases);
   str("dtype", a.dtype);
+  str("quantization", a.quantization);
+  str("kv_cache_dtype", a.kv_cache_dtype);
   str("runtime", a.runtime);
   std::optional<double> len, rate;
   d("accept_len", len);
@@ -194,6 +201,10 @@ void fill_flat(const json& f, RunArgs& a, const std::string& w) {
       set_s(a.hardware);
     else if (k == "dtype")
       set_s(a.dtype);
+    else if (k == "quantization")
+      set_s(a.quantization);
+    else if (k == "kv_cache_dtype")
+      set_s(a.kv_cache_dtype);
     else if (k == "runtime")
       set_s(a.runtime);
     else if (k == "speculative_algorithm")
@@ -260,7 +271,10 @@ json scenario_file_json(const Scenario& s, const std::string& model, const std::
   if (!draft.empty()) f["draft"] = draft;
   json measured = json::array();
   for (const auto& m : s.measured) {
-    json j = {{"origin", m.origin}, {"hardware", m.hw.spec}, {"settings", settings_json(m.run, false)}};
+    // A measurement taken with the stack's own all-reduce keeps it (the anchors price it so).
+    const bool stack_ar = m.run.allreduce.size() == 1 && (m.run.allreduce.front().kind_name() == "sglang" ||
+                                                          m.run.allreduce.front().kind_name() == "vllm");
+    json j = {{"origin", m.origin}, {"hardware", m.hw.spec}, {"settings", settings_json(m.run, stack_ar)}};
     auto put = [&](const char* k, const std::optional<double>& v, const std::string& src) {
       if (v) j[k] = {{"value", *v}, {"source", src}};
     };

@@ -56,6 +56,12 @@ const FlagAppliers& sglang_appliers() {
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_custom_all_reduce = true; }},
       {"--enable-flashinfer-allreduce-fusion",
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.enable_flashinfer_allreduce_fusion = true; }},
+      // Classed modelled for the values specsim prices (models/stacks/sglang-v0.5.2-flag-values.csv):
+      // the kernels the cost model stands for, so the run is the same as without the flag.
+      {"--attention-backend", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},
+      {"--decode-attention-backend", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},
+      {"--prefill-attention-backend", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},
+      {"--sampling-backend", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},
       // Caps: checked against the run's --context-len and --batch-size by the caller.
       {"--context-length",
        [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_int(f.last(), at); }},

@@ -81,10 +81,39 @@ StackFlagTable load_table(const std::string& stack, const std::string& file) {
       continue;
     }
     if (f[0].rfind("--", 0) != 0) throw InputError("'" + f[0] + "' is not a --flag", where);
-    t.rows.push_back({f[0], split_bar(f[1]), parse_arity(f[2], where), parse_class(f[3], where), f[4]});
+    t.rows.push_back({f[0], split_bar(f[1]), parse_arity(f[2], where), parse_class(f[3], where), f[4], {}});
   }
   if (t.rows.empty()) throw InputError("no flags in the table", t.source);
   return t;
+}
+
+// models/stacks/<file>: flag,value,class,what; each flag a row of `t` that takes a value.
+void load_value_classes(StackFlagTable& t, const std::string& file) {
+  const std::string source = "models/stacks/" + file;
+  const std::string path = (std::filesystem::path(models_dir()) / "stacks" / file).string();
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot read the per-value flag classes " + path, source);
+  std::string line;
+  int n = 0;
+  bool header = false;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty() || line[0] == '#') continue;
+    const std::string where = source + " line " + std::to_string(n);
+    const auto f = csv_fields(line);
+    if (f.size() != 4) throw InputError("expected 4 fields (flag,value,class,what)", where);
+    if (!header) {
+      header = true;
+      continue;
+    }
+    auto row = std::find_if(t.rows.begin(), t.rows.end(), [&](const StackFlag& r) { return r.flag == f[0]; });
+    if (row == t.rows.end()) throw InputError("'" + f[0] + "' is not a flag of " + t.source, where);
+    if (row->arity == FlagArity::Switch || row->arity == FlagArity::Bool)
+      throw InputError(f[0] + " takes no value: its class is its row's", where);
+    if (f[1].empty() || f[3].empty()) throw InputError("expected a value and what it changes", where);
+    if (row->for_value(f[1])) throw InputError(f[0] + " " + f[1] + " is classed twice", where);
+    row->by_value.push_back({f[1], parse_class(f[2], where), f[3]});
+  }
 }
 
 }  // namespace
@@ -96,6 +125,18 @@ std::string_view flag_class_name(FlagClass c) {
     case FlagClass::Ignored: return "ignored";
   }
   return "?";
+}
+
+const FlagValueClass* StackFlag::for_value(const std::string& value) const {
+  for (const auto& v : by_value)
+    if (v.value == value) return &v;
+  return nullptr;
+}
+
+bool StackFlag::modelled_for_some() const {
+  return cls == FlagClass::Modelled || std::any_of(by_value.begin(), by_value.end(), [](const FlagValueClass& v) {
+           return v.cls == FlagClass::Modelled;
+         });
 }
 
 const StackFlag* StackFlagTable::find(const std::string& spelling, const std::string& where, bool* negated) const {
@@ -135,9 +176,10 @@ const StackFlagTable& stack_flag_table(const std::string& stack) {
   static std::map<std::string, std::unique_ptr<StackFlagTable>> cache;
   auto& slot = cache[stack];
   if (!slot) {
-    if (stack == "sglang")
+    if (stack == "sglang") {
       slot = std::make_unique<StackFlagTable>(load_table(stack, "sglang-v0.5.2-server-args.csv"));
-    else if (stack == "vllm")
+      load_value_classes(*slot, "sglang-v0.5.2-flag-values.csv");
+    } else if (stack == "vllm")
       slot = std::make_unique<StackFlagTable>(load_table(stack, "vllm-v0.11.0-serve-args.csv"));
     else
       throw InputError("no flag table for '" + stack + "' (sglang, vllm)", "stack");

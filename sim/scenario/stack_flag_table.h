@@ -14,12 +14,26 @@ enum class FlagClass { Modelled, Refused, Ignored };
 /// (one or more), optional (zero or one).
 enum class FlagArity { Switch, Bool, Value, List, Optional };
 
+/// A class for one value of a flag (models/stacks/*-flag-values.csv): `--attention-backend fa3`
+/// is what specsim prices, another backend is not.
+struct FlagValueClass {
+  std::string value;
+  FlagClass cls = FlagClass::Refused;
+  std::string what;
+};
+
 struct StackFlag {
   std::string flag;                  ///< the canonical spelling (--tensor-parallel-size)
   std::vector<std::string> aliases;  ///< other spellings (--tp-size, -tp)
   FlagArity arity = FlagArity::Value;
-  FlagClass cls = FlagClass::Refused;
-  std::string what;  ///< what it changes (modelled, refused) or why nothing (ignored)
+  FlagClass cls = FlagClass::Refused;  ///< for any value without its own class in by_value
+  std::string what;                    ///< what it changes (modelled, refused) or why nothing (ignored)
+  std::vector<FlagValueClass> by_value;
+
+  /// The class of this flag given `value`: its by_value row, else the flag's own.
+  const FlagValueClass* for_value(const std::string& value) const;
+  /// Whether some value (or the flag itself) is modelled: the stack's code must apply it.
+  bool modelled_for_some() const;
 };
 
 struct StackFlagTable {
@@ -35,8 +49,9 @@ struct StackFlagTable {
   const StackFlag* find(const std::string& spelling, const std::string& where, bool* negated = nullptr) const;
 };
 
-/// The table models/stacks/<file> (sglang-v0.5.2-server-args.csv, vllm-v0.11.0-serve-args.csv).
-/// InputError naming the file when it is missing or a row is malformed.
+/// The table models/stacks/<file> (sglang-v0.5.2-server-args.csv, vllm-v0.11.0-serve-args.csv),
+/// with the per-value classes of <release>-flag-values.csv where the stack has one. InputError
+/// naming the file when it is missing or a row is malformed.
 const StackFlagTable& stack_flag_table(const std::string& stack);
 
 std::string_view flag_class_name(FlagClass c);

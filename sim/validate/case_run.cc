@@ -37,10 +37,18 @@ std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not, Ca
   r.put("--hardware", a.hardware, *c.zoo_gpu + ":" + c.zoo_topology.value_or("nvswitch"));
   r.put("--tp-size", a.tp_size, *c.tp);
   if (c.dtype) r.put("--dtype", a.dtype, *c.dtype);
+  if (c.quantization) r.put("--quantization", a.quantization, *c.quantization);
+  if (c.kv_cache_dtype) r.put("--kv-cache-dtype", a.kv_cache_dtype, *c.kv_cache_dtype);
   r.put("--batch-size", a.batch_size, *c.batch_size);
   r.put("--runtime", a.runtime, std::string(c.serving == "vLLM" ? "vllm" : "sglang"));
-  a.allreduce = {"nccl"};
-  r.flags.insert(r.flags.end(), {"--allreduce", "nccl"});
+  // The all-reduce the case's stack ran: at TP > 1 its own (cost/stack_allreduce.h: the custom
+  // kernel where the stack's gates allow it, else NCCL, as the stack picks), with the custom kernel
+  // off where the command turns it off; at TP 1 there is none (nccl names the empty choice).
+  std::string ar = "nccl";
+  if (*c.tp > 1)
+    ar = std::string(c.serving == "vLLM" ? "vllm" : "sglang") + (c.custom_all_reduce ? "" : ":disable-custom");
+  a.allreduce = {ar};
+  r.flags.insert(r.flags.end(), {"--allreduce", ar});
   // The accept length as the source gives it; without one the measured spec tok/s implies it
   // (run's --measured-spec-tok-s anchor); with neither, plain decoding alone.
   if (!c.accept_length && !c.spec_tok_s) {

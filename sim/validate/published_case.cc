@@ -79,6 +79,14 @@ PublishedCase published_case_from_json(const json& j, const std::string& file) {
   c.zoo_topology = opt_string(j, "zoo_topology", f);
   c.zoo_draft = opt_string(j, "zoo_draft", f);
   c.dtype = opt_string(j, "dtype", f);
+  c.quantization = opt_string(j, "quantization", f);
+  c.kv_cache_dtype = opt_string(j, "kv_cache_dtype", f);
+  if (j.contains("custom_all_reduce")) {
+    if (!j.at("custom_all_reduce").is_boolean())
+      throw InputError("expected true or false (false: the command has --disable-custom-all-reduce)",
+                       f + "custom_all_reduce");
+    c.custom_all_reduce = j.at("custom_all_reduce").get<bool>();
+  }
   c.tp = opt_count(j, "tp", f);
   c.batch_size = opt_count(j, "batch_size", f);
   c.num_steps = opt_count(j, "speculative_num_steps", f);

@@ -18,6 +18,10 @@ struct PublishedCase {
   std::optional<std::string> zoo_model, zoo_gpu, zoo_topology;
   std::optional<std::string> zoo_draft;  ///< the draft's zoo config when the target's own is not it
   std::optional<std::string> dtype;  ///< the weights' dtype when the source ran another checkpoint than the config's
+  /// The command's --quantization and --kv-cache-dtype, as the stack takes them.
+  std::optional<std::string> quantization, kv_cache_dtype;
+  /// False where the command turns the stack's custom all-reduce off (--disable-custom-all-reduce).
+  bool custom_all_reduce = true;
   std::optional<int> tp, batch_size, num_steps, topk, num_draft_tokens;
   std::optional<double> baseline_tok_s, spec_tok_s, accept_length, speedup_stated;
   std::string url;
