@@ -110,10 +110,10 @@ TEST_CASE("resources: a tune grid past the memory this process may use is refuse
     WARN("SKIP: ulimit -v cannot bound an AddressSanitizer build");
     return;
   }
-  const std::vector<std::string> wide = {"tune",       "--model-path",  "llama-3.1-8b",       "--tp-size", "8",
-                                         "--hardware", "h200:nvswitch", "--accept-len",       "3",         "--max-steps",
-                                         "16",         "--max-topk",    "16",                 "--max-draft-tokens",
-                                         "256",        "--batch-size",  "1..64"};
+  const std::vector<std::string> wide = {
+      "tune", "--model-path", "llama-3.1-8b", "--tp-size",  "8",  "--hardware",         "h200:nvswitch", "--accept-len",
+      "3",    "--max-steps",  "16",           "--max-topk", "16", "--max-draft-tokens", "256",           "--batch-size",
+      "1..64"};
   // Every ranked row shown (--top 0): ~37,000 rows a batch size x 64 batch sizes.
   std::vector<std::string> all = wide;
   all.insert(all.end(), {"--top", "0", "--json"});
@@ -125,9 +125,19 @@ TEST_CASE("resources: a tune grid past the memory this process may use is refuse
   const std::string top = m[1];
   // The --top it names fits under the same limit (the check runs before any ranking; a smaller
   // batch list keeps the run short).
-  std::vector<std::string> fits = {"tune",       "--model-path",  "llama-3.1-8b", "--tp-size", "8",
-                                   "--hardware", "h200:nvswitch", "--accept-len", "3",         "--batch-size",
-                                   "1",          "--top",         top};
+  std::vector<std::string> fits = {"tune",
+                                   "--model-path",
+                                   "llama-3.1-8b",
+                                   "--tp-size",
+                                   "8",
+                                   "--hardware",
+                                   "h200:nvswitch",
+                                   "--accept-len",
+                                   "3",
+                                   "--batch-size",
+                                   "1",
+                                   "--top",
+                                   top};
   r = run_limited(limit_kib(), fits);
   count_cases();
   INFO(r.err);

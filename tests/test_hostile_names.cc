@@ -35,8 +35,8 @@ void check_works(const CliResult& r, bool json) {
 
 void copy_file(const std::string& from, const std::string& to) { write_text(to, slurp(from)); }
 
-const std::vector<std::string> kRunBase = {"--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch",
-                                           "--tp-size",    "8",            "--accept-len", "2"};
+const std::vector<std::string> kRunBase = {
+    "--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch", "--tp-size", "8", "--accept-len", "2"};
 
 }  // namespace
 
@@ -58,8 +58,7 @@ TEST_CASE("file names: a missing input of every kind is named with its bytes esc
 }
 
 TEST_CASE("file names: a bad input of every kind is named with its bytes escaped, nothing written") {
-  const std::string dir = fresh_dir(), p = dir + "/" + kBad + ".json", out = dir + "/out.json",
-                    trace = dir + "/t.json";
+  const std::string dir = fresh_dir(), p = dir + "/" + kBad + ".json", out = dir + "/out.json", trace = dir + "/t.json";
   write_text(p, "{ not json");
   const std::vector<std::vector<std::string>> cases = {
       {"--model-path", p, "--accept-len", "2", "--trace", trace},
@@ -131,8 +130,8 @@ TEST_CASE("file names: outputs under such a name are written whole, under that n
   CHECK_NOTHROW(nlohmann::json::parse(slurp(trace)));
   CHECK_FALSE(slurp(csv).empty());
   check_works(run_specsim({"--scenario", saved}), false);
-  check_works(run_specsim({"calibrate", "--nccl-tests", traces_path("nccl-tests-a100sxm4x8-nvlink.txt"),
-                           "--hardware", "a100-sxm:nvswitch", "-o", prof}),
+  check_works(run_specsim({"calibrate", "--nccl-tests", traces_path("nccl-tests-a100sxm4x8-nvlink.txt"), "--hardware",
+                           "a100-sxm:nvswitch", "-o", prof}),
               false);
   CHECK_NOTHROW(nlohmann::json::parse(slurp(prof)));
   check_works(run_specsim({"sweep", "--batch-size", "1,2", "-o", sweep_csv}), false);

@@ -23,7 +23,8 @@ std::size_t shown_per_batch(std::size_t settings, std::size_t backends, std::siz
 }  // namespace
 
 std::size_t tune_memory_bytes(std::size_t settings, std::size_t batch_sizes, std::size_t backends, std::size_t top) {
-  return batch_sizes * (settings * backends * sizeof(TuneRow) + shown_per_batch(settings, backends, top) * kShownRowBytes);
+  return batch_sizes *
+         (settings * backends * sizeof(TuneRow) + shown_per_batch(settings, backends, top) * kShownRowBytes);
 }
 
 void check_tune_memory(std::size_t settings, std::size_t batch_sizes, std::size_t backends, std::size_t top) {

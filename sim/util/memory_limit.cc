@@ -35,8 +35,8 @@ std::size_t soft_rlimit_bytes(int resource) {
 
 std::size_t usable_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  std::size_t m = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
-                                        : std::size_t(16) << 30;
+  std::size_t m =
+      pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : std::size_t(16) << 30;
   for (const std::size_t cap : {cgroup_memory_limit(), soft_rlimit_bytes(RLIMIT_AS), soft_rlimit_bytes(RLIMIT_DATA)})
     if (cap > 0) m = std::min(m, cap);
   return m;
