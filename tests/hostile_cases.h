@@ -47,7 +47,8 @@ inline void count_cases(int n = 1) {
                                                             {"inputs kept", "inputs kept whole"},
                                                             {"scenario files", "scenario files"},
                                                             {"commands", "printed commands"},
-                                                            {"streams", "streams and values"}};
+                                                            {"streams", "streams and values"},
+                                                            {"file names", "non-UTF-8 file names"}};
   const auto it = kClass.find(prefix);
   g_case_counts.by_class[it == kClass.end() ? prefix : it->second] += n;
 }

@@ -41,7 +41,7 @@ int cmd_validate(int argc, char** argv) {
       if (nccl_dir.empty()) nccl_dir = models_dir() + "/../traces/nccl-tests";
       const auto logs = run_nccl_check(nccl_dir, 8 * 1024, 1024 * 1024);
       if (json)
-        std::cout << nccl_check_json(logs).dump(2) << "\n";
+        std::cout << dump_json(nccl_check_json(logs)) << "\n";
       else
         std::cout << nccl_check_text(logs);
       return kExitOk;
@@ -51,13 +51,13 @@ int cmd_validate(int argc, char** argv) {
     const std::string label = builtin ? "traces/published" : set;
     if (!bands_out.empty()) {
       const nlohmann::json bands = error_bands_json(run_validate(set, label), run_transfer(set, label));
-      write_file_atomic(bands_out, bands.dump(2) + "\n", "--write-error-bands");
+      write_file_atomic(bands_out, dump_json(bands) + "\n", "--write-error-bands");
       std::cout << "wrote " << bands_out << "\n";
       return kExitOk;
     }
     if (transfer) {
       const TransferResult t = run_transfer(set, label, case_id);
-      std::cout << (json ? transfer_json(t).dump(2) + "\n" : transfer_text(t));
+      std::cout << (json ? dump_json(transfer_json(t)) + "\n" : transfer_text(t));
       return kExitOk;
     }
     if (!case_id.empty()) {
@@ -66,7 +66,7 @@ int cmd_validate(int argc, char** argv) {
     }
     const ValidateResult r = run_validate(set, label);
     if (json)
-      std::cout << validate_json(r).dump(2) << "\n";
+      std::cout << dump_json(validate_json(r)) << "\n";
     else
       std::cout << validate_text(r);
     return kExitOk;

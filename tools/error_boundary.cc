@@ -8,18 +8,21 @@
 #include <iostream>
 #include <new>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "util/error.h"
+#include "util/utf8.h"
 
 namespace specsim::cli {
 
-// The error line stays one line whatever a path or name holds: control characters are shown
-// escaped (\n) instead of being printed, and a line above 1000 characters (a value echoed from a
-// file) keeps its start and its end, where the flag or file is named.
+// The error line stays one line of UTF-8 text whatever a path or name holds: control characters
+// and bytes that are not UTF-8 (a file named $'\xff.json') are shown escaped (\n, \xff) instead
+// of being printed, and a line above 1000 characters (a value echoed from a file) keeps its start
+// and its end, where the flag or file is named.
 std::string one_line(const std::string& s) {
   if (s.size() > 1000) return one_line(s.substr(0, 700)) + " ... " + one_line(s.substr(s.size() - 250));
   std::string out;
-  for (const char c : s) {
+  for (const char c : escape_non_utf8(s)) {
     const auto u = static_cast<unsigned char>(c);
     if (c == '\n')
       out += "\\n";
@@ -32,6 +35,12 @@ std::string one_line(const std::string& s) {
   }
   return out;
 }
+
+namespace {
+constexpr const char* kOutOfMemory =
+    "error: out of memory (ask for less: fewer sweep points or tune rows, --cycles, or smaller inputs; or run where "
+    "more memory is free)\n";
+}  // namespace
 
 int error_boundary(const std::function<int()>& body) {
   try {
@@ -48,9 +57,13 @@ int error_boundary(const std::function<int()>& body) {
     std::cerr << "error: unexpected JSON content: " << one_line(e.what()) << " (check the input files)\n";
     return kExitBadInput;
   } catch (const std::bad_alloc&) {
-    // The machine ran out of memory for what was asked (a grid, a number of cycles): say so
-    // instead of terminating.
-    std::cerr << "error: out of memory (ask for less: fewer sweep points, --cycles, or smaller inputs)\n";
+    // The machine ran out of memory for what was asked (a grid, a number of cycles, an input
+    // that expands in memory): say so instead of terminating.
+    std::cerr << kOutOfMemory;
+    return kExitEnvironment;
+  } catch (const std::length_error&) {
+    // A container asked for more than it can ever hold: the same shortage, not a crash.
+    std::cerr << kOutOfMemory;
     return kExitEnvironment;
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << one_line(e.what()) << "\n";

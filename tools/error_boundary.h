@@ -12,13 +12,14 @@ namespace specsim::cli {
 /// run needs (a program, a temp folder), 70 an internal error.
 constexpr int kExitOk = 0, kExitRegression = 1, kExitBadInput = 2, kExitEnvironment = 3, kExitInternal = 70;
 
-/// `s` on one line: control characters shown escaped (\n), a text above 1000 characters cut in
-/// its middle (its start and its end, where the flag or file is named, kept).
+/// `s` on one line: control characters and bytes that are not UTF-8 shown escaped (\n, \xff), a
+/// text above 1000 characters cut in its middle (its start and its end, where the flag or file is
+/// named, kept).
 std::string one_line(const std::string& s);
 
 /// Runs `body` and returns its exit code. An exception becomes one line on stderr:
 /// InputError `error: <what> (<where>)` exit 2, EnvironmentError `error: <what> (<fix>)` exit 3,
-/// a JSON input of the wrong shape exit 2, out of memory exit 3, anything else
+/// a JSON input of the wrong shape exit 2, out of memory (bad_alloc, length_error) exit 3, anything else
 /// `internal error: <what>` exit 70.
 int error_boundary(const std::function<int()>& body);
 

@@ -31,10 +31,10 @@ void calibrate_from_nccl_tests(const std::string& nccl_tests, const std::string&
       "{} sizes {:.0f}..{:.0f} B (mean of out-of-place and in-place), world {}, tolerance {:.0f}% per range",
       fs::path(nccl_tests).filename().string(), utc_date_today(), points.size(), points.front().bytes,
       points.back().bytes, world, kNcclFitTolerance * 100);
-  const NcclFit fit = fit_allreduce_curve(points, world, source);
+  NcclFit fit = fit_allreduce_curve(points, world, source);
   // A range whose times do not grow with the size (every real log is latency-bound at small
-  // sizes) fits as latency only (busbw 0). A curve with no bandwidth in any range, or a negative
-  // or non-finite coefficient, is refused: it would model an all-reduce of any size as free.
+  // sizes) fits as latency only (busbw 0). A negative or non-finite coefficient is refused, and so
+  // is a curve without bandwidth that reaches MiB sizes: it would model large all-reduces as free.
   bool any_bandwidth = false;
   for (const auto& p : fit.pieces) {
     if (!(p.busbw_gbps >= 0) || !std::isfinite(p.busbw_gbps) || !(p.lat_us >= 0) || !std::isfinite(p.lat_us))
@@ -44,11 +44,16 @@ void calibrate_from_nccl_tests(const std::string& nccl_tests, const std::string&
                        "--nccl-tests " + nccl_tests);
     any_bandwidth = any_bandwidth || p.busbw_gbps > 0;
   }
-  if (!any_bandwidth)
-    throw InputError(fmt::format("degenerate fit over {:.0f}..{:.0f} B: the times do not grow with the size at all, "
-                                 "so no bandwidth can be fitted (give a log that reaches sizes of MiB)",
-                                 points.front().bytes, points.back().bytes),
-                     "--nccl-tests " + nccl_tests);
+  const std::string latency_note = any_bandwidth ? "" : latency_only_note(points, "--nccl-tests " + nccl_tests);
+  if (!latency_note.empty()) fit.source += "; " + latency_note;
+  const std::string cut_note =
+      log.cut_lines.empty()
+          ? ""
+          : fmt::format(
+                "{} row(s) cut mid-line after their out-of-place columns (line {}): read without their "
+                "in-place columns",
+                log.cut_lines.size(), fmt::join(log.cut_lines, ", "));
+  if (!cut_note.empty()) fit.source += "; " + cut_note;
 
   json profile = base_profile_json(hardware);
   json& topo = profile["topology"];
@@ -65,12 +70,14 @@ void calibrate_from_nccl_tests(const std::string& nccl_tests, const std::string&
   if (world > t.max_gpus)
     throw InputError(fmt::format("the log has {} ranks but topology {} holds at most {}", world, t.name, t.max_gpus),
                      "--hardware");
-  write_file_atomic(out_profile, profile.dump(2) + "\n", "-o");
+  write_file_atomic(out_profile, dump_json(profile) + "\n", "-o");
 
   out << fmt::format("nccl-tests log {}: {} tables, {} rows, {} comment lines, {} unknown lines skipped\n", nccl_tests,
                      log.tables.size(), log.data_lines, log.comment_lines, log.unknown_lines);
   out << fmt::format("all-reduce at world {}: {} sizes, fitted in {} ranges (max error {:.1f}%)\n", world,
                      points.size(), fit.pieces.size(), 100 * max_relative_error(fit, points));
+  if (!cut_note.empty()) out << "note: " << cut_note << "\n";
+  if (!latency_note.empty()) out << "note: " << latency_note << "\n";
   out << fmt::format("  {:>12} {:>12} {:>10} {:>12} {:>12}\n", "min_bytes", "max_bytes", "lat_us", "busbw_GB/s",
                      "algbw_GB/s");
   for (const auto& p : fit.pieces)

@@ -39,7 +39,7 @@ int calibrate_from_replay(const std::vector<std::string>& replay_jsons, const st
   check_compute_fit_quality(fit_points, cal);            // after the all-reduce input checks: theirs say more
   gpu_from_json(profile["gpu"], out_profile + ": gpu");  // refuse to write what load_hardware would refuse
   topology_from_json(profile["topology"], out_profile + ": topology");
-  write_file_atomic(out_profile, profile.dump(2) + "\n", "-o");
+  write_file_atomic(out_profile, dump_json(profile) + "\n", "-o");
 
   print_compute_fit(fit, base, cal, fit_points, held, out);
   print_allreduce_calibration(ar, out);  // multi-GPU reports only

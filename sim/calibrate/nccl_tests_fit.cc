@@ -110,6 +110,20 @@ NcclFit fit_allreduce_curve(const std::vector<NcclPoint>& p, int world, const st
   return f;
 }
 
+std::string latency_only_note(const std::vector<NcclPoint>& p, const std::string& where) {
+  if (p.back().bytes >= kBandwidthBoundBytes)
+    throw InputError(fmt::format("degenerate fit over {:.0f}..{:.0f} B: the times do not grow with the size at all, "
+                                 "even at MiB sizes, so no bandwidth can be fitted (check the log's time columns)",
+                                 p.front().bytes, p.back().bytes),
+                     where);
+  const std::string sizes = p.size() == 1 ? fmt::format("one size ({:.0f} B)", p.front().bytes)
+                                          : fmt::format("sizes {:.0f}..{:.0f} B", p.front().bytes, p.back().bytes);
+  return fmt::format(
+      "latency only: the table holds {}, all latency-bound, so it prices all-reduces of at most "
+      "{:.0f} B; larger ones keep the hardware profile's NCCL model",
+      sizes, p.back().bytes);
+}
+
 double max_relative_error(const NcclFit& fit, const std::vector<NcclPoint>& points) {
   double w = 0;
   for (const auto& q : points) w = std::max(w, std::abs(nccl_fit_us(fit, q.bytes) - q.us) / q.us);

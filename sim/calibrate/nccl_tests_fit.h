@@ -25,6 +25,15 @@ constexpr double kNcclFitTolerance = 0.05;
 NcclFit fit_allreduce_curve(const std::vector<NcclPoint>& points, int world, const std::string& source,
                             double tolerance = kNcclFitTolerance);
 
+/// From this size on every real all-reduce is bandwidth-bound: a table reaching it whose times do
+/// not grow has no bandwidth to fit and is refused. Below it a flat table (the partial logs' one
+/// row of 8 B) is latency-bound and fits as latency only over its sizes.
+constexpr double kBandwidthBoundBytes = 1 << 20;
+
+/// What a fit without any bandwidth says about itself, or InputError naming `where` when its
+/// sizes reach kBandwidthBoundBytes (a flat curve there is not an all-reduce).
+std::string latency_only_note(const std::vector<NcclPoint>& points, const std::string& where);
+
 /// Largest |fit - measured| / measured over the points.
 double max_relative_error(const NcclFit& fit, const std::vector<NcclPoint>& points);
 

@@ -165,7 +165,7 @@ bool run_check(RunArgs& args, const CheckRequest& q, const ReplayGpu* gpu, std::
   write_junit(q, rows, gate, tol, c);
   if (q.json) {
     const nlohmann::json j = check_json(rows, gate, tol, c);
-    out << j.dump(2) << "\n";
+    out << dump_json(j) << "\n";
     return j["verdict"] != "ok";
   }
   if (c.baseline_version != kSpecsimVersion)

@@ -8,7 +8,9 @@ const NcclFitPiece* nccl_fit_piece(const NcclFit& fit, double bytes, int ranks) 
   if (fit.world != ranks || fit.pieces.empty()) return nullptr;
   for (const auto& p : fit.pieces)
     if (bytes <= p.max_bytes) return &p;
-  return &fit.pieces.back();
+  // Past the measured sizes a piece with bandwidth extends; a latency-only one (a table of small
+  // sizes alone) says nothing there, and would price a large all-reduce as free.
+  return fit.pieces.back().busbw_gbps > 0 ? &fit.pieces.back() : nullptr;
 }
 
 double nccl_fit_algbw_gbps(const NcclFitPiece& piece, int ranks) {

@@ -7,8 +7,8 @@
 namespace specsim {
 
 /// The piece of `fit` that prices an all-reduce of `bytes` per rank over `ranks`: the first whose
-/// max_bytes holds `bytes`, the last beyond them all; nullptr when the fit was measured at another
-/// world size or holds no piece.
+/// max_bytes holds `bytes`, the last beyond them all when it has a bandwidth; nullptr when the fit
+/// was measured at another world size, holds no piece, or ends below `bytes` in a latency-only piece.
 const NcclFitPiece* nccl_fit_piece(const NcclFit& fit, double bytes, int ranks);
 
 /// The piece's algorithm bandwidth over `ranks`, GB/s (0: a latency-only piece).

@@ -85,7 +85,8 @@ void write_bench_scenario(const std::vector<ingest::BenchSpecRow>& rows, const B
   RunArgs args;
   Scenario s = load_scenario(ScenarioFile{path, f}, args);
   run_scenario(s);  // its anchors derived: contradictory rows are refused here, not by the next run
-  write_file_atomic(path, f.dump(2) + "\n", "--save-scenario");
+  require_utf8_json(f, "--save-scenario");  // its paths must read back as they are
+  write_file_atomic(path, dump_json(f) + "\n", "--save-scenario");
 }
 
 std::string bench_rows_text(const std::vector<ingest::BenchSpecRow>& rows, bool as_json) {
@@ -100,7 +101,7 @@ std::string bench_rows_text(const std::vector<ingest::BenchSpecRow>& rows, bool 
                    {"acc_length", r.acc_length},
                    {"step_time_s", r.step_time_s},
                    {"tok_per_s", r.speed}});
-    return json{{"kind", "bench_speculative"}, {"rows", a}}.dump(2) + "\n";
+    return dump_json(json{{"kind", "bench_speculative"}, {"rows", a}}) + "\n";
   }
   std::string out =
       fmt::format("bench_speculative.py results: {} rows\n{:>5} {:>5} {:>5} {:>5} {:>6} {:>8} {:>12} {:>9}\n",

@@ -7,6 +7,7 @@
 #include "util/error.h"
 #include "util/json_io.h"
 #include "util/output_files.h"
+#include "util/utf8.h"
 
 namespace specsim::diagnose {
 
@@ -39,12 +40,13 @@ std::string diagnose_command(const DiagnoseInput& in, const std::string& out, bo
     combined = combined_text(all, logs, d.scenario_file);
   }
   if (!out.empty()) {
+    require_utf8_json(d.scenario_file, "-o");  // the scenario must read back as it is
     const std::string text =
         is_yaml_path(out)
             ? to_yaml(d.scenario_file,
-                      "specsim scenario written by `specsim diagnose` from the SGLang log " + in.log +
+                      "specsim scenario written by `specsim diagnose` from the SGLang log " + escape_non_utf8(in.log) +
                           "\nedit it and run `specsim run --scenario FILE` or `specsim tune --scenario FILE`")
-            : d.scenario_file.dump(2) + "\n";
+            : dump_json(d.scenario_file) + "\n";
     write_file_atomic(out, text, "-o");
   }
   if (as_json) {

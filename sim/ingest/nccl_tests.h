@@ -32,10 +32,13 @@ struct NcclTestsLog {
   std::vector<NcclTestsTable> tables;
   std::size_t lines = 0, data_lines = 0, comment_lines = 0;
   std::size_t unknown_lines = 0;  ///< neither comments nor data (NCCL INFO, mpirun chatter): skipped
+  /// Lines of rows cut mid-line after their out-of-place columns (a log copied in part): read
+  /// without their in-place columns.
+  std::vector<std::size_t> cut_lines;
 };
 
-/// Parses the text of FILE; InputError `what (FILE:LINE)` on a malformed row, a table without
-/// rows, or a file without any table.
+/// Parses the text of FILE; InputError `what (FILE:LINE)` on a malformed row (one cut before its
+/// out-of-place columns end included), a table without rows, or a file without any table.
 NcclTestsLog parse_nccl_tests(const std::string& text, const std::string& file);
 
 }  // namespace specsim::ingest

@@ -45,7 +45,7 @@ std::string torch_trace_summary(const std::string& file, int steps_flag, bool as
                 {"unknown", s.unknown},
                 {"mean_nccl_allreduce_us", s.mean_nccl_allreduce_us()},
                 {"kernel_names", by_name}}
-               .dump(2) +
+               .dump(2, ' ', false, json::error_handler_t::replace) +
            "\n";
   }
   std::string out;
@@ -94,7 +94,7 @@ std::string sglang_log_summary(const std::string& file, bool as_json) {
                 {"accept_len_mean", lens.empty() ? json(nullptr) : json(mean)},
                 {"baseline_tok_s", base ? json(*base) : json(nullptr)},
                 {"baseline_idle_gap_lines", log.baseline_idle_lines()}}
-               .dump(2) +
+               .dump(2, ' ', false, json::error_handler_t::replace) +
            "\n";
   }
   std::string out;
@@ -140,6 +140,7 @@ std::string nccl_tests_summary(const std::string& file, bool as_json) {
                 {"data_lines", log.data_lines},
                 {"comment_lines", log.comment_lines},
                 {"unknown_lines", log.unknown_lines},
+                {"cut_lines", log.cut_lines},
                 {"tables", std::move(tables)}}
                .dump(2, ' ', false, json::error_handler_t::replace) +
            "\n";
@@ -147,6 +148,9 @@ std::string nccl_tests_summary(const std::string& file, bool as_json) {
   std::string out;
   out += fmt::format("nccl-tests log {}: {} tables, {} rows, {} comment lines, {} unknown lines skipped\n", file,
                      log.tables.size(), log.data_lines, log.comment_lines, log.unknown_lines);
+  if (!log.cut_lines.empty())
+    out += fmt::format("  rows cut mid-line, read without their in-place columns: line {}\n",
+                       fmt::join(log.cut_lines, ", "));
   for (const auto& t : log.tables) {
     out += fmt::format("table at line {}: {} world {} ({} threads x {} GPUs, {} rank lines){}\n", t.line,
                        t.collective.empty() ? "(collective not named)" : t.collective, t.world(), t.threads,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "util/error.h"
 
 namespace specsim::sweep {
@@ -44,11 +46,28 @@ size_t Grid::axis_size(int axis) const {
 size_t Grid::size() const {
   double total = 1;
   for (int a = 0; a < kNumAxes; ++a) total *= double(axis_size(a));
-  if (total > double(kMaxPoints))
-    throw InputError(fmt::format("the grid has {:.0f} points, more than the {} a sweep takes: sweep fewer values",
-                                 total, kMaxPoints),
-                     "sweep flags");
+  if (total > double(kMaxPoints)) refuse_grid(*this, kMaxPoints, "more than a sweep takes");
   return static_cast<size_t>(total);
+}
+
+[[noreturn]] void refuse_grid(const Grid& g, size_t most, const std::string& why) {
+  double points = 1;
+  int longest = 0;
+  std::vector<std::string> lists;
+  for (int a = 0; a < kNumAxes; ++a) {
+    points *= double(g.axis_size(a));
+    if (g.axis_size(a) > g.axis_size(longest)) longest = a;
+    if (g.swept(a)) lists.push_back(fmt::format("{} {}", axis_flag(a), g.axis_size(a)));
+  }
+  // The longest list is the one to cut: the most values it may keep, the others as given.
+  const double others = points / double(g.axis_size(longest));
+  const double keep = std::floor(double(most) / others);
+  const std::string fix =
+      keep >= 1 ? fmt::format("give {} at most {:.0f} values", axis_flag(longest), keep)
+                : fmt::format("give {} one value, and fewer values to the other lists", axis_flag(longest));
+  throw InputError(fmt::format("the grid has {:.0f} points ({}), {}: at most {} points; {}", points,
+                               fmt::join(lists, " x "), why, most, fix),
+                   axis_flag(longest));
 }
 
 size_t Grid::points_per_plan() const {

@@ -53,4 +53,8 @@ struct Grid {
 /// Largest grid a sweep accepts: results take 200 bytes a point (2 GB here), the CSV ~360.
 constexpr size_t kMaxPoints = 10'000'000;
 
+/// InputError for a grid above `most` points (`why` says what it would exceed): names the flag of
+/// the longest value list, and the most values that list may keep with the others as given.
+[[noreturn]] void refuse_grid(const Grid& g, size_t most, const std::string& why);
+
 }  // namespace specsim::sweep

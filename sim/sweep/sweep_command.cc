@@ -66,7 +66,7 @@ SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOut
     p.kind = choose_plot_kind(parse_plot_kind(o.plot_kind), p.grid, p.grid.allreduce);
     check_plot_tools();
   }
-  check_sweep_memory(p.grid.size(), csv_wanted(o), !o.json_path.empty());
+  check_sweep_memory(p.grid, csv_wanted(o), !o.json_path.empty());
   return p;
 }
 

@@ -168,7 +168,7 @@ std::string sweep_json(const SweepResult& r, const Grid& grid, int threads) {
                      {"skipped", skipped},
                      {"columns", csv_columns()},
                      {"tok_per_s_band", band_factors_json(band_factors(r.base))}};
-  std::string text = head.dump(1);
+  std::string text = head.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
   text.pop_back();  // the closing brace: the rows follow inside the same object
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text + ",\n \"rows\": [\n" + rows(r, threads, Style::Json) + "\n ]\n}\n";

@@ -15,9 +15,9 @@ void check_replay_outputs(const ReplayOutputFiles& f, const RunArgs& args) {
 std::string replay_outputs(const Scenario& s, const ScenarioResult& r, const ReplayMeasurement& m,
                            const ReplayOutputFiles& f) {
   const nlohmann::json report = replay_json(s, r, m);
-  if (!f.out_path.empty()) write_file_atomic(f.out_path, report.dump(2) + "\n", "-o");
+  if (!f.out_path.empty()) write_file_atomic(f.out_path, dump_json(report) + "\n", "-o");
   write_replay_trace_files(report, "replay report", f.trace_path, f.csv_path);
-  return f.json ? report.dump(2) + "\n" : replay_text(report);
+  return f.json ? dump_json(report) + "\n" : replay_text(report);
 }
 
 }  // namespace specsim

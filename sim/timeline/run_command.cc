@@ -51,18 +51,20 @@ std::string run_command(RunArgs& args, const RunRequest& q) {
   // Again, now that every file the run reads has been read (profiles a scenario file names, the
   // model of a pasted command, the runtime profile): none of them may be an output.
   check_outputs({{q.cycles.trace, "--trace"}, {q.cycles.csv, "--csv"}, {q.save_scenario, "--save-scenario"}});
-  const CycleOutcome cycles = run_cycles(cq, s, r);  // files first: nothing printed if they fail
-  add_cycles_json(j, cycles);
-  require_finite_json(j, "--accept-from, --cycles");
   // The resolved scenario as --save-scenario writes it: also in --json, so a baseline made from it
-  // reruns as made (`specsim check --baseline FILE` alone).
+  // reruns as made (`specsim check --baseline FILE` alone). Its paths must read back as they are:
+  // checked before the trace or CSV is written.
   const std::string model = args.model_path.value_or(given_model.empty() ? s.target.name : given_model);
   const nlohmann::json scenario =
       scenario_file_json(s, model, args.draft_model_path.value_or(given_draft), args.runtime.value_or(""));
-  if (!q.save_scenario.empty()) write_file_atomic(q.save_scenario, scenario.dump(2) + "\n", "--save-scenario");
+  if (!q.save_scenario.empty()) require_utf8_json(scenario, "--save-scenario");
+  const CycleOutcome cycles = run_cycles(cq, s, r);  // files first: nothing printed if they fail
+  add_cycles_json(j, cycles);
+  require_finite_json(j, "--accept-from, --cycles");
+  if (!q.save_scenario.empty()) write_file_atomic(q.save_scenario, dump_json(scenario) + "\n", "--save-scenario");
   if (!q.json) return report_text(s, r) + cycles_text(cycles);
   j["scenario_file"] = scenario;
-  return j.dump(2) + "\n";
+  return dump_json(j) + "\n";
 }
 
 }  // namespace specsim

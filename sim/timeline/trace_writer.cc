@@ -9,6 +9,7 @@
 #include "cost/allreduce_model.h"
 #include "report/report.h"
 #include "timeline/op_timeline.h"
+#include "util/utf8.h"
 
 namespace specsim {
 
@@ -17,7 +18,7 @@ namespace {
 // Op names and notes are ours, but escape anyway: a trace must always parse.
 std::string esc(std::string_view s) {
   std::string o;
-  for (char c : s) {
+  for (char c : escape_non_utf8(s)) {  // a trace must parse whatever bytes a name holds
     if (c == '"' || c == '\\')
       o += '\\', o += c;
     else if (static_cast<unsigned char>(c) < 0x20)

@@ -14,6 +14,8 @@
 #include "scenario/flag_values.h"
 #include "scenario/load_scenario.h"
 #include "scenario/sglang_cmdline.h"
+#include "tune/tune.h"
+#include "tune/tune_memory.h"
 #include "util/error.h"
 #include "util/json_io.h"
 #include "util/output_files.h"
@@ -159,6 +161,9 @@ std::string tune_command(RunArgs& args, const TuneRequest& q) {
   in.backends = parse_allreduce_values(args.allreduce, "--allreduce");
   in.backends_given = !in.backends.empty();
   args.allreduce.clear();
+  // What the rankings will hold, before any is evaluated (at most two backends when none is listed).
+  check_tune_memory(draft_settings(in.max_steps, in.max_topk, in.max_draft_tokens).size(), in.batch_sizes.size(),
+                    std::max<std::size_t>(in.backends.size(), 2), q.top);
 
   // The deployment: the scenario file (flags override it) or the flags.
   Scenario s = load_scenario(q.scenario, args);
@@ -180,7 +185,7 @@ std::string tune_command(RunArgs& args, const TuneRequest& q) {
   require_finite_json(j, "the tuning inputs");
   if (!q.plot.empty()) draw_tune_plot(report, q.plot, q.plot_script);
   write_outputs_atomic({{OutputFile{q.csv, "--csv"}, q.csv.empty() ? "" : tune_csv(report)}});
-  return q.json ? j.dump(2) + "\n" : tune_text(report);
+  return q.json ? dump_json(j) + "\n" : tune_text(report);
 }
 
 }  // namespace specsim::tune

@@ -29,7 +29,7 @@ std::string case_report(const CaseOutcome& o, bool json) {
                      {"report", replay ? report_json(replay->first, replay->second) : nullptr},
                      {"not_run", replay ? nlohmann::json(nullptr) : nlohmann::json(why_not)}};
     require_finite_json(j, "the case's settings");
-    return j.dump(2) + "\n";
+    return dump_json(j) + "\n";
   }
   std::string text = case_text(o) + "\n";
   if (replay)
