@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "diagnose/dp_rank_windows.h"
 #include "diagnose/model_match.h"
 #include "evaluate/evaluate_scenario.h"
 #include "ingest/baseline_log.h"
@@ -197,7 +198,8 @@ std::string_view reproduction_name(Reproduction r) {
 
 Diagnosis diagnose(const DiagnoseInput& in) {
   Diagnosis d;
-  const auto log = ingest::parse_sglang_log(ingest::read_text(in.log, "LOG"), in.log);
+  // A DP-attention server's lines are per rank: one window of them is the server's interval.
+  const auto log = sum_dp_ranks(ingest::parse_sglang_log(ingest::read_text(in.log, "LOG"), in.log));
   d.log = ingest::summarize_log(log, in.log, in.batch_size);
   const LogSummary& sum = d.log;
   if (!in.hardware)

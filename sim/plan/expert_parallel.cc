@@ -35,14 +35,12 @@ void ep_moe_ops(std::vector<Op>& ops, const ModelSpec& m, DType w, DType ew, con
   const double il = double(e.intermediate) * l.ep / s.tp;  // each expert split tp / ep ways
   ops.push_back(gemm("router_gate", t, e.routed_experts, h, DType::BF16, /*replicated=*/true));
   ops.push_back(small("topk_select", OpKind::Elementwise, t * e.routed_experts * 4.0));
-  if (a2a)
-    ops.push_back(all_to_all("moe_dispatch", t * e.experts_per_token * a2a_token_bytes(l.a2a, false, h), false));
+  if (a2a) ops.push_back(all_to_all("moe_dispatch", t * e.experts_per_token * a2a_token_bytes(l.a2a, false, h), false));
   const double pairs = ep_rank_pairs(m, s);
   const double held = double(e.routed_experts) / l.ep;
   // the busiest rank touches its share of the distinct experts, scaled alike, at most all it holds
-  const double distinct =
-      std::min(held, expected_distinct_experts(s.group_tokens, e.routed_experts, e.experts_per_token) / l.ep *
-                         l.ep_imbalance);
+  const double distinct = std::min(
+      held, expected_distinct_experts(s.group_tokens, e.routed_experts, e.experts_per_token) / l.ep * l.ep_imbalance);
   ops.push_back(small("moe_align", OpKind::Elementwise, pairs * 8.0));
   ep_quant(ops, ew, pairs, h);
   ops.push_back(moe_gemm("moe_w13", pairs, distinct, 2 * il, h, ew));

@@ -58,8 +58,9 @@ ParallelLayout parse_layout(const ParallelArgs& a, int tp, int routed_experts, s
                      "--dp-size");
   l.dp_attention = a.enable_dp_attention;
   if (l.dp_attention && tp % l.dp != 0)
-    throw InputError(fmt::format("dp {} does not divide tp {}: SGLang runs tp / dp ranks per DP attention group", l.dp, tp),
-                     "--dp-size");
+    throw InputError(
+        fmt::format("dp {} does not divide tp {}: SGLang runs tp / dp ranks per DP attention group", l.dp, tp),
+        "--dp-size");
   if (a.moe_a2a_backend) l.a2a = parse_a2a(*a.moe_a2a_backend);
   if (a.deepep_mode) {
     l.deepep_mode = parse_deepep_mode(*a.deepep_mode);
@@ -72,8 +73,9 @@ ParallelLayout parse_layout(const ParallelArgs& a, int tp, int routed_experts, s
     // SGLang v0.5.2 server_args.py: "DeepEP MoE is enabled. The expert parallel size is adjusted
     // to be the same as the tensor parallel size" (the all-to-all runs over every rank).
     if (a.ep_size)
-      notes.push_back(fmt::format("--ep-size {} -> {}: the {} all-to-all runs over every rank (ep = tp), as SGLang sets",
-                                  l.ep, tp, a2a_backend_name(l.a2a)));
+      notes.push_back(
+          fmt::format("--ep-size {} -> {}: the {} all-to-all runs over every rank (ep = tp), as SGLang sets", l.ep, tp,
+                      a2a_backend_name(l.a2a)));
     l.ep = tp;
   }
   if (tp % l.ep != 0)
@@ -81,7 +83,9 @@ ParallelLayout parse_layout(const ParallelArgs& a, int tp, int routed_experts, s
                      "--ep-size");
   if (routed_experts == 0 && (l.ep > 1 || l.a2a != A2aBackend::None || l.dp_attention))
     throw InputError("the model has no MoE layers: expert parallelism, all-to-all and DP attention apply to MoE models",
-                     l.dp_attention ? "--enable-dp-attention" : l.ep > 1 ? "--ep-size" : "--moe-a2a-backend");
+                     l.dp_attention ? "--enable-dp-attention"
+                     : l.ep > 1     ? "--ep-size"
+                                    : "--moe-a2a-backend");
   if (routed_experts > 0 && routed_experts % l.ep != 0)
     throw InputError(fmt::format("{} routed experts do not split {} ways", routed_experts, l.ep), "--ep-size");
   l.ep_imbalance = a.ep_imbalance.value_or(1.0);
