@@ -11,16 +11,25 @@ namespace specsim {
 using nlohmann::json;
 
 json run_settings_json(const RunSpec& r) {
-  return {{"tp_size", r.tp_size},
-          {"speculative_algorithm", std::string(algo_name(r.algo))},
-          {"speculative_num_steps", r.num_steps},
-          {"speculative_eagle_topk", r.topk},
-          {"speculative_num_draft_tokens", r.num_draft_tokens},
-          {"batch_size", r.batch_size},
-          {"context_len", r.context_len},
-          {"cuda_graph_max_bs", r.cuda_graph_max_bs},
-          {"disable_cuda_graph", r.disable_cuda_graph},
-          {"nccl_p2p_level", r.nccl.p2p_level}};
+  json j = {{"tp_size", r.tp_size},
+            {"speculative_algorithm", std::string(algo_name(r.algo))},
+            {"speculative_num_steps", r.num_steps},
+            {"speculative_eagle_topk", r.topk},
+            {"speculative_num_draft_tokens", r.num_draft_tokens},
+            {"batch_size", r.batch_size},
+            {"context_len", r.context_len},
+            {"cuda_graph_max_bs", r.cuda_graph_max_bs},
+            {"disable_cuda_graph", r.disable_cuda_graph},
+            {"nccl_p2p_level", r.nccl.p2p_level}};
+  if (r.layout.active()) {
+    j["ep_size"] = r.layout.ep;
+    j["dp_size"] = r.layout.dp;
+    j["enable_dp_attention"] = r.layout.dp_attention;
+    j["moe_a2a_backend"] = a2a_backend_name(r.layout.a2a);
+    j["deepep_mode"] = deepep_mode_name(r.layout.deepep_mode);
+    j["ep_imbalance"] = r.layout.ep_imbalance;
+  }
+  return j;
 }
 
 namespace {
@@ -45,14 +54,6 @@ json settings_json(const RunSpec& r, bool with_backends) {
   if (r.accept_len) j["accept_len"] = *r.accept_len;
   if (r.accept_rate) j["accept_rate"] = *r.accept_rate;
   if (r.mem_fraction_static) j["mem_fraction_static"] = *r.mem_fraction_static;
-  if (r.layout.active()) {
-    j["ep_size"] = r.layout.ep;
-    j["dp_size"] = r.layout.dp;
-    j["enable_dp_attention"] = r.layout.dp_attention;
-    j["moe_a2a_backend"] = a2a_backend_name(r.layout.a2a);
-    j["deepep_mode"] = deepep_mode_name(r.layout.deepep_mode);
-    j["ep_imbalance"] = r.layout.ep_imbalance;
-  }
   if (with_backends) {
     json a = json::array();
     for (const auto& c : r.allreduce) a.push_back(c.label());
