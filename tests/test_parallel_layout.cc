@@ -117,6 +117,14 @@ TEST_CASE("DP attention + DeepEP: dispatch and combine per MoE layer with the ra
   CHECK(gather[0]->comm_bytes == Approx(128.0 * 7168 * 2));
   CHECK(scatter[0]->comm_bytes == Approx(128.0 * 7168 * 2));
   CHECK(plan.group_of(*gather[0]) == 8);
+  // the EAGLE-3 draft runs on the rank's own requests over its attention group of one GPU: no collective
+  for (PhaseKind k : {PhaseKind::DraftDecode, PhaseKind::DraftExtend}) {
+    const PhasePlan* d = plan.find(k);
+    REQUIRE(d);
+    CHECK(d->count_of(OpKind::AllReduce) == 0);
+    CHECK(d->count_of(OpKind::AllGather) == 0);
+    CHECK(d->tokens == (k == PhaseKind::DraftDecode ? 32 : 32 * 4));
+  }
 }
 
 TEST_CASE("DP attention without an all-to-all: gather, experts split ep ways, reduce-scatter per layer") {

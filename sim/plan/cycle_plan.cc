@@ -116,10 +116,19 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
   };
   // An EAGLE-3 draft is a dense model: under DP attention it runs on the rank's own requests in
   // the attention group (tp / dp ranks), an assumption docs/model.md states.
+  const bool draft_in_group = lay.dp_attention && draft && !draft->is_nextn();
   auto draft_shape = [&](PhaseKind p, double tokens, double kv_rows) {
     ForwardShape f = shape(p, tokens, kv_rows);
-    if (draft && !draft->is_nextn()) f.tp = lay.attn_tp(run.tp_size), f.layout = ParallelLayout{};
+    if (draft_in_group) f.tp = lay.attn_tp(run.tp_size), f.layout = ParallelLayout{};
     return f;
+  };
+  // ... and its collectives run over that attention group
+  auto in_attn_group = [&](std::vector<OpBlock> blocks) {
+    if (draft_in_group)
+      for (auto& b : blocks)
+        for (auto& o : b.ops)
+          if (o.is_collective()) o.group = std::max(1, lay.attn_tp(run.tp_size));
+    return blocks;
   };
   auto phase = [&](PhaseKind p, int count, double tokens, std::vector<OpBlock> blocks) {
     PhasePlan ph;
@@ -136,12 +145,14 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
     const double t_dec = bs * run.topk;
     if (run.num_steps > 1)
       phase(PhaseKind::DraftDecode, run.num_steps - 1, t_dec,
-            draft_forward(*draft, target.hidden, draft_shape(PhaseKind::DraftDecode, t_dec, t_dec), false, weights));
+            in_attn_group(draft_forward(*draft, target.hidden, draft_shape(PhaseKind::DraftDecode, t_dec, t_dec), false,
+                                        weights)));
     const double t_ver = bs * run.num_draft_tokens;
     phase(PhaseKind::Verify, 1, t_ver, target_forward(target, weights, shape(PhaseKind::Verify, t_ver, bs)));
     const double t_ext = bs * (run.num_steps + 1);
     phase(PhaseKind::DraftExtend, 1, t_ext,
-          draft_forward(*draft, target.hidden, draft_shape(PhaseKind::DraftExtend, t_ext, bs), true, weights));
+          in_attn_group(
+              draft_forward(*draft, target.hidden, draft_shape(PhaseKind::DraftExtend, t_ext, bs), true, weights)));
   }
   phase(PhaseKind::BaselineDecode, 1, bs, target_forward(target, weights, shape(PhaseKind::BaselineDecode, bs, bs)));
   // A group of one rank runs no collective (tp 1, or a DP rank's attention on one GPU).
