@@ -242,3 +242,17 @@ TEST_CASE("the DeepSeek-V3 DP attention + DeepEP command runs with all-to-all op
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--dp-size") != std::string::npos);
 }
+
+TEST_CASE("diagnose sums a DP-attention log's ranks and runs the scenario with DP attention") {
+  const std::string log = test::traces_path("../tests/data/sglang-dp-attention-synthetic.log");
+  const auto r = test::run_specsim({"diagnose", log, "--hardware", "h200:nvswitch", "--model", "deepseek-v3",
+                                    "--tp-size", "8", "--speculative-algorithm", "EAGLE3", "--speculative-num-steps",
+                                    "3", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("3 decode lines") != std::string::npos);
+  CHECK(r.out.find("#running-req 36") != std::string::npos);       // 4 x 4 + 4 x 5 requests, not one rank's 4
+  CHECK(r.out.find("median 1088.00 tok/s") != std::string::npos);  // the middle window's sum
+  CHECK(r.out.find("dp-ranks-summed") != std::string::npos);
+  CHECK(r.out.find("were the gap all-reduce time") == std::string::npos);  // DP attention: no all-reduce to blame
+}
