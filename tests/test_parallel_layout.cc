@@ -256,3 +256,42 @@ TEST_CASE("diagnose sums a DP-attention log's ranks and runs the scenario with D
   CHECK(r.out.find("dp-ranks-summed") != std::string::npos);
   CHECK(r.out.find("were the gap all-reduce time") == std::string::npos);  // DP attention: no all-reduce to blame
 }
+
+TEST_CASE("--ep-size without an all-to-all: experts split ep ways, the all-reduce stays, imbalance scales the pairs") {
+  const Zoo z = deepseek();
+  RunSpec tp = dp_run(A2aBackend::None);
+  tp.layout = ParallelLayout{};
+  tp.batch_size = 8;
+  RunSpec ep = tp;
+  ep.layout.ep = 8;
+  const CyclePlan a = build_plan(z.target, &z.draft, tp), b = build_plan(z.target, &z.draft, ep);
+  const PhasePlan *pa = a.find(PhaseKind::BaselineDecode), *pb = b.find(PhaseKind::BaselineDecode);
+  CHECK(pb->count_of(OpKind::AllReduce) == pa->count_of(OpKind::AllReduce));
+  CHECK(pb->count_of(OpKind::AllToAll) == 0);
+  const auto w13 = ops_of(*pb, OpKind::MoeGemm, "moe_w13");
+  REQUIRE(w13.size() == 1);
+  CHECK(w13[0]->m == Approx(8.0 * 8 / 8));                      // 8 tokens x top-8 over 8 ranks
+  CHECK(w13[0]->n == Approx(2.0 * z.target.moe.intermediate));  // tp / ep = 1: each expert whole
+  const auto shared = ops_of(*pb, OpKind::Gemm, "shared_gate_up_proj");
+  REQUIRE(shared.size() == 1);
+  CHECK(shared[0]->n == Approx(2.0 * z.target.moe.intermediate * z.target.moe.shared_experts / 8));
+  ep.layout.ep_imbalance = 2;
+  const CyclePlan c = build_plan(z.target, &z.draft, ep);
+  CHECK(ops_of(*c.find(PhaseKind::BaselineDecode), OpKind::MoeGemm, "moe_w13")[0]->m == Approx(2.0 * 8));
+}
+
+TEST_CASE("NCCL all-to-all backend: bf16 dispatch and combine of the rank's share") {
+  const Zoo z = deepseek();
+  RunSpec r = dp_run(A2aBackend::Nccl);
+  r.layout.dp_attention = false, r.layout.dp = 1;  // attention tp 8: each rank routes 1/8 of the tokens
+  const CyclePlan plan = build_plan(z.target, &z.draft, r);
+  const PhasePlan* v = plan.find(PhaseKind::Verify);
+  // 32 requests x 4 tokens = 128 over 8 ranks: 16 tokens a rank, reduce-scattered to it after attention
+  const auto dispatch = ops_of(*v, OpKind::AllToAll, "moe_dispatch");
+  REQUIRE(dispatch.size() == 1);
+  CHECK(dispatch[0]->comm_bytes == Approx(16.0 * 8 * 7168 * 2));
+  const auto rs = ops_of(*v, OpKind::ReduceScatter, "attn_reduce_scatter");
+  REQUIRE(rs.size() == 1);
+  CHECK(rs[0]->comm_bytes == Approx(128.0 * 7168 * 2));
+  CHECK(ops_of(*v, OpKind::AllGather, "attn_all_gather").size() == 1);
+}
