@@ -58,15 +58,15 @@ TEST_CASE("one row per class, and every flag named by users, classed as the stac
   const Row rows[] = {
       // one row per class
       {"sglang", "--tp-size", FlagClass::Modelled},
-      {"sglang", "--enable-dp-attention", FlagClass::Refused},
+      {"sglang", "--enable-dp-attention", FlagClass::Modelled},
       {"sglang", "--port", FlagClass::Ignored},
       {"vllm", "-tp", FlagClass::Modelled},
-      {"vllm", "--enable-expert-parallel", FlagClass::Refused},
+      {"vllm", "--enable-expert-parallel", FlagClass::Modelled},
       {"vllm", "--served-model-name", FlagClass::Ignored},
       // the flags a new user pasted: none ignored
-      {"sglang", "--dp", FlagClass::Refused},  // argparse's abbreviation of --dp-size
-      {"sglang", "--ep-size", FlagClass::Refused},
-      {"sglang", "--moe-a2a-backend", FlagClass::Refused},
+      {"sglang", "--dp", FlagClass::Modelled},  // argparse's abbreviation of --dp-size
+      {"sglang", "--ep-size", FlagClass::Modelled},
+      {"sglang", "--moe-a2a-backend", FlagClass::Modelled},
       {"sglang", "--kv-cache-dtype", FlagClass::Modelled},
       {"sglang", "--disable-custom-all-reduce", FlagClass::Modelled},
       {"sglang", "--enable-torch-compile", FlagClass::Refused},
@@ -155,15 +155,22 @@ TEST_CASE("per-value classes: a flag modelled for the values specsim prices, ref
 }
 
 TEST_CASE("a refused flag stops the run: not modelled, what it changes, exit 2") {
-  for (const auto& extra : std::vector<std::vector<std::string>>{{"--enable-dp-attention"},
-                                                                 {"--dp", "8"},
-                                                                 {"--ep-size", "8"},
-                                                                 {"--moe-a2a-backend", "deepep"},
-                                                                 {"--enable-torch-compile"}}) {
+  for (const auto& extra : std::vector<std::vector<std::string>>{{"--enable-torch-compile"}, {"--enable-lora"}}) {
     const CliResult r = paste(with(kSglang, extra));
     INFO(extra[0] << ": " << r.err);
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("not modelled: " + extra[0] + " changes ") != std::string::npos);
+    CHECK(r.out.empty());
+  }
+  // the parallel layout is modelled: on a dense model, or as replicas, it is refused naming the flag
+  for (const auto& extra : std::vector<std::vector<std::string>>{
+           {"--enable-dp-attention"}, {"--dp", "8"}, {"--ep-size", "8"}, {"--moe-a2a-backend", "deepep"}}) {
+    const CliResult r = paste(with(kSglang, extra));
+    INFO(extra[0] << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK((r.err.find("no MoE layers") != std::string::npos ||
+           r.err.find("without --enable-dp-attention") != std::string::npos ||
+           r.err.find("does not divide tp") != std::string::npos));
     CHECK(r.out.empty());
   }
   const CliResult two = paste(with(kSglang, {"--enable-torch-compile", "--nnodes", "2"}));
@@ -297,9 +304,14 @@ TEST_CASE("vllm serve MODEL with --speculative-config JSON") {
   INFO(dotted.err);
   REQUIRE(dotted.exit_code == 0);
   CHECK(json::parse(dotted.out)["settings"]["speculative_num_steps"] == 2);
+  // --enable-expert-parallel: ep = tp; a dense model at tp 1 has nothing to split, a MoE one at tp 2 splits its experts
   const CliResult eager = paste({"vllm", "serve", "llama-3.1-8b", "--enforce-eager", "--enable-expert-parallel"});
-  CHECK(eager.exit_code == 2);
-  CHECK(eager.err.find("not modelled: --enable-expert-parallel changes") != std::string::npos);
+  INFO(eager.err);
+  CHECK(eager.exit_code == 0);
+  const CliResult moe_ep = paste({"vllm", "serve", "qwen3-30b-a3b", "-tp", "2", "--enable-expert-parallel"});
+  INFO(moe_ep.err);
+  REQUIRE(moe_ep.exit_code == 0);
+  CHECK(json::parse(moe_ep.out)["settings"]["ep_size"] == 2);
 }
 
 TEST_CASE("the command's own limits hold the run: --context-length, --max-num-seqs") {

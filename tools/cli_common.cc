@@ -77,6 +77,16 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
                "the serving stack's own custom all-reduce off (NCCL)");
   app.add_flag("--enable-flashinfer-allreduce-fusion", a.enable_flashinfer_allreduce_fusion,
                "all-reduce + residual add + RMSNorm fused in one kernel (FlashInfer's, as SGLang runs it)");
+  auto& p = a.parallel;
+  app.add_option("--ep-size,--ep", p.ep_size, "expert-parallel size: routed experts split this many ways (divides tp)");
+  app.add_flag("--enable-dp-attention", p.enable_dp_attention,
+               "attention data-parallel over --dp ranks, each on its own requests; MoE over all (SGLang's)");
+  app.add_option("--dp-size,--dp", p.dp_size, "DP attention ranks (with --enable-dp-attention; divides tp)");
+  app.add_option("--moe-a2a-backend", p.moe_a2a_backend,
+                 "MoE dispatch/combine: none (all-reduce, SGLang's default), deepep, or nccl (all-to-all)");
+  app.add_option("--deepep-mode", p.deepep_mode, "DeepEP kernels: auto (low latency in a cycle), normal, low_latency");
+  app.add_option("--ep-imbalance", p.ep_imbalance, "busiest expert-parallel rank's routed tokens over the mean (1..ep)")
+      ->check(finite_number);
 }
 
 }  // namespace specsim::cli

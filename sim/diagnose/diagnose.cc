@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "diagnose/dp_rank_windows.h"
 #include "diagnose/model_match.h"
 #include "evaluate/evaluate_scenario.h"
 #include "ingest/baseline_log.h"
@@ -197,7 +198,10 @@ std::string_view reproduction_name(Reproduction r) {
 
 Diagnosis diagnose(const DiagnoseInput& in) {
   Diagnosis d;
-  const auto log = ingest::parse_sglang_log(ingest::read_text(in.log, "LOG"), in.log);
+  // A DP-attention server's lines are per rank: one window of them is the server's interval.
+  const auto per_rank = ingest::parse_sglang_log(ingest::read_text(in.log, "LOG"), in.log);
+  const int dp_ranks = dp_ranks_in(per_rank);
+  const auto log = sum_dp_ranks(per_rank);
   d.log = ingest::summarize_log(log, in.log, in.batch_size);
   const LogSummary& sum = d.log;
   if (!in.hardware)
@@ -211,6 +215,11 @@ Diagnosis diagnose(const DiagnoseInput& in) {
   d.model = m.name, d.model_from = m.how;
 
   RunArgs a = run_args(in, sum, d.model);
+  if (dp_ranks > 1 && !a.parallel.given()) {
+    // the lines' DP rank tags say the layout the server ran: DP attention over that many ranks
+    a.parallel.enable_dp_attention = true;
+    a.parallel.dp_size = dp_ranks;
+  }
   // A logged accept len above steps + 1 cannot be modelled: it is capped there (and reported).
   std::optional<double> accept = sum.accept_len;
   if (accept && a.num_steps && *accept > *a.num_steps + 1) accept = *a.num_steps + 1.0;
@@ -353,6 +362,13 @@ Diagnosis diagnose(const DiagnoseInput& in) {
   d.predicted_tok_s = round_trip_tok_s(d.scenario_file);
   d.reproduces = std::abs(d.predicted_tok_s / d.measured_tok_s - 1) <= kReproduceShare;
   d.findings = find_disagreements(sum, f);
+  if (dp_ranks > 1)
+    d.findings.push_back(Finding{"dp-ranks-summed", false,
+                                 fmt::format("the decode lines carry {} DP ranks' tags: each window of them is summed "
+                                             "into the server's batch and throughput, and the scenario runs DP "
+                                             "attention over {} ranks",
+                                             dp_ranks, dp_ranks),
+                                 double(dp_ranks), "DP ranks", std::nullopt, std::nullopt, ""});
   if (!d.reproduces)
     d.findings.insert(
         d.findings.begin(),

@@ -5,6 +5,8 @@
 #include "cost/allreduce_fusion.h"
 #include "cost/allreduce_model.h"
 #include "cost/compute_cost.h"
+#include "cost/deepep_model.h"
+#include "cost/nccl_alltoall.h"
 #include "cost/nccl_model.h"
 
 namespace specsim {
@@ -51,7 +53,23 @@ bool follows_other_class(const OpBlock& block, std::size_t i) {
   return n >= 2 && op_class(block.ops[i].kind) != op_class(block.ops[(i + n - 1) % n].kind);
 }
 
+double alltoall_us(const Op& op, const CostContext& ctx) {
+  if (ctx.world <= 1) return 0;
+  const ParallelLayout& l = ctx.run->layout;
+  const double us = l.a2a == A2aBackend::DeepEP
+                        ? deepep_model().us(op.comm_bytes, ctx.world, op.combine, l.low_latency())
+                        : nccl_alltoall_us(op.comm_bytes, ctx.world, *ctx.hw, ctx.run->nccl);
+  return std::max(us, ctx.hw->gpu.kernel_min_us);
+}
+
 OpCost op_cost(const Op& op, const CostContext& ctx, bool graph) {
+  if (op.is_collective() && op.group > 0 && op.group != ctx.world) {  // a DP rank's attention group
+    CostContext in_group = ctx;
+    in_group.world = op.group;
+    Op whole = op;
+    whole.group = 0;
+    return op_cost(whole, in_group, graph);
+  }
   const auto& gpu = ctx.hw->gpu;
   OpCost c;
   switch (op.kind) {
@@ -71,6 +89,16 @@ OpCost op_cost(const Op& op, const CostContext& ctx, bool graph) {
                      ? 0
                      : std::max(nccl_allgather(op.comm_bytes, ctx.world, *ctx.hw, ctx.run->nccl).us, gpu.kernel_min_us);
       c.host_us = gpu.nccl_host_launch_us;
+      break;
+    case OpKind::ReduceScatter:
+      c.gpu_us = ctx.world <= 1 ? 0
+                                : std::max(nccl_reduce_scatter_us(op.comm_bytes, ctx.world, *ctx.hw, ctx.run->nccl),
+                                           gpu.kernel_min_us);
+      c.host_us = gpu.nccl_host_launch_us;
+      break;
+    case OpKind::AllToAll:
+      c.gpu_us = alltoall_us(op, ctx);
+      c.host_us = ctx.run->layout.a2a == A2aBackend::DeepEP ? gpu.host_launch_us : gpu.nccl_host_launch_us;
       break;
     default: c.gpu_us = compute_us(op, gpu); c.host_us = gpu.host_launch_us;
   }

@@ -56,6 +56,10 @@ OpCost op_cost(const Op& op, const CostContext& ctx, bool graph);
 /// The question put to the backend's model for one all-reduce of `bytes` in this context.
 AllReduceQuery allreduce_query(double bytes, const CostContext& ctx, bool graph);
 
+/// One MoE dispatch or combine in this context's group: DeepEP's tables or NCCL's all-to-all
+/// (the run's --moe-a2a-backend), at least the GPU's kernel minimum, microseconds.
+double alltoall_us(const Op& op, const CostContext& ctx);
+
 /// The all-reduce time alone (the backend's model plus NCCL anchors), microseconds.
 double allreduce_us(double bytes, const CostContext& ctx, bool graph);
 

@@ -55,13 +55,15 @@ class OpVisitor {
  private:
   struct Memo {
     double bytes = -1;
+    int group = -1;
     OpCost cost;
   };
   OpCost cost(const Op& op) {
     if (op.kind != OpKind::AllReduce && op.kind != OpKind::AllGather) return op_cost(op, ctx_.get(), phase_.graph);
     // a boundary all-reduce may be priced as the fused kernel: memoized apart from the others
     Memo& m = op.kind == OpKind::AllGather ? ag_ : op.fusable_boundary ? ar_fused_ : ar_;
-    if (m.bytes != op.comm_bytes) m = {op.comm_bytes, op_cost(op, ctx_.get(), phase_.graph)};
+    if (m.bytes != op.comm_bytes || m.group != op.group)
+      m = {op.comm_bytes, op.group, op_cost(op, ctx_.get(), phase_.graph)};
     return m.cost;
   }
   const PhasePlan& phase_;

@@ -24,6 +24,10 @@ struct PhaseTiming {
   double runtime_gpu_us = 0;    ///< of the runtime's work: its small kernels
   int allreduce_count = 0, allgather_count = 0;
   double allreduce_bytes = 0, allgather_bytes = 0;
+  /// MoE dispatch and combine (expert parallelism with an all-to-all backend); reduce-scatters
+  /// count with the all-gathers (allgather_*).
+  double alltoall_us = 0, alltoall_bytes = 0;
+  int alltoall_count = 0;
 };
 
 /// Times one forward. Eager phases follow the host: kernel i starts at max(its launch, the end of

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ingest/sglang_idle_gap.h"
+#include "ingest/sglang_rank_tag.h"
 #include "ingest/text_lines.h"
 
 namespace specsim::ingest {
@@ -131,10 +132,15 @@ SglangLog parse_sglang_log(const std::string& text, const std::string& file) {
       DecodeLine d = parse_decode(l.substr(sep + 1), file, i + 1);
       if (!log.server_args.empty()) d.server_args_index = log.server_args.size() - 1;
       d.time = find_log_timestamp(l.substr(0, at));
-      // Launches only follow one another: the previous decode line of this launch is the last one.
-      const DecodeLine* prev = !log.decode.empty() && log.decode.back().server_args_index == d.server_args_index
-                                   ? &log.decode.back()
-                                   : nullptr;
+      d.dp_rank = find_dp_rank(l.substr(0, at));
+      // Launches only follow one another: the previous decode line of this launch (of the same DP
+      // rank, where ranks interleave) is the last such one.
+      const DecodeLine* prev = nullptr;
+      for (auto it = log.decode.rbegin(); it != log.decode.rend() && it->server_args_index == d.server_args_index; ++it)
+        if (it->dp_rank == d.dp_rank) {
+          prev = &*it;
+          break;
+        }
       d.first_of_launch = !prev;
       if (prev && prev->time && d.time) d.since_previous_s = seconds_between(*prev->time, *d.time);
       log.decode.push_back(std::move(d));

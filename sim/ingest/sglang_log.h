@@ -34,6 +34,9 @@ struct DecodeLine {
   /// Index in SglangLog::server_args of the launch this line belongs to (the last server_args
   /// line above it); nullopt when none is above it.
   std::optional<std::size_t> server_args_index;
+  /// The `DPn` rank tag of a DP-attention server's line (ingest/sglang_rank_tag.h): that rank's
+  /// own batch and throughput; nullopt on a one-scheduler server's line.
+  std::optional<int> dp_rank;
 };
 
 struct SglangLog {

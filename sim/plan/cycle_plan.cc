@@ -9,8 +9,8 @@
 namespace specsim {
 
 std::string_view op_kind_name(OpKind k) {
-  constexpr std::string_view names[] = {"gemm",        "moe_gemm",   "attention", "norm",
-                                        "elementwise", "all_reduce", "all_gather"};
+  constexpr std::string_view names[] = {"gemm",       "moe_gemm",   "attention",  "norm",          "elementwise",
+                                        "all_reduce", "all_gather", "all_to_all", "reduce_scatter"};
   return names[static_cast<int>(k)];
 }
 
@@ -56,6 +56,27 @@ const PhasePlan* CyclePlan::find(PhaseKind k) const {
   return nullptr;
 }
 
+namespace {
+// DeepEP's low-latency buffers hold kDeepEPMaxTokensPerRank tokens a rank: a larger forward fails
+// in SGLang, so it is refused here with the batch that fits.
+void check_deepep_tokens(const CyclePlan& plan, const ParallelLayout& lay) {
+  if (lay.a2a != A2aBackend::DeepEP || !lay.low_latency()) return;
+  for (const auto& p : plan.phases)
+    for (const auto& b : p.blocks)
+      for (const auto& o : b.ops)
+        if (o.kind == OpKind::AllToAll && !o.combine) {
+          const int per_rank = static_cast<int>(
+              std::lround(p.tokens / double(plan.batch) * lay.rank_batch(plan.batch) / lay.attn_tp(plan.tp)));
+          if (per_rank > kDeepEPMaxTokensPerRank)
+            throw InputError("DeepEP low-latency kernels take at most " + std::to_string(kDeepEPMaxTokensPerRank) +
+                                 " tokens per rank a forward; " + std::string(phase_name(p.kind)) + " sends " +
+                                 std::to_string(per_rank) + ": a smaller batch, or --deepep-mode normal",
+                             "--batch-size");
+          break;
+        }
+}
+}  // namespace
+
 CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunSpec& run) {
   if (target.is_draft())
     throw InputError("--model-path is an EAGLE-3 draft (" + target.architecture + "); give the target model",
@@ -80,12 +101,34 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
 
   // kv_rows: rows that each read a request's whole KV prefix. In a tree draft step SGLang's
   // multi-step draft attention gives every branch (bs x topk rows) its own copy of the prefix.
+  // Under DP attention a forward's shape is one DP rank's: its share of the requests.
+  const ParallelLayout& lay = run.layout;
+  plan.layout = lay;
+  const double share = double(lay.rank_batch(run.batch_size)) / run.batch_size;
   auto shape = [&](PhaseKind p, double tokens, double kv_rows) {
     ForwardShape f;
-    f.tokens = tokens, f.batch = kv_rows, f.context = double(run.context_len), f.tp = run.tp_size, f.phase = p;
+    f.tokens = tokens * share, f.batch = kv_rows * share, f.context = double(run.context_len), f.tp = run.tp_size;
+    f.phase = p;
     f.kv_bytes = run.kv_cache_bytes;
     f.experts = run.dtype.value_or(target.experts_dtype());
+    f.layout = lay;
     return f;
+  };
+  // An EAGLE-3 draft is a dense model: under DP attention it runs on the rank's own requests in
+  // the attention group (tp / dp ranks), an assumption docs/model.md states.
+  const bool draft_in_group = lay.dp_attention && draft && !draft->is_nextn();
+  auto draft_shape = [&](PhaseKind p, double tokens, double kv_rows) {
+    ForwardShape f = shape(p, tokens, kv_rows);
+    if (draft_in_group) f.tp = lay.attn_tp(run.tp_size), f.layout = ParallelLayout{};
+    return f;
+  };
+  // ... and its collectives run over that attention group
+  auto in_attn_group = [&](std::vector<OpBlock> blocks) {
+    if (draft_in_group)
+      for (auto& b : blocks)
+        for (auto& o : b.ops)
+          if (o.is_collective()) o.group = std::max(1, lay.attn_tp(run.tp_size));
+    return blocks;
   };
   auto phase = [&](PhaseKind p, int count, double tokens, std::vector<OpBlock> blocks) {
     PhasePlan ph;
@@ -102,18 +145,21 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
     const double t_dec = bs * run.topk;
     if (run.num_steps > 1)
       phase(PhaseKind::DraftDecode, run.num_steps - 1, t_dec,
-            draft_forward(*draft, target.hidden, shape(PhaseKind::DraftDecode, t_dec, t_dec), false, weights));
+            in_attn_group(draft_forward(*draft, target.hidden, draft_shape(PhaseKind::DraftDecode, t_dec, t_dec), false,
+                                        weights)));
     const double t_ver = bs * run.num_draft_tokens;
     phase(PhaseKind::Verify, 1, t_ver, target_forward(target, weights, shape(PhaseKind::Verify, t_ver, bs)));
     const double t_ext = bs * (run.num_steps + 1);
     phase(PhaseKind::DraftExtend, 1, t_ext,
-          draft_forward(*draft, target.hidden, shape(PhaseKind::DraftExtend, t_ext, bs), true, weights));
+          in_attn_group(
+              draft_forward(*draft, target.hidden, draft_shape(PhaseKind::DraftExtend, t_ext, bs), true, weights)));
   }
   phase(PhaseKind::BaselineDecode, 1, bs, target_forward(target, weights, shape(PhaseKind::BaselineDecode, bs, bs)));
-  if (run.tp_size == 1) {  // one rank: SGLang runs no collectives at all
-    for (auto& p : plan.phases)
-      for (auto& b : p.blocks) std::erase_if(b.ops, [](const Op& o) { return o.is_collective(); });
-  }
+  // A group of one rank runs no collective (tp 1, or a DP rank's attention on one GPU).
+  for (auto& p : plan.phases)
+    for (auto& b : p.blocks)
+      std::erase_if(b.ops, [&](const Op& o) { return o.is_collective() && plan.group_of(o) <= 1; });
+  check_deepep_tokens(plan, lay);
   return plan;
 }
 

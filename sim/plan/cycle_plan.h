@@ -33,6 +33,9 @@ struct PhasePlan {
 struct CyclePlan {
   int tp = 1;
   int batch = 1;
+  ParallelLayout layout;  ///< expert parallelism and DP attention (default: one TP group)
+  /// Ranks of collective `op`: its own group, else the tensor-parallel group.
+  int group_of(const Op& op) const { return op.group > 0 ? op.group : tp; }
   std::vector<PhasePlan> phases;  ///< draft_decode (if steps > 1), verify, draft_extend, baseline_decode
   /// The phase of that kind, or nullptr when the cycle has none.
   const PhasePlan* find(PhaseKind k) const;
@@ -43,6 +46,10 @@ struct CyclePlan {
 /// Lays out the cycle as SGLang runs it. `draft` may be null when speculation is off.
 /// InputError (naming --tp-size etc.) when the shapes cannot be split that way.
 CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunSpec& run);
+
+/// DeepEP's low-latency kernels take at most this many tokens per rank per forward (SGLang's
+/// SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK default, v0.5.2).
+constexpr int kDeepEPMaxTokensPerRank = 128;
 
 /// Expected number of distinct routed experts T tokens touch when each picks k of E uniformly:
 /// E * (1 - (1 - k/E)^T). Not T*k: tokens share experts.

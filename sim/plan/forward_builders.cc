@@ -4,8 +4,10 @@
 #include "plan/forward_builders.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
+#include "plan/expert_parallel.h"
 #include "plan/op_builders.h"
 #include "util/error.h"
 
@@ -134,8 +136,59 @@ const char* tail_name(PhaseKind p) {
   }
 }
 
+// A decoder layer under expert parallelism or DP attention (SGLang's LayerCommunicator, v0.5.2):
+// attention on the DP rank's own tokens, tp / dp ways; then either (a2a backend) each rank's
+// share of them through dispatch -> its experts -> combine, or every token of the group gathered
+// (DP attention), through the experts split ep ways, and reduce-scattered back.
+OpBlock parallel_decoder_layer(const char* name, int repeat, bool moe, const ModelSpec& m, DType w,
+                               const ForwardShape& f) {
+  const ParallelLayout& l = f.layout;
+  const int atp = l.attn_tp(f.tp);
+  const double t = f.tokens, h = m.hidden;
+  ForwardShape fa = f;
+  fa.tp = atp;
+  OpBlock b{name, repeat, {}};
+  b.ops.push_back(add_norm("input_layernorm", t, h));
+  if (m.has_mla)
+    mla_attention(b.ops, m, w, fa);
+  else
+    gqa_attention(b.ops, m, w, fa, h, m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe);
+  const DType ew = f.experts.value_or(w);
+  if (moe && l.a2a != A2aBackend::None) {  // ScatterMode.SCATTERED: each rank its share of the tokens
+    const double own = std::ceil(t / atp);
+    b.ops.push_back(reduce_scatter("attn_reduce_scatter", t * h * kB, atp));
+    b.ops.push_back(add_norm("post_attention_layernorm", own, h));
+    ep_moe_ops(b.ops, m, w, ew, EpMoeShape{own, own * f.tp, f.tp, l});
+    b.ops.push_back(all_gather("attn_all_gather", t * h * kB, atp));
+    return b;
+  }
+  if (!l.dp_attention) {  // experts split ep ways, every rank every token, summed by the all-reduce
+    b.ops.push_back(all_reduce("attn_allreduce", t * h * kB));
+    b.ops.push_back(add_norm("post_attention_layernorm", t, h));
+    if (moe)
+      ep_moe_ops(b.ops, m, w, ew, EpMoeShape{t, t, f.tp, l});
+    else
+      dense_mlp(b.ops, t, h, double(m.intermediate) / f.tp, w);
+    b.ops.push_back(all_reduce("mlp_allreduce", t * h * kB));
+    return b;
+  }
+  // ScatterMode.FULL: the DP ranks' tokens, padded to the largest (SGLang's max-len padding under
+  // CUDA graphs), gathered over the whole group and reduce-scattered back after the MLP.
+  const double all = t * l.dp;
+  b.ops.push_back(all_reduce("attn_allreduce", t * h * kB, atp));
+  b.ops.push_back(add_norm("post_attention_layernorm", t, h));
+  b.ops.push_back(all_gather("dp_gather", all * h * kB));
+  if (moe)
+    ep_moe_ops(b.ops, m, w, ew, EpMoeShape{all, all, f.tp, l});
+  else
+    dense_mlp(b.ops, all, h, double(m.intermediate) / f.tp, w);
+  b.ops.push_back(reduce_scatter("dp_reduce_scatter", all * h * kB));
+  return b;
+}
+
 // One decoder layer of a target (or of the NextN draft), `repeat` times.
 OpBlock decoder_layer(const char* name, int repeat, bool moe, const ModelSpec& m, DType w, const ForwardShape& f) {
+  if (f.layout.active()) return parallel_decoder_layer(name, repeat, moe, m, w, f);
   const double t = f.tokens, h = m.hidden, ar = t * h * kB;
   OpBlock b{name, repeat, {}};
   // the four ops of the two fused boundaries (op.h: fusable_boundary): the mlp all-reduce and the
@@ -159,6 +212,15 @@ OpBlock decoder_layer(const char* name, int repeat, bool moe, const ModelSpec& m
   return b;
 }
 
+// Tokens the vocab-parallel LM head runs on: under DP attention (without --enable-dp-lm-head)
+// SGLang's LogitsProcessor gathers every DP rank's hidden states first (dp_gather_replicate).
+double lm_head_tokens(std::vector<Op>& ops, double t, double h, const ForwardShape& f) {
+  if (!f.layout.dp_attention) return t;
+  const double all = t * f.layout.dp;
+  ops.push_back(all_gather("lm_head_dp_gather", all * h * kB));
+  return all;
+}
+
 // DeepSeek's NextN layer as SGLang's DeepseekModelNextN runs it (docs/sources-runtime.md#sglang-deepseek-nextn):
 // the vocab-parallel embedding (its all-reduce), enorm(embed) and hnorm(target hidden)
 // concatenated through the replicated eh_proj (plain nn.Linear, bf16, no collective), one MoE
@@ -168,7 +230,7 @@ std::vector<OpBlock> nextn_forward(const ModelSpec& d, DType w, const ForwardSha
   std::vector<OpBlock> blocks;
   OpBlock embed{"nextn_embed", 1, {}};
   embed.ops.push_back(small("vocab_embedding", OpKind::Elementwise, 2.0 * t * h * kB));
-  embed.ops.push_back(all_reduce("embed_allreduce", ar));
+  if (!f.layout.dp_attention) embed.ops.push_back(all_reduce("embed_allreduce", ar));
   embed.ops.push_back(small("enorm", OpKind::Norm, 2.0 * t * h * kB));
   embed.ops.push_back(small("hnorm", OpKind::Norm, 2.0 * t * h * kB));
   embed.ops.push_back(gemm("eh_proj", t, h, 2.0 * h, DType::BF16, /*replicated=*/true));
@@ -176,8 +238,9 @@ std::vector<OpBlock> nextn_forward(const ModelSpec& d, DType w, const ForwardSha
   blocks.push_back(decoder_layer("nextn_layer", 1, true, d, w, f));
   OpBlock head{"nextn_lm_head", 1, {}};
   head.ops.push_back(add_norm("shared_head_norm", t, h));
-  head.ops.push_back(gemm("lm_head", t, double(d.vocab) / f.tp, h, DType::BF16));
-  head.ops.push_back(all_gather("logits_allgather", t * d.vocab * kB));
+  const double tl = lm_head_tokens(head.ops, t, h, f);
+  head.ops.push_back(gemm("lm_head", tl, double(d.vocab) / f.tp, h, DType::BF16));
+  head.ops.push_back(all_gather("logits_allgather", tl * d.vocab * kB));
   head.ops.push_back(small("draft_topk", OpKind::Elementwise, t * d.vocab * 4.0));
   blocks.push_back(std::move(head));
   return blocks;
@@ -191,7 +254,8 @@ std::vector<OpBlock> target_forward(const ModelSpec& m, DType w, const ForwardSh
 
   OpBlock embed{"embed", 1, {}};
   embed.ops.push_back(small("vocab_embedding", OpKind::Elementwise, 2.0 * t * h * kB));
-  embed.ops.push_back(all_reduce("embed_allreduce", ar));
+  // under DP attention the embedding is replicated (enable_tp=False in SGLang's MoE models)
+  if (!f.layout.dp_attention) embed.ops.push_back(all_reduce("embed_allreduce", ar));
   blocks.push_back(std::move(embed));
 
   auto layer = [&](const char* name, int repeat, bool moe) {
@@ -204,8 +268,9 @@ std::vector<OpBlock> target_forward(const ModelSpec& m, DType w, const ForwardSh
   OpBlock head{"lm_head", 1, {}};
   const double vl = padded_vocab(m.vocab) / f.tp;
   head.ops.push_back(add_norm("final_norm", t, h));
-  head.ops.push_back(gemm("lm_head", t, vl, h, DType::BF16));
-  head.ops.push_back(all_gather("logits_allgather", t * padded_vocab(m.vocab) * kB));
+  const double tl = lm_head_tokens(head.ops, t, h, f);
+  head.ops.push_back(gemm("lm_head", tl, vl, h, DType::BF16));
+  head.ops.push_back(all_gather("logits_allgather", tl * padded_vocab(m.vocab) * kB));
   head.ops.push_back(small(tail_name(f.phase), OpKind::Elementwise, t * m.vocab * 4.0));
   blocks.push_back(std::move(head));
   return blocks;

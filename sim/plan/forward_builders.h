@@ -16,6 +16,9 @@ struct ForwardShape {
   PhaseKind phase = PhaseKind::BaselineDecode;
   double kv_bytes = 2.0;         ///< KV-cache bytes per element (--kv-cache-dtype)
   std::optional<DType> experts;  ///< routed experts' weight dtype (none: the layer's)
+  /// Expert parallelism and DP attention. Under DP attention `tokens` and `batch` are one DP
+  /// rank's, `tp` the whole group's; attention runs tp / dp ways (docs/model.md#parallel-layout).
+  ParallelLayout layout;
 };
 
 /// The target model's forward (embedding, layers, lm_head + all-gather, sampling tail).

@@ -8,24 +8,29 @@
 namespace specsim {
 
 enum class OpKind : std::uint8_t {
-  Gemm,         ///< C[m,n] = A[m,k] x W[k,n], `batch` independent products (batch > 1: per-head BMM)
-  MoeGemm,      ///< grouped expert GEMM: `experts` distinct weight matrices [k,n], m = tokens routed in all
-  Attention,    ///< decode/verify attention reading the KV cache
-  Norm,         ///< RMSNorm (often fused with the residual add)
-  Elementwise,  ///< rotary, activation, quantization, sampling, cache stores ...
-  AllReduce,    ///< sum across the tensor-parallel group, `comm_bytes` per rank
-  AllGather,    ///< gather across the group, `comm_bytes` = the gathered output
+  Gemm,           ///< C[m,n] = A[m,k] x W[k,n], `batch` independent products (batch > 1: per-head BMM)
+  MoeGemm,        ///< grouped expert GEMM: `experts` distinct weight matrices [k,n], m = tokens routed in all
+  Attention,      ///< decode/verify attention reading the KV cache
+  Norm,           ///< RMSNorm (often fused with the residual add)
+  Elementwise,    ///< rotary, activation, quantization, sampling, cache stores ...
+  AllReduce,      ///< sum across the tensor-parallel group, `comm_bytes` per rank
+  AllGather,      ///< gather across the group, `comm_bytes` = the gathered output
+  AllToAll,       ///< MoE dispatch or combine: `comm_bytes` = what this rank sends (every destination, itself too)
+  ReduceScatter,  ///< sum across the group, each rank keeping its share; `comm_bytes` = one rank's input
 };
 
 /// The report's columns: every op kind falls in one.
-enum class OpClass : std::uint8_t { Gemm, Attention, AllReduce, AllGather, Other };
+/// A reduce-scatter is in the AllGather class (its mirror image: the same bus traffic).
+enum class OpClass : std::uint8_t { Gemm, Attention, AllReduce, AllGather, AllToAll, Other };
 constexpr OpClass op_class(OpKind k) {
   switch (k) {
     case OpKind::Gemm:
     case OpKind::MoeGemm: return OpClass::Gemm;
     case OpKind::Attention: return OpClass::Attention;
     case OpKind::AllReduce: return OpClass::AllReduce;
-    case OpKind::AllGather: return OpClass::AllGather;
+    case OpKind::AllGather:
+    case OpKind::ReduceScatter: return OpClass::AllGather;
+    case OpKind::AllToAll: return OpClass::AllToAll;
     default: return OpClass::Other;
   }
 }
@@ -46,7 +51,14 @@ struct Op {
   /// decoder layer's two all-reduces and its two add-norms (input and post-attention). With the
   /// fusion on, the all-reduce is priced as the fused kernel and the norm is dropped.
   bool fusable_boundary = false;
-  bool is_collective() const { return kind == OpKind::AllReduce || kind == OpKind::AllGather; }
+  /// Collectives: the ranks taking part (0: the whole tensor-parallel group). DP attention runs
+  /// some over one DP rank's attention group (tp / dp ranks).
+  int group = 0;
+  bool combine = false;  ///< AllToAll: the combine (expert outputs back to their tokens), else the dispatch
+  bool is_collective() const {
+    return kind == OpKind::AllReduce || kind == OpKind::AllGather || kind == OpKind::AllToAll ||
+           kind == OpKind::ReduceScatter;
+  }
 };
 
 }  // namespace specsim

@@ -63,19 +63,36 @@ inline Op attention(const char* name, double t, double heads, double kv_bytes, d
   return o;
 }
 
-inline Op all_reduce(const char* name, double bytes) {
+inline Op all_reduce(const char* name, double bytes, int group = 0) {
   Op o;
   o.name = name;
   o.kind = OpKind::AllReduce;
   o.comm_bytes = bytes;
+  o.group = group;
   return o;
 }
 
-inline Op all_gather(const char* name, double bytes) {
+inline Op all_gather(const char* name, double bytes, int group = 0) {
   Op o;
   o.name = name;
   o.kind = OpKind::AllGather;
   o.comm_bytes = bytes;
+  o.group = group;
+  return o;
+}
+
+/// Each rank's input of `bytes` summed over `group` ranks, each keeping 1/group of it.
+inline Op reduce_scatter(const char* name, double bytes, int group = 0) {
+  Op o = all_gather(name, bytes, group);
+  o.kind = OpKind::ReduceScatter;
+  return o;
+}
+
+/// MoE dispatch (or combine): `bytes` sent by this rank to the ranks holding its tokens' experts.
+inline Op all_to_all(const char* name, double bytes, bool combine, int group = 0) {
+  Op o = all_gather(name, bytes, group);
+  o.kind = OpKind::AllToAll;
+  o.combine = combine;
   return o;
 }
 

@@ -19,8 +19,20 @@ AllReduceChoice replay_backend(const RunArgs& args) {
   return backend;
 }
 
+// The replay runs the TP group's collectives only: no all-to-all, no DP gather or reduce-scatter.
+void refuse_parallel_layout(const Scenario& s) {
+  if (s.run.layout.active())
+    throw InputError(
+        "the GPU replay does not run expert parallelism or DP attention (no all-to-all, DP gather or "
+        "reduce-scatter in it yet): predict it with specsim run, replay the layout without these flags",
+        s.run.layout.dp_attention              ? "--enable-dp-attention"
+        : s.run.layout.a2a != A2aBackend::None ? "--moe-a2a-backend"
+                                               : "--ep-size");
+}
+
 LocalReplay local_replay(const RunArgs& args) {
   LocalReplay l{resolve_scenario(args), AllReduceChoice{}, args.num_gpus.value_or(1)};
+  refuse_parallel_layout(l.scenario);
   if (l.gpus > 1 && l.gpus != l.scenario.run.tp_size)
     throw InputError(
         fmt::format("{} GPUs replay one rank each: it must equal --tp-size ({})", l.gpus, l.scenario.run.tp_size),
@@ -37,6 +49,7 @@ void check_local_gpus(int gpus, int found) {
 
 AllReduceChoice check_mpi_replay(const RunArgs& args, const Scenario& s, const MpiJob& w) {
   const AllReduceChoice backend = replay_backend(args);
+  refuse_parallel_layout(s);
   const bool custom = allreduce_model(backend).gpu_runner() == GpuRunner::Custom;
   if (w.world != s.run.tp_size)
     throw InputError(fmt::format("mpirun started {} processes; --mpi runs one rank per process, so start {} "

@@ -78,6 +78,21 @@ void phase_table(std::string& out, const CycleResult& c) {
   }
 }
 
+// Under expert parallelism or DP attention: each phase's all-to-alls (MoE dispatch + combine) and
+// its gathers/reduce-scatters, which the table's AG_us column holds with the logits all-gather.
+void layout_lines(std::string& out, const CycleResult& c, const RunSpec& run) {
+  const ParallelLayout& l = run.layout;
+  out += fmt::format("  layout: tp {}{}{}{}\n", run.tp_size,
+                     l.dp_attention ? fmt::format(", dp attention {} (attn tp {})", l.dp, l.attn_tp(run.tp_size)) : "",
+                     l.ep > 1 ? fmt::format(", ep {}", l.ep) : "",
+                     l.a2a != A2aBackend::None ? ", all-to-all " + a2a_backend_name(l.a2a) : "");
+  for (const auto& p : c.phases)
+    out += fmt::format(
+        "    {:<16} all-to-all {:>4} ops {:>9.1f} KB {:>9.1f} us | all-gather+reduce-scatter {:>4} ops {:>9.1f} us\n",
+        phase_name(p.kind), p.alltoall_count, p.alltoall_count ? p.alltoall_bytes / p.alltoall_count / 1024.0 : 0.0,
+        p.alltoall_us, p.allgather_count, p.allgather_us);
+}
+
 }  // namespace
 
 std::string report_text(const Scenario& s, const ScenarioResult& r) {
@@ -128,6 +143,7 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
       continue;
     }
     phase_table(out, c);
+    if (run.layout.active()) layout_lines(out, c, run);
     if (run.speculative()) {
       out += fmt::format(
           "  speedup x{:.2f} against its own baseline ({:.1f} tok/s); x{:.2f} against the {} ({:.1f} tok/s)\n",

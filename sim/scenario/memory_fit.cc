@@ -21,6 +21,11 @@ double weight_bytes(const ModelSpec& m, std::optional<DType> dtype) {
          experts * dtype_bytes(dtype.value_or(m.experts_dtype())) + emb * 2.0;
 }
 
+// The routed experts' weight bytes of one copy.
+double routed_expert_bytes(const ModelSpec& m, std::optional<DType> dtype) {
+  return m.routed_expert_params() * dtype_bytes(dtype.value_or(m.experts_dtype()));
+}
+
 // KV bytes per cached token on one rank, every layer, at the run's KV-cache dtype.
 double kv_bytes_per_token(const ModelSpec& m, int tp, double elem_bytes) {
   return double(m.layers) * kv_bytes_per_token_layer(m, tp, elem_bytes);
@@ -55,16 +60,20 @@ MemoryFit memory_fit(const ModelSpec& target, const ModelSpec* draft, const Hard
   f.fraction = fraction.value_or(sglang_default_mem_fraction(f.gpu_gib, run));
   f.reserved_gib = f.gpu_gib * (1 - f.fraction);
   const double gib = kMiBPerGiB * kMiBPerGiB * kMiBPerGiB;
-  double w = weight_bytes(target, run.dtype) / run.tp_size;
-  double kv_per_token = kv_bytes_per_token(target, run.tp_size, run.kv_cache_bytes);
+  // DP attention: all but the routed experts are replicated over the DP ranks (split only tp / dp
+  // ways), and each rank caches its own requests' KV (docs/model.md#parallel-layout).
+  const int attn_tp = run.layout.attn_tp(run.tp_size);
+  const double experts = run.layout.dp_attention ? routed_expert_bytes(target, run.dtype) : 0.0;
+  double w = experts / run.tp_size + (weight_bytes(target, run.dtype) - experts) / attn_tp;
+  double kv_per_token = kv_bytes_per_token(target, attn_tp, run.kv_cache_bytes);
   if (draft && draft->is_draft() && run.speculative()) {  // another kind of draft is refused later
-    w += weight_bytes(*draft, std::nullopt) / run.tp_size;
-    kv_per_token += kv_bytes_per_token(*draft, run.tp_size, run.kv_cache_bytes);
+    w += weight_bytes(*draft, std::nullopt) / attn_tp;
+    kv_per_token += kv_bytes_per_token(*draft, attn_tp, run.kv_cache_bytes);
   }
   f.weights_gib = w / gib;
   f.weight_dtype = run.dtype.value_or(target.weight_dtype);
   f.kv_gib_per_request = double(run.context_len) * kv_per_token / gib;
-  f.kv_gib = double(run.batch_size) * f.kv_gib_per_request;
+  f.kv_gib = double(run.layout.rank_batch(run.batch_size)) * f.kv_gib_per_request;
   return f;
 }
 

@@ -45,6 +45,11 @@ void merge(RunArgs& a, const RunArgs& c) {
   a.disable_custom_all_reduce = a.disable_custom_all_reduce || c.disable_custom_all_reduce;
   a.enable_flashinfer_allreduce_fusion = a.enable_flashinfer_allreduce_fusion || c.enable_flashinfer_allreduce_fusion;
   if (a.cuda_graph_bs.empty()) a.cuda_graph_bs = c.cuda_graph_bs;
+  auto& p = a.parallel;
+  fill(p.ep_size, c.parallel.ep_size), fill(p.dp_size, c.parallel.dp_size);
+  fill(p.moe_a2a_backend, c.parallel.moe_a2a_backend), fill(p.deepep_mode, c.parallel.deepep_mode);
+  fill(p.ep_imbalance, c.parallel.ep_imbalance);
+  p.enable_dp_attention = p.enable_dp_attention || c.parallel.enable_dp_attention;
 }
 
 // The command's limits on the run's context and batch (SGLang's --context-length and

@@ -170,6 +170,32 @@ void apply_graph_sizes(RunSpec& run, const std::vector<int>& sizes, std::vector<
   run.cuda_graph_max_bs = most;
 }
 
+// What the layout changes beyond the plan: DeepEP's needs and its normal kernels' eager run.
+void apply_layout_effects(Scenario& s) {
+  const ParallelLayout& l = s.run.layout;
+  if (!l.active()) return;
+  if (l.a2a == A2aBackend::DeepEP && (s.hw.topo.link != LinkKind::NVLink || !s.hw.gpu.p2p))
+    throw InputError("DeepEP needs NVLink peer access between every pair of GPUs; " + s.hw.topo.name +
+                         " has none: use --moe-a2a-backend nccl or none",
+                     "--moe-a2a-backend");
+  if (l.a2a == A2aBackend::DeepEP && !l.low_latency() && !s.run.disable_cuda_graph) {
+    // SGLang v0.5.2 server_args.py disables CUDA graphs with deepep_mode normal (its dispatch waits
+    // on the host for the received token counts).
+    s.run.disable_cuda_graph = true;
+    s.notes.push_back("--deepep-mode normal: CUDA graphs off, every phase eager, as SGLang sets");
+  }
+  std::string what = fmt::format("parallel layout: tp {}", s.run.tp_size);
+  if (l.dp_attention)
+    what += fmt::format(", DP attention over {} ranks ({} GPU(s) each, batch {} per rank)", l.dp,
+                        l.attn_tp(s.run.tp_size), l.rank_batch(s.run.batch_size));
+  if (l.ep > 1) what += fmt::format(", experts over ep {}", l.ep);
+  if (l.a2a != A2aBackend::None)
+    what += ", MoE tokens by all-to-all (" + a2a_backend_name(l.a2a) +
+            (l.a2a == A2aBackend::DeepEP ? " " + std::string(l.low_latency() ? "low_latency" : "normal") : "") + ")";
+  if (l.ep_imbalance != 1.0) what += fmt::format(", ep imbalance {} (busiest rank / mean)", l.ep_imbalance);
+  s.notes.push_back(what);
+}
+
 }  // namespace
 
 namespace {
@@ -180,7 +206,11 @@ Scenario resolve_unfused(const RunArgs& a);
 // it does not (as SGLang's JIT refuses it); custom:fused's caps said in a note.
 Scenario resolve_scenario(const RunArgs& a) {
   Scenario s = resolve_unfused(a);
-  if (a.enable_flashinfer_allreduce_fusion) {
+  apply_layout_effects(s);
+  if (a.enable_flashinfer_allreduce_fusion && s.run.layout.dp_attention) {
+    // SGLang's apply_flashinfer_allreduce_fusion() is false under DP attention (communicator.py)
+    s.notes.push_back("--enable-flashinfer-allreduce-fusion does nothing under --enable-dp-attention, as in SGLang");
+  } else if (a.enable_flashinfer_allreduce_fusion) {
     const std::string why = flashinfer_fusion_refusal(s.hw);
     if (!why.empty()) throw InputError(why, "--enable-flashinfer-allreduce-fusion");
     s.run.flashinfer_fusion = true;
@@ -261,6 +291,7 @@ Scenario resolve_unfused(const RunArgs& a) {
   if (s.backends_defaulted) run.allreduce = {parse_allreduce("nccl"), parse_allreduce("custom")};
   base.allreduce = run.allreduce;
   validate_run(run);
+  run.layout = parse_layout(a.parallel, run.tp_size, s.target.has_moe ? s.target.moe.routed_experts : 0, s.notes);
 
   const std::string hw_spec = a.hardware.value_or("h200:nvswitch");
   s.hardware_defaulted = !a.hardware;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "scenario/parallel_layout.h"
 #include "scenario/scenario.h"
 
 namespace specsim {
@@ -37,6 +38,8 @@ struct RunArgs {
   bool enable_flashinfer_allreduce_fusion = false;
   /// SGLang's --cuda-graph-bs: the batch sizes captured as graphs (bounded by cuda_graph_max_bs).
   std::vector<int> cuda_graph_bs;
+  /// SGLang's --ep-size, --enable-dp-attention --dp, --moe-a2a-backend, --deepep-mode; --ep-imbalance.
+  ParallelArgs parallel;
 };
 
 /// Builds the scenario; InputError naming the flag on bad input.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "scenario/dtype.h"
+#include "scenario/parallel_layout.h"
 
 namespace specsim {
 
@@ -77,6 +78,8 @@ struct RunSpec {
   /// SGLang's --enable-flashinfer-allreduce-fusion: every layer boundary runs FlashInfer's fused
   /// all-reduce + add + RMSNorm, whatever the --allreduce backend (cost/allreduce_fusion.h).
   bool flashinfer_fusion = false;
+  /// Expert parallelism and DP attention (scenario/parallel_layout.h); default: one TP group.
+  ParallelLayout layout;
 
   bool speculative() const { return algo != SpecAlgo::None; }
   /// Whether a phase runs from a CUDA graph (graph when bs <= cuda-graph-max-bs and graphs on).

@@ -11,16 +11,25 @@ namespace specsim {
 using nlohmann::json;
 
 json run_settings_json(const RunSpec& r) {
-  return {{"tp_size", r.tp_size},
-          {"speculative_algorithm", std::string(algo_name(r.algo))},
-          {"speculative_num_steps", r.num_steps},
-          {"speculative_eagle_topk", r.topk},
-          {"speculative_num_draft_tokens", r.num_draft_tokens},
-          {"batch_size", r.batch_size},
-          {"context_len", r.context_len},
-          {"cuda_graph_max_bs", r.cuda_graph_max_bs},
-          {"disable_cuda_graph", r.disable_cuda_graph},
-          {"nccl_p2p_level", r.nccl.p2p_level}};
+  json j = {{"tp_size", r.tp_size},
+            {"speculative_algorithm", std::string(algo_name(r.algo))},
+            {"speculative_num_steps", r.num_steps},
+            {"speculative_eagle_topk", r.topk},
+            {"speculative_num_draft_tokens", r.num_draft_tokens},
+            {"batch_size", r.batch_size},
+            {"context_len", r.context_len},
+            {"cuda_graph_max_bs", r.cuda_graph_max_bs},
+            {"disable_cuda_graph", r.disable_cuda_graph},
+            {"nccl_p2p_level", r.nccl.p2p_level}};
+  if (r.layout.active()) {
+    j["ep_size"] = r.layout.ep;
+    j["dp_size"] = r.layout.dp;
+    j["enable_dp_attention"] = r.layout.dp_attention;
+    j["moe_a2a_backend"] = a2a_backend_name(r.layout.a2a);
+    j["deepep_mode"] = deepep_mode_name(r.layout.deepep_mode);
+    j["ep_imbalance"] = r.layout.ep_imbalance;
+  }
+  return j;
 }
 
 namespace {
@@ -98,7 +107,13 @@ constexpr std::array kSettingsKeys = {"tp_size",
                                       "accept_rate",
                                       "mem_fraction_static",
                                       "allreduce",
-                                      "runtime"};
+                                      "runtime",
+                                      "ep_size",
+                                      "dp_size",
+                                      "enable_dp_attention",
+                                      "moe_a2a_backend",
+                                      "deepep_mode",
+                                      "ep_imbalance"};
 
 void fill_args(const json& st, RunArgs& a, const std::string& w) {
   if (!st.is_object()) throw InputError("must be an object of settings", w);
@@ -161,6 +176,13 @@ void fill_args(const json& st, RunArgs& a, const std::string& w) {
     if (a.allreduce.empty()) a.allreduce = std::move(list);
   }
   str("nccl_p2p_level", a.nccl_p2p_level);
+  i("ep_size", a.parallel.ep_size, fr::kEpSize);
+  i("dp_size", a.parallel.dp_size, fr::kDpSize);
+  if (st.contains("enable_dp_attention") && setting_bool(st.at("enable_dp_attention"), at("enable_dp_attention")))
+    a.parallel.enable_dp_attention = true;
+  str("moe_a2a_backend", a.parallel.moe_a2a_backend);
+  str("deepep_mode", a.parallel.deepep_mode);
+  d("ep_imbalance", a.parallel.ep_imbalance);
   if (st.contains("nccl_algo_enabled")) {
     auto l = enabled_list(st.at("nccl_algo_enabled"), at("nccl_algo_enabled"), {"tree", "ring"});
     if (!a.nccl_algo) a.nccl_algo = std::move(l);
@@ -236,6 +258,18 @@ void fill_flat(const json& f, RunArgs& a, const std::string& w) {
       if (!a.context_len) a.context_len = n;
     } else if (k == "disable_cuda_graph")
       a.disable_cuda_graph |= setting_bool(v, at);
+    else if (k == "ep_size" || k == "expert_parallel_size" || k == "ep")
+      set_i(a.parallel.ep_size, fr::kEpSize);
+    else if (k == "dp_size" || k == "data_parallel_size" || k == "dp")
+      set_i(a.parallel.dp_size, fr::kDpSize);
+    else if (k == "enable_dp_attention")
+      a.parallel.enable_dp_attention |= setting_bool(v, at);
+    else if (k == "moe_a2a_backend")
+      set_s(a.parallel.moe_a2a_backend);
+    else if (k == "deepep_mode")
+      set_s(a.parallel.deepep_mode);
+    else if (k == "ep_imbalance")
+      set_d(a.parallel.ep_imbalance);
     else if (k == "accept_len")
       set_d(a.accept_len);
     else if (k == "accept_rate")

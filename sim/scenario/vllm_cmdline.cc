@@ -78,6 +78,8 @@ const FlagAppliers& vllm_appliers() {
       {"--tensor-parallel-size",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.tp_size = command_int(f.last(), at); }},
       {"--speculative-config", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},  // read whole, below
+      // ep = tp x dp (vLLM's FusedMoEParallelConfig); applied below, once the tp size is known
+      {"--enable-expert-parallel", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},
       {"--quantization", [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.quantization = f.last(); }},
       {"--kv-cache-dtype",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) {
@@ -147,6 +149,10 @@ RunArgs args_from_vllm(const CommandFlags& c, std::vector<std::string>& notes) {
     a.algorithm = "NONE";  // no --speculative-config: vLLM decodes plainly
   else
     apply_speculative(spec, a, c.where + ": --speculative-config");
+  // vLLM 0.11 at dp 1: experts split over the tp ranks, every rank holding every token and the
+  // outputs summed by the all-reduce (its all-to-all kernels need dp > 1).
+  if (const PastedFlag* ep = c.last("--enable-expert-parallel"); ep && !ep->negated)
+    a.parallel.ep_size = a.tp_size.value_or(1);
   a.runtime = "vllm";
   return a;
 }

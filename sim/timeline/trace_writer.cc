@@ -95,7 +95,7 @@ struct SliceStyle {
   }
 };
 
-bool collective(const Op& op) { return op.kind == OpKind::AllReduce || op.kind == OpKind::AllGather; }
+bool collective(const Op& op) { return op.is_collective(); }
 
 // The slices of one forward on one process, shifted to `t0`.
 void forward_slices(fmt::memory_buffer& b, int pid, const PhasePlan& p, int j, double t0, const ForwardTimeline& f,
