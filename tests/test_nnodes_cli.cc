@@ -38,7 +38,7 @@ TEST_CASE("SGLang's 2-node --tp 16 command runs on h200:nvswitch-ib as 2 nodes x
   const CliResult r = paste({"--hardware", "h200:nvswitch-ib"}, kDeepSeek16);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("16x H200 (2 nodes x 8) on nvswitch-ib") != std::string::npos);
+  CHECK(r.out.find("16x h200 (2 nodes x 8) on nvswitch-ib") != std::string::npos);
   CHECK(r.out.find("across 2 nodes") != std::string::npos);  // NCCL's pair, named with the network
 
   const CliResult j = paste({"--json", "--hardware", "h200:nvswitch-ib"}, kDeepSeek16);
@@ -46,7 +46,16 @@ TEST_CASE("SGLang's 2-node --tp 16 command runs on h200:nvswitch-ib as 2 nodes x
   const json out = json::parse(j.out);
   CHECK(out["hardware"]["num_gpus"] == 16);
   CHECK(out["hardware"]["num_nodes"] == 2);
-  CHECK(out["settings"]["nnodes"] == 2);
+
+  // The scenario file keeps the node count (key nnodes) and runs the same.
+  const std::string dir = fresh_dir(), saved = dir + "/s.json";
+  const CliResult save = paste({"--hardware", "h200:nvswitch-ib", "--save-scenario", saved}, kDeepSeek16);
+  REQUIRE(save.exit_code == 0);
+  CHECK(json::parse(slurp(saved))["settings"]["nnodes"] == 2);
+  const CliResult again = run_specsim({"run", "--scenario", saved});
+  INFO(again.err);
+  CHECK(again.exit_code == 0);
+  CHECK(again.out.find("(2 nodes x 8)") != std::string::npos);
 
   // The same cluster over RoCE is no faster (a slower NIC, the same NCCL latencies).
   const CliResult roce = paste({"--json", "--hardware", "h200:nvswitch-roce"}, kDeepSeek16);
