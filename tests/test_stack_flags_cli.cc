@@ -77,7 +77,8 @@ TEST_CASE("one row per class, and every flag named by users, classed as the stac
       {"sglang", "--speculative-draft-model-path", FlagClass::Modelled},
       {"sglang", "--speculative-algorithm", FlagClass::Modelled},
       {"sglang", "--enable-flashinfer-allreduce-fusion", FlagClass::Modelled},
-      {"sglang", "--nnodes", FlagClass::Refused},
+      {"sglang", "--nnodes", FlagClass::Modelled},
+      {"sglang", "--node-rank", FlagClass::Ignored},
       {"sglang", "--pp-size", FlagClass::Refused},
       {"sglang", "--lora-paths", FlagClass::Refused},
       {"vllm", "--speculative-config", FlagClass::Modelled},
@@ -173,8 +174,8 @@ TEST_CASE("a refused flag stops the run: not modelled, what it changes, exit 2")
            r.err.find("does not divide tp") != std::string::npos));
     CHECK(r.out.empty());
   }
-  const CliResult two = paste(with(kSglang, {"--enable-torch-compile", "--nnodes", "2"}));
-  CHECK(two.err.find("refused too: --nnodes") != std::string::npos);
+  const CliResult two = paste(with(kSglang, {"--enable-torch-compile", "--pp-size", "2"}));
+  CHECK(two.err.find("refused too: --pp-size") != std::string::npos);
   const CliResult unknown = paste(with(kSglang, {"--no-such-flag"}));
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("not a flag of SGLang v0.5.2") != std::string::npos);

@@ -35,6 +35,7 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   app.add_option("--speculative-draft-model-path", a.draft_model_path, "EAGLE-3 draft config (zoo models pick theirs)");
   app.add_option("--hardware", a.hardware, "GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile JSON path");
   app.add_option("--num-gpus", a.num_gpus, "GPUs in the box (default: the tp size)");
+  app.add_option("--nnodes", a.nnodes, "nodes the GPUs are spread over (a cluster topology, e.g. h200:nvswitch-ib)");
   app.add_option("--tp-size", a.tp_size, "tensor-parallel size" + fr::kTpSize.help_suffix());
   app.add_option("--speculative-algorithm", a.algorithm,
                  "NONE, EAGLE, EAGLE3 or NEXTN (EAGLE/NEXTN on DeepSeek: its NextN layer)");

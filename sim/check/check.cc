@@ -99,8 +99,9 @@ json at(const json& j, const json::json_pointer& p) { return j.contains(p) ? j[p
 
 std::vector<std::string> input_differences(const json& base, const json& now) {
   std::vector<std::string> out;
-  for (const char* p : {"/model/name", "/model/weight_dtype", "/model/draft/name", "/hardware/spec", "/hardware/gpu",
-                        "/hardware/topology", "/hardware/num_gpus", "/hardware/link", "/hardware/nccl_path"})
+  for (const char* p :
+       {"/model/name", "/model/weight_dtype", "/model/draft/name", "/hardware/spec", "/hardware/gpu",
+        "/hardware/topology", "/hardware/num_gpus", "/hardware/num_nodes", "/hardware/link", "/hardware/nccl_path"})
     diff_field(at(base, json::json_pointer(p)), at(now, json::json_pointer(p)), std::string(p).substr(1), out);
   // Settings are inputs, except what the engine derives: the accept len when implied or projected
   // from measurements, and the anchors beyond the measured numbers themselves.

@@ -14,8 +14,9 @@ double NcclAllReduce::host_us(const AllReduceQuery& q) const { return q.hw->gpu.
 std::string NcclAllReduce::describe(const AllReduceQuery& q) const {
   const auto e = nccl_allreduce(q.bytes, q.world, *q.hw, *q.nccl);
   if (e.fitted) return fmt::format("fitted nccl-tests curve (world {}) at {:.0f} B", q.world, q.bytes);
-  return fmt::format("{}/{} over {} at {:.0f} B", nccl_algo_name(e.algo), nccl_proto_name(e.proto),
-                     e.p2p ? "P2P" : "host memory (SHM)", q.bytes);
+  const std::string across = e.nodes > 1 ? fmt::format(" and the network across {} nodes", e.nodes) : "";
+  return fmt::format("{}/{} over {}{} at {:.0f} B", nccl_algo_name(e.algo), nccl_proto_name(e.proto),
+                     e.p2p ? "P2P" : "host memory (SHM)", across, q.bytes);
 }
 std::string NcclAllReduce::refusal(const AllReduceQuery&) const { return ""; }
 

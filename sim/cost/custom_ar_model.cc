@@ -1,5 +1,7 @@
 #include "cost/custom_ar_model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "cost/allreduce_model.h"
@@ -8,6 +10,11 @@
 namespace specsim {
 
 std::string custom_unsupported_reason(const Hardware& hw, int world) {
+  if (hw.nodes_spanned(world) > 1)
+    return fmt::format(
+        "the custom all-reduce maps peers' memory, which does not span nodes: {} ranks cross {} nodes "
+        "(--nnodes {}; use --allreduce nccl)",
+        world, hw.nodes_spanned(world), hw.num_nodes);
   if (world < kCustomMinWorld || world > kCustomMaxWorld)
     return "the custom all-reduce runs on 2..8 ranks, not " + std::to_string(world);
   if (!hw.gpu.p2p)

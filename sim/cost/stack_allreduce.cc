@@ -38,6 +38,11 @@ bool vllm_multimem_world(double cc, int n) { return cc == 9.0 ? n >= 4 : n >= 6;
 // The custom kernel's gates, the same in both stacks (custom_all_reduce.py __init__ and
 // should_custom_ar): "" when it runs.
 std::string custom_gate(const AllReduceQuery& q, const char* stack) {
+  // Both stacks build the custom all-reduce only when every rank is on this node (is_full_nvlink /
+  // in_the_same_node_as); across nodes they run NCCL.
+  if (q.hw->nodes_spanned(q.world) > 1)
+    return fmt::format("{}'s custom all-reduce needs every rank on one node; {} ranks span {} nodes", stack, q.world,
+                       q.hw->nodes_spanned(q.world));
   if (!supported_world(q.world))
     return fmt::format("{}'s custom all-reduce runs on 2, 4, 6 or 8 ranks, not {}", stack, q.world);
   if (q.world > 2 && q.hw->topo.link != LinkKind::NVLink)

@@ -100,7 +100,9 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
   if (!s.title.empty()) out += s.title + "\n";
   out += "target:   " + model_line(s.target) + "\n";
   if (s.draft) out += "draft:    " + model_line(*s.draft) + "\n";
-  out += fmt::format("hardware: {}x {} on {}{} ({}; NCCL path {}), TP {}\n", s.hw.num_gpus, s.hw.gpu.name,
+  const std::string nodes =
+      s.hw.num_nodes > 1 ? fmt::format(" ({} nodes x {})", s.hw.num_nodes, s.hw.gpus_per_node()) : "";
+  out += fmt::format("hardware: {}x {}{} on {}{} ({}; NCCL path {}), TP {}\n", s.hw.num_gpus, s.hw.gpu.name, nodes,
                      s.hw.topo.name, s.hardware_defaulted ? " (default: no --hardware given)" : "",
                      s.hw.topo.link == LinkKind::NVLink ? "NVLink" : "PCIe", path_type_name(s.hw.topo.nccl_path),
                      s.run.tp_size);

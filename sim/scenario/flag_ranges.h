@@ -21,6 +21,7 @@ struct FlagRange {
 namespace flag_ranges {
 inline constexpr FlagRange kTpSize{"--tp-size", 1, 1024};
 inline constexpr FlagRange kNumGpus{"--num-gpus", 1, 1024};
+inline constexpr FlagRange kNnodes{"--nnodes", 1, 1024};
 inline constexpr FlagRange kBatchSize{"--batch-size", 1, 1 << 20};
 inline constexpr FlagRange kContextLen{"--context-len", 1, 1LL << 26};
 inline constexpr FlagRange kCudaGraphMaxBs{"--cuda-graph-max-bs", 0, 1 << 20};

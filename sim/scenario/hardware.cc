@@ -135,6 +135,21 @@ TopologyProfile topology_from_json(const json& j, const std::string& where) {
   for (const auto& f : kTopoFields) t.*(f.member) = checked(j, f.key, where);
   if (j.contains("multicast")) t.multicast = json_bool(j, "multicast", where);
   if (j.contains("nccl_fit")) t.nccl_fit = parse_nccl_fit(j["nccl_fit"], where + ".nccl_fit");
+  if (j.contains("network")) {
+    const json& n = j["network"];
+    const std::string w = where + ".network";
+    t.max_nodes = json_int(n, "max_nodes", w);
+    if (t.max_nodes < 1 || t.max_nodes > 1024) throw InputError("max_nodes must be in 1..1024", w + ".max_nodes");
+    t.nics_per_node = json_int(n, "nics_per_node", w);
+    if (t.nics_per_node < 1 || t.nics_per_node > 64)
+      throw InputError("nics_per_node must be in 1..64", w + ".nics_per_node");
+    t.nccl_net_bw_gbps = checked(n, "nccl_net_bw_gbps", w);
+    if (t.nccl_net_bw_gbps <= 0) throw InputError("must be positive", w + ".nccl_net_bw_gbps");
+    t.nccl_net_latency_us = checked(n, "nccl_net_latency_us", w);
+    const std::string cpu = json_string(n, "cpu_vendor", w);
+    if (cpu != "intel" && cpu != "amd") throw InputError("unknown cpu_vendor '" + cpu + "': use intel or amd", w);
+    t.amd_cpu = cpu == "amd";
+  }
   return t;
 }
 
@@ -214,6 +229,17 @@ NcclTuning load_nccl_tuning() {
   t.tree_ll128_bw_fraction = sourced_number(j, "tree_ll128_bw_fraction", w);
   t.tree_algbw_per_busbw = sourced_number(j, "tree_algbw_per_busbw", w);
   t.ll128_on_pcie = json_bool(j, "ll128_on_pcie", w);
+  if (!j.contains("net")) throw InputError("missing net", w);
+  const json& net = j["net"];
+  const char* vendors[] = {"intel", "amd"};
+  for (int v = 0; v < 2; ++v) {
+    const std::string wv = w + ".net." + vendors[v];
+    if (!net.contains(vendors[v])) throw InputError("missing net." + std::string(vendors[v]), w);
+    t.ll_max_bw_net_gbps[v][0] = sourced_number(net[vendors[v]], "ll_max_bw_2_nodes_gbps", wv);
+    t.ll_max_bw_net_gbps[v][1] = sourced_number(net[vendors[v]], "ll_max_bw_more_nodes_gbps", wv);
+    t.net_overhead_us[v] = sourced_number(net[vendors[v]], "net_overhead_us", wv);
+  }
+  t.tree_ll128_bw_fraction_net = sourced_number(net, "tree_ll128_bw_fraction", w + ".net");
   return t;
 }
 
@@ -251,6 +277,24 @@ Hardware load_hardware(const std::string& spec, int num_gpus, const std::string&
     throw InputError(hw.gpu.name + " has no NVLink: use a pcie topology", flag);
   if (num_gpus < 1) throw InputError("--num-gpus must be at least 1", "--num-gpus");
   return hw;
+}
+
+void set_nodes(Hardware& hw, int nnodes, const std::string& gpus_flag) {
+  if (nnodes < 1) throw InputError("--nnodes must be at least 1", "--nnodes");
+  if (nnodes > hw.topo.max_nodes)
+    throw InputError(
+        hw.topo.max_nodes == 1
+            ? fmt::format("topology {} is one node; for {} nodes use a cluster topology ({})", hw.topo.name, nnodes,
+                          "e.g. --hardware h200:nvswitch-ib")
+            : fmt::format("topology {} holds at most {} nodes, not {}", hw.topo.name, hw.topo.max_nodes, nnodes),
+        "--nnodes");
+  if (hw.num_gpus % nnodes != 0)
+    throw InputError(fmt::format("{} GPUs do not split evenly over {} nodes", hw.num_gpus, nnodes), "--nnodes");
+  hw.num_nodes = nnodes;
+  if (hw.gpus_per_node() > hw.topo.max_gpus)
+    throw InputError(fmt::format("{} GPUs do not fit {} (at most {}{})", hw.num_gpus, hw.topo.name,
+                                 hw.topo.max_gpus * nnodes, hw.topo.max_nodes > nnodes ? "; raise --nnodes" : ""),
+                     gpus_flag);
 }
 
 }  // namespace specsim

@@ -64,6 +64,14 @@ struct TopologyProfile {
   /// Measured all-reduce curve (`specsim calibrate --nccl-tests`); replaces NCCL's tuning model
   /// for all-reduces at its world size.
   std::optional<NcclFit> nccl_fit;
+  /// A cluster of such nodes over a network (optional "network" block; max_nodes 1 without it):
+  /// max_gpus is then per node. NICs per node, each NIC's NCCL bandwidth, NCCL's extra per-hop
+  /// network latency (graph latencyInter), and the host CPU vendor, which picks NCCL's network
+  /// overhead and multi-node LL cap.
+  int max_nodes = 1;
+  int nics_per_node = 0;
+  double nccl_net_bw_gbps = 0, nccl_net_latency_us = 0;
+  bool amd_cpu = false;
 };
 
 /// NCCL's tuning constants (src/graph/tuning.cc), indexed [algorithm][protocol].
@@ -79,6 +87,11 @@ struct NcclTuning {
   /// LL128 x tree_ll128_bw_fraction; a tree's algorithm bandwidth is tree_algbw_per_busbw x busBw.
   double tree_ll_bw_divisor = 3.8, tree_ll128_bw_fraction = 7.0 / 9.0, tree_algbw_per_busbw = 0.5;
   bool ll128_on_pcie = false;
+  /// Across nodes: LL cap by host CPU [intel, amd][2 nodes, more], the per-step network post
+  /// overhead by host CPU [intel, amd] (x3 for Simple), tree LL128 fraction (instead of 7/9).
+  std::array<std::array<double, 2>, 2> ll_max_bw_net_gbps{};
+  std::array<double, 2> net_overhead_us{};
+  double tree_ll128_bw_fraction_net = 120.0 / 128.0;
 };
 
 /// The machine a scenario runs on.
@@ -88,6 +101,10 @@ struct Hardware {
   TopologyProfile topo;
   NcclTuning nccl;
   int num_gpus = 8;
+  int num_nodes = 1;  ///< --nnodes: num_gpus spread evenly over them
+  /// GPUs per node, and the nodes a group of `world` consecutive ranks spans.
+  int gpus_per_node() const { return (num_gpus + num_nodes - 1) / num_nodes; }
+  int nodes_spanned(int world) const { return num_nodes <= 1 ? 1 : (world + gpus_per_node() - 1) / gpus_per_node(); }
   /// Per-direction bandwidth of one GPU's link to its peers, GB/s (NVLink or PCIe).
   double link_bw_gbps() const { return topo.link == LinkKind::NVLink ? gpu.nvlink_bw_gbps : gpu.pcie_bw_gbps; }
 };
@@ -104,6 +121,9 @@ NcclTuning load_nccl_tuning();
 /// `--hardware GPU:TOPOLOGY` (names under models/hardware/) or a path to a combined profile
 /// {"gpu": {...}, "topology": {...}}; validates that the GPU can sit on that topology.
 Hardware load_hardware(const std::string& spec, int num_gpus, const std::string& flag = "--hardware");
+
+/// `--nnodes`: `num_gpus` GPUs over `nnodes` nodes of the topology (evenly, each within max_gpus).
+void set_nodes(Hardware& hw, int nnodes, const std::string& gpus_flag);
 
 std::string_view path_type_name(PathType p);
 PathType parse_path_type(std::string_view s, const std::string& where);

@@ -36,7 +36,7 @@ void fill(std::optional<T>& into, const std::optional<T>& from) {
 void merge(RunArgs& a, const RunArgs& c) {
   fill(a.model_path, c.model_path), fill(a.draft_model_path, c.draft_model_path), fill(a.dtype, c.dtype);
   if (!a.draft_model_path) fill(a.remote_draft, c.remote_draft);
-  fill(a.tp_size, c.tp_size), fill(a.num_steps, c.num_steps), fill(a.topk, c.topk);
+  fill(a.tp_size, c.tp_size), fill(a.nnodes, c.nnodes), fill(a.num_steps, c.num_steps), fill(a.topk, c.topk);
   fill(a.num_draft_tokens, c.num_draft_tokens), fill(a.cuda_graph_max_bs, c.cuda_graph_max_bs);
   fill(a.algorithm, c.algorithm), fill(a.mem_fraction_static, c.mem_fraction_static);
   fill(a.runtime, c.runtime), fill(a.quantization, c.quantization), fill(a.kv_cache_dtype, c.kv_cache_dtype);

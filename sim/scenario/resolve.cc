@@ -257,6 +257,7 @@ Scenario resolve_unfused(const RunArgs& a) {
   if (a.algorithm) run.algo = parse_algo(*a.algorithm);
   if (a.tp_size) run.tp_size = *a.tp_size;
   run.num_gpus = a.num_gpus.value_or(run.tp_size);
+  if (a.nnodes) run.nnodes = *a.nnodes;
   apply_draft_shape(run, a.topk, a.num_steps, a.num_draft_tokens);
   if (run.topk == 1 && a.num_steps && a.num_draft_tokens && run.num_draft_tokens != run.num_steps + 1) {
     // SGLang runs this, adjusting the draft tokens with a warning (server_args.py): mirrored, not refused.
@@ -296,10 +297,7 @@ Scenario resolve_unfused(const RunArgs& a) {
   const std::string hw_spec = a.hardware.value_or("h200:nvswitch");
   s.hardware_defaulted = !a.hardware;
   s.hw = load_hardware(hw_spec, run.num_gpus);
-  if (run.num_gpus > s.hw.topo.max_gpus)
-    throw InputError(std::to_string(run.num_gpus) + " GPUs do not fit " + s.hw.topo.name + " (at most " +
-                         std::to_string(s.hw.topo.max_gpus) + ")",
-                     a.num_gpus ? "--num-gpus" : "--tp-size");
+  set_nodes(s.hw, run.nnodes, a.num_gpus ? "--num-gpus" : "--tp-size");
 
   // The draft is needed by the run, or by the built-in measured run it projects from.
   if (run.speculative()) {

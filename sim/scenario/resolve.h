@@ -15,6 +15,7 @@ struct RunArgs {
   std::optional<std::string> model_path, draft_model_path, hardware, dtype;
   /// A pasted draft given as a Hugging Face id specsim does not hold (command_values.h).
   std::optional<std::string> remote_draft;
+  std::optional<int> nnodes;  ///< --nnodes (SGLang's flag)
   std::optional<int> num_gpus, tp_size, num_steps, topk, num_draft_tokens, batch_size, cuda_graph_max_bs;
   std::optional<long long> context_len;
   std::optional<std::string> algorithm;

@@ -154,6 +154,7 @@ void finite_positive(const std::optional<double>& v, const std::string& where) {
 
 void validate_run(const RunSpec& r) {
   flag_ranges::kTpSize.require(r.tp_size);
+  flag_ranges::kNnodes.require(r.nnodes);
   require(r.num_gpus == 0 || r.num_gpus >= r.tp_size, "must be at least the tp size", "--num-gpus");
   flag_ranges::kBatchSize.require(r.batch_size);
   flag_ranges::kContextLen.require(r.context_len);

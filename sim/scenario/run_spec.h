@@ -54,6 +54,7 @@ struct RunSpec {
   std::string accept_source;
   int tp_size = 8;
   int num_gpus = 0;  ///< 0: the tp size
+  int nnodes = 1;    ///< --nnodes: nodes the GPUs are spread over
   SpecAlgo algo = SpecAlgo::Eagle3;
   int num_steps = 3;
   int topk = 1;

@@ -50,6 +50,7 @@ json settings_json(const RunSpec& r, bool with_backends) {
   j["nccl_proto_enabled"] = {
       {"LL", r.nccl.proto_enabled[0]}, {"LL128", r.nccl.proto_enabled[1]}, {"Simple", r.nccl.proto_enabled[2]}};
   if (r.num_gpus != 0 && r.num_gpus != r.tp_size) j["num_gpus"] = r.num_gpus;  // else: the tp size
+  if (r.nnodes != 1) j["nnodes"] = r.nnodes;
   if (r.dtype) j["dtype"] = std::string(dtype_name(*r.dtype));
   // The stack's format flags as given, so a saved run reads back with the same notes and checks.
   if (!r.quantization.empty()) j["quantization"] = r.quantization;
@@ -100,6 +101,7 @@ constexpr std::array kSettingsKeys = {"tp_size",
                                       "nccl_algo_enabled",
                                       "nccl_proto_enabled",
                                       "num_gpus",
+                                      "nnodes",
                                       "dtype",
                                       "quantization",
                                       "kv_cache_dtype",
@@ -149,6 +151,7 @@ void fill_args(const json& st, RunArgs& a, const std::string& w) {
   i("batch_size", a.batch_size, fr::kBatchSize);
   i("cuda_graph_max_bs", a.cuda_graph_max_bs, fr::kCudaGraphMaxBs);
   i("num_gpus", a.num_gpus, fr::kNumGpus);
+  i("nnodes", a.nnodes, fr::kNnodes);
   if (st.contains("context_len")) {
     const long long n = setting_int(st.at("context_len"), fr::kContextLen, at("context_len"));
     if (!a.context_len) a.context_len = n;
@@ -243,6 +246,8 @@ void fill_flat(const json& f, RunArgs& a, const std::string& w) {
       set_i(a.tp_size, fr::kTpSize);
     else if (k == "num_gpus")
       set_i(a.num_gpus, fr::kNumGpus);
+    else if (k == "nnodes")
+      set_i(a.nnodes, fr::kNnodes);
     else if (k == "speculative_num_steps")
       set_i(a.num_steps, fr::kNumSteps);
     else if (k == "speculative_eagle_topk")

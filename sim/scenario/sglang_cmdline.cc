@@ -22,6 +22,8 @@ const FlagAppliers& sglang_appliers() {
        }},
       {"--tensor-parallel-size",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.tp_size = command_int(f.last(), at); }},
+      {"--nnodes",
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.nnodes = command_int(f.last(), at); }},
       {"--speculative-algorithm",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.algorithm = f.last(); }},
       {"--speculative-draft-model-path",
