@@ -49,7 +49,7 @@ int iters_after(const std::vector<std::string_view>& f, std::string_view qualifi
   return fallback;
 }
 
-constexpr int kMaxGpus = 1024;  // per table: threads x GPUs per thread, and rank lines
+constexpr int kMaxTableGpus = 1024;  // per table: threads x GPUs per thread, and rank lines
 
 // The column header: how many fields come before the first `time`, and how many
 // (time algbw busbw #wrong) groups follow.
@@ -92,20 +92,20 @@ NcclTestsLog parse_nccl_tests(const std::string& text, const std::string& file) 
         NcclTestsTable t;
         t.line = ln;
         t.collective = collective;
-        t.threads = int_after(f, "nThread", 1, kMaxGpus, file, ln);
-        t.gpus_per_thread = int_after(f, "nGpus", 1, kMaxGpus, file, ln);
+        t.threads = int_after(f, "nThread", 1, kMaxTableGpus, file, ln);
+        t.gpus_per_thread = int_after(f, "nGpus", 1, kMaxTableGpus, file, ln);
         t.graph = int_after(f, "graph:", 0, 1'000'000, file, ln) != 0;
         t.iters = iters_after(f, "", t.iters, file, ln);
         t.agg_iters = iters_after(f, "agg", t.agg_iters, file, ln);
         if (t.threads < 1 || t.gpus_per_thread < 1) fail_at(file, ln, "nThread and nGpus must be positive");
-        if (t.threads * t.gpus_per_thread > kMaxGpus)
+        if (t.threads * t.gpus_per_thread > kMaxTableGpus)
           fail_at(file, ln,
-                  fmt::format("nThread x nGpus = {} GPUs, above {}", t.threads * t.gpus_per_thread, kMaxGpus));
+                  fmt::format("nThread x nGpus = {} GPUs, above {}", t.threads * t.gpus_per_thread, kMaxTableGpus));
         log.tables.push_back(std::move(t));
         cols = Columns{};
       } else if (f[0] == "Rank" && !log.tables.empty()) {
-        if (++log.tables.back().rank_lines > kMaxGpus)
-          fail_at(file, ln, fmt::format("more than {} rank lines in one table", kMaxGpus));
+        if (++log.tables.back().rank_lines > kMaxTableGpus)
+          fail_at(file, ln, fmt::format("more than {} rank lines in one table", kMaxTableGpus));
       } else if (f[0] == "size" || (f.size() > 1 && f[0] == "out-of-place")) {
         if (f[0] == "size") cols = columns_from_header(f);
       }
