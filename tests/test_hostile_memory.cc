@@ -49,11 +49,11 @@ long long most_values(const std::string& err, const std::string& flag) {
   return std::regex_search(err, m, re) ? std::stoll(m[1]) : -1;
 }
 
-// The address space specsim needs to start, in KiB (its CUDA libraries map most of a GiB): the
-// smallest limit, in 64 MiB steps, under which `--version` runs.
+// The address space specsim needs to start, in KiB (a few hundred MiB where the CUDA runtime is
+// linked): the smallest limit, in 16 MiB steps, under which `--version` runs.
 long start_kib() {
   static const long kib = [] {
-    for (long k = 256 << 10; k <= 16L << 20; k += 64 << 10)
+    for (long k = 16 << 10; k <= 16L << 20; k += 16 << 10)
       if (run_limited(k, {"--version"}).exit_code == 0) return k;
     return -1L;
   }();
