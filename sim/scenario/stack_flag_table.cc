@@ -5,6 +5,8 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "scenario/paths.h"
 #include "util/error.h"
@@ -59,40 +61,15 @@ FlagClass parse_class(const std::string& s, const std::string& where) {
   throw InputError("class '" + s + "' is none of modelled, refused, ignored", where);
 }
 
-StackFlagTable load_table(const std::string& stack, const std::string& file) {
-  StackFlagTable t;
-  t.stack = stack;
-  t.source = "models/stacks/" + file;
-  t.underscores = stack == "vllm";
-  const std::string path = (std::filesystem::path(models_dir()) / "stacks" / file).string();
-  std::ifstream in(path);
-  if (!in) throw InputError("cannot read the flag table " + path, t.source);
-  std::string line;
-  int n = 0;
-  bool header = false;
-  while (std::getline(in, line)) {
-    ++n;
-    if (line.empty() || line[0] == '#') continue;
-    const std::string where = t.source + " line " + std::to_string(n);
-    const auto f = csv_fields(line);
-    if (f.size() != 5) throw InputError("expected 5 fields (flag,aliases,arity,class,what)", where);
-    if (!header) {
-      header = true;
-      continue;
-    }
-    if (f[0].rfind("--", 0) != 0) throw InputError("'" + f[0] + "' is not a --flag", where);
-    t.rows.push_back({f[0], split_bar(f[1]), parse_arity(f[2], where), parse_class(f[3], where), f[4], {}});
-  }
-  if (t.rows.empty()) throw InputError("no flags in the table", t.source);
-  return t;
-}
-
-// models/stacks/<file>: flag,value,class,what; each flag a row of `t` that takes a value.
-void load_value_classes(StackFlagTable& t, const std::string& file) {
+// Each data row of models/stacks/<file> (after its header; blank and # lines skipped), checked to
+// have `fields` fields, with "SOURCE line N" for errors. `what`: the file in words.
+template <typename Row>
+void for_each_row(const std::string& file, const std::string& what, std::size_t fields, const std::string& columns,
+                  Row&& row) {
   const std::string source = "models/stacks/" + file;
   const std::string path = (std::filesystem::path(models_dir()) / "stacks" / file).string();
   std::ifstream in(path);
-  if (!in) throw InputError("cannot read the per-value flag classes " + path, source);
+  if (!in) throw InputError("cannot read the " + what + " " + path, source);
   std::string line;
   int n = 0;
   bool header = false;
@@ -101,19 +78,43 @@ void load_value_classes(StackFlagTable& t, const std::string& file) {
     if (line.empty() || line[0] == '#') continue;
     const std::string where = source + " line " + std::to_string(n);
     const auto f = csv_fields(line);
-    if (f.size() != 4) throw InputError("expected 4 fields (flag,value,class,what)", where);
+    if (f.size() != fields) throw InputError("expected " + std::to_string(fields) + " fields (" + columns + ")", where);
     if (!header) {
       header = true;
       continue;
     }
-    auto row = std::find_if(t.rows.begin(), t.rows.end(), [&](const StackFlag& r) { return r.flag == f[0]; });
-    if (row == t.rows.end()) throw InputError("'" + f[0] + "' is not a flag of " + t.source, where);
-    if (row->arity == FlagArity::Switch || row->arity == FlagArity::Bool)
-      throw InputError(f[0] + " takes no value: its class is its row's", where);
-    if (f[1].empty() || f[3].empty()) throw InputError("expected a value and what it changes", where);
-    if (row->for_value(f[1])) throw InputError(f[0] + " " + f[1] + " is classed twice", where);
-    row->by_value.push_back({f[1], parse_class(f[2], where), f[3]});
+    row(f, where);
   }
+}
+
+StackFlagTable load_table(const std::string& stack, const std::string& file) {
+  StackFlagTable t;
+  t.stack = stack;
+  t.source = "models/stacks/" + file;
+  t.underscores = stack == "vllm";
+  for_each_row(
+      file, "flag table", 5, "flag,aliases,arity,class,what",
+      [&](const std::vector<std::string>& f, const std::string& where) {
+        if (f[0].rfind("--", 0) != 0) throw InputError("'" + f[0] + "' is not a --flag", where);
+        t.rows.push_back({f[0], split_bar(f[1]), parse_arity(f[2], where), parse_class(f[3], where), f[4], {}});
+      });
+  if (t.rows.empty()) throw InputError("no flags in the table", t.source);
+  return t;
+}
+
+// models/stacks/<file>: flag,value,class,what; each flag a row of `t` that takes a value.
+void load_value_classes(StackFlagTable& t, const std::string& file) {
+  for_each_row(file, "per-value flag classes", 4, "flag,value,class,what",
+               [&](const std::vector<std::string>& f, const std::string& where) {
+                 auto row =
+                     std::find_if(t.rows.begin(), t.rows.end(), [&](const StackFlag& r) { return r.flag == f[0]; });
+                 if (row == t.rows.end()) throw InputError("'" + f[0] + "' is not a flag of " + t.source, where);
+                 if (row->arity == FlagArity::Switch || row->arity == FlagArity::Bool)
+                   throw InputError(f[0] + " takes no value: its class is its row's", where);
+                 if (f[1].empty() || f[3].empty()) throw InputError("expected a value and what it changes", where);
+                 if (row->for_value(f[1])) throw InputError(f[0] + " " + f[1] + " is classed twice", where);
+                 row->by_value.push_back({f[1], parse_class(f[2], where), f[3]});
+               });
 }
 
 }  // namespace
