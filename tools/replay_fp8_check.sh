@@ -2,11 +2,11 @@
 # The replay's block-scaled fp8 GEMM on one GPU with fp8 tensor cores (H200: 16 cores, CUDA 12.x,
 # sm_90, no network), in under 8 minutes: builds specsim, the GEMM's GPU test and
 # specsim-gemmbench (Release, -DCMAKE_CUDA_ARCHITECTURES=90), runs the test against its CPU
-# reference, the bench at DeepSeek-V3's and Kimi-K2's TP-8 shapes (M = 1..64; the fit of
-# gemm_fp8_block_*), and `specsim replay` of DeepSeek-V3 (one rank's share of TP 8, fp8: batch 1
-# and 4, each with its verify) and of Qwen3-30B-A3B (TP 1, batch 1), each predicted beside
-# measured, predicted with the bench's fit of gemm_fp8_block_* (and once with the shipped h200
-# profile). Every step is bounded by `timeout`; logs and JSON go to $OUT, a summary to stdout.
+# reference, the bench at DeepSeek-V3's and Kimi-K2's TP-8 shapes (M = 1..64) with this run's fit
+# of the kernel's price (specsim calibrate --gemmbench), and `specsim replay` of DeepSeek-V3 (one
+# rank's share of TP 8, fp8: batch 1 and 4, each with its verify) and of Qwen3-30B-A3B (TP 1,
+# batch 1), each predicted beside measured with the shipped h200 profile (its replay_block_fp8:
+# the committed bench's fit), and once with this run's fit. Every step is bounded by `timeout`; logs and JSON go to $OUT, a summary to stdout.
 # usage: OUT=DIR tools/replay_fp8_check.sh        (BUILD=DIR reuses a build folder; JOBS=N)
 set -u
 OUT=${OUT:-$PWD/replay-fp8-out}
@@ -47,31 +47,15 @@ grep -E "^(FAIL|SKIP|PASS|FAILED)" "$OUT/gpu_block_fp8_gemm.log"
 step gemmbench 90 "./$B/specsim-gemmbench" --json "$OUT/gemmbench.json"
 grep -A2 "^fit" "$OUT/gemmbench.log"
 
-# 3. the profile the replays are predicted with: h200 with gemm_fp8_block_* from the bench's fit
-#    (the engine prices the kernel the replay runs), h200:nvswitch when the fit is missing.
+# 3. this run's fit of the price the replay predicts its kernel with (gpu.replay_block_fp8), beside
+#    the one the shipped h200 profile holds; the replays below are predicted with the shipped one
+S=./$B/specsim
+step calibrate 30 "$S" calibrate --gemmbench "$OUT/gemmbench.json" --hardware h200:nvswitch -o "$OUT/h200-gemmbench.json"
+head -8 "$OUT/calibrate.log"
 HW=h200:nvswitch
-if command -v python3 >/dev/null && [ -s "$OUT/gemmbench.json" ]; then
-  python3 - "$OUT" <<'PY' && HW="$OUT/h200-gemmbench.json"
-import json, sys
-out = sys.argv[1]
-fit = json.load(open(f"{out}/gemmbench.json"))["fit"]
-if fit["points"] < 2:
-    sys.exit(1)
-g = json.load(open("models/hardware/gpus/h200.json"))
-t = json.load(open("models/hardware/topologies/nvswitch.json"))
-src = (f"specsim-gemmbench fit on this machine ({fit['points']} dense rows at M <= {fit['max_m']}, "
-       f"worst {fit['worst_pct']:.1f}%; {out}/gemmbench.json)")
-for key in ("gemm_fp8_block_fixed_us", "gemm_fp8_block_us_per_kblock"):
-    g[key] = {"value": round(max(fit[key], 0.0), 3), "source": src}
-json.dump({"gpu": g, "topology": t}, open(f"{out}/h200-gemmbench.json", "w"), indent=2)
-print(f"replays predicted with gemm_fp8_block_fixed_us {g['gemm_fp8_block_fixed_us']['value']}, "
-      f"gemm_fp8_block_us_per_kblock {g['gemm_fp8_block_us_per_kblock']['value']} ({out}/h200-gemmbench.json)")
-PY
-fi
 
 # 4. the replays, predicted beside measured (fp8 GEMMs block-scaled; the report's "fp8 GEMMs:" line
 #    names the terms that priced them)
-S=./$B/specsim
 replay() {  # name, hardware, flags...
   local name=$1 hw=$2
   shift 2
@@ -85,9 +69,9 @@ replay qwen3-30b-a3b-tp1-bs1 "$HW" --model-path qwen3-30b-a3b --tp-size 1 --batc
 replay deepseek-v3-tp8-bs4 "$HW" --model-path deepseek-v3 --tp-size 8 --batch-size 4
 replay deepseek-v3-tp8-bs1-verify4 "$HW" --model-path deepseek-v3 --tp-size 8 --batch-size 1 \
   --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4
-# the shipped profile (block terms fitted to SGLang's Triton kernel) on the same replay, for comparison
-[ "$HW" != h200:nvswitch ] &&
-  replay deepseek-v3-tp8-bs1-shipped-profile h200:nvswitch --model-path deepseek-v3 --tp-size 8 --batch-size 1
+# the same replay predicted with this run's fit, for comparison
+[ -s "$OUT/h200-gemmbench.json" ] &&
+  replay deepseek-v3-tp8-bs1-todays-fit "$OUT/h200-gemmbench.json" --model-path deepseek-v3 --tp-size 8 --batch-size 1
 
 # the phases whose pred differs from meas by more than 10% (the issue's target)
 if command -v python3 >/dev/null; then

@@ -1,6 +1,9 @@
 #include "cost/compute_cost.h"
 
+#include <algorithm>
+
 #include "cost/bus_bandwidth.h"
+#include "cost/replay_fp8_cost.h"
 
 namespace specsim {
 
@@ -46,6 +49,9 @@ RooflineBound roofline_bound(double fixed_us, double flop_us, double byte_us, do
 
 double compute_us(const Op& op, const GpuProfile& g) {
   const RooflineTerms t = roofline_terms(op, g);
+  // A replay's prediction prices the fp8 GEMMs it ran with its own kernel's fitted price.
+  if (t.cls == RooflineClass::Gemm && op.dtype == DType::FP8 && g.price_as_replay_fp8 && g.replay_block_fp8.present)
+    return std::max(g.kernel_min_us, replay_fp8_us(g.replay_block_fp8, replay_gemm_dims(op)));
   RooflineParams p = roofline_params(t.cls, g);
   // Block-scaled fp8 GEMMs (DeepSeek's dense and expert weights, with their per-128 scales) pay a
   // larger fixed cost at small M than bf16 cuBLAS GEMMs (docs/sources-runtime.md#fp8-block-gemm-small-m).

@@ -29,10 +29,12 @@ OpKind parse_op_kind(const std::string& s, const std::string& where) {
 // The replay runs expert GEMMs as batched GEMMs (kernels/replay/op_prep.cc), not SGLang's Triton
 // fused-MoE kernel, and fp8 GEMMs as the block-scaled kernel (128x128 weight scales, 1x128 token
 // scales: gemm_fp8_block_*); replays made before that kernel ran cuBLASLt's per-tensor fp8
-// (gemm_fp8_tensor_fixed_us). Its prediction prices what it ran, each by its own named term.
+// (gemm_fp8_tensor_fixed_us). Its prediction prices what it ran, each by its own named term: the
+// block kernel by its fitted price on this GPU (replay_block_fp8) where the profile has one.
 Hardware as_replayed(const Hardware& hw, bool block_fp8) {
   Hardware h = hw;
   h.gpu.moe_gemm_memory_efficiency = 0;
+  h.gpu.price_as_replay_fp8 = block_fp8 && h.gpu.replay_block_fp8.present;
   if (!block_fp8) {
     h.gpu.gemm_fp8_block_fixed_us = h.gpu.gemm_fp8_tensor_fixed_us;
     h.gpu.gemm_fp8_block_us_per_kblock = 0;
@@ -42,6 +44,13 @@ Hardware as_replayed(const Hardware& hw, bool block_fp8) {
 
 // The report's line naming the terms that priced the replay's fp8 GEMMs.
 std::string fp8_terms(const GpuProfile& g, bool block_fp8) {
+  if (block_fp8 && g.replay_block_fp8.present) {
+    std::string terms;
+    for (int i = 0; i < kReplayFp8Terms; ++i)
+      terms += fmt::format("{}{} {:.4g}", i ? ", " : "", kReplayFp8Keys[i], g.replay_block_fp8.coef[i]);
+    return "block-scaled fp8 kernel, its fitted price (replay_block_fp8: " + terms + "; " + g.replay_block_fp8.source +
+           ")";
+  }
   if (block_fp8)
     return fmt::format(
         "block-scaled fp8 kernel: gemm_fp8_block_fixed_us {:.2f} us + gemm_fp8_block_us_per_kblock {:.3f} us per "

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <filesystem>
 #include <vector>
 
@@ -85,6 +86,23 @@ GpuArch parse_arch(const std::string& s, const std::string& where) {
   throw InputError("unknown arch '" + s + "': use ampere, ada, hopper or blackwell", where + ".arch");
 }
 
+ReplayFp8Kernel replay_fp8_from_json(const json& j, const std::string& where) {
+  const std::string at = where + ".replay_block_fp8";
+  if (!j.is_object()) throw InputError("must be an object of the fitted terms and a source", at);
+  ReplayFp8Kernel k;
+  k.present = true;
+  for (int i = 0; i < kReplayFp8Terms; ++i) {
+    if (!j.contains(kReplayFp8Keys[i]) || !j[kReplayFp8Keys[i]].is_number())
+      throw InputError(std::string("missing number ") + kReplayFp8Keys[i] + " (specsim-gemmbench prints the block)",
+                       at);
+    k.coef[i] = j[kReplayFp8Keys[i]].get<double>();
+    if (!std::isfinite(k.coef[i]) || k.coef[i] < 0)
+      throw InputError("must be finite and >= 0", at + "." + kReplayFp8Keys[i]);
+  }
+  k.source = json_string(j, "source", at);
+  return k;
+}
+
 }  // namespace
 
 GpuProfile gpu_from_json(const json& j, const std::string& where) {
@@ -106,6 +124,7 @@ GpuProfile gpu_from_json(const json& j, const std::string& where) {
     g.moe_gemm_memory_efficiency = checked(j, "moe_gemm_memory_efficiency", where);
     g.moe_gemm_fixed_us = checked(j, "moe_gemm_fixed_us", where);
   }
+  if (j.contains("replay_block_fp8")) g.replay_block_fp8 = replay_fp8_from_json(j["replay_block_fp8"], where);
   if (j.contains("peak_fp4_tflops")) g.peak_fp4_tflops = checked(j, "peak_fp4_tflops", where);  // Blackwell only
   if (j.contains("compute_capability")) {
     g.compute_capability = checked(j, "compute_capability", where);

@@ -16,6 +16,21 @@ enum class LinkKind { NVLink, PCIe };
 /// NCCL's path types between two GPUs, nearest first.
 enum class PathType { NVL, PIX, PXB, PHB, SYS };
 
+/// Terms of the fitted price of the GPU replay's block-scaled fp8 GEMM (sim/cost/replay_fp8_cost.h).
+inline constexpr int kReplayFp8Terms = 7;
+/// Their names in a profile's "replay_block_fp8" block.
+inline constexpr std::array<const char*, kReplayFp8Terms> kReplayFp8Keys = {
+    "fixed_us",      "us_per_mb_m8",      "us_per_mb_m16", "us_per_mb_m32",
+    "us_per_mb_m64", "us_per_1k_w_tiles", "us_per_kblock"};
+/// The GPU replay's own block-scaled fp8 GEMM on this GPU, fitted to specsim-gemmbench's rows on
+/// it (optional; absent: the replay is priced with gemm_fp8_block_*): us = coef . terms, the terms
+/// being 1, weight MB at M <= 8 / 16 / 32 / 64, thousands of 16-row W tiles, blocks of 128 of K.
+struct ReplayFp8Kernel {
+  bool present = false;
+  std::array<double, kReplayFp8Terms> coef{};
+  std::string source;  ///< the command, machine and date of the bench it was fitted to
+};
+
 struct GpuProfile {
   std::string name, description;
   GpuArch arch = GpuArch::Hopper;
@@ -42,6 +57,10 @@ struct GpuProfile {
   /// Dense FP4 tensor peak (NVFP4/MXFP4 with fp4 activations), TFLOP/s (optional; 0: no fp4 tensor
   /// cores, 4-bit weights are dequantized and run at the 16-bit rate).
   double peak_fp4_tflops = 0;
+  /// The replay's own block-fp8 kernel (optional), and whether fp8 GEMMs are priced as it (set for
+  /// a replay's prediction only: sim/replay_report).
+  ReplayFp8Kernel replay_block_fp8;
+  bool price_as_replay_fp8 = false;
   /// CUDA compute capability, e.g. 9.0 (optional; 0: unknown). vLLM picks its all-reduce limits by it.
   double compute_capability = 0;
   /// Dense peak for a GEMM whose weights are `d` (fp8 falls back to bf16 where not supported; int4

@@ -15,10 +15,12 @@
 #include <ctime>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "block_fp8_gemm.h"
+#include "calibrate/replay_fp8_fit.h"
 #include "cuda_check.h"
 #include "error_boundary.h"
 #include "gemm_runner.h"
@@ -232,6 +234,19 @@ int run(const Flags& f) {
   fmt::print("  -> gemm_fp8_block_fixed_us {:.2f}, gemm_fp8_block_us_per_kblock {:.3f} (profile now: {:.2f}, {:.3f})\n",
              fit.fixed_us, fit.us_per_kblock, g.gemm_fp8_block_fixed_us, g.gemm_fp8_block_us_per_kblock);
   fmt::print("(engine: the profile's block-fp8 price of the row; cuBLASLt: per-tensor fp8, same shape and weights)\n");
+  // the price `specsim replay` predicts this kernel with (gpu.replay_block_fp8; specsim calibrate
+  // --gemmbench writes it into a profile from this run's --json)
+  std::vector<specsim::ReplayFp8Row> fit_rows_all;
+  for (const auto& r : rows) fit_rows_all.push_back({r.name, {r.s.m, r.s.n, r.s.k, r.s.batch}, r.block_us});
+  std::optional<specsim::ReplayFp8Fit> rf;
+  if (fit_rows_all.size() >= std::size_t(specsim::kReplayFp8Terms)) {
+    rf = specsim::fit_replay_fp8(fit_rows_all, "specsim-gemmbench");
+    fmt::print("replay price (all {} rows, relative least squares): median error {:.1f}%, worst {:.1f}% ({}):",
+               rf->points, rf->median_pct, rf->worst_pct, rf->worst_row);
+    for (int i = 0; i < specsim::kReplayFp8Terms; ++i)
+      fmt::print(" {} {:.4f}", specsim::kReplayFp8Keys[std::size_t(i)], rf->kernel.coef[std::size_t(i)]);
+    fmt::print("\n");
+  }
   if (f.json_path.empty()) return 0;
   json j = {{"kind", "specsim-gemmbench"}, {"device", prop.name},  {"date", today()},
             {"launches", f.launches},      {"iters", f.iters},     {"hardware", f.hardware},
@@ -251,6 +266,12 @@ int run(const Flags& f) {
               {"gemm_fp8_block_fixed_us", fit.fixed_us},
               {"gemm_fp8_block_us_per_kblock", fit.us_per_kblock},
               {"worst_pct", fit.worst_pct}};
+  if (rf) {
+    json c;
+    for (int i = 0; i < specsim::kReplayFp8Terms; ++i)
+      c[specsim::kReplayFp8Keys[std::size_t(i)]] = rf->kernel.coef[std::size_t(i)];
+    j["replay_fit"] = {{"coefficients", c}, {"median_pct", rf->median_pct}, {"worst_pct", rf->worst_pct}};
+  }
   specsim::write_outputs_atomic({{{f.json_path, "--json"}, j.dump(2) + "\n"}});
   return 0;
 }
