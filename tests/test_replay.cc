@@ -167,19 +167,27 @@ TEST_CASE("a replayed forward prices what the replay runs: dense batched expert 
   REQUIRE(s.hw.gpu.gemm_fp8_block_fixed_us > 0);
   REQUIRE(s.hw.gpu.gemm_fp8_block_us_per_kblock > 0);
   REQUIRE(s.hw.gpu.gemm_fp8_tensor_fixed_us > 0);
-  // The replay runs the block-scaled kernel: the stack's block terms, expert GEMMs as dense GEMMs.
+  REQUIRE(s.hw.gpu.replay_block_fp8.present);
+  // The replay runs the block-scaled kernel: its own fitted price, expert GEMMs as dense GEMMs.
   Hardware block = s.hw;
   block.gpu.moe_gemm_memory_efficiency = 0;
+  block.gpu.price_as_replay_fp8 = true;
+  // A profile without that price: the stack's block terms.
+  Hardware block_stack_terms = block;
+  block_stack_terms.gpu.replay_block_fp8.present = false;
   // Reports from before that kernel ran cuBLASLt's per-tensor fp8: its one fixed term.
-  Hardware tensor = block;
+  Hardware tensor = block_stack_terms;
   tensor.gpu.gemm_fp8_block_fixed_us = s.hw.gpu.gemm_fp8_tensor_fixed_us;
   tensor.gpu.gemm_fp8_block_us_per_kblock = 0;
   const CostContext stack{&s.hw, &s.run, AllReduceChoice{}, Anchors{}, 1},
       as_block{&block, &s.run, AllReduceChoice{}, Anchors{}, 1},
+      as_block_stack_terms{&block_stack_terms, &s.run, AllReduceChoice{}, Anchors{}, 1},
       as_tensor{&tensor, &s.run, AllReduceChoice{}, Anchors{}, 1};
   CHECK(predict_replayed_phase(ph, s.hw, s.run).us == Approx(time_phase(ph, as_block).us));
+  CHECK(predict_replayed_phase(ph, block_stack_terms, s.run).us == Approx(time_phase(ph, as_block_stack_terms).us));
+  CHECK(time_phase(ph, as_block).gemm_us != Approx(time_phase(ph, as_block_stack_terms).gemm_us));
   CHECK(predict_replayed_phase(ph, s.hw, s.run, false).us == Approx(time_phase(ph, as_tensor).us));
-  CHECK(time_phase(ph, as_block).gemm_us > time_phase(ph, as_tensor).gemm_us);  // 61 layers of K/128 terms
+  CHECK(time_phase(ph, as_block_stack_terms).gemm_us > time_phase(ph, as_tensor).gemm_us);  // 61 layers of K/128 terms
   CHECK(time_phase(ph, stack).us != Approx(time_phase(ph, as_block).us));
 
   // The report says which terms priced its fp8 GEMMs, keeps each op's kernel, and reads it back.
@@ -196,7 +204,7 @@ TEST_CASE("a replayed forward prices what the replay runs: dense batched expert 
   REQUIRE(ran_block_fp8(pm));
   m.phases.push_back(pm);
   const auto j = replay_json(s, r, m);
-  CHECK(j.at("fp8_gemm_terms").get<std::string>().find("gemm_fp8_block_us_per_kblock") != std::string::npos);
+  CHECK(j.at("fp8_gemm_terms").get<std::string>().find("replay_block_fp8: fixed_us") != std::string::npos);
   CHECK(replay_text(j).find("fp8 GEMMs: block-scaled fp8 kernel") != std::string::npos);
   CHECK(j["phases"][0]["predicted"]["us"].get<double>() == Approx(time_phase(ph, as_block).us));
   const auto back = phases_from_report(j, "report");
