@@ -1,6 +1,7 @@
 // Scenario files: --save-scenario writes the resolved scenario, --scenario reads it back to the
 // byte-identical --json; flags override it; the built-in scenario spelled out with flags agrees.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
@@ -139,4 +140,36 @@ TEST_CASE("a YAML scenario in SGLang's --config form gives the built-in scenario
   CHECK(bad.err.find("bad.yaml: warp-drive") != std::string::npos);
   write_text(dir + "/broken.yaml", "model-path: [deepseek-v3\n");
   CHECK(run_specsim({"--scenario", dir + "/broken.yaml"}).exit_code == 2);
+}
+
+TEST_CASE("a scenario file's accept len under flags that change the draft shape is projected, not reused") {
+  const std::string dir = fresh_dir(), file = dir + "/s.json";
+  REQUIRE(run_specsim({"run", "--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch", "--tp-size", "1",
+                       "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+                       "--speculative-num-draft-tokens", "4", "--accept-len", "2.5", "--save-scenario", file})
+              .exit_code == 0);
+  const auto accept_of = [](const CliResult& r) { return nlohmann::json::parse(r.out).at("settings"); };
+  // the file's own shape: its accept len as it is
+  auto same = run_specsim({"run", "--scenario", file, "--json"});
+  REQUIRE(same.exit_code == 0);
+  CHECK(accept_of(same)["accept_len"].get<double>() == Approx(2.5));
+  // 6 steps (chain of 6): the rate that gives 2.5 over 3 steps, (1 - a^4) / (1 - a) = 2.5, carried over
+  auto deeper = run_specsim({"run", "--scenario", file, "--speculative-num-steps", "6", "--speculative-eagle-topk", "1",
+                             "--speculative-num-draft-tokens", "7", "--json"});
+  REQUIRE(deeper.exit_code == 0);
+  const auto j = accept_of(deeper);
+  double a = 0.5;  // solve (1 - a^4) / (1 - a) = 2.5 by bisection, by hand here
+  for (double lo = 0, hi = 0.999, i = 0; i < 200; ++i) {
+    a = (lo + hi) / 2;
+    ((1 - std::pow(a, 4)) / (1 - a) < 2.5 ? lo : hi) = a;
+  }
+  CHECK(j["accept_len"].get<double>() == Approx((1 - std::pow(a, 7)) / (1 - a)).epsilon(1e-4));
+  CHECK(j["accept_len"].get<double>() > 2.5);
+  CHECK(j["accept_len_source"].get<std::string>().find("projected") != std::string::npos);
+  CHECK(j["accept_len_source"].get<std::string>().find("at steps 3, topk 1, 4 draft tokens") != std::string::npos);
+  // an accept len on the command line is the user's own: never projected
+  auto given = run_specsim({"run", "--scenario", file, "--speculative-num-steps", "6", "--speculative-eagle-topk", "1",
+                            "--speculative-num-draft-tokens", "7", "--accept-len", "3", "--json"});
+  REQUIRE(given.exit_code == 0);
+  CHECK(accept_of(given)["accept_len"].get<double>() == Approx(3));
 }

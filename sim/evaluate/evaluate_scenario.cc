@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 #include "accept/accept_len.h"
 #include "util/error.h"
@@ -56,9 +57,27 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
                      "--accept-len");
 }
 
+/// `s` with a scenario file's accept len carried as its per-token rate where the run's draft shape
+/// differs from the one it was measured at (null: nothing to carry).
+std::optional<Scenario> with_projected_accept(const Scenario& s) {
+  const RunSpec& r = s.run;
+  if (!r.speculative() || !r.accept_len || !r.accept_len_shape) return std::nullopt;
+  const auto [steps, topk, tokens] = *r.accept_len_shape;
+  if (steps == r.num_steps && topk == r.topk && tokens == r.num_draft_tokens) return std::nullopt;
+  Scenario p = s;
+  p.run.accept_rate = accept_rate_at(*r.accept_len, steps, topk, tokens);
+  p.run.accept_source =
+      fmt::format("{} (its accept len {:g} at steps {}, topk {}, {} draft tokens, projected)",
+                  r.accept_source.empty() ? "scenario file" : r.accept_source, *r.accept_len, steps, topk, tokens);
+  p.run.accept_len.reset();
+  p.run.accept_len_shape.reset();
+  return p;
+}
+
 }  // namespace
 
 ScenarioResult run_scenario(const Scenario& s) {
+  if (auto p = with_projected_accept(s)) return run_scenario(*p);
   validate_run(s.run);
   const ModelSpec* draft = s.draft ? &*s.draft : nullptr;
   ScenarioResult out;

@@ -282,6 +282,7 @@ Scenario resolve_unfused(const RunArgs& a) {
   run.accept_len = a.accept_len;
   run.accept_rate = a.accept_rate;
   run.accept_source = a.accept_source.value_or("");
+  run.accept_len_shape = a.accept_len_shape;
   run.mem_fraction_static = a.mem_fraction_static;
   if (a.nccl_p2p_level) run.nccl.p2p_level = *a.nccl_p2p_level;
   if (a.nccl_algo) apply_nccl_algo(run.nccl, *a.nccl_algo);

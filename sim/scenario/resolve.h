@@ -1,6 +1,7 @@
 #pragma once
 // From what the user typed (RunArgs: every field optional) to a Scenario: the built-in scenario
 // fills what is missing when no --model-path is given; SGLang's defaults otherwise.
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ struct RunArgs {
   std::optional<std::string> measured_baseline_source, measured_allreduce_source;
   /// Where --accept-len / --accept-rate came from when not the command line ("scenario file F").
   std::optional<std::string> accept_source;
+  /// The draft shape (steps, topk, draft tokens) accept_len was measured at, when a scenario file
+  /// gave it with its shape: a run at another shape carries it as a per-token rate.
+  std::optional<std::array<int, 3>> accept_len_shape;
   std::vector<std::string> allreduce;
   std::optional<std::string> nccl_p2p_level, nccl_algo, nccl_proto;
   std::optional<std::string> runtime;  ///< sglang (default), vllm, none, or a profile .json

@@ -70,7 +70,10 @@ struct RunSpec {
   double kv_cache_bytes = 2.0;                     ///< the KV cache's bytes per element
   std::optional<double> accept_len;                ///< mean accepted draft tokens per verify + 1
   std::optional<double> accept_rate;               ///< per-token acceptance (chain formula)
-  std::optional<double> mem_fraction_static;       ///< SGLang's --mem-fraction-static (default: SGLang's)
+  /// The (steps, topk, draft tokens) accept_len was measured at, where known apart from the run's
+  /// own (a scenario file's accept len under flags that change the draft shape).
+  std::optional<std::array<int, 3>> accept_len_shape;
+  std::optional<double> mem_fraction_static;  ///< SGLang's --mem-fraction-static (default: SGLang's)
   std::optional<double> measured_baseline_tok_s;
   std::optional<double> measured_allreduce_us;
   std::optional<double> measured_spec_tok_s;

@@ -172,6 +172,8 @@ void fill_args(const json& st, RunArgs& a, const std::string& w) {
       a.accept_len = len;
     else
       a.accept_rate = rate;
+    // measured at the file's draft shape: a flag that changes the shape must not reuse it as is
+    if (len && steps && topk && draft_tokens) a.accept_len_shape = std::array<int, 3>{*steps, *topk, *draft_tokens};
   }
   d("mem_fraction_static", a.mem_fraction_static);
   if (st.contains("allreduce")) {
