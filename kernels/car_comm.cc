@@ -7,9 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
-#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -107,9 +105,12 @@ struct Communicator::Impl {
   /// size 1, 2, 4, 8 (index log2) and threads a CTA (index 0: up to kFusedCtaVectors, 1: up to
   /// kFusedMaxThreads), capped so that every cluster of every rank is resident at once.
   int fused_cluster_cap[4][2] = {};
-  /// The other fused variants' co-resident row groups (device-wide, fused_max_groups), by
-  /// (mode, CTAs a row, threads a CTA), filled on first use.
-  mutable std::map<std::array<int, 3>, int> fused_groups;
+  /// The same caps (row groups a rank) for the cluster-push and split variants (index 0, 1), by
+  /// the same CTAs a row and threads buckets; and for block (one CTA a row, counted at
+  /// kFusedBlockMaxThreads threads, where the fewest fit). Computed at creation, so that a call
+  /// (maybe under graph capture) asks the device nothing.
+  int fused_push_split_cap[2][4][2] = {};
+  int fused_block_cap = 1;
   /// The split variant's partial words: kFusedPartialWords for each rank driven here, zeroed once.
   unsigned long long* fused_partials = nullptr;
   std::string failure;  ///< first kernel error seen: the communicator is dead
@@ -137,7 +138,15 @@ struct Communicator::Impl {
         const int threads = j == 0 ? detail::kFusedCtaVectors : detail::kFusedMaxThreads;
         fused_cluster_cap[i][j] = std::clamp(detail::fused_max_groups(detail::kFusedCluster, c, threads) / ranks_here,
                                              1, detail::kMaxBlocks / c);
+        for (int m = 0; m < 2; ++m)
+          fused_push_split_cap[m][i][j] = std::clamp(
+              detail::fused_max_groups(m == 0 ? detail::kFusedClusterPush : detail::kFusedSplit, c, threads) /
+                  ranks_here,
+              1, detail::kMaxBlocks / c);
       }
+    fused_block_cap =
+        std::clamp(detail::fused_max_groups(detail::kFusedBlock, 1, detail::kFusedBlockMaxThreads) / ranks_here, 1,
+                   detail::kMaxBlocks);
     const std::size_t words =
         sizeof(unsigned long long) * detail::kFusedPartialWords * static_cast<std::size_t>(ranks_here);
     void* fp = nullptr;
@@ -243,17 +252,6 @@ struct Communicator::Impl {
                                     : detail::launch_fused<__half>(a, stream));
   }
 
-  /// Co-resident row groups a rank of `mode` may use (cached fused_max_groups over the ranks here).
-  int fused_group_cap(int mode, int parts, int threads) const {
-    const std::array<int, 3> key{mode, parts, threads};
-    auto it = fused_groups.find(key);
-    if (it == fused_groups.end()) {
-      DeviceGuard g(device);
-      it = fused_groups.emplace(key, detail::fused_max_groups(mode, parts, threads)).first;
-    }
-    return it->second / ranks_here;
-  }
-
   /// The launch shape of a fused call (Communicator::fused_geometry).
   FusedGeometry geometry(const FusedNormShape& s) const {
     const FusedVariant v = opt.fused_variant;
@@ -266,16 +264,13 @@ struct Communicator::Impl {
     const int log2c = g.parts == 1 ? 0 : g.parts == 2 ? 1 : g.parts == 4 ? 2 : 3;
     // occupancy at the most threads of each bucket (fewer threads a CTA only fit more)
     const int bucket = g.threads <= detail::kFusedCtaVectors ? detail::kFusedCtaVectors : detail::kFusedMaxThreads;
+    const int j = bucket == detail::kFusedCtaVectors ? 0 : 1;
     int cap = 1;  // row groups a rank
     switch (v) {
-      case FusedVariant::Cluster: cap = fused_cluster_cap[log2c][bucket == detail::kFusedCtaVectors ? 0 : 1]; break;
-      case FusedVariant::ClusterPush:
-      case FusedVariant::Split:
-        cap = std::clamp(fused_group_cap(static_cast<int>(v), g.parts, bucket), 1, detail::kMaxBlocks / g.parts);
-        break;
-      case FusedVariant::Block:
-        cap = std::clamp(fused_group_cap(detail::kFusedBlock, g.parts, g.threads), 1, detail::kMaxBlocks);
-        break;
+      case FusedVariant::Cluster: cap = fused_cluster_cap[log2c][j]; break;
+      case FusedVariant::ClusterPush: cap = fused_push_split_cap[0][log2c][j]; break;
+      case FusedVariant::Split: cap = fused_push_split_cap[1][log2c][j]; break;
+      case FusedVariant::Block: cap = fused_block_cap; break;
     }
     const std::size_t groups = std::min<std::size_t>(s.tokens, static_cast<std::size_t>(cap));
     g.blocks = static_cast<int>(groups) * (v == FusedVariant::Block ? 1 : g.parts);

@@ -20,8 +20,8 @@
 // groups play the C CTAs (thread group g = CTA g: same slices, lanes and warps), the partials
 // meet in shared memory. `split`: no cluster; C CTAs a row as in `cluster`, each publishing its
 // partial as one 64-bit word (tag | value) in a per-rank array in global memory and reading its
-// siblings' words (double-buffered by row parity; the tag is the call count and the row, so a
-// stale word never matches and nothing is reset). Every variant adds in the order below, so all
+// siblings' words (double-buffered by row parity; the tag is the call count and a row bit, so a
+// stale word does not match and nothing is reset: row_sum_split). Every variant adds in the order below, so all
 // write the same bits.
 //
 // Arithmetic (fixed order, no contraction, identical in the fused and the separate kernel):
@@ -296,16 +296,19 @@ __device__ __forceinline__ float row_sum_block(float ss, RowSumSmem& sm, const i
   return sm.part[p];
 }
 
-/// split's row sum: thread 0 publishes this CTA's partial as (tag | failed) << 32 | bits in
-/// words[parity][this CTA]; lane c of warp 0 waits (bounded) for slice c's word of this row; warp 0
-/// folds them in slice order. A word is written again two rows later, after its writer read every
-/// sibling's word of the row between, so no reader misses one.
+/// split's row sum: thread 0 publishes this CTA's partial as tag << 32 | bits in words[row
+/// parity][this CTA]; lane c of warp 0 waits (bounded) for slice c's word of this row; warp 0 folds
+/// them in slice order. tag = (call mod 2^30) << 2 | bit 1 of the row | failed. A word is written
+/// again two rows later, after its writer read every sibling's word of the row between, so a
+/// reader finds this row's word or the one of two rows before (the row bit tells them apart); a
+/// word of an earlier call carries another call number, unless its slot went unwritten for a
+/// multiple of 2^30 calls.
 __device__ __forceinline__ float row_sum_split(float ss, RowSumSmem& sm, const int* failed, unsigned row_iter,
                                                const RowSplit& rs, unsigned long long* partials, std::uint32_t call,
                                                const RankPtrs& me, std::uint64_t timeout_ns, bool& stop) {
   warp_partials(ss, sm);
   const unsigned p = row_iter & 1;
-  const std::uint32_t tag = (call << 8) | ((row_iter & 0x7fu) << 1);
+  const std::uint32_t tag = (call << 2) | (((row_iter >> 1) & 1u) << 1);
   unsigned long long* words = partials + static_cast<std::size_t>(p) * kMaxBlocks + rs.group * rs.parts;
   if (threadIdx.x < 32) {
     if (threadIdx.x == 0) {

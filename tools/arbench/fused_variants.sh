@@ -41,7 +41,7 @@ done
 awk '
   FNR == 1 { v = FILENAME; sub(/.*arbench-/, "", v); sub(/\.log$/, "", v) }
   /^# hidden [0-9]+:/ { h = $3; sub(/:/, "", h) }
-  /^ +[0-9]+ +[0-9]+ / && h != "" && NF >= 11 {
+  /^ +[0-9]+ +[0-9]+ / && h != "" && NF == 11 && $8 ~ /x$/ {
     k = h "x" $1; ar[v, k] = $4; pair[v, k] = $5; fused[v, k] = $6; wrong[v, k] = $9; rows[v, k] = $11
     if (!(k in best) || $5 < best[k]) best[k] = $5
     if (!(k in seen)) { seen[k] = 1; keys[++n] = k }
@@ -60,7 +60,8 @@ awk '
              fused[v, k], d, r, rb, rows[v, k], wrong[v, k], ok
     }
   }' "$OUT"/arbench-*.log | tee "$OUT/summary.txt"
-echo "(the issue's target shape is 7168x3, 42 KB)"
+echo "-- the issue's target shape, 7168 x 3 (42 KB):"
+grep -E "^(variant|[a-z-]+ +7168x3 )" "$OUT/summary.txt"
 
 echo "== gpu_car_fused --quick (every variant)"
 t=$(cap 120)
