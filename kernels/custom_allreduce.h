@@ -132,7 +132,7 @@ int fused_cta_threads(FusedVariant v, std::size_t hidden);
 /// so the two agree bitwise. Refused like a fused call (no world or size caps).
 /// `v`: the row split (Cluster and ClusterPush: the cluster kernel; Block and Split: one CTA a row).
 void add_rmsnorm(std::span<const FusedNormIo> io, const FusedNormShape& s, cudaStream_t stream,
-                 FusedVariant v = FusedVariant::Cluster);
+                 FusedVariant v = FusedVariant::Split);
 
 /// What a fused call launches (Communicator::fused_geometry): the variant, CTAs (or thread
 /// groups, for block) a row, threads a CTA, CTAs a rank, and rows each row group handles in turn.
@@ -150,7 +150,8 @@ struct Options {
   std::uint64_t timeout_ns = kDefaultTimeoutNs;        ///< bound on every spin-wait in the kernels
   std::optional<Link> link;                            ///< topology for Auto; detected when empty
   int ll_threads = 0;                                  ///< threads a block of the flag-free kernels: 0 auto, or 32..256
-  FusedVariant fused_variant = FusedVariant::Cluster;  ///< row split of allreduce_add_rmsnorm
+  /// Row split of allreduce_add_rmsnorm: split, the fastest at every measured shape (kernels/README.md).
+  FusedVariant fused_variant = FusedVariant::Split;
   /// Test hook (virtual mode only): the blocks of this rank return at once without arriving,
   /// so its peers must time out. -1: off.
   int debug_absent_rank = -1;
