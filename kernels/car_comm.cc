@@ -20,6 +20,12 @@
 
 namespace specsim::car {
 
+static_assert(static_cast<int>(FusedVariant::Cluster) == detail::kFusedCluster &&
+                  static_cast<int>(FusedVariant::ClusterPush) == detail::kFusedClusterPush &&
+                  static_cast<int>(FusedVariant::Block) == detail::kFusedBlock &&
+                  static_cast<int>(FusedVariant::Split) == detail::kFusedSplit,
+              "FusedVariant and FusedMode name the kernels in one order");
+
 namespace {
 
 /// The project's one CUDA check (cuda_check.h), under this file's name for it.
@@ -99,6 +105,14 @@ struct Communicator::Impl {
   /// size 1, 2, 4, 8 (index log2) and threads a CTA (index 0: up to kFusedCtaVectors, 1: up to
   /// kFusedMaxThreads), capped so that every cluster of every rank is resident at once.
   int fused_cluster_cap[4][2] = {};
+  /// The same caps (row groups a rank) for the cluster-push and split variants (index 0, 1), by
+  /// the same CTAs a row and threads buckets; and for block (one CTA a row, counted at
+  /// kFusedBlockMaxThreads threads, where the fewest fit). Computed at creation, so that a call
+  /// (maybe under graph capture) asks the device nothing.
+  int fused_push_split_cap[2][4][2] = {};
+  int fused_block_cap = 1;
+  /// The split variant's partial words: kFusedPartialWords for each rank driven here, zeroed once.
+  unsigned long long* fused_partials = nullptr;
   std::string failure;  ///< first kernel error seen: the communicator is dead
 
   void init_common() {
@@ -122,9 +136,23 @@ struct Communicator::Impl {
     for (int i = 0, c = 1; i < 4; ++i, c *= 2)
       for (int j = 0; j < 2; ++j) {
         const int threads = j == 0 ? detail::kFusedCtaVectors : detail::kFusedMaxThreads;
-        fused_cluster_cap[i][j] =
-            std::clamp(detail::fused_max_clusters(c, threads) / ranks_here, 1, detail::kMaxBlocks / c);
+        fused_cluster_cap[i][j] = std::clamp(detail::fused_max_groups(detail::kFusedCluster, c, threads) / ranks_here,
+                                             1, detail::kMaxBlocks / c);
+        for (int m = 0; m < 2; ++m)
+          fused_push_split_cap[m][i][j] = std::clamp(
+              detail::fused_max_groups(m == 0 ? detail::kFusedClusterPush : detail::kFusedSplit, c, threads) /
+                  ranks_here,
+              1, detail::kMaxBlocks / c);
       }
+    fused_block_cap =
+        std::clamp(detail::fused_max_groups(detail::kFusedBlock, 1, detail::kFusedBlockMaxThreads) / ranks_here, 1,
+                   detail::kMaxBlocks);
+    const std::size_t words =
+        sizeof(unsigned long long) * detail::kFusedPartialWords * static_cast<std::size_t>(ranks_here);
+    void* fp = nullptr;
+    CAR_CUDA(cudaMalloc(&fp, words));
+    CAR_CUDA(cudaMemset(fp, 0, words));
+    fused_partials = static_cast<unsigned long long*>(fp);
   }
 
   /// Threads per block of `v`'s kernel for a message of `bytes`. Flag-free, Options::ll_threads 0
@@ -206,12 +234,14 @@ struct Communicator::Impl {
     b.timeout_ns = opt.timeout_ns;
     b.world = world;
     b.ranks = ranks_here;
-    // a cluster of CTAs a row (car_fused_norm.cu), as many clusters as rows up to the cap
-    a.cluster = fused_cluster(s.hidden);
-    b.threads = fused_threads(s.hidden);
-    const int log2c = a.cluster == 1 ? 0 : a.cluster == 2 ? 1 : a.cluster == 4 ? 2 : 3;
-    const int cap = fused_cluster_cap[log2c][b.threads <= detail::kFusedCtaVectors ? 0 : 1];
-    b.blocks = a.cluster * static_cast<int>(std::min<std::size_t>(s.tokens, static_cast<std::size_t>(cap)));
+    // a row group (a cluster, C CTAs or one CTA: car_fused_norm.cu) a row, as many as rows up to the cap
+    const FusedGeometry geo = geometry(s);
+    a.cluster = geo.parts;
+    a.mode = static_cast<int>(geo.variant);
+    b.threads = geo.threads;
+    b.blocks = geo.blocks;
+    for (int r = 0; r < ranks_here; ++r)
+      a.f[r].partials = geo.variant == FusedVariant::Split ? fused_partials + r * detail::kFusedPartialWords : nullptr;
     b.rank_fastest = 0;
     a.tokens = s.tokens;
     a.hidden = s.hidden;
@@ -220,6 +250,32 @@ struct Communicator::Impl {
     DeviceGuard g(device);
     CAR_CUDA(s.dtype == DType::BF16 ? detail::launch_fused<__nv_bfloat16>(a, stream)
                                     : detail::launch_fused<__half>(a, stream));
+  }
+
+  /// The launch shape of a fused call (Communicator::fused_geometry).
+  FusedGeometry geometry(const FusedNormShape& s) const {
+    const FusedVariant v = opt.fused_variant;
+    if (auto why = fused_variant_refuse_reason(v, s.hidden))
+      throw std::runtime_error("custom all-reduce refused: " + *why);
+    FusedGeometry g;
+    g.variant = v;
+    g.parts = fused_cluster(s.hidden);
+    g.threads = fused_cta_threads(v, s.hidden);
+    const int log2c = g.parts == 1 ? 0 : g.parts == 2 ? 1 : g.parts == 4 ? 2 : 3;
+    // occupancy at the most threads of each bucket (fewer threads a CTA only fit more)
+    const int bucket = g.threads <= detail::kFusedCtaVectors ? detail::kFusedCtaVectors : detail::kFusedMaxThreads;
+    const int j = bucket == detail::kFusedCtaVectors ? 0 : 1;
+    int cap = 1;  // row groups a rank
+    switch (v) {
+      case FusedVariant::Cluster: cap = fused_cluster_cap[log2c][j]; break;
+      case FusedVariant::ClusterPush: cap = fused_push_split_cap[0][log2c][j]; break;
+      case FusedVariant::Split: cap = fused_push_split_cap[1][log2c][j]; break;
+      case FusedVariant::Block: cap = fused_block_cap; break;
+    }
+    const std::size_t groups = std::min<std::size_t>(s.tokens, static_cast<std::size_t>(cap));
+    g.blocks = static_cast<int>(groups) * (v == FusedVariant::Block ? 1 : g.parts);
+    g.rows_per_group = (s.tokens + groups - 1) / groups;
+    return g;
   }
 
   detail::RankPtrs rank_ptrs(int r) const {
@@ -238,6 +294,7 @@ struct Communicator::Impl {
     cudaDeviceSynchronize();
     for (char* p : opened) cudaIpcCloseMemHandle(p);
     for (char* p : owned) cudaFree(p);
+    if (fused_partials) cudaFree(fused_partials);
     if (err_host) cudaFreeHost(err_host);
     cudaSetDevice(old);
   }
@@ -259,6 +316,9 @@ void check_options(const Options& opt) {
       (opt.ll_threads < 32 || opt.ll_threads > detail::kLlMaxThreads || opt.ll_threads % 32 != 0))
     throw std::runtime_error("custom all-reduce: Options::ll_threads must be 0 (auto) or a multiple of 32 in 32.." +
                              std::to_string(detail::kLlMaxThreads));
+  if (!parse_fused_variant(to_string(opt.fused_variant)))
+    throw std::runtime_error(
+        "custom all-reduce: Options::fused_variant is not one of cluster, cluster-push, block, split");
 }
 
 }  // namespace
@@ -457,7 +517,7 @@ void Communicator::allreduce_virtual(std::span<const void* const> ins, std::span
 
 namespace {
 detail::FusedRank fused_rank(const FusedNormIo& io) {
-  return {io.residual_in, io.residual_out, io.weight, io.quant_out};
+  return {io.residual_in, io.residual_out, io.weight, io.quant_out, nullptr};
 }
 }  // namespace
 
@@ -502,6 +562,9 @@ void Communicator::synchronize(cudaStream_t stream) {
   CAR_CUDA(cudaStreamSynchronize(stream));
   impl_->check();
 }
+
+FusedGeometry Communicator::fused_geometry(const FusedNormShape& shape) const { return impl_->geometry(shape); }
+FusedVariant Communicator::fused_variant() const { return impl_->opt.fused_variant; }
 
 Variant Communicator::resolve(Variant v, std::size_t bytes) const {
   return v == Variant::Auto ? select_variant(bytes, impl_->world, impl_->link) : v;

@@ -1,6 +1,6 @@
 #pragma once
 // Internal to the fused all-reduce + residual add + RMSNorm: the launch arguments the host code
-// (car_comm.cc, car_fused_select.cc) hands the kernels (car_fused_norm.cu).
+// (car_comm.cc, car_fused_host.cc) hands the kernels (car_fused_norm.cu).
 #include <cstddef>
 
 #include "car_layout.h"
@@ -18,12 +18,23 @@ inline constexpr int kFusedCtaVectors = 128;
 /// kFusedMaxHidden / 8 vectors split over kFusedMaxCluster CTAs fit kFusedMaxThreads threads.
 inline constexpr int kFusedMaxHeld = 1;
 
+/// Most threads a CTA of the block variant (one CTA a row: its C slices side by side).
+inline constexpr int kFusedBlockMaxThreads = 1024;
+
+/// The kernels' names for FusedVariant (custom_allreduce.h), in its order.
+enum FusedMode : int { kFusedCluster = 0, kFusedClusterPush = 1, kFusedBlock = 2, kFusedSplit = 3 };
+
+/// 64-bit words of a rank's split-variant partials: [row parity][CTA] (car_fused_norm.cu).
+inline constexpr int kFusedPartialWords = 2 * kMaxBlocks;
+
 /// A rank's buffers besides LaunchArgs::r[].in (the partial sums) and .out (the norm output).
 struct FusedRank {
   const void* residual_in;
   void* residual_out;
   const void* weight;
   void* quant_out;  ///< fp8 e4m3, or null
+  /// split variant: this rank's kFusedPartialWords words (zeroed once, never reset), else null
+  unsigned long long* partials;
 };
 
 /// One launch: `base` as for a flag-free all-reduce (count = tokens x hidden; base.blocks = CTAs
@@ -35,7 +46,8 @@ struct FusedLaunchArgs {
   std::size_t hidden;     ///< elements a row
   float eps;              ///< RMSNorm epsilon
   float quant_inv_scale;  ///< 1 / quant_scale
-  int cluster;            ///< CTAs a row (thread-block cluster size: 1, 2, 4 or 8)
+  int cluster;            ///< CTAs a row (thread-block cluster size: 1, 2, 4 or 8); block: thread groups a row
+  int mode;               ///< FusedMode
 };
 static_assert(sizeof(FusedLaunchArgs) < 4000, "kernel parameters must stay under 4 KB");
 

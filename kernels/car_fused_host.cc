@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "car_fused_args.h"
@@ -62,6 +63,34 @@ int fused_threads(std::size_t hidden) {
   const std::size_t held = (slice + max_t - 1) / max_t;
   const std::size_t per = (slice + held - 1) / held;  // balanced: every thread holds `held` or one less
   return static_cast<int>(std::min(max_t, (per + 31) / 32 * 32));
+}
+
+std::string_view to_string(FusedVariant v) {
+  switch (v) {
+    case FusedVariant::Cluster: return "cluster";
+    case FusedVariant::ClusterPush: return "cluster-push";
+    case FusedVariant::Block: return "block";
+    case FusedVariant::Split: return "split";
+  }
+  return "?";
+}
+
+std::optional<FusedVariant> parse_fused_variant(std::string_view name) {
+  for (FusedVariant v : {FusedVariant::Cluster, FusedVariant::ClusterPush, FusedVariant::Block, FusedVariant::Split})
+    if (name == to_string(v)) return v;
+  return std::nullopt;
+}
+
+int fused_cta_threads(FusedVariant v, std::size_t hidden) {
+  return fused_threads(hidden) * (v == FusedVariant::Block ? fused_cluster(hidden) : 1);
+}
+
+std::optional<std::string> fused_variant_refuse_reason(FusedVariant v, std::size_t hidden) {
+  if (v == FusedVariant::Block && fused_cta_threads(v, hidden) > detail::kFusedBlockMaxThreads)
+    return "fused variant block needs " + std::to_string(fused_cta_threads(v, hidden)) +
+           " threads in one CTA for hidden " + std::to_string(hidden) + " (at most " +
+           std::to_string(detail::kFusedBlockMaxThreads) + ": hidden up to 8192); use cluster, cluster-push or split";
+  return std::nullopt;
 }
 
 namespace {
@@ -124,7 +153,7 @@ std::optional<std::string> fused_refuse_reason(const FusedNormIo& io, const Fuse
   return refuse(io, s, world, max_bytes, true);
 }
 
-void add_rmsnorm(std::span<const FusedNormIo> io, const FusedNormShape& s, cudaStream_t stream) {
+void add_rmsnorm(std::span<const FusedNormIo> io, const FusedNormShape& s, cudaStream_t stream, FusedVariant v) {
   if (io.empty() || io.size() > static_cast<std::size_t>(kMaxRanks))
     throw std::runtime_error("add_rmsnorm refused: 1.." + std::to_string(kMaxRanks) + " ranks' buffers, got " +
                              std::to_string(io.size()));
@@ -134,11 +163,16 @@ void add_rmsnorm(std::span<const FusedNormIo> io, const FusedNormShape& s, cudaS
       throw std::runtime_error("add_rmsnorm refused: " + *why + " (entry " + std::to_string(r) + ")");
     a.base.r[r].in = io[r].in;
     a.base.r[r].out = io[r].norm_out;
-    a.f[r] = {io[r].residual_in, io[r].residual_out, io[r].weight, io[r].quant_out};
+    a.f[r] = {io[r].residual_in, io[r].residual_out, io[r].weight, io[r].quant_out, nullptr};
   }
+  // the cluster kernel for the cluster variants, else one CTA a row (its thread groups the CTAs)
+  const bool one_cta = v == FusedVariant::Block || v == FusedVariant::Split;
+  if (auto why = fused_variant_refuse_reason(one_cta ? FusedVariant::Block : v, s.hidden))
+    throw std::runtime_error("add_rmsnorm refused: " + *why);
   a.base.ranks = static_cast<int>(io.size());
-  a.base.threads = fused_threads(s.hidden);
+  a.base.threads = fused_cta_threads(one_cta ? FusedVariant::Block : FusedVariant::Cluster, s.hidden);
   a.cluster = fused_cluster(s.hidden);
+  a.mode = one_cta ? detail::kFusedBlock : detail::kFusedCluster;
   a.tokens = s.tokens;
   a.hidden = s.hidden;
   a.eps = s.eps;

@@ -12,6 +12,18 @@
 // total; no second exchange between ranks, no grid barrier. Each rank computes every row itself,
 // in the same order with the same split, so all ranks agree bitwise.
 //
+// Variants (FusedVariant, Options::fused_variant; the kernel template's kMode, FusedMode): the
+// split above is `cluster`. `cluster-push`: the same clusters, but each CTA writes its partial
+// into every sibling's shared memory before the row's cluster barrier and reads only its own
+// after it: no remote loads after the barrier, no final cluster barrier (no CTA reads a
+// sibling's memory after its last barrier). `block`: no cluster; one CTA a row whose C thread
+// groups play the C CTAs (thread group g = CTA g: same slices, lanes and warps), the partials
+// meet in shared memory. `split`: no cluster; C CTAs a row as in `cluster`, each publishing its
+// partial as one 64-bit word (tag | value) in a per-rank array in global memory and reading its
+// siblings' words (double-buffered by row parity; the tag is the call count and a row bit, so a
+// stale word does not match and nothing is reset: row_sum_split). Every variant adds in the order below, so all
+// write the same bits.
+//
 // Arithmetic (fixed order, no contraction, identical in the fused and the separate kernel):
 //   s = the all-reduce sum rounded to T (rank order 0..world-1, as every variant)
 //   r = round_T(s + residual)                      -> residual_out
@@ -23,7 +35,7 @@
 //   q = fp8 e4m3 (round to nearest even, saturating) of o / quant_scale -> quant_out (optional)
 //
 // Co-residency: the host caps clusters per rank so that every CTA of every rank on a GPU is
-// resident at once, as for the other flag-free kernels (fused_max_clusters: the
+// resident at once, as for the other flag-free kernels (fused_max_groups: the
 // cudaOccupancyMaxActiveClusters count, which places a cluster whole on one GPU processing
 // cluster). Every wait is bounded; a CTA that gives up records the error word and its cluster
 // stops at the row's cluster barrier with all its threads (each CTA's shared flag, published
@@ -127,10 +139,81 @@ __device__ __forceinline__ Slice row_slice(std::size_t vpr, unsigned part, unsig
 /// double-buffered by row (a CTA writes buffer p again two rows later, after the next cluster
 /// barrier, which every sibling passes only once it has read buffer p).
 struct RowSumSmem {
-  float warp[kFusedMaxThreads / 32];
-  float part[2];
+  float warp[kFusedBlockMaxThreads / 32];
+  float part[2];  ///< cluster: this CTA's partial; block, split: the row's total
   int failed[2];
+  float sib[2][kFusedMaxCluster];  ///< cluster-push: the siblings' partials, written by them
+  int sib_failed[2][kFusedMaxCluster];
 };
+
+/// Where a thread's work lies: slice `part` of `parts` of a row, thread `local` of the slice's
+/// `lanes`, rows group, group + groups, ... (see the variants at the top of this file).
+struct RowSplit {
+  unsigned part, parts, local, lanes, group, groups;
+};
+template <int kMode>
+__device__ __forceinline__ RowSplit row_split(int parts) {
+  RowSplit s{};
+  if constexpr (kMode == kFusedBlock) {
+    s.parts = static_cast<unsigned>(parts);
+    s.lanes = blockDim.x / s.parts;
+    s.part = threadIdx.x / s.lanes;
+    s.local = threadIdx.x % s.lanes;
+    s.group = blockIdx.x;
+    s.groups = gridDim.x;
+  } else {
+    if constexpr (kMode == kFusedSplit) {
+      s.parts = static_cast<unsigned>(parts);
+      s.part = blockIdx.x % s.parts;
+    } else {
+      s.parts = cg::this_cluster().num_blocks();
+      s.part = cg::this_cluster().block_rank();
+    }
+    s.lanes = blockDim.x;
+    s.local = threadIdx.x;
+    s.group = blockIdx.x / s.parts;
+    s.groups = gridDim.x / s.parts;
+  }
+  return s;
+}
+
+/// Warp butterfly of every thread's `ss`, the warps' sums into sm.warp; one block barrier.
+__device__ __forceinline__ void warp_partials(float ss, RowSumSmem& sm) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
+  if ((threadIdx.x & 31) == 0) sm.warp[threadIdx.x >> 5] = ss;
+  __syncthreads();
+}
+
+/// 0 + warps [w0, w0 + n) in order: a slice's partial (n <= kFusedMaxThreads / 32; unrolled so
+/// the loads are in flight together).
+__device__ __forceinline__ float fold_warps(const RowSumSmem& sm, unsigned w0, unsigned n) {
+  float x[kFusedMaxThreads / 32];
+#pragma unroll
+  for (unsigned w = 0; w < kFusedMaxThreads / 32; ++w) x[w] = w < n ? sm.warp[w0 + w] : 0.0f;
+  float cta = 0.0f;
+#pragma unroll
+  for (unsigned w = 0; w < kFusedMaxThreads / 32; ++w)
+    if (w < n) cta = __fadd_rn(cta, x[w]);
+  return cta;
+}
+
+/// 0 + lane 0's v + lane 1's v + ... + lane (n-1)'s v, on every lane of the (whole) warp.
+__device__ __forceinline__ float fold_lanes(float v, unsigned n) {
+  float total = 0.0f;
+  for (unsigned c = 0; c < n; ++c) total = __fadd_rn(total, __shfl_sync(0xffffffffu, v, static_cast<int>(c)));
+  return total;
+}
+
+/// The split variant's partial words: 64-bit relaxed gpu-scope accesses (the word is the flag).
+__device__ __forceinline__ void fused_store_word(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long fused_load_word(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
 
 /// Sum of every thread's `ss` over the cluster in a fixed order (warp butterfly, warps in order,
 /// then the CTAs' partials in cluster rank order); every thread of the cluster gets the same
@@ -165,6 +248,106 @@ __device__ __forceinline__ float row_sum(float ss, RowSumSmem& sm, const int* fa
   return total;
 }
 
+/// cluster-push's row sum: as row_sum, but thread c writes this CTA's partial (and failure flag)
+/// into sibling c's shared memory before the one cluster barrier, and every thread then adds the
+/// partials from its own shared memory in cluster rank order. A sibling writes buffer p again two
+/// rows later, after the next barrier, which this CTA reaches only once it has read buffer p.
+__device__ __forceinline__ float row_sum_push(float ss, RowSumSmem& sm, const int* failed, unsigned row_iter,
+                                              bool& stop) {
+  const cg::cluster_group cluster = cg::this_cluster();
+  warp_partials(ss, sm);
+  const unsigned p = row_iter & 1, parts = cluster.num_blocks(), me = cluster.block_rank();
+  if (threadIdx.x < parts) {
+    const float cta = fold_warps(sm, 0, blockDim.x >> 5);
+    const int f = failed != nullptr ? *static_cast<const volatile int*>(failed) : 0;
+    *cluster.map_shared_rank(&sm.sib[p][me], threadIdx.x) = cta;
+    *cluster.map_shared_rank(&sm.sib_failed[p][me], threadIdx.x) = f;
+  }
+  cluster.sync();  // arrive.release / wait.acquire: the siblings' writes into this CTA visible
+  float total = 0.0f;
+  int any = 0;
+#pragma unroll
+  for (unsigned c = 0; c < kFusedMaxCluster; ++c)
+    if (c < parts) {
+      total = __fadd_rn(total, sm.sib[p][c]);
+      any |= sm.sib_failed[p][c];
+    }
+  stop = any != 0;
+  return total;
+}
+
+/// block's row sum: the thread groups' partials (warps in order) folded in group order by warp 0,
+/// through shared memory; two block barriers.
+__device__ __forceinline__ float row_sum_block(float ss, RowSumSmem& sm, const int* failed, unsigned row_iter,
+                                               const RowSplit& rs, bool& stop) {
+  warp_partials(ss, sm);
+  const unsigned p = row_iter & 1;
+  if (threadIdx.x < 32) {
+    const unsigned wp = rs.lanes >> 5;
+    const float part = threadIdx.x < rs.parts ? fold_warps(sm, threadIdx.x * wp, wp) : 0.0f;
+    const float total = fold_lanes(part, rs.parts);
+    if (threadIdx.x == 0) {
+      sm.part[p] = total;
+      sm.failed[p] = failed != nullptr ? *static_cast<const volatile int*>(failed) : 0;
+    }
+  }
+  __syncthreads();
+  stop = sm.failed[p] != 0;
+  return sm.part[p];
+}
+
+/// split's row sum: thread 0 publishes this CTA's partial as tag << 32 | bits in words[row
+/// parity][this CTA]; lane c of warp 0 waits (bounded) for slice c's word of this row; warp 0 folds
+/// them in slice order. tag = (call mod 2^30) << 2 | bit 1 of the row | failed. A word is written
+/// again two rows later, after its writer read every sibling's word of the row between, so a
+/// reader finds this row's word or the one of two rows before (the row bit tells them apart); a
+/// word of an earlier call carries another call number, unless its slot went unwritten for a
+/// multiple of 2^30 calls.
+__device__ __forceinline__ float row_sum_split(float ss, RowSumSmem& sm, const int* failed, unsigned row_iter,
+                                               const RowSplit& rs, unsigned long long* partials, std::uint32_t call,
+                                               const RankPtrs& me, std::uint64_t timeout_ns, bool& stop) {
+  warp_partials(ss, sm);
+  const unsigned p = row_iter & 1;
+  const std::uint32_t tag = (call << 2) | (((row_iter >> 1) & 1u) << 1);
+  unsigned long long* words = partials + static_cast<std::size_t>(p) * kMaxBlocks + rs.group * rs.parts;
+  if (threadIdx.x < 32) {
+    if (threadIdx.x == 0) {
+      const float cta = fold_warps(sm, 0, blockDim.x >> 5);
+      const std::uint32_t f = *static_cast<const volatile int*>(failed) != 0 ? 1u : 0u;
+      fused_store_word(words + rs.part, (static_cast<unsigned long long>(tag | f) << 32) | __float_as_uint(cta));
+    }
+    float v = 0.0f;
+    int bad = 0;
+    if (threadIdx.x < rs.parts) {
+      SpinBound bound;
+      while (true) {
+        const unsigned long long w = fused_load_word(words + threadIdx.x);
+        const auto hi = static_cast<std::uint32_t>(w >> 32);
+        if ((hi & ~1u) == tag) {
+          v = __uint_as_float(static_cast<std::uint32_t>(w));
+          bad = static_cast<int>(hi & 1u);
+          break;
+        }
+        if (bound.expired(timeout_ns)) {  // a sibling CTA never published (not co-resident)
+          record_wait_failure(me, me.rank, kLlWait, static_cast<int>(blockIdx.x), call);
+          bad = 1;
+          break;
+        }
+      }
+    }
+    __syncwarp();
+    const float total = fold_lanes(v, rs.parts);
+    const int any = __any_sync(0xffffffffu, bad);
+    if (threadIdx.x == 0) {
+      sm.part[p] = total;
+      sm.failed[p] = any;
+    }
+  }
+  __syncthreads();
+  stop = sm.failed[p] != 0;
+  return sm.part[p];
+}
+
 /// rsqrt(ss / hidden + eps).
 __device__ __forceinline__ float inv_rms(float ss, std::size_t hidden, float eps) {
   return rsqrtf(__fadd_rn(__fdiv_rn(ss, static_cast<float>(hidden)), eps));
@@ -182,19 +365,37 @@ __device__ __forceinline__ void write_norm(const FusedRank& fr, void* norm_out, 
 /// The weight vectors a thread's columns use, the same for every row: loaded once, before the
 /// first reduce, so that the norm waits for no load.
 template <int kHeld>
-__device__ __forceinline__ void load_weights(const FusedRank& fr, const Slice& sl, uint4 (&w)[kHeld]) {
+__device__ __forceinline__ void load_weights(const FusedRank& fr, const Slice& sl, const RowSplit& rs,
+                                             uint4 (&w)[kHeld]) {
 #pragma unroll
   for (int k = 0; k < kHeld; ++k) {
-    const std::size_t c = sl.begin + threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+    const std::size_t c = sl.begin + rs.local + static_cast<std::size_t>(k) * rs.lanes;
     w[k] = c < sl.end ? static_cast<const uint4*>(fr.weight)[c] : make_uint4(0, 0, 0, 0);
   }
 }
 
-/// The fused kernel (see the top of this file), launched in clusters of fa.cluster CTAs along x.
-/// kWorld: 2, or 0 for any world (read from the arguments); kHeld: vectors a thread holds of its
-/// slice (ceil(slice / threads), at most kFusedMaxHeld).
-template <typename T, int kWorld, int kHeld>
-__global__ void __launch_bounds__(kFusedMaxThreads) fused_kernel(const __grid_constant__ FusedLaunchArgs fa) {
+/// Most threads a CTA of mode kMode (block: one CTA a row).
+template <int kMode>
+inline constexpr int kModeMaxThreads = kMode == kFusedBlock ? kFusedBlockMaxThreads : kFusedMaxThreads;
+
+/// The row sum of mode kMode (the fused kernel's: `failed` its shared flag).
+template <int kMode>
+__device__ __forceinline__ float mode_row_sum(float ss, RowSumSmem& sm, const int* failed, unsigned row_iter,
+                                              const RowSplit& rs, const FusedLaunchArgs& fa, const RankPtrs& me,
+                                              std::uint32_t call, unsigned long long* partials, bool& stop) {
+  if constexpr (kMode == kFusedCluster) return row_sum(ss, sm, failed, row_iter, stop);
+  if constexpr (kMode == kFusedClusterPush) return row_sum_push(ss, sm, failed, row_iter, stop);
+  if constexpr (kMode == kFusedBlock) return row_sum_block(ss, sm, failed, row_iter, rs, stop);
+  if constexpr (kMode == kFusedSplit)
+    return row_sum_split(ss, sm, failed, row_iter, rs, partials, call, me, fa.base.timeout_ns, stop);
+  return 0.0f;
+}
+
+/// The fused kernel (see the top of this file): kMode a FusedMode (cluster modes launched in
+/// clusters of fa.cluster CTAs along x). kWorld: 2, or 0 for any world (read from the arguments);
+/// kHeld: vectors a thread holds of its slice (ceil(slice / lanes), at most kFusedMaxHeld).
+template <typename T, int kWorld, int kHeld, int kMode>
+__global__ void __launch_bounds__(kModeMaxThreads<kMode>) fused_kernel(const __grid_constant__ FusedLaunchArgs fa) {
   const LaunchArgs& a = fa.base;
   constexpr int kR = kWorld != 0 ? kWorld : kMaxRanks;
   const int world = kWorld != 0 ? kWorld : a.world;
@@ -205,9 +406,8 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_kernel(const __grid_co
   __shared__ int s_failed;
   __shared__ RowSumSmem s_sum;
   const std::size_t vpr = fa.hidden / 8;
-  const unsigned parts = cg::this_cluster().num_blocks();
-  const unsigned first_row = blk / parts, row_step = nblk / parts;
-  const Slice sl = row_slice(vpr, cg::this_cluster().block_rank(), parts);
+  const RowSplit rs = row_split<kMode>(fa.cluster);
+  const Slice sl = row_slice(vpr, rs.part, rs.parts);
   const uint4* in = static_cast<const uint4*>(me.in);
   // Programmatic dependent launch: the inputs, residual, weight, the call count and the emptied
   // slots of earlier kernels are visible after the wait (car_ll_one_shot.cu).
@@ -221,12 +421,12 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_kernel(const __grid_co
   char* const own_area = me.base[me.rank] + area;
   const std::size_t my_off = a.ll_slot * static_cast<std::size_t>(me.rank);
   uint4 wt[kHeld];
-  load_weights<kHeld>(fr, sl, wt);
+  load_weights<kHeld>(fr, sl, rs, wt);
 
-  // send this CTA's slice of every row its cluster owns to every peer (rank+1, rank+2, ...:
+  // send this thread's vectors of every row its group owns to every peer (rank+1, rank+2, ...:
   // car_ll_one_shot.cu)
-  for (std::size_t row = first_row; row < fa.tokens; row += row_step)
-    for (std::size_t c = sl.begin + threadIdx.x; c < sl.end; c += blockDim.x) {
+  for (std::size_t row = rs.group; row < fa.tokens; row += rs.groups)
+    for (std::size_t c = sl.begin + rs.local; c < sl.end; c += rs.lanes) {
       const std::size_t i = row * vpr + c;
       const uint4 v = unreserve<T>(in[i]);
 #pragma unroll
@@ -240,14 +440,14 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_kernel(const __grid_co
   __syncthreads();
 
   unsigned row_iter = 0;
-  for (std::size_t row = first_row; row < fa.tokens; row += row_step, ++row_iter) {
+  for (std::size_t row = rs.group; row < fa.tokens; row += rs.groups, ++row_iter) {
     uint4 held[kHeld];
     float ss = 0.0f;
     bool ok = true;
 #pragma unroll
     for (int k = 0; k < kHeld; ++k) {
       held[k] = make_uint4(0, 0, 0, 0);
-      const std::size_t c = sl.begin + threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+      const std::size_t c = sl.begin + rs.local + static_cast<std::size_t>(k) * rs.lanes;
       if (c >= sl.end || !ok) continue;
       const std::size_t i = row * vpr + c;
       const uint4 own = unreserve<T>(in[i]);  // issued before the polls: latencies overlap
@@ -290,43 +490,46 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_kernel(const __grid_co
       ss = add_squares<T>(r, ss);
     }
     bool stop = false;
-    const float total = row_sum(ss, s_sum, &s_failed, row_iter, stop);
-    if (stop) break;  // uniform over the cluster: every CTA read the same flags
+    const float total = mode_row_sum<kMode>(ss, s_sum, &s_failed, row_iter, rs, fa, me, call, fr.partials, stop);
+    if (stop) break;  // uniform over the row's CTAs: every one read the same flags
     const float inv = inv_rms(total, fa.hidden, fa.eps);
 #pragma unroll
     for (int k = 0; k < kHeld; ++k) {
-      const std::size_t c = sl.begin + threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+      const std::size_t c = sl.begin + rs.local + static_cast<std::size_t>(k) * rs.lanes;
       if (c < sl.end) write_norm<T>(fr, me.out, row * vpr + c, held[k], wt[k], inv, fa.quant_inv_scale);
     }
   }
-  // no CTA exits while a sibling may still read its partials (distributed shared memory)
-  cg::this_cluster().sync();
+  // cluster: no CTA exits while a sibling may still read its partials (distributed shared
+  // memory). cluster-push: every access to a sibling's memory came before the last row barrier.
+  if constexpr (kMode == kFusedCluster) cg::this_cluster().sync();
   store_call_count(calls, blk, nblk, call, threadIdx.x, blockDim.x);
 }
 
 /// The separate add+RMSNorm: what runs after a plain all-reduce (rank y's output in r[y].in; y =
-/// blockIdx.y, several ranks of one GPU in one launch as the virtual all-reduce). The same
-/// clusters, slices, threads and arithmetic as fused_kernel, so the outputs agree bitwise.
-template <typename T, int kHeld>
-__global__ void __launch_bounds__(kFusedMaxThreads) add_rmsnorm_kernel(const __grid_constant__ FusedLaunchArgs fa) {
+/// blockIdx.y, several ranks of one GPU in one launch as the virtual all-reduce). kMode
+/// kFusedCluster (the same clusters, slices, threads and arithmetic as fused_kernel) or
+/// kFusedBlock (one CTA a row, its thread groups the cluster's CTAs): the outputs agree bitwise.
+template <typename T, int kHeld, int kMode>
+__global__ void __launch_bounds__(kModeMaxThreads<kMode>)
+    add_rmsnorm_kernel(const __grid_constant__ FusedLaunchArgs fa) {
   __shared__ RowSumSmem s_sum;
   const RankPtrs& me = fa.base.r[blockIdx.y];
   const FusedRank& fr = fa.f[blockIdx.y];
   const std::size_t vpr = fa.hidden / 8;
-  const unsigned parts = cg::this_cluster().num_blocks();
-  const Slice sl = row_slice(vpr, cg::this_cluster().block_rank(), parts);
+  const RowSplit rs = row_split<kMode>(fa.cluster);
+  const Slice sl = row_slice(vpr, rs.part, rs.parts);
   grid_dependency_wait();
   trigger_dependents();
   uint4 wt[kHeld];
-  load_weights<kHeld>(fr, sl, wt);
+  load_weights<kHeld>(fr, sl, rs, wt);
   unsigned row_iter = 0;
-  for (std::size_t row = blockIdx.x / parts; row < fa.tokens; row += gridDim.x / parts, ++row_iter) {
+  for (std::size_t row = rs.group; row < fa.tokens; row += rs.groups, ++row_iter) {
     uint4 held[kHeld];
     float ss = 0.0f;
 #pragma unroll
     for (int k = 0; k < kHeld; ++k) {
       held[k] = make_uint4(0, 0, 0, 0);
-      const std::size_t c = sl.begin + threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+      const std::size_t c = sl.begin + rs.local + static_cast<std::size_t>(k) * rs.lanes;
       if (c >= sl.end) continue;
       const std::size_t i = row * vpr + c;
       const uint4 r = add_round<T>(static_cast<const uint4*>(me.in)[i], static_cast<const uint4*>(fr.residual_in)[i]);
@@ -335,48 +538,65 @@ __global__ void __launch_bounds__(kFusedMaxThreads) add_rmsnorm_kernel(const __g
       ss = add_squares<T>(r, ss);
     }
     bool stop = false;
-    const float inv = inv_rms(row_sum(ss, s_sum, nullptr, row_iter, stop), fa.hidden, fa.eps);
+    float total = 0.0f;
+    if constexpr (kMode == kFusedBlock)
+      total = row_sum_block(ss, s_sum, nullptr, row_iter, rs, stop);
+    else
+      total = row_sum(ss, s_sum, nullptr, row_iter, stop);
+    const float inv = inv_rms(total, fa.hidden, fa.eps);
 #pragma unroll
     for (int k = 0; k < kHeld; ++k) {
-      const std::size_t c = sl.begin + threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+      const std::size_t c = sl.begin + rs.local + static_cast<std::size_t>(k) * rs.lanes;
       if (c < sl.end) write_norm<T>(fr, me.out, row * vpr + c, held[k], wt[k], inv, fa.quant_inv_scale);
     }
   }
-  cg::this_cluster().sync();  // as fused_kernel: siblings may still read this CTA's partials
+  // as fused_kernel: siblings may still read this CTA's partials
+  if constexpr (kMode != kFusedBlock) cg::this_cluster().sync();
 }
 
 using FusedKernel = void (*)(const FusedLaunchArgs);
 
+/// Threads of a row slice: a CTA's threads, or for block a CTA's thread group.
+int slice_lanes(const FusedLaunchArgs& a) {
+  return a.mode == kFusedBlock && a.cluster > 0 ? a.base.threads / a.cluster : a.base.threads;
+}
+
 /// Vectors a thread holds of its slice for this shape (1, the one instantiated; the template
 /// keeps room for more); 0 when the shape is not one the kernels run.
 int held_for(const FusedLaunchArgs& a) {
-  const int t = a.base.threads, c = a.cluster;
-  if (t < 32 || t > kFusedMaxThreads || t % 32 != 0 || a.hidden == 0 || a.hidden % 8 != 0 || a.tokens == 0 || c < 1 ||
-      c > kFusedMaxCluster || (c & (c - 1)) != 0)
-    return 0;
+  const int c = a.cluster;
+  if (c < 1 || c > kFusedMaxCluster || (c & (c - 1)) != 0 || a.mode < kFusedCluster || a.mode > kFusedSplit) return 0;
+  if (a.mode == kFusedBlock && (a.base.threads % c != 0 || a.base.threads > kFusedBlockMaxThreads)) return 0;
+  const int t = slice_lanes(a);
+  if (t < 32 || t > kFusedMaxThreads || t % 32 != 0 || a.hidden == 0 || a.hidden % 8 != 0 || a.tokens == 0) return 0;
   const std::size_t slice = (a.hidden / 8 + static_cast<std::size_t>(c) - 1) / static_cast<std::size_t>(c);
   const std::size_t held = (slice + static_cast<std::size_t>(t) - 1) / static_cast<std::size_t>(t);
   return held <= static_cast<std::size_t>(kFusedMaxHeld) ? 1 : 0;
 }
 
+bool clustered(int mode) { return mode == kFusedCluster || mode == kFusedClusterPush; }
+
 template <typename T, int kWorld>
-FusedKernel fused_for_held(int held) {
-  switch (held) {
-    case 1: return fused_kernel<T, kWorld, 1>;
+FusedKernel fused_for(int mode, int held) {
+  if (held != 1) return nullptr;
+  switch (mode) {
+    case kFusedCluster: return fused_kernel<T, kWorld, 1, kFusedCluster>;
+    case kFusedClusterPush: return fused_kernel<T, kWorld, 1, kFusedClusterPush>;
+    case kFusedBlock: return fused_kernel<T, kWorld, 1, kFusedBlock>;
+    case kFusedSplit: return fused_kernel<T, kWorld, 1, kFusedSplit>;
     default: return nullptr;
   }
 }
 
+/// The separate kernel for `mode`: the cluster one for the cluster modes, else one CTA a row.
 template <typename T>
-FusedKernel norm_for_held(int held) {
-  switch (held) {
-    case 1: return add_rmsnorm_kernel<T, 1>;
-    default: return nullptr;
-  }
+FusedKernel norm_for(int mode, int held) {
+  if (held != 1) return nullptr;
+  return clustered(mode) ? add_rmsnorm_kernel<T, 1, kFusedCluster> : add_rmsnorm_kernel<T, 1, kFusedBlock>;
 }
 
-/// The launch configuration: clusters of `cluster` CTAs along x; with `pdl`, programmatic
-/// dependent launch. `attr` must outlive the configuration.
+/// The launch configuration: clusters of `cluster` CTAs along x (0: no cluster); with `pdl`,
+/// programmatic dependent launch. `attr` must outlive the configuration.
 cudaLaunchConfig_t launch_config(dim3 grid, int threads, int cluster, cudaStream_t stream, cudaLaunchAttribute* attr,
                                  bool pdl) {
   cudaLaunchConfig_t cfg{};
@@ -384,20 +604,28 @@ cudaLaunchConfig_t launch_config(dim3 grid, int threads, int cluster, cudaStream
   cfg.blockDim = dim3(static_cast<unsigned>(threads));
   cfg.dynamicSmemBytes = 0;
   cfg.stream = stream;
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[1].val.programmaticStreamSerializationAllowed = 1;
+  unsigned n = 0;
+  if (cluster > 0) {
+    attr[n].id = cudaLaunchAttributeClusterDimension;
+    attr[n].val.clusterDim.x = static_cast<unsigned>(cluster);
+    attr[n].val.clusterDim.y = 1;
+    attr[n].val.clusterDim.z = 1;
+    ++n;
+  }
+  if (pdl) {
+    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[n].val.programmaticStreamSerializationAllowed = 1;
+    ++n;
+  }
   cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 2 : 1;
+  cfg.numAttrs = n;
   return cfg;
 }
 
-cudaError_t launch_cluster(FusedKernel k, dim3 grid, int threads, const FusedLaunchArgs& a, cudaStream_t stream) {
+cudaError_t launch_mode(FusedKernel k, dim3 grid, const FusedLaunchArgs& a, cudaStream_t stream) {
   cudaLaunchAttribute attr[2];
-  const cudaLaunchConfig_t cfg = launch_config(grid, threads, a.cluster, stream, attr, true);
+  const cudaLaunchConfig_t cfg =
+      launch_config(grid, a.base.threads, clustered(a.mode) ? a.cluster : 0, stream, attr, true);
   return cudaLaunchKernelEx(&cfg, k, a);
 }
 
@@ -407,23 +635,30 @@ template <typename T>
 cudaError_t launch_fused(const FusedLaunchArgs& a, cudaStream_t stream) {
   const LaunchArgs& b = a.base;
   const int held = held_for(a);
-  if (held == 0 || b.blocks < 1 || b.blocks > kMaxBlocks || b.blocks % a.cluster != 0 || b.ranks < 1 ||
+  // CTAs a row group: the cluster's, or one (block)
+  const int per_group = a.mode == kFusedBlock ? 1 : a.cluster;
+  if (held == 0 || b.blocks < 1 || b.blocks > kMaxBlocks || b.blocks % per_group != 0 || b.ranks < 1 ||
       b.ranks > kMaxRanks || b.world < kMinRanks || b.world > kMaxRanks ||
-      static_cast<std::size_t>(b.blocks / a.cluster) > a.tokens)
+      static_cast<std::size_t>(b.blocks / per_group) > a.tokens)
     return cudaErrorInvalidConfiguration;
-  const FusedKernel k = b.world == 2 ? fused_for_held<T, 2>(held) : fused_for_held<T, 0>(held);
+  if (a.mode == kFusedSplit)
+    for (int r = 0; r < b.ranks; ++r)
+      if (a.f[r].partials == nullptr) return cudaErrorInvalidConfiguration;
+  const FusedKernel k = b.world == 2 ? fused_for<T, 2>(a.mode, held) : fused_for<T, 0>(a.mode, held);
   if (k == nullptr) return cudaErrorInvalidConfiguration;
-  return launch_cluster(k, dim3(static_cast<unsigned>(b.blocks), static_cast<unsigned>(b.ranks)), b.threads, a, stream);
+  return launch_mode(k, dim3(static_cast<unsigned>(b.blocks), static_cast<unsigned>(b.ranks)), a, stream);
 }
 
 template <typename T>
 cudaError_t launch_add_rmsnorm(const FusedLaunchArgs& a, cudaStream_t stream) {
   const int held = held_for(a);
-  const FusedKernel k = norm_for_held<T>(held);
+  const FusedKernel k = norm_for<T>(a.mode, held);
   if (k == nullptr || a.base.ranks < 1 || a.base.ranks > kMaxRanks) return cudaErrorInvalidConfiguration;
-  const auto clusters = static_cast<unsigned>(std::min<std::size_t>(a.tokens, 65535 / kFusedMaxCluster));
-  return launch_cluster(k, dim3(clusters * static_cast<unsigned>(a.cluster), static_cast<unsigned>(a.base.ranks)),
-                        a.base.threads, a, stream);
+  // one row group a row; a cluster's CTAs along x (block: one CTA)
+  const int per_group = clustered(a.mode) ? a.cluster : 1;
+  const auto groups = static_cast<unsigned>(std::min<std::size_t>(a.tokens, 65535 / kFusedMaxCluster));
+  return launch_mode(k, dim3(groups * static_cast<unsigned>(per_group), static_cast<unsigned>(a.base.ranks)), a,
+                     stream);
 }
 
 template cudaError_t launch_fused<__nv_bfloat16>(const FusedLaunchArgs&, cudaStream_t);
@@ -431,17 +666,46 @@ template cudaError_t launch_fused<__half>(const FusedLaunchArgs&, cudaStream_t);
 template cudaError_t launch_add_rmsnorm<__nv_bfloat16>(const FusedLaunchArgs&, cudaStream_t);
 template cudaError_t launch_add_rmsnorm<__half>(const FusedLaunchArgs&, cudaStream_t);
 
-int fused_max_clusters(int cluster, int threads) {
-  const FusedKernel kernels[] = {fused_kernel<__nv_bfloat16, 2, 1>, fused_kernel<__nv_bfloat16, 0, 1>,
-                                 fused_kernel<__half, 2, 1>, fused_kernel<__half, 0, 1>};
+namespace {
+template <int kMode>
+void fused_mode_kernels(FusedKernel (&k)[4]) {
+  k[0] = fused_kernel<__nv_bfloat16, 2, 1, kMode>;
+  k[1] = fused_kernel<__nv_bfloat16, 0, 1, kMode>;
+  k[2] = fused_kernel<__half, 2, 1, kMode>;
+  k[3] = fused_kernel<__half, 0, 1, kMode>;
+}
+}  // namespace
+
+int fused_max_groups(int mode, int cluster, int threads) {
+  FusedKernel kernels[4] = {};
+  switch (mode) {
+    case kFusedCluster: fused_mode_kernels<kFusedCluster>(kernels); break;
+    case kFusedClusterPush: fused_mode_kernels<kFusedClusterPush>(kernels); break;
+    case kFusedBlock: fused_mode_kernels<kFusedBlock>(kernels); break;
+    default: fused_mode_kernels<kFusedSplit>(kernels); break;
+  }
+  int sms = 1, dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    sms = 1;
+  }
   int best = 1 << 30;
   for (FusedKernel k : kernels) {
-    cudaLaunchAttribute attr[2];
-    // the grid only has to be a whole number of clusters; the answer is device-wide
-    const cudaLaunchConfig_t cfg =
-        launch_config(dim3(static_cast<unsigned>(cluster)), threads, cluster, nullptr, attr, false);
     int n = 0;
-    if (cudaOccupancyMaxActiveClusters(&n, k, &cfg) != cudaSuccess) {
+    if (clustered(mode)) {
+      cudaLaunchAttribute attr[2];
+      // the grid only has to be a whole number of clusters; the answer is device-wide
+      const cudaLaunchConfig_t cfg =
+          launch_config(dim3(static_cast<unsigned>(cluster)), threads, cluster, nullptr, attr, false);
+      if (cudaOccupancyMaxActiveClusters(&n, k, &cfg) != cudaSuccess) n = 0;
+    } else {
+      int per_sm = 0;
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0) != cudaSuccess) per_sm = 0;
+      // split: groups of `cluster` CTAs; block: one CTA a group
+      n = per_sm * sms / (mode == kFusedSplit ? cluster : 1);
+    }
+    if (n == 0) {
       (void)cudaGetLastError();  // not left for the next launch check to find
       n = 1;
     }

@@ -42,11 +42,13 @@ Kernel bcast_for(int world);
 template <typename T>
 cudaError_t launch_fused(const FusedLaunchArgs& a, cudaStream_t stream);
 /// car_fused_norm.cu: the separate add+RMSNorm kernel on grid (rows, a.base.ranks), one block a row
-/// (only a.base.r[].in/.out, a.f[], tokens, hidden, eps, quant_inv_scale, threads are read).
+/// (only a.base.r[].in/.out, a.f[], tokens, hidden, eps, quant_inv_scale, threads, cluster, mode
+/// are read; mode: the cluster kernel for the cluster modes, one CTA a row for the others).
 template <typename T>
 cudaError_t launch_add_rmsnorm(const FusedLaunchArgs& a, cudaStream_t stream);
-/// Clusters of `cluster` CTAs of `threads` threads of the fused kernel resident at once on the
-/// current device (the least over its instantiations; at least 1).
-int fused_max_clusters(int cluster, int threads);
+/// Row groups of the fused kernel of FusedMode `mode` resident at once on the current device (the
+/// least over its instantiations; at least 1): clusters of `cluster` CTAs of `threads` threads
+/// (cluster modes), groups of `cluster` such CTAs (split), CTAs of `threads` threads (block).
+int fused_max_groups(int mode, int cluster, int threads);
 
 }  // namespace specsim::car::detail

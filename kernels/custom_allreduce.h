@@ -107,18 +107,51 @@ int fused_cluster(std::size_t hidden);
 /// Threads a CTA of both kernels uses for its slice of a row of `hidden` elements (both use the
 /// same split, so their sums of squares add in the same order).
 int fused_threads(std::size_t hidden);
+/// How the fused kernel splits a row and meets its sum of squares (car_fused_norm.cu); every
+/// variant adds in the same order, so all write the same bits. `cluster`: a thread-block cluster
+/// of C CTAs a row, partials read through distributed shared memory, a final cluster barrier.
+/// `cluster-push`: the same clusters, each CTA's partial written into its siblings' shared memory
+/// before the row's one cluster barrier, no final barrier. `block`: no cluster, one CTA of C x
+/// threads a row (hidden up to 8192). `split`: no cluster, C CTAs a row, partials through a
+/// per-rank word array in global memory.
+enum class FusedVariant { Cluster, ClusterPush, Block, Split };
+/// `cluster`, `cluster-push`, `block`, `split`.
+std::string_view to_string(FusedVariant v);
+/// Parses the names above; nullopt for anything else.
+std::optional<FusedVariant> parse_fused_variant(std::string_view name);
+/// Why variant `v` cannot run rows of `hidden` elements (block: one CTA of at most 1024 threads a
+/// row), or nullopt. fused_refuse_reason's checks come first.
+std::optional<std::string> fused_variant_refuse_reason(FusedVariant v, std::size_t hidden);
+/// Threads a CTA of variant `v` runs for rows of `hidden` elements (block: fused_cluster(hidden)
+/// groups of fused_threads(hidden) in one CTA; the others fused_threads(hidden)).
+int fused_cta_threads(FusedVariant v, std::size_t hidden);
+
 /// The unfused second half, for comparison: residual add + RMSNorm (+ optional fp8) of each
 /// all-reduce output `io[r].in`, every buffer on the current device, one launch for all 1..8 entries
 /// (as the virtual all-reduce drives its ranks); the same arithmetic and order as the fused kernel,
 /// so the two agree bitwise. Refused like a fused call (no world or size caps).
-void add_rmsnorm(std::span<const FusedNormIo> io, const FusedNormShape& s, cudaStream_t stream);
+/// `v`: the row split (Cluster and ClusterPush: the cluster kernel; Block and Split: one CTA a row).
+void add_rmsnorm(std::span<const FusedNormIo> io, const FusedNormShape& s, cudaStream_t stream,
+                 FusedVariant v = FusedVariant::Split);
+
+/// What a fused call launches (Communicator::fused_geometry): the variant, CTAs (or thread
+/// groups, for block) a row, threads a CTA, CTAs a rank, and rows each row group handles in turn.
+struct FusedGeometry {
+  FusedVariant variant = FusedVariant::Cluster;
+  int parts = 1;
+  int threads = 0;
+  int blocks = 0;
+  std::size_t rows_per_group = 0;
+};
 
 /// Creation options shared by all modes.
 struct Options {
-  std::size_t max_bytes = kDefaultMaxBytes;      ///< largest accepted message per rank
-  std::uint64_t timeout_ns = kDefaultTimeoutNs;  ///< bound on every spin-wait in the kernels
-  std::optional<Link> link;                      ///< topology for Auto; detected when empty
-  int ll_threads = 0;                            ///< threads a block of the flag-free kernels: 0 auto, or 32..256
+  std::size_t max_bytes = kDefaultMaxBytes;            ///< largest accepted message per rank
+  std::uint64_t timeout_ns = kDefaultTimeoutNs;        ///< bound on every spin-wait in the kernels
+  std::optional<Link> link;                            ///< topology for Auto; detected when empty
+  int ll_threads = 0;                                  ///< threads a block of the flag-free kernels: 0 auto, or 32..256
+  /// Row split of allreduce_add_rmsnorm: split, the fastest at every measured shape (kernels/README.md).
+  FusedVariant fused_variant = FusedVariant::Split;
   /// Test hook (virtual mode only): the blocks of this rank return at once without arriving,
   /// so its peers must time out. -1: off.
   int debug_absent_rank = -1;
@@ -170,6 +203,10 @@ class Communicator {
   void allreduce_add_rmsnorm(const FusedNormIo& io, const FusedNormShape& shape, cudaStream_t stream);
   /// Virtual mode: one launch, io[r] for rank r (r < world).
   void allreduce_add_rmsnorm_virtual(std::span<const FusedNormIo> io, const FusedNormShape& shape, cudaStream_t stream);
+  /// The launch shape of a fused call of `shape` (Options::fused_variant); throws for a shape the
+  /// variant refuses (fused_variant_refuse_reason).
+  FusedGeometry fused_geometry(const FusedNormShape& shape) const;
+  FusedVariant fused_variant() const;  ///< Options::fused_variant
   /// Throws the recorded kernel error, if any ("rank 2 waited ... for rank 3 at barrier 0").
   /// Call after the stream (or graph replay) has synchronized.
   void check();

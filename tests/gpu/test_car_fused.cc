@@ -4,11 +4,14 @@
 // add+RMSNorm kernel; the fp8 copy bitwise equal to the host's e4m3 of the norm output. Also in
 // place, a CUDA graph of fused calls mixed with one-shot-ll calls (they share the slots and the
 // call count), an absent rank (bounded wait, error reported), and the host refusals (these run
-// first, without a GPU). Flags: --quick (fewer worlds and shapes), --timeout-ms N.
+// first, without a GPU). Every fused variant (Options::fused_variant) writes the same bits as the
+// others and as the separate kernel. Flags: --quick (fewer worlds and shapes), --timeout-ms N,
+// --variant NAME (one variant; default every one).
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,6 +43,16 @@ std::vector<unsigned char> fetch(const void* d, std::size_t bytes) {
   std::vector<unsigned char> h(bytes);
   GPU_CHECK(cudaMemcpy(h.data(), d, bytes, cudaMemcpyDeviceToHost));
   return h;
+}
+
+constexpr car::FusedVariant kVariants[] = {car::FusedVariant::Cluster, car::FusedVariant::ClusterPush,
+                                           car::FusedVariant::Block, car::FusedVariant::Split};
+
+/// The separate kernel compared with variant v at `hidden`: v's row split where it runs the shape,
+/// else the cluster one (the same bits either way).
+car::FusedVariant separate_for(car::FusedVariant v, std::size_t hidden) {
+  const bool one_cta = v == car::FusedVariant::Block || v == car::FusedVariant::Split;
+  return one_cta && car::fused_variant_refuse_reason(car::FusedVariant::Block, hidden) ? car::FusedVariant::Cluster : v;
 }
 
 void host_refusals(Checker& ck) {
@@ -89,15 +102,29 @@ void host_refusals(Checker& ck) {
   ck.expect(car::fused_threads(24) == 32 && car::fused_threads(1032) == 96 && car::fused_threads(4096) == 128 &&
                 car::fused_threads(7168) == 128 && car::fused_threads(8192) == 128 && car::fused_threads(16384) == 256,
             "threads: a CTA's slice of the row, a vector a thread, whole warps");
+  for (car::FusedVariant v : kVariants)
+    ck.expect(car::parse_fused_variant(car::to_string(v)) == v, "fused variant name round trip");
+  ck.expect(!car::parse_fused_variant("clusters") && !car::parse_fused_variant(""), "unknown fused variant names");
+  ck.expect(car::fused_cta_threads(car::FusedVariant::Block, 7168) == 1024 &&
+                car::fused_cta_threads(car::FusedVariant::Block, 4096) == 512 &&
+                car::fused_cta_threads(car::FusedVariant::Split, 7168) == 128 &&
+                car::fused_cta_threads(car::FusedVariant::Cluster, 16384) == 256,
+            "threads a CTA: block puts the row's slices side by side in one CTA");
+  ck.expect(!car::fused_variant_refuse_reason(car::FusedVariant::Block, 8192) &&
+                car::fused_variant_refuse_reason(car::FusedVariant::Block, 8200).has_value() &&
+                !car::fused_variant_refuse_reason(car::FusedVariant::Split, 16384) &&
+                !car::fused_variant_refuse_reason(car::FusedVariant::ClusterPush, 16384),
+            "block refuses rows needing more than 1024 threads; the others run every hidden size");
   ck.expect(to_e4m3(1.0f) == 0x38 && to_e4m3(-448.0f) == 0xfe && to_e4m3(1e6f) == 0x7e && to_e4m3(0.0f) == 0,
             "host e4m3 reference");
 }
 
 /// One shape on `world` virtual ranks: fused (optionally in place), the unfused pair, compared.
-void run_case(Checker& ck, int world, DType dt, std::size_t tokens, std::size_t hidden, bool in_place, bool quant,
-              std::uint64_t timeout_ns) {
-  const std::string tag = "world " + std::to_string(world) + " " + name(dt) + " " + std::to_string(tokens) + "x" +
-                          std::to_string(hidden) + (in_place ? " in place" : "") + (quant ? " fp8" : "");
+void run_case(Checker& ck, car::FusedVariant variant, int world, DType dt, std::size_t tokens, std::size_t hidden,
+              bool in_place, bool quant, std::uint64_t timeout_ns) {
+  const std::string shape_tag = "world " + std::to_string(world) + " " + name(dt) + " " + std::to_string(tokens) + "x" +
+                                std::to_string(hidden) + (in_place ? " in place" : "") + (quant ? " fp8" : "");
+  const std::string tag = std::string(car::to_string(variant)) + " " + shape_tag;
   // progress on stderr (unbuffered): a run cut short by a timeout shows the case it was in
   std::fprintf(stderr, "case %s\n", tag.c_str());
   const FusedProblem p = make_fused_problem(dt, world, tokens, hidden, 17 + tokens * 31 + hidden + world);
@@ -105,6 +132,7 @@ void run_case(Checker& ck, int world, DType dt, std::size_t tokens, std::size_t 
   car::Options opt;
   opt.max_bytes = bytes;
   opt.timeout_ns = timeout_ns;
+  opt.fused_variant = variant;
   auto comm = car::Communicator::create_virtual(world, 0, opt);
   std::vector<RankBufs> b(static_cast<std::size_t>(world));
   std::vector<car::FusedNormIo> fio(b.size()), nio(b.size());
@@ -129,8 +157,19 @@ void run_case(Checker& ck, int world, DType dt, std::size_t tokens, std::size_t 
   }
   // the unfused pair first (in place would overwrite the inputs it reads)
   comm->allreduce_virtual(ar_in, ar_out, tokens * hidden, dt, car::Variant::OneShotLL, nullptr);
-  car::add_rmsnorm(nio, s, nullptr);
+  car::add_rmsnorm(nio, s, nullptr, separate_for(variant, hidden));
   comm->synchronize(nullptr);
+  if (auto why = car::fused_variant_refuse_reason(variant, hidden)) {
+    bool refused = false;
+    try {
+      comm->allreduce_add_rmsnorm_virtual(fio, s, nullptr);
+    } catch (const std::runtime_error& e) {
+      refused = std::string(e.what()).find("refused") != std::string::npos;
+    }
+    ck.expect(refused, tag + ": refused before launch (" + *why + ")");
+    for (auto& x : b) x.free_all();
+    return;
+  }
   comm->allreduce_add_rmsnorm_virtual(fio, s, nullptr);
   comm->synchronize(nullptr);
 
@@ -149,6 +188,11 @@ void run_case(Checker& ck, int world, DType dt, std::size_t tokens, std::size_t 
                             " elements off");
     if (r == 0) norm0 = norm;
     ck.expect(norm == norm0, tag + ": rank " + std::to_string(r) + " norm bitwise = rank 0's");
+    // every variant's norm of this shape bitwise equal to the first variant's that ran it
+    static std::map<std::string, std::vector<unsigned char>> first_norm;
+    if (r == 0 && !first_norm.count(shape_tag)) first_norm[shape_tag] = norm;
+    ck.expect(norm == first_norm[shape_tag],
+              tag + ": rank " + std::to_string(r) + " norm bitwise = the other variants'");
     if (quant) {
       const auto q = fetch(x.quant, bytes / 2), q2 = fetch(x.quant2, bytes / 2);
       std::size_t qwrong = 0;
@@ -162,13 +206,14 @@ void run_case(Checker& ck, int world, DType dt, std::size_t tokens, std::size_t 
 }
 
 /// A graph of fused calls between one-shot-ll calls, replayed: every replay's outputs right.
-void graph_case(Checker& ck, int world, std::uint64_t timeout_ns) {
+void graph_case(Checker& ck, car::FusedVariant variant, int world, std::uint64_t timeout_ns) {
   const DType dt = DType::BF16;
   const std::size_t tokens = 4, hidden = 7168, bytes = tokens * hidden * 2;
   const FusedProblem p = make_fused_problem(dt, world, tokens, hidden, 4242 + world);
   car::Options opt;
   opt.max_bytes = bytes;
   opt.timeout_ns = timeout_ns;
+  opt.fused_variant = variant;
   auto comm = car::Communicator::create_virtual(world, 0, opt);
   std::vector<RankBufs> b(static_cast<std::size_t>(world));
   std::vector<car::FusedNormIo> fio(b.size());
@@ -211,8 +256,8 @@ void graph_case(Checker& ck, int world, std::uint64_t timeout_ns) {
       const auto res = fetch(b[static_cast<std::size_t>(r)].res_out, bytes);
       const auto ar = fetch(b[static_cast<std::size_t>(r)].ar, bytes);
       if (r == 0) norm0 = norm;
-      const std::string tag =
-          "graph world " + std::to_string(world) + " replay " + std::to_string(rep) + " rank " + std::to_string(r);
+      const std::string tag = std::string(car::to_string(variant)) + " graph world " + std::to_string(world) +
+                              " replay " + std::to_string(rep) + " rank " + std::to_string(r);
       ck.expect(res == p.new_residual && norm == norm0, tag + ": fused outputs");
       ck.expect(ar == p.ar.ref, tag + ": one-shot-ll between fused calls");
     }
@@ -224,9 +269,10 @@ void graph_case(Checker& ck, int world, std::uint64_t timeout_ns) {
 }
 
 /// A rank that never arrives: the call ends within the bound and says who was missing.
-void absent_case(Checker& ck, int world) {
+void absent_case(Checker& ck, car::FusedVariant variant, int world) {
   const std::size_t tokens = 2, hidden = 4096, bytes = tokens * hidden * 2;
   car::Options opt;
+  opt.fused_variant = variant;
   opt.max_bytes = bytes;
   opt.timeout_ns = 50'000'000;
   opt.debug_absent_rank = world - 1;
@@ -250,7 +296,7 @@ void absent_case(Checker& ck, int world) {
     msg = e.what();
   }
   ck.expect(msg.find("rank " + std::to_string(world - 1) + " never arrived") != std::string::npos,
-            "absent rank reported: '" + msg + "'");
+            std::string(car::to_string(variant)) + ": absent rank reported: '" + msg + "'");
   bool refused = false;
   try {
     comm->allreduce_add_rmsnorm_virtual(fio, s, nullptr);
@@ -262,16 +308,23 @@ void absent_case(Checker& ck, int world) {
 }
 
 int run(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, sanitize = false;
   std::uint64_t timeout_ns = 2'000'000'000;
+  std::vector<car::FusedVariant> variants(std::begin(kVariants), std::end(kVariants));
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") {
       quick = true;
+    } else if (a == "--sanitize") {  // the fewest cases that reach every code path (compute-sanitizer)
+      quick = sanitize = true;
     } else if (a == "--timeout-ms" && i + 1 < argc) {
       timeout_ns = static_cast<std::uint64_t>(std::stod(argv[++i]) * 1e6);
+    } else if (a == "--variant" && i + 1 < argc && car::parse_fused_variant(argv[i + 1])) {
+      variants = {*car::parse_fused_variant(argv[++i])};
     } else {
-      std::fprintf(stderr, "usage: gpu_car_fused [--quick] [--timeout-ms N]\n");
+      std::fprintf(stderr,
+                   "error: usage: gpu_car_fused [--quick | --sanitize] [--timeout-ms N] [--variant "
+                   "cluster|cluster-push|block|split]\n");
       return 2;
     }
   }
@@ -280,23 +333,28 @@ int run(int argc, char** argv) {
   if (ck.failures != 0) return ck.finish("gpu_car_fused");
   devices_or_skip(1, "gpu_car_fused");
   GPU_CHECK(cudaSetDevice(0));
-  const std::vector<int> worlds = quick ? std::vector<int>{2, 8} : std::vector<int>{2, 3, 4, 5, 6, 7, 8};
+  const std::vector<int> worlds = sanitize ? std::vector<int>{8}
+                                  : quick  ? std::vector<int>{2, 8}
+                                           : std::vector<int>{2, 3, 4, 5, 6, 7, 8};
   struct Shape {
     std::size_t tokens, hidden;
   };
   const std::vector<Shape> shapes =
-      quick ? std::vector<Shape>{{1, 7168}, {3, 4096}, {64, 8192}}
-            : std::vector<Shape>{{1, 4096},  {1, 7168}, {2, 8192}, {5, 7168},  {16, 4096}, {33, 8192}, {64, 8192},
-                                 {3, 16384}, {7, 24},   {9, 1000}, {64, 7168}, {2, 1032},  {4, 4104}};
-  for (int world : worlds)
-    for (DType dt : {DType::BF16, DType::FP16})
-      for (const Shape& sh : shapes) {
-        if (quick && dt == DType::FP16 && sh.tokens != 3) continue;
-        run_case(ck, world, dt, sh.tokens, sh.hidden, false, sh.tokens % 2 == 1, timeout_ns);
-      }
-  for (int world : worlds) run_case(ck, world, DType::BF16, 5, 7168, true, true, timeout_ns);
-  for (int world : quick ? std::vector<int>{8} : std::vector<int>{2, 4, 8}) graph_case(ck, world, timeout_ns);
-  absent_case(ck, quick ? 2 : 4);
+      sanitize ? std::vector<Shape>{{3, 7168}, {64, 8192}}
+      : quick  ? std::vector<Shape>{{1, 7168}, {3, 4096}, {64, 8192}, {2, 8200}}
+               : std::vector<Shape>{{1, 4096},  {1, 7168}, {2, 8192}, {5, 7168},  {16, 4096}, {33, 8192}, {64, 8192},
+                                    {3, 16384}, {7, 24},   {9, 1000}, {64, 7168}, {2, 1032},  {4, 4104}};
+  for (car::FusedVariant v : variants) {
+    for (int world : worlds)
+      for (DType dt : {DType::BF16, DType::FP16})
+        for (const Shape& sh : shapes) {
+          if ((quick && dt == DType::FP16 && sh.tokens != 3) || (sanitize && dt == DType::FP16)) continue;
+          run_case(ck, v, world, dt, sh.tokens, sh.hidden, false, sh.tokens % 2 == 1, timeout_ns);
+        }
+    for (int world : worlds) run_case(ck, v, world, DType::BF16, 5, 7168, true, true, timeout_ns);
+    for (int world : quick ? std::vector<int>{8} : std::vector<int>{2, 4, 8}) graph_case(ck, v, world, timeout_ns);
+    absent_case(ck, v, quick ? 2 : 4);
+  }
   return ck.finish("gpu_car_fused");
 }
 

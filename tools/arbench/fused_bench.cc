@@ -41,24 +41,35 @@ std::size_t run_fused_bench(Ranks& R, DType dt, const std::vector<std::size_t>& 
   }
   car::Communicator& c0 = R.virt ? *R.vcomm : *R.comms[0];
   std::size_t total_wrong = 0;
-  fmt::print("#\n# fused all-reduce + residual add + RMSNorm, {}, {} ranks ({}), us per call ({}; {} calls)\n",
-             specsim::dtype_name(dt), R.world, R.virt ? "virtual, one GPU" : "one a GPU",
-             graph ? "one CUDA graph" : "eager", iters);
+  const car::FusedVariant fv = c0.fused_variant();
+  fmt::print(
+      "#\n# fused all-reduce + residual add + RMSNorm, {}, {} ranks ({}), us per call ({}; {} calls); fused "
+      "variant {}\n",
+      specsim::dtype_name(dt), R.world, R.virt ? "virtual, one GPU" : "one a GPU", graph ? "one CUDA graph" : "eager",
+      iters, car::to_string(fv));
   for (std::size_t h : hiddens) {
+    const bool one_cta = fv == car::FusedVariant::Block || fv == car::FusedVariant::Split;
     fmt::print(
         "# hidden {}: allreduce = auto (variant below); +norm = allreduce then the separate add+RMSNorm "
-        "kernel ({} CTAs of {} threads a row); fused = one kernel\n",
-        h, car::fused_cluster(h), car::fused_threads(h));
-    fmt::print("#{:>7} {:>9} {:>18} {:>10} {:>10} {:>10} {:>12} {:>13} {:>7}\n", "tokens", "bytes", "allreduce", "(us)",
-               "+norm", "fused", "fused-ar", "(+norm)/fused", "#wrong");
+        "kernel ({}); fused = one kernel ({} of {} threads a row); ctas = fused CTAs a rank; rows = rows a "
+        "row group handles in turn\n",
+        h,
+        one_cta ? fmt::format("one CTA of {} threads a row", car::fused_cta_threads(car::FusedVariant::Block, h))
+                : fmt::format("a cluster of {} CTAs of {} threads a row", car::fused_cluster(h), car::fused_threads(h)),
+        fv == car::FusedVariant::Block ? "one CTA" : fmt::format("{} CTAs", car::fused_cluster(h)),
+        car::fused_cta_threads(fv, h));
+    fmt::print("#{:>7} {:>9} {:>18} {:>10} {:>10} {:>10} {:>12} {:>13} {:>7} {:>5} {:>5}\n", "tokens", "bytes",
+               "allreduce", "(us)", "+norm", "fused", "fused-ar", "(+norm)/fused", "#wrong", "ctas", "rows");
     for (std::size_t t : tokens) {
       const std::size_t bytes = t * h * 2, count = t * h;
       car::FusedNormShape s;
       s.tokens = t, s.hidden = h, s.dtype = dt;
       const auto p = car::ref::make_fused_problem(dt, R.world, t, h, 5000 + t * 7 + h);
       s.eps = p.eps;
-      if (auto why = car::fused_refuse_reason({R.in[0], fb[0].res_in, fb[0].res_out, fb[0].weight, fb[0].norm, nullptr},
-                                              s, R.world, c0.max_bytes())) {
+      auto why = car::fused_refuse_reason({R.in[0], fb[0].res_in, fb[0].res_out, fb[0].weight, fb[0].norm, nullptr}, s,
+                                          R.world, c0.max_bytes());
+      if (!why) why = car::fused_variant_refuse_reason(fv, h);
+      if (why) {
         fmt::print("{:>8} {:>9} not run: {}\n", t, bytes, *why);
         continue;
       }
@@ -86,12 +97,12 @@ std::size_t run_fused_bench(Ranks& R, DType dt, const std::vector<std::size_t>& 
       };
       auto norm = [&] {
         if (R.virt) {
-          car::add_rmsnorm(nio, s, R.st[0]);
+          car::add_rmsnorm(nio, s, R.st[0], fv);
           return;
         }
         for (int r = 0; r < R.world; ++r) {
           GPU_CHECK(cudaSetDevice(R.dev[r]));
-          car::add_rmsnorm(std::span<const car::FusedNormIo>(&nio[static_cast<std::size_t>(r)], 1), s, R.st[r]);
+          car::add_rmsnorm(std::span<const car::FusedNormIo>(&nio[static_cast<std::size_t>(r)], 1), s, R.st[r], fv);
         }
         GPU_CHECK(cudaSetDevice(R.dev[0]));
       };
@@ -129,8 +140,9 @@ std::size_t run_fused_bench(Ranks& R, DType dt, const std::vector<std::size_t>& 
       GPU_CHECK(cudaSetDevice(R.dev[0]));
       total_wrong += wrong;
       const std::string variant(car::to_string(c0.resolve(Variant::Auto, bytes)));
-      fmt::print("{:>8} {:>9} {:>18} {:>10.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>12.2f}x {:>7}\n", t, bytes, variant,
-                 t_ar, t_arn, t_f, t_f - t_ar, t_arn / t_f, wrong);
+      const car::FusedGeometry g = c0.fused_geometry(s);
+      fmt::print("{:>8} {:>9} {:>18} {:>10.2f} {:>10.2f} {:>10.2f} {:>12.2f} {:>12.2f}x {:>7} {:>5} {:>5}\n", t, bytes,
+                 variant, t_ar, t_arn, t_f, t_f - t_ar, t_arn / t_f, wrong, g.blocks, g.rows_per_group);
     }
   }
   for (int r = 0; r < R.world; ++r) {

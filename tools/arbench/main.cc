@@ -156,7 +156,7 @@ struct Args {
   double timeout_ms = 2000;
   int ll_threads = 0;
   int floors = 1;
-  std::string fused_hidden, tokens = "1,2,4,8,16,32,64";
+  std::string fused_hidden, tokens = "1,2,4,8,16,32,64", fused_variant = "cluster";
 };
 
 /// A comma list of positive integers (flag `flag`).
@@ -202,6 +202,9 @@ int real_main(int argc, char** argv) {
                  "comma list of hidden sizes: instead of the variant tables, all-reduce alone vs all-reduce + "
                  "add+RMSNorm vs the fused kernel, at --tokens rows each (bf16/fp16)");
   app.add_option("--tokens", a.tokens, "comma list of rows for --fused-hidden");
+  app.add_option("--fused-variant", a.fused_variant,
+                 "row split of the fused kernel (and of the separate norm it is compared with): cluster, "
+                 "cluster-push, block or split");
   app.add_option("--floors", a.floors, "1: measure an empty graph node and, with -g >= 2, a GPU0->GPU1 flag first");
   try {
     app.parse(argc, argv);
@@ -227,6 +230,10 @@ int real_main(int argc, char** argv) {
   if (a.ll_threads != 0 && (a.ll_threads < 32 || a.ll_threads > 256 || a.ll_threads % 32 != 0))
     throw specsim::InputError("--ll-threads must be 0 (auto) or a multiple of 32 in 32..256", "");
 
+  const auto fused_variant = car::parse_fused_variant(a.fused_variant);
+  if (!fused_variant)
+    throw specsim::InputError("unknown fused variant '" + a.fused_variant + "' (cluster, cluster-push, block, split)",
+                              "--fused-variant");
   std::vector<std::size_t> fused_hidden, fused_tokens;
   if (!a.fused_hidden.empty()) {
     fused_hidden = parse_list(a.fused_hidden, "--fused-hidden");
@@ -289,6 +296,7 @@ int real_main(int argc, char** argv) {
   opt.max_bytes = std::max<std::size_t>(max_size, 16);
   opt.timeout_ns = static_cast<std::uint64_t>(a.timeout_ms * 1e6);
   opt.ll_threads = a.ll_threads;
+  opt.fused_variant = *fused_variant;
   R.virt = a.g == 1;
   R.world = R.virt ? a.virtual_ranks : a.g;
   cudaDeviceProp prop{};
