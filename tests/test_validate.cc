@@ -1,4 +1,6 @@
 // `specsim validate`: published cases predicted without anchors, errors per role, targets.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -392,26 +394,33 @@ TEST_CASE("transfer: rows grouped by source and deployment, the anchor chosen by
 TEST_CASE("transfer: the anchor row is reproduced and every other row predicted at its own settings") {
   const TransferResult r = run_transfer(test::traces_path("../tests/data/transfer-set"));
   const TransferFamily& f = family_of(r, "a1-anchor");
-  // The anchor's run takes its measured baseline and spec tok/s: it gives both back exactly, and
-  // its spec tok/s implies the accept length its run uses.
+  // The anchor's run takes its measured baseline and spec tok/s with the accept length it states:
+  // it gives both back exactly, and the spec tok/s at that accept length is a cycle anchor.
   const TransferRow& a = row_of(f, "a1-anchor");
   REQUIRE(a.anchor);
   CHECK(*a.baseline_tok_s == Approx(150.0));
   CHECK(*a.spec_tok_s == Approx(300.0));
   CHECK(a.command.find("--measured-baseline-tok-s 150 ") != std::string::npos);
   CHECK(a.command.find("--measured-spec-tok-s 300 ") != std::string::npos);
-  CHECK(a.command.find("--accept-len") == std::string::npos);
+  CHECK(a.command.find("--accept-len 3 ") != std::string::npos);
   CHECK(a.command.find("--save-scenario transfer-a1-anchor.json") != std::string::npos);
-  const double implied = *a.accept_len;
-  CHECK(implied > 1.0);
-  CHECK(implied < 4.0);
+  CHECK(*a.accept_len == Approx(3.0));
+  // The cycle it measured (3 tokens / 300 tok/s = 10 ms) less the model's, split over the 3 draft
+  // forwards and the verify.
+  REQUIRE(f.anchor_cycle);
+  const AnchorEntry& cyc = *f.anchor_cycle;
+  CHECK(cyc.model + cyc.derived == Approx(1e4));
+  CHECK(3 * cyc.step_extra_us + cyc.verify_extra_us == Approx(cyc.derived));
 
-  // Same batch, another draft shape, its own accept length: the same as a run with the anchor's
-  // baseline measured at this very batch (the plain step does not depend on the draft).
+  // Same batch, another draft shape, its own accept length: the run with the anchor's baseline
+  // measured at this very batch (the plain step does not depend on the draft), plus the anchor's
+  // unexplained cycle time carried per forward (5 draft forwards, one verify; the runtime's
+  // overlapped host work may hide a little of it).
   const TransferRow& s5 = row_of(f, "a2-steps5");
   const CycleResult flags = run_flags(1, 5, 150.0, 4.0);
   CHECK(*s5.baseline_tok_s == Approx(150.0));
-  CHECK(*s5.spec_tok_s == Approx(flags.spec_tok_s));
+  CHECK(4e6 / *s5.spec_tok_s == Approx(flags.cycle_us + 5 * cyc.step_extra_us + cyc.verify_extra_us).epsilon(0.01));
+  CHECK(*s5.spec_tok_s != Approx(flags.spec_tok_s).epsilon(0.01));
   CHECK(*s5.accept_len == Approx(4.0));
   CHECK(s5.command.rfind("specsim run --scenario transfer-a1-anchor.json --model-path llama-3.1-8b", 0) == 0);
   CHECK(s5.command.find("--accept-len 4") != std::string::npos);
@@ -425,11 +434,13 @@ TEST_CASE("transfer: the anchor row is reproduced and every other row predicted 
   const TransferRow& b4 = row_of(f, "a3-bs4");
   CHECK(*b4.baseline_tok_s == Approx(1e6 / (step4_model + overhead)));
 
-  // No accept length: the anchor's per-token acceptance, projected to this row's draft shape.
+  // No accept length: the anchor's stated one, projected to this row's draft shape and given on
+  // the row's command line (the anchor's file holds the anchor's own, unprojected).
   const TransferRow& na = row_of(f, "a4-no-accept");
-  CHECK(*na.accept_len == Approx(accept_len_at(accept_rate_at(implied, 3, 1, 4), 5, 1, 6)));
+  const double projected = accept_len_at(accept_rate_at(3.0, 3, 1, 4), 5, 1, 6);
+  CHECK(*na.accept_len == Approx(projected));
   CHECK(na.accept_source.find("projected") != std::string::npos);
-  CHECK(na.command.find("--accept-len") == std::string::npos);
+  CHECK(na.command.find(fmt::format("--accept-len {}", projected)) != std::string::npos);
 
   // Scored: the three held-out rows' spec tok/s; the baseline only where it is not the anchor's
   // own figure (bs 4); the anchor is left out.
@@ -471,6 +482,8 @@ TEST_CASE("specsim validate --transfer: text, JSON, one family, and refusals") {
   CHECK(fa.at("cases").size() == 4);
   CHECK(fa.at("anchor_command").get<std::string>().find("--save-scenario transfer-a1-anchor.json") !=
         std::string::npos);
+  CHECK(fa.at("anchor_cycle").at("measured_cycle_us").get<double>() == Approx(1e4));
+  CHECK(fa.at("anchor_cycle").at("accept_len") == 3.0);
   const auto& row = fa.at("rows").at(1);
   CHECK(row.at("id") == "a2-steps5");
   CHECK(row.at("anchor") == false);
@@ -565,4 +578,32 @@ TEST_CASE("the shipped set's families: every printed command reproduces its pred
   for (const auto& f : j.at("families")) scored += f.at("scored").get<bool>();
   CHECK(scored >= 7);
   CHECK(replay_families(j.at("families")) >= 50);
+}
+
+TEST_CASE("a case's stated context reaches its run as --context-len; a bad one names the field") {
+  const std::string dir = test::fresh_dir();
+  auto c = nlohmann::json::parse(test::slurp(test::traces_path("../tests/data/transfer-set/a1-anchor.json")));
+  c["context_len"] = 512;
+  test::write_text(dir + "/ctx.json", c.dump());
+  const PublishedCase pc = load_published_case(dir + "/ctx.json");
+  REQUIRE(pc.context_len);
+  CHECK(*pc.context_len == 512);
+  std::string why;
+  const auto run = case_run(pc, why);
+  REQUIRE(run);
+  CHECK(run->args.context_len == 512);
+  CHECK(case_run_command(*run).find("--context-len 512 ") != std::string::npos);
+  // Without it, run's default (the key is optional).
+  c.erase("context_len");
+  test::write_text(dir + "/none.json", c.dump());
+  CHECK_FALSE(load_published_case(dir + "/none.json").context_len);
+  c["context_len"] = 0;
+  test::write_text(dir + "/bad.json", c.dump());
+  try {
+    load_published_case(dir + "/bad.json");
+    FAIL("context_len 0 accepted");
+  } catch (const InputError& e) {
+    CHECK(e.where().find("bad.json") != std::string::npos);
+    CHECK(e.where().find("context_len") != std::string::npos);
+  }
 }

@@ -9,10 +9,12 @@
 //  - a speculative tok/s: with the modelled cycle, an accept len and, through the chain formula,
 //    a per-token acceptance that projects to other draft settings, boxes and batch sizes;
 //  - a speculative tok/s with its accept len: the measured cycle - the modelled one = the cycle
-//    time the model does not explain, split over the cycle's forwards by a stated rule: evenly
-//    over the S draft forwards and the verify from one setting; per draft step and per verify by
-//    least squares from two or more step counts on one box. It carries to other settings, batch
-//    sizes and backends on that box, as the runtime's own terms do.
+//    time the model does not explain, split over the cycle's forwards by a stated rule: from one
+//    setting, in proportion to the modelled time of the draft forwards and of the verify (the
+//    model's error taken as a share of what it prices, not as a flat time per forward); per
+//    draft step and per verify by least squares from two or more step counts on one box. It
+//    carries to other settings, batch sizes and backends on that box, as the runtime's own terms
+//    do.
 // Terms compose: all-reduce extras first, then overheads (with the extras of their box), then
 // acceptance (with both). Two measurements of the same term at the same place contradict: the
 // command line's is used and the pair is reported, never silently dropped.
@@ -46,6 +48,7 @@ struct AnchorEntry {
   double derived = 0;  ///< extra us per NCCL all-reduce, overhead us per target forward, or accept len
   double accept_rate = 0;
   double accept_len = 0;       ///< cycle: the accept len the measurement was taken with
+  double draft_share = 0;      ///< cycle: the modelled draft forwards' share of the modelled cycle
   double step_extra_us = 0;    ///< cycle: the fitted extra per draft forward on its box
   double verify_extra_us = 0;  ///< cycle: the fitted extra per verify on its box
   bool used = true;

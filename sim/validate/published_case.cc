@@ -92,6 +92,7 @@ PublishedCase published_case_from_json(const json& j, const std::string& file) {
   c.num_steps = opt_count(j, "speculative_num_steps", f);
   c.topk = opt_count(j, "speculative_eagle_topk", f);
   c.num_draft_tokens = opt_count(j, "speculative_num_draft_tokens", f);
+  if (j.contains("context_len")) c.context_len = opt_count(j, "context_len", f);
   c.baseline_tok_s = opt_positive(j, "baseline_tok_s", f);
   c.spec_tok_s = opt_positive(j, "spec_tok_s", f);
   c.accept_length = opt_positive(j, "accept_length", f);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "accept/accept_len.h"
 #include "evaluate/evaluate_scenario.h"
 #include "evaluate/result_checks.h"
 #include "scenario/scenario_file.h"
@@ -19,6 +20,7 @@ namespace {
 struct Predicted {
   double baseline_tok_s = 0, spec_tok_s = 0, speedup = 0, accept_len = 0;
   std::string accept_source;
+  std::optional<AnchorEntry> cycle;  ///< the cycle anchor the run derived (the anchor's run: its own)
 };
 
 // The run's first (and only: NCCL) backend, checked as `specsim run` checks it before printing.
@@ -27,7 +29,10 @@ Predicted predicted(const Scenario& s, int batch) {
   check_result_figures(s, r);
   const CycleResult& cr = r.results.front();
   if (!cr.refused.empty()) throw InputError("the all-reduce cannot run: " + cr.refused, "--allreduce");
-  return {cr.baseline_tok_s / batch, cr.spec_tok_s / batch, cr.speedup, r.accept_len, r.accept_source};
+  Predicted p{cr.baseline_tok_s / batch, cr.spec_tok_s / batch, cr.speedup, r.accept_len, r.accept_source, {}};
+  for (const auto& e : r.anchor_report.entries)
+    if (e.kind == AnchorKind::Cycle && e.used) p.cycle = e;
+  return p;
 }
 
 void fill(TransferRow& row, const Predicted& p, bool speculative) {
@@ -43,20 +48,32 @@ void fill(TransferRow& row, const Predicted& p, bool speculative) {
 std::string scenario_file_name(const CaseFamily& f) { return "transfer-" + f.id + ".json"; }
 
 // The anchor's run: its settings, its measured baseline and spec tok/s (the whole batch's, as run
-// takes them), saved as a scenario file for the other rows.
+// takes them) with the accept length the source states beside it (a cycle anchor: the cycle time
+// the model does not explain), saved as a scenario file for the other rows.
 CaseRun anchor_run(const PublishedCase& a, const std::string& file) {
   std::string why;
   CaseRun r = *case_run(a, why, CaseAcceptance::Measured);
+  if (a.spec_tok_s && a.accept_length) r.put("--accept-len", r.args.accept_len, *a.accept_length);
   r.put("--measured-baseline-tok-s", r.args.measured_baseline_tok_s, *a.baseline_tok_s * *a.batch_size);
   r.flags.insert(r.flags.end(), {"--save-scenario", file});
   return r;
+}
+
+// The anchor's stated accept length projected to a row's draft shape (the chain formula, or
+// SGLang's draft tree for topk > 1), for a row that states none: the anchor's file holds the
+// anchor's own accept length, which `run --scenario` would take unprojected.
+double projected_accept_len(const PublishedCase& a, const PublishedCase& c) {
+  const double rate =
+      accept_rate_at(*a.accept_length, a.num_steps.value_or(0), a.topk.value_or(1), a.num_draft_tokens.value_or(0));
+  return accept_len_at(rate, c.num_steps.value_or(0), c.topk.value_or(1), c.num_draft_tokens.value_or(0));
 }
 
 // A row at its own settings, its accept length where it states one; what it does not state comes
 // from the anchor's file, as `specsim run --scenario FILE` fills it. A row that states no accept
 // length takes the anchor's measured acceptance, projected to its draft shape; with none to take,
 // it is predicted without speculation.
-TransferRow predict_row(const PublishedCase& c, const json& file, const std::string& file_name, bool anchor_has_spec) {
+TransferRow predict_row(const PublishedCase& c, const PublishedCase& a, const json& file, const std::string& file_name,
+                        bool anchor_has_spec) {
   TransferRow row;
   row.c = c;
   PublishedCase settings = c;
@@ -64,6 +81,11 @@ TransferRow predict_row(const PublishedCase& c, const json& file, const std::str
     row.spec_skipped = "no accept length stated, and the anchor measures no spec tok/s to take one from";
     settings.spec_tok_s.reset();
   }
+  // The anchor states its accept length: its file holds it, so a row without one is given the
+  // anchor's projected to its own shape (on its command line, where it outranks the file's).
+  const bool projected = !c.accept_length && settings.spec_tok_s && a.accept_length && a.spec_tok_s && c.num_steps &&
+                         c.num_draft_tokens && a.num_steps && a.num_draft_tokens;
+  if (projected) settings.accept_length = projected_accept_len(a, c);
   std::string why;
   CaseRun run = *case_run(settings, why, CaseAcceptance::LengthOnly);
   row.command = "specsim run --scenario " + shell_quote(file_name) + " " + shell_join(run.flags);
@@ -73,6 +95,11 @@ TransferRow predict_row(const PublishedCase& c, const json& file, const std::str
     Scenario s = resolve_scenario(args);
     apply_scenario_file(file, s, file_name);
     fill(row, predicted(s, *c.batch_size), s.run.speculative());
+    if (projected)
+      row.accept_source =
+          fmt::format("the anchor's stated {:.3g} at ({}, {}, {}) projected through {}", *a.accept_length, *a.num_steps,
+                      a.topk.value_or(1), *a.num_draft_tokens,
+                      a.topk.value_or(1) == 1 && c.topk.value_or(1) == 1 ? "the chain formula" : "SGLang's draft tree");
   } catch (const InputError& e) {
     row.refused = "run refuses it: " + e.line();
   }
@@ -92,7 +119,9 @@ TransferFamily transfer_family(const CaseFamily& f) {
   anchor_row.c = a, anchor_row.anchor = true, anchor_row.command = t.anchor_command;
   try {
     const Scenario s = resolve_scenario(ar.args);
-    fill(anchor_row, predicted(s, *a.batch_size), s.run.speculative());
+    const Predicted p = predicted(s, *a.batch_size);
+    fill(anchor_row, p, s.run.speculative());
+    t.anchor_cycle = p.cycle;
     // As `specsim run --save-scenario` writes it and `--scenario` reads it back.
     file = json::parse(scenario_file_json(s, *a.zoo_model, a.zoo_draft.value_or("")).dump(2));
   } catch (const InputError& e) {
@@ -100,7 +129,7 @@ TransferFamily transfer_family(const CaseFamily& f) {
   }
   const bool anchor_has_spec = ar.args.measured_spec_tok_s.has_value();
   for (std::size_t i = 0; i < f.cases.size(); ++i)
-    t.rows.push_back(i == *f.anchor ? anchor_row : predict_row(f.cases[i], file, t.scenario_file, anchor_has_spec));
+    t.rows.push_back(i == *f.anchor ? anchor_row : predict_row(f.cases[i], a, file, t.scenario_file, anchor_has_spec));
   if (f.cases.size() == 1) t.not_scored = "one row: nothing to predict from its anchor";
   return t;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "anchors/anchors.h"
 #include "validate/case_run.h"
 #include "validate/error_stats.h"
 #include "validate/family.h"
@@ -31,9 +32,12 @@ struct TransferRow {
 /// One family: its anchor's recorded measurements and every row predicted from them.
 struct TransferFamily {
   CaseFamily family;
-  std::string scenario_file;      ///< the file the anchor's run saves and the rows' runs read
-  std::string anchor_command;     ///< records the anchor's measurements (`--save-scenario`)
-  std::string not_scored;         ///< why the family is listed but not scored ("" when scored)
+  std::string scenario_file;   ///< the file the anchor's run saves and the rows' runs read
+  std::string anchor_command;  ///< records the anchor's measurements (`--save-scenario`)
+  std::string not_scored;      ///< why the family is listed but not scored ("" when scored)
+  /// The anchor's cycle anchor (its spec tok/s with its stated accept length): the cycle time the
+  /// model does not explain and its split per draft forward and per verify, carried to every row.
+  std::optional<AnchorEntry> anchor_cycle;
   std::vector<TransferRow> rows;  ///< in the family's order; empty when the anchor cannot be used
   /// Errors of the predicted rows (the anchor left out, and a baseline that is the anchor's own
   /// figure): [0] fit, [1] held out.

@@ -28,7 +28,15 @@ std::string shape(const PublishedCase& c) {
   return n(c.num_steps) + "/" + n(c.topk) + "/" + n(c.num_draft_tokens);
 }
 
-std::string row_text(const TransferRow& r) {
+// The anchor's cycle anchor in words: what its measurement reveals and how it is carried.
+std::string cycle_text(const AnchorEntry& e) {
+  return fmt::format(
+      "(its spec tok/s at the stated accept len {:.3g}: a {:.0f} us cycle, the model's {:.0f} us; the {:+.0f} us not "
+      "explained carried to every row as {:+.1f} us per draft forward and {:+.1f} us per verify)\n",
+      e.accept_len, e.model + e.derived, e.model, e.derived, e.step_extra_us, e.verify_extra_us);
+}
+
+std::string row_text(const TransferRow& r, const std::optional<AnchorEntry>& cycle = std::nullopt) {
   const auto& c = r.c;
   std::string out = fmt::format(
       "    {:<56} {:<8} {:>3} {:>8} {:>5}  {:>7} {:>7} {:>5}  {:>7} {:>7} {:>5}  {:>5} {:>5} {:>5}\n", c.id,
@@ -37,7 +45,9 @@ std::string row_text(const TransferRow& r) {
       value_cell(c.spec_tok_s), value_cell(r.spec_tok_s), error_cell(r.spec_tok_s, c.spec_tok_s),
       value_cell(c.speedup(), "{:.2f}"), value_cell(r.speedup, "{:.2f}"), error_cell(r.speedup, c.speedup()));
   const std::string indent(61, ' ');
-  if (r.anchor && r.accept_len && c.accept_length)
+  if (r.anchor && cycle)
+    out += indent + cycle_text(*cycle);
+  else if (r.anchor && r.accept_len && c.accept_length)
     out += fmt::format(
         "{}(its spec tok/s implies accept len {:.2f} under the anchored cycle; the source states "
         "{:.3g})\n",
@@ -62,7 +72,7 @@ std::string family_text(std::size_t n, const TransferFamily& t) {
                      "err");
   if (t.rows.empty())
     for (const auto& c : f.cases) out += row_text(TransferRow{c, false, "", {}, {}, {}, {}, "", "", ""});
-  for (const auto& r : t.rows) out += row_text(r);
+  for (const auto& r : t.rows) out += row_text(r, t.anchor_cycle);
   if (!t.not_scored.empty()) return out + "\n";
   std::string stats;  // the figures this family scores, fit and held-out apart
   for (int h = 0; h < 2; ++h) {
@@ -102,6 +112,14 @@ json family_json(const TransferFamily& t) {
   for (const auto& r : t.rows) rows.push_back(row_json(r));
   json cases = json::array();
   for (const auto& c : f.cases) cases.push_back(c.id);
+  json cycle = nullptr;
+  if (const auto& e = t.anchor_cycle)
+    cycle = {{"accept_len", e->accept_len},
+             {"measured_cycle_us", e->model + e->derived},
+             {"model_cycle_us", e->model},
+             {"unexplained_us_per_cycle", e->derived},
+             {"extra_us_per_draft_forward", e->step_extra_us},
+             {"extra_us_per_verify", e->verify_extra_us}};
   return {{"id", f.id},
           {"source", f.source},
           {"deployment", f.deployment},
@@ -111,6 +129,7 @@ json family_json(const TransferFamily& t) {
           {"not_scored", opt(t.not_scored)},
           {"scenario_file", opt(t.scenario_file)},
           {"anchor_command", opt(t.anchor_command)},
+          {"anchor_cycle", cycle},
           {"rows", rows},
           {"summary",
            {{"fit", {{"baseline_tok_s", stats_json(t.baseline[0])}, {"spec_tok_s", stats_json(t.spec[0])}}},
