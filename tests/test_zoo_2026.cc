@@ -2,6 +2,7 @@
 // GLM-4.7 with its MTP layer, AMD MI300X/MI325X/MI355X over xGMI. Counts are computed by hand from
 // the config.json widths and the profiles' figures.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "scenario/memory_fit.h"
 #include "scenario/model_spec.h"
 #include "test_util.h"
+#include "util/error.h"
 
 using namespace specsim;
 using namespace specsim::test;
@@ -84,7 +86,7 @@ TEST_CASE("gpt-oss-120b MXFP4 memory fit on one H100: 60.7 GiB of weights, windo
   // Experts: 36 x 128 x 3 x 2880^2 weights at 4 bits + one e8m0 scale per 32 = 0.53125 B each;
   // attention (36 x 26,542,080) and embedding + LM head (1,158,266,880) at 2 B.
   const double expert_bytes = 36.0 * 128 * 3 * 2880 * 2880 * (0.5 + 1.0 / 32);  // 60,914,073,600
-  const double other_bytes = (36.0 * 26542080 + 1158266880) * 2;                 // 4,227,563,520
+  const double other_bytes = (36.0 * 26542080 + 1158266880) * 2;                // 4,227,563,520
   CHECK(f.weights_gib == Approx((expert_bytes + other_bytes) / kGiB));
   CHECK(f.weights_gib == Approx(60.667).epsilon(1e-4));
   // KV per token and layer: 2 (K, V) x 8 heads x 64 x 2 B = 2048 B; 18 full layers hold 8192
@@ -165,22 +167,22 @@ TEST_CASE("glm-4.7: GQA + 160 routed experts and one fused shared expert, 3 dens
 }
 
 TEST_CASE("specsim run: gpt-oss-120b on H200 and B200, glm-4.7 with its NextN draft") {
-  const CliResult h200 = run_specsim({"run", "--model-path", "gpt-oss-120b", "--hardware", "h200:nvswitch",
-                                      "--tp-size", "4", "--speculative-algorithm", "EAGLE3", "--accept-len", "2.4"});
+  const CliResult h200 = run_specsim({"run", "--model-path", "gpt-oss-120b", "--hardware", "h200:nvswitch", "--tp-size",
+                                      "4", "--speculative-algorithm", "EAGLE3", "--accept-len", "2.4"});
   INFO(h200.err);
   REQUIRE(h200.exit_code == 0);
   CHECK(h200.out.find("mxfp4 (experts; attention bf16)") != std::string::npos);
   CHECK(h200.out.find("gpt-oss-120b/eagle3") != std::string::npos);
-  const CliResult b200 = run_specsim({"run", "--model-path", "gpt-oss-120b", "--hardware", "b200:nvswitch",
-                                      "--tp-size", "4", "--speculative-algorithm", "NONE"});
+  const CliResult b200 = run_specsim({"run", "--model-path", "gpt-oss-120b", "--hardware", "b200:nvswitch", "--tp-size",
+                                      "4", "--speculative-algorithm", "NONE"});
   INFO(b200.err);
   CHECK(b200.exit_code == 0);
   const CliResult small = run_specsim({"run", "--model-path", "gpt-oss-20b", "--hardware", "h100-sxm:nvswitch",
                                        "--tp-size", "1", "--speculative-algorithm", "EAGLE3", "--accept-len", "2.4"});
   INFO(small.err);
   CHECK(small.exit_code == 0);
-  const CliResult glm = run_specsim({"run", "--model-path", "glm-4.7", "--hardware", "h200:nvswitch", "--tp-size",
-                                     "8", "--speculative-algorithm", "NEXTN", "--accept-len", "2.5"});
+  const CliResult glm = run_specsim({"run", "--model-path", "glm-4.7", "--hardware", "h200:nvswitch", "--tp-size", "8",
+                                     "--speculative-algorithm", "NEXTN", "--accept-len", "2.5"});
   INFO(glm.err);
   REQUIRE(glm.exit_code == 0);
   CHECK(glm.out.find("Glm4MoeForCausalLMNextN") != std::string::npos);
@@ -188,8 +190,8 @@ TEST_CASE("specsim run: gpt-oss-120b on H200 and B200, glm-4.7 with its NextN dr
 
 TEST_CASE("AMD MI300X/MI325X/MI355X over xGMI run; RCCL beside SGLang's ROCm all-reduce by default") {
   for (const std::string gpu : {"mi300x", "mi325x", "mi355x"}) {
-    const CliResult r = run_specsim({"run", "--model-path", "llama-3.1-70b", "--hardware", gpu + ":xgmi",
-                                     "--tp-size", "8", "--accept-len", "2.5"});
+    const CliResult r = run_specsim(
+        {"run", "--model-path", "llama-3.1-70b", "--hardware", gpu + ":xgmi", "--tp-size", "8", "--accept-len", "2.5"});
     INFO(gpu << ": " << r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(r.out.find("8x " + gpu + " on xgmi (xGMI") != std::string::npos);
@@ -232,4 +234,25 @@ TEST_CASE("--allreduce sglang|vllm on MI300X: the ROCm gates and sizes; this pro
   const CliResult wrong2 = run_specsim({"run", "--model-path", "llama-3.1-8b", "--hardware", "h200:xgmi"});
   CHECK(wrong2.exit_code == 2);
   CHECK(wrong2.err.find("has no xGMI") != std::string::npos);
+}
+
+TEST_CASE("gpt-oss configs: a layer_types list of the wrong length or an unknown type is refused by name") {
+  nlohmann::json cfg = nlohmann::json::parse(slurp(models_path("gpt-oss-20b/config.json")));
+  cfg["layer_types"].erase(0);
+  try {
+    model_from_json(cfg, "", "cfg");
+    FAIL("accepted 23 layer types for 24 layers");
+  } catch (const InputError& e) {
+    CHECK(e.where() == "cfg: layer_types");
+  }
+  cfg["layer_types"].push_back("chunked_attention");
+  try {
+    model_from_json(cfg, "", "cfg");
+    FAIL("accepted chunked_attention");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("chunked_attention") != std::string::npos);
+  }
+  // Without layer_types every other layer from the first slides, as transformers' GptOssConfig builds them.
+  cfg.erase("layer_types");
+  CHECK(model_from_json(cfg, "", "cfg").sliding_layers == 12);
 }
