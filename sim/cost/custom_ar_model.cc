@@ -15,6 +15,9 @@ std::string custom_unsupported_reason(const Hardware& hw, int world) {
         "the custom all-reduce maps peers' memory, which does not span nodes: {} ranks cross {} nodes "
         "(--nnodes {}; use --allreduce nccl)",
         world, hw.nodes_spanned(world), hw.num_nodes);
+  if (hw.gpu.amd)
+    return "this project's custom all-reduce is a CUDA kernel and does not run on ROCm (" + hw.gpu.name +
+           "): compare --allreduce sglang or vllm (the stacks' ROCm custom all-reduce) or nccl (RCCL)";
   if (world < kCustomMinWorld || world > kCustomMaxWorld)
     return "the custom all-reduce runs on 2..8 ranks, not " + std::to_string(world);
   if (!hw.gpu.p2p)

@@ -9,7 +9,7 @@ namespace specsim {
 double nccl_alltoall_us(double bytes, int n, const Hardware& hw, const NcclSettings& s) {
   if (n <= 1 || bytes <= 0) return 0;
   const bool p2p = hw.gpu.p2p && nccl_uses_p2p(hw.topo, s.p2p_level);
-  const int link = p2p && hw.topo.link == LinkKind::NVLink ? 0 : 1;
+  const int link = p2p && gpu_fabric(hw.topo.link) ? 0 : 1;
   const double busbw = p2p ? std::min(hw.topo.nccl_p2p_busbw_gbps, hw.link_bw_gbps()) : hw.topo.nccl_shm_busbw_gbps;
   const double lat = hw.nccl.base_latency_us[kRing][kSimple] + hw.nccl.hop_latency_us[link][kRing][kSimple] +
                      (p2p ? 0.0 : hw.topo.nccl_shm_hop_us);

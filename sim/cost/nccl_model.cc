@@ -86,7 +86,8 @@ NcclEstimate best(double bytes, int n, int steps, double ring_algbw_per_busbw, c
   sp.ppn = double(n) / sp.nodes;
   const bool allreduce = !ring_only;
   e.p2p = hw.gpu.p2p && nccl_uses_p2p(hw.topo, s.p2p_level);  // GeForce cards: host memory always
-  const bool nvlink = e.p2p && hw.topo.link == LinkKind::NVLink;
+  // xGMI takes NCCL's NVLink latency row for RCCL (an assumption: RCCL's tuning is not modelled)
+  const bool nvlink = e.p2p && gpu_fabric(hw.topo.link);
   const int link = nvlink ? 0 : 1;
   double busbw = e.p2p ? std::min(hw.topo.nccl_p2p_busbw_gbps, hw.link_bw_gbps()) : hw.topo.nccl_shm_busbw_gbps;
   if (sp.multi()) busbw = std::min(busbw, std::min(sp.ppn, double(hw.topo.nics_per_node)) * hw.topo.nccl_net_bw_gbps);

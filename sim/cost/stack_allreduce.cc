@@ -14,6 +14,8 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kKiB = 1024.0;
 constexpr double kBufferBytes = 8192 * 1024;  // both stacks' max_size: 8192 * 1024
+// SGLang on ROCm doubles it ("crossover is at 16MB buffer size for ROCm", custom_all_reduce.py v0.5.2).
+constexpr double kSglangHipBufferBytes = 2 * kBufferBytes;
 constexpr const char* kDisable = "disable-custom";
 
 bool supported_world(int n) { return n == 2 || n == 4 || n == 6 || n == 8; }
@@ -45,7 +47,7 @@ std::string custom_gate(const AllReduceQuery& q, const char* stack) {
                        q.hw->nodes_spanned(q.world));
   if (!supported_world(q.world))
     return fmt::format("{}'s custom all-reduce runs on 2, 4, 6 or 8 ranks, not {}", stack, q.world);
-  if (q.world > 2 && q.hw->topo.link != LinkKind::NVLink)
+  if (q.world > 2 && !gpu_fabric(q.hw->topo.link))
     return fmt::format("{} turns its custom all-reduce off on more than two PCIe-only GPUs", stack);
   if (!q.hw->gpu.p2p || !q.hw->topo.peer_access)
     return fmt::format("{}'s P2P check fails ({} on {}: no peer memory access)", stack, q.hw->gpu.name,
@@ -95,7 +97,9 @@ StackPath stack_path(Stack stack, const AllReduceQuery& q) {
   const bool disabled = q.choice && q.choice->arg == kDisable;
   const char* name = stack_name(stack);
   std::string gate = disabled ? "--disable-custom-all-reduce" : custom_gate(q, name);
-  double cap = kBufferBytes;
+  // ROCm (both stacks): the same gates, P2P taken as given over xGMI; vLLM's quick all-reduce is off
+  // unless VLLM_ROCM_QUICK_REDUCE_QUANTIZATION is set, and torch symmetric memory is CUDA-only.
+  double cap = stack == Stack::Sglang && q.hw->gpu.amd ? kSglangHipBufferBytes : kBufferBytes;
   bool symm = false;
   const double cc = q.hw->gpu.compute_capability;
   if (stack == Stack::Vllm) {
@@ -165,6 +169,9 @@ std::string StackAllReduce::describe(const AllReduceQuery& q) const {
     s += fmt::format(" (custom kernel not taken: {}; a guess, not measured)", p.why);
   else
     s += q.graph ? " (graph: buffers registered at capture, no copy)" : " (eager: input copied into its IPC buffer)";
+  if (q.hw->gpu.amd && p.kind != StackPath::Kind::Nccl)
+    s += fmt::format("; its ROCm kernel over {}, priced on the topology's peer figures (a guess, not measured)",
+                     link_name(q.hw->topo.link));
   return s;
 }
 

@@ -31,7 +31,7 @@ std::string zoo_of(const std::string& id) {
   std::string base = id;
   while (!base.empty() && base.back() == '/') base.pop_back();
   base = base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
-  for (const char* org : {"deepseek-ai", "meta-llama", "qwen", "moonshotai"})
+  for (const char* org : {"deepseek-ai", "meta-llama", "qwen", "moonshotai", "openai", "zai-org"})
     if (std::string z = zoo_name_of_hf_id(std::string(org) + "/" + base); !z.empty()) return z;
   for (const auto& z : zoo_models()) {  // a zoo name itself
     std::string lower = base;

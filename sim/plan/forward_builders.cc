@@ -152,7 +152,7 @@ OpBlock parallel_decoder_layer(const char* name, int repeat, bool moe, const Mod
   if (m.has_mla)
     mla_attention(b.ops, m, w, fa);
   else
-    gqa_attention(b.ops, m, w, fa, h, m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe);
+    gqa_attention(b.ops, m, w, fa, h, m.qk_norm);
   const DType ew = f.experts.value_or(w);
   if (moe && l.a2a != A2aBackend::None) {  // ScatterMode.SCATTERED: each rank its share of the tokens
     const double own = std::ceil(t / atp);
@@ -201,7 +201,7 @@ OpBlock decoder_layer(const char* name, int repeat, bool moe, const ModelSpec& m
   if (m.has_mla)
     mla_attention(b.ops, m, w, f);
   else
-    gqa_attention(b.ops, m, w, f, h, m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe);
+    gqa_attention(b.ops, m, w, f, h, m.qk_norm);
   b.ops.push_back(boundary(all_reduce("attn_allreduce", ar)));
   b.ops.push_back(boundary(add_norm("post_attention_layernorm", t, h)));
   if (moe)
@@ -263,7 +263,14 @@ std::vector<OpBlock> target_forward(const ModelSpec& m, DType w, const ForwardSh
   };
   const int dense_layers = m.has_moe ? m.moe.first_dense_layers : m.layers;
   if (dense_layers > 0) layer("dense_layer", dense_layers, false);
-  if (m.layers - dense_layers > 0) layer("moe_layer", m.layers - dense_layers, true);
+  // gpt-oss: the sliding-window layers (all MoE) read at most the window's KV tokens per request.
+  const int swa_layers = std::min(m.sliding_layers, m.layers - dense_layers);
+  if (swa_layers > 0) {
+    ForwardShape fw = f;
+    fw.context = m.window_context(f.context);
+    blocks.push_back(decoder_layer("moe_layer_sliding", swa_layers, m.has_moe, m, w, fw));
+  }
+  if (m.layers - dense_layers - swa_layers > 0) layer("moe_layer", m.layers - dense_layers - swa_layers, m.has_moe);
 
   OpBlock head{"lm_head", 1, {}};
   const double vl = padded_vocab(m.vocab) / f.tp;

@@ -169,7 +169,9 @@ json report_json(const Scenario& s, const ScenarioResult& r) {
             {"topology", s.hw.topo.name},
             {"num_gpus", s.hw.num_gpus},
             {"num_nodes", s.hw.num_nodes},
-            {"link", s.hw.topo.link == LinkKind::NVLink ? "nvlink" : "pcie"},
+            {"link", s.hw.topo.link == LinkKind::NVLink ? "nvlink"
+                     : s.hw.topo.link == LinkKind::XGMI ? "xgmi"
+                                                        : "pcie"},
             {"nccl_path", std::string(path_type_name(s.hw.topo.nccl_path))},
             {"defaulted", s.hardware_defaulted}}},
           {"settings", settings_json(s, r)},

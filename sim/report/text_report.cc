@@ -104,8 +104,7 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
       s.hw.num_nodes > 1 ? fmt::format(" ({} nodes x {})", s.hw.num_nodes, s.hw.gpus_per_node()) : "";
   out += fmt::format("hardware: {}x {}{} on {}{} ({}; NCCL path {}), TP {}\n", s.hw.num_gpus, s.hw.gpu.name, nodes,
                      s.hw.topo.name, s.hardware_defaulted ? " (default: no --hardware given)" : "",
-                     s.hw.topo.link == LinkKind::NVLink ? "NVLink" : "PCIe", path_type_name(s.hw.topo.nccl_path),
-                     s.run.tp_size);
+                     link_name(s.hw.topo.link), path_type_name(s.hw.topo.nccl_path), s.run.tp_size);
   const auto& run = s.run;
   out += fmt::format("settings: batch {}, context {}, cuda graphs {}{}\n", run.batch_size, run.context_len,
                      run.disable_cuda_graph ? "off" : fmt::format("up to bs {}", run.cuda_graph_max_bs), [&] {

@@ -3,6 +3,9 @@
 namespace specsim {
 
 std::string flashinfer_fusion_refusal(const Hardware& hw) {
+  if (hw.gpu.amd)
+    return "FlashInfer's fused all-reduce is a CUDA kernel and does not run on ROCm (" + hw.gpu.name +
+           "); compare --allreduce sglang or nccl (RCCL) instead";
   if (hw.topo.link != LinkKind::NVLink)
     return "FlashInfer's fused all-reduce runs over NVLink only (this topology is PCIe; on SM120 PCIe boxes its JIT "
            "refuses the GPU); compare --allreduce custom:fused instead";

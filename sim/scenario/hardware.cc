@@ -78,12 +78,16 @@ double checked(const json& j, const char* key, const std::string& where) {
   return v;
 }
 
+// AMD's CDNA parts take NCCL's Hopper (CDNA3) / Blackwell (CDNA4) row of per-architecture LL caps
+// for RCCL: an assumption (RCCL's own tuning is not modelled), said in models/hardware/README.md.
 GpuArch parse_arch(const std::string& s, const std::string& where) {
+  if (s == "cdna3") return GpuArch::Hopper;
+  if (s == "cdna4") return GpuArch::Blackwell;
   if (s == "ampere") return GpuArch::Ampere;
   if (s == "ada") return GpuArch::Ada;
   if (s == "hopper") return GpuArch::Hopper;
   if (s == "blackwell") return GpuArch::Blackwell;
-  throw InputError("unknown arch '" + s + "': use ampere, ada, hopper or blackwell", where + ".arch");
+  throw InputError("unknown arch '" + s + "': use ampere, ada, hopper, blackwell, cdna3 or cdna4", where + ".arch");
 }
 
 ReplayFp8Kernel replay_fp8_from_json(const json& j, const std::string& where) {
@@ -109,7 +113,9 @@ GpuProfile gpu_from_json(const json& j, const std::string& where) {
   GpuProfile g;
   g.name = json_string(j, "name", where);
   g.description = j.contains("description") ? json_string(j, "description", where) : "";
-  g.arch = parse_arch(json_string(j, "arch", where), where);
+  const std::string arch = json_string(j, "arch", where);
+  g.arch = parse_arch(arch, where);
+  g.amd = arch == "cdna3" || arch == "cdna4";
   g.fp8 = json_bool(j, "fp8", where);
   g.p2p = json_bool(j, "p2p", where);
   for (const auto& f : kGpuFields) g.*(f.member) = checked(j, f.key, where);
@@ -145,8 +151,10 @@ TopologyProfile topology_from_json(const json& j, const std::string& where) {
     t.link = LinkKind::NVLink;
   else if (link == "pcie")
     t.link = LinkKind::PCIe;
+  else if (link == "xgmi")
+    t.link = LinkKind::XGMI;
   else
-    throw InputError("unknown link '" + link + "': use nvlink or pcie", where + ".link");
+    throw InputError("unknown link '" + link + "': use nvlink, pcie or xgmi", where + ".link");
   t.nccl_path = parse_path_type(json_string(j, "nccl_path", where), where + ".nccl_path");
   t.peer_access = json_bool(j, "peer_access", where);
   t.max_gpus = json_int(j, "max_gpus", where);
@@ -206,6 +214,15 @@ PathType parse_path_type(std::string_view s, const std::string& where) {
   for (int i = 0; i < 5; ++i)
     if (s == names[i]) return static_cast<PathType>(i);
   throw InputError("unknown NCCL path type '" + std::string(s) + "': use NVL, PIX, PXB, PHB or SYS", where);
+}
+
+std::string_view link_name(LinkKind k) {
+  switch (k) {
+    case LinkKind::NVLink: return "NVLink";
+    case LinkKind::PCIe: return "PCIe";
+    case LinkKind::XGMI: return "xGMI";
+  }
+  return "PCIe";
 }
 
 std::string_view arch_name(GpuArch a) {
@@ -292,8 +309,10 @@ Hardware load_hardware(const std::string& spec, int num_gpus, const std::string&
                      flag);
   }
   hw.nccl = load_nccl_tuning();
-  if (hw.topo.link == LinkKind::NVLink && hw.gpu.nvlink_bw_gbps <= 0)
-    throw InputError(hw.gpu.name + " has no NVLink: use a pcie topology", flag);
+  if (hw.topo.link == LinkKind::NVLink && (hw.gpu.nvlink_bw_gbps <= 0 || hw.gpu.amd))
+    throw InputError(hw.gpu.name + " has no NVLink: use a pcie topology" + (hw.gpu.amd ? " or xgmi" : ""), flag);
+  if (hw.topo.link == LinkKind::XGMI && !hw.gpu.amd)
+    throw InputError(hw.gpu.name + " has no xGMI (AMD Infinity Fabric): use nvswitch or a pcie topology", flag);
   if (num_gpus < 1) throw InputError("--num-gpus must be at least 1", "--num-gpus");
   return hw;
 }

@@ -12,7 +12,12 @@
 namespace specsim {
 
 enum class GpuArch { Ampere, Ada, Hopper, Blackwell };
-enum class LinkKind { NVLink, PCIe };
+/// NVLink (NVSwitch), PCIe, or AMD's xGMI (Infinity Fabric: every GPU linked to every other).
+enum class LinkKind { NVLink, PCIe, XGMI };
+/// A GPU-to-GPU fabric that joins every pair directly or through a switch (NVLink, xGMI): what the
+/// stacks' custom all-reduce gate calls "fully connected", and NCCL's (RCCL's) fast-link row.
+constexpr bool gpu_fabric(LinkKind k) { return k == LinkKind::NVLink || k == LinkKind::XGMI; }
+std::string_view link_name(LinkKind k);
 /// NCCL's path types between two GPUs, nearest first.
 enum class PathType { NVL, PIX, PXB, PHB, SYS };
 
@@ -36,6 +41,7 @@ struct GpuProfile {
   GpuArch arch = GpuArch::Hopper;
   bool fp8 = false;  ///< tensor cores run fp8
   bool p2p = false;  ///< driver allows peer memory access
+  bool amd = false;  ///< an AMD Instinct GPU (arch cdna3/cdna4): ROCm, RCCL, HIP kernels
   double mem_bw_gbps = 0, mem_gib = 0, l2_mib = 0;
   double peak_bf16_tflops = 0, peak_fp16_tflops = 0, peak_fp8_tflops = 0, peak_fp32_tflops = 0;
   double nvlink_bw_gbps = 0, pcie_bw_gbps = 0;
@@ -125,7 +131,7 @@ struct Hardware {
   int gpus_per_node() const { return (num_gpus + num_nodes - 1) / num_nodes; }
   int nodes_spanned(int world) const { return num_nodes <= 1 ? 1 : (world + gpus_per_node() - 1) / gpus_per_node(); }
   /// Per-direction bandwidth of one GPU's link to its peers, GB/s (NVLink or PCIe).
-  double link_bw_gbps() const { return topo.link == LinkKind::NVLink ? gpu.nvlink_bw_gbps : gpu.pcie_bw_gbps; }
+  double link_bw_gbps() const { return gpu_fabric(topo.link) ? gpu.nvlink_bw_gbps : gpu.pcie_bw_gbps; }
 };
 
 GpuProfile parse_gpu(const std::string& path);

@@ -26,9 +26,12 @@ double routed_expert_bytes(const ModelSpec& m, std::optional<DType> dtype) {
   return m.routed_expert_params() * dtype_bytes(dtype.value_or(m.experts_dtype()));
 }
 
-// KV bytes per cached token on one rank, every layer, at the run's KV-cache dtype.
-double kv_bytes_per_token(const ModelSpec& m, int tp, double elem_bytes) {
-  return double(m.layers) * kv_bytes_per_token_layer(m, tp, elem_bytes);
+// KV bytes one request of `context` tokens holds on one rank, every layer, at the run's KV-cache
+// dtype. Sliding-window layers (gpt-oss) keep only the window's tokens: SGLang's hybrid SWA pool
+// frees the ones that leave it.
+double kv_bytes_per_request(const ModelSpec& m, int tp, double elem_bytes, double context) {
+  const double layer = kv_bytes_per_token_layer(m, tp, elem_bytes);
+  return (double(m.layers - m.sliding_layers) * context + double(m.sliding_layers) * m.window_context(context)) * layer;
 }
 
 }  // namespace
@@ -65,14 +68,15 @@ MemoryFit memory_fit(const ModelSpec& target, const ModelSpec* draft, const Hard
   const int attn_tp = run.layout.attn_tp(run.tp_size);
   const double experts = run.layout.dp_attention ? routed_expert_bytes(target, run.dtype) : 0.0;
   double w = experts / run.tp_size + (weight_bytes(target, run.dtype) - experts) / attn_tp;
-  double kv_per_token = kv_bytes_per_token(target, attn_tp, run.kv_cache_bytes);
+  const double context = double(run.context_len);
+  double kv_per_request = kv_bytes_per_request(target, attn_tp, run.kv_cache_bytes, context);
   if (draft && draft->is_draft() && run.speculative()) {  // another kind of draft is refused later
     w += weight_bytes(*draft, std::nullopt) / attn_tp;
-    kv_per_token += kv_bytes_per_token(*draft, attn_tp, run.kv_cache_bytes);
+    kv_per_request += kv_bytes_per_request(*draft, attn_tp, run.kv_cache_bytes, context);
   }
   f.weights_gib = w / gib;
   f.weight_dtype = run.dtype.value_or(target.weight_dtype);
-  f.kv_gib_per_request = double(run.context_len) * kv_per_token / gib;
+  f.kv_gib_per_request = kv_per_request / gib;
   f.kv_gib = double(run.layout.rank_batch(run.batch_size)) * f.kv_gib_per_request;
   return f;
 }

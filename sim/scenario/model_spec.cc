@@ -45,9 +45,13 @@ Arch parse_arch(const json& cfg, const std::string& where) {
   // LM head spans the whole vocab; the 2H-wide qkv input stands in for the 2H -> H fc (same bytes within ~5%).
   if (a == "LlamaForCausalLMEagle") return Arch::LlamaEagle3;
   if (a == "DeepseekV3ForCausalLMNextN") return Arch::DeepseekV3NextN;
+  if (a == "GptOssForCausalLM") return Arch::GptOss;
+  if (a == "Glm4MoeForCausalLM") return Arch::Glm4Moe;
+  if (a == "Glm4MoeForCausalLMNextN") return Arch::Glm4MoeNextN;  // SGLang's name for GLM-4.x's MTP layer
   throw InputError("unknown architecture '" + a +
                        "': supported are LlamaForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, "
-                       "DeepseekV3ForCausalLM, LlamaForCausalLMEagle3, LlamaForCausalLMEagle",
+                       "DeepseekV3ForCausalLM, GptOssForCausalLM, Glm4MoeForCausalLM, LlamaForCausalLMEagle3, "
+                       "LlamaForCausalLMEagle, DeepseekV3ForCausalLMNextN, Glm4MoeForCausalLMNextN",
                    where + ": architectures");
 }
 
@@ -138,6 +142,43 @@ ConfigFormat config_format(const json& cfg, const std::string& where) {
   return f;
 }
 
+// gpt-oss: which layers attend through a sliding window (layer_types, else every other layer from
+// the first, as transformers' GptOssConfig defaults) and the window's width.
+void read_sliding_window(const json& cfg, ModelSpec& m, const std::string& where) {
+  if (!cfg.contains("sliding_window") || cfg["sliding_window"].is_null()) return;
+  m.sliding_window = positive(cfg, "sliding_window", where);
+  if (cfg.contains("layer_types") && !cfg["layer_types"].is_null()) {
+    const json& types = cfg["layer_types"];
+    if (!types.is_array() || types.size() != static_cast<std::size_t>(m.layers))
+      throw InputError("layer_types must list one type per layer (num_hidden_layers " + std::to_string(m.layers) + ")",
+                       where + ": layer_types");
+    for (const auto& t : types) {
+      const std::string v = t.is_string() ? t.get<std::string>() : std::string();
+      if (v == "sliding_attention")
+        ++m.sliding_layers;
+      else if (v != "full_attention")
+        throw InputError("layer_types holds '" + json_excerpt(t) + "': use sliding_attention or full_attention",
+                         where + ": layer_types");
+    }
+  } else {
+    m.sliding_layers = (m.layers + 1) / 2;
+  }
+}
+
+// DeepSeek-style MoE fields (DeepSeek-V3, Kimi-K2, GLM-4.x): routed and shared experts, leading dense layers.
+void read_deepseek_moe(const json& cfg, ModelSpec& m, const std::string& where) {
+  m.has_moe = true;
+  m.moe.routed_experts = positive(cfg, "n_routed_experts", where);
+  m.moe.experts_per_token = positive(cfg, "num_experts_per_tok", where);
+  m.moe.intermediate = positive(cfg, "moe_intermediate_size", where);
+  m.moe.shared_experts = cfg.contains("n_shared_experts") ? json_int(cfg, "n_shared_experts", where) : 0;
+  m.moe.first_dense_layers = cfg.contains("first_k_dense_replace") ? json_int(cfg, "first_k_dense_replace", where) : 0;
+  if (m.moe.shared_experts < 0 || m.moe.first_dense_layers < 0 || m.moe.first_dense_layers > m.layers)
+    throw InputError("n_shared_experts / first_k_dense_replace out of range", where + ": first_k_dense_replace");
+  if (cfg.contains("moe_layer_freq") && json_int(cfg, "moe_layer_freq", where) != 1)
+    throw InputError("only moe_layer_freq 1 is modelled", where + ": moe_layer_freq");
+}
+
 std::string model_name(const std::string& config_path) {
   // A pipe (/dev/fd/N -> "pipe:[...]") has no canonical path: its name is the path as given.
   std::error_code ec;
@@ -198,6 +239,9 @@ ModelSpec model_from_json(const json& cfg, const std::string& path, const std::s
   if (format.experts != format.dense) m.expert_weight_dtype = format.experts;
   m.quant_format = format.words;
   if (cfg.contains("max_position_embeddings")) m.max_position = positive(cfg, "max_position_embeddings", where);
+  m.qk_norm = m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe ||
+              ((m.arch == Arch::Glm4Moe || m.arch == Arch::Glm4MoeNextN) && cfg.contains("use_qk_norm") &&
+               cfg["use_qk_norm"].is_boolean() && cfg["use_qk_norm"].get<bool>());
   if (m.arch != Arch::DeepseekV3 && m.arch != Arch::DeepseekV3NextN) {
     if (!cfg.contains("head_dim") && m.hidden % m.heads != 0)
       throw InputError("hidden_size is not a multiple of num_attention_heads and head_dim is missing",
@@ -226,6 +270,33 @@ ModelSpec model_from_json(const json& cfg, const std::string& path, const std::s
         throw InputError("mlp_only_layers is not modelled: every layer must be MoE", where + ": mlp_only_layers");
       break;
     }
+    case Arch::GptOss: {
+      // 128 (120b) or 32 (20b) experts of intermediate_size, top-4, in every layer; no shared
+      // expert, no dense layer (transformers' GptOssConfig: num_local_experts, num_experts_per_tok).
+      m.has_moe = true;
+      m.moe.routed_experts = positive(cfg, "num_local_experts", where);
+      m.moe.experts_per_token =
+          positive(cfg, "num_experts_per_tok", where, positive(cfg, "experts_per_token", where, 4));
+      m.moe.intermediate = m.intermediate;
+      read_sliding_window(cfg, m, where);
+      m.attention_sinks = true;
+      break;
+    }
+    case Arch::Glm4MoeNextN:
+    case Arch::Glm4Moe: {
+      // GQA attention (partial rotary, qkv bias) and DeepSeek-style MoE: routed + one shared expert,
+      // first_k_dense_replace dense layers. SGLang v0.5.2 fuses a single shared expert into the
+      // routed MoE on CUDA GPUs (glm4_moe.py determine_num_fused_shared_experts; not on ROCm).
+      read_deepseek_moe(cfg, m, where);
+      m.moe.fuse_shared = m.moe.shared_experts == 1;
+      if (m.arch == Arch::Glm4MoeNextN) {
+        if (m.layers != 1)
+          throw InputError("a NextN draft has exactly one decoder layer", where + ": num_hidden_layers");
+        m.moe.first_dense_layers = 0;
+        m.draft_vocab = m.vocab;
+      }
+      break;
+    }
     case Arch::DeepseekV3NextN:
     case Arch::DeepseekV3: {
       m.has_mla = m.has_moe = true;
@@ -235,16 +306,7 @@ ModelSpec model_from_json(const json& cfg, const std::string& path, const std::s
       m.mla.qk_rope_dim = positive(cfg, "qk_rope_head_dim", where);
       m.mla.v_head_dim = positive(cfg, "v_head_dim", where);
       m.head_dim = m.mla.qk_nope_dim + m.mla.qk_rope_dim;
-      m.moe.routed_experts = positive(cfg, "n_routed_experts", where);
-      m.moe.experts_per_token = positive(cfg, "num_experts_per_tok", where);
-      m.moe.intermediate = positive(cfg, "moe_intermediate_size", where);
-      m.moe.shared_experts = cfg.contains("n_shared_experts") ? json_int(cfg, "n_shared_experts", where) : 0;
-      m.moe.first_dense_layers =
-          cfg.contains("first_k_dense_replace") ? json_int(cfg, "first_k_dense_replace", where) : 0;
-      if (m.moe.shared_experts < 0 || m.moe.first_dense_layers < 0 || m.moe.first_dense_layers > m.layers)
-        throw InputError("n_shared_experts / first_k_dense_replace out of range", where + ": first_k_dense_replace");
-      if (cfg.contains("moe_layer_freq") && json_int(cfg, "moe_layer_freq", where) != 1)
-        throw InputError("only moe_layer_freq 1 is modelled", where + ": moe_layer_freq");
+      read_deepseek_moe(cfg, m, where);
       // SGLang fuses the shared expert into the routed MoE only for 256 routed experts + 1 shared
       // (DeepSeek-V3/R1); Kimi-K2 (384) runs it as a separate TP-sharded MLP.
       m.moe.fuse_shared = m.moe.routed_experts == 256 && m.moe.shared_experts == 1;

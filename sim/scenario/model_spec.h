@@ -10,7 +10,7 @@
 namespace specsim {
 
 /// Architectures specsim knows how to lay out as SGLang runs them.
-enum class Arch { Llama, Qwen3, Qwen3Moe, DeepseekV3, LlamaEagle3, DeepseekV3NextN };
+enum class Arch { Llama, Qwen3, Qwen3Moe, DeepseekV3, LlamaEagle3, DeepseekV3NextN, GptOss, Glm4Moe, Glm4MoeNextN };
 
 /// Multi-head latent attention (DeepSeek-V3 family).
 struct MlaDims {
@@ -56,10 +56,20 @@ struct ModelSpec {
   std::string quant_format;    ///< the config's quantization_config in words ("" when none)
   int draft_vocab = 0;         ///< EAGLE-3 drafts: the reduced draft vocabulary
   long long max_position = 0;  ///< max_position_embeddings (0: not given)
-  bool is_draft() const { return arch == Arch::LlamaEagle3 || arch == Arch::DeepseekV3NextN; }
-  /// DeepSeek's NextN (MTP) layer as SGLang runs it for EAGLE/NEXTN: one MLA + MoE decoder layer
-  /// plus eh_proj, sharing the target's embedding and LM head.
-  bool is_nextn() const { return arch == Arch::DeepseekV3NextN; }
+  /// Sliding-window attention (gpt-oss): `sliding_layers` of the layers attend to at most the last
+  /// `sliding_window` tokens, so their attention reads and their KV cache hold at most that many.
+  int sliding_window = 0;
+  int sliding_layers = 0;
+  bool attention_sinks = false;  ///< gpt-oss: one learned logit per head joins each softmax (not priced: 64 floats)
+  bool qk_norm = false;          ///< per-head RMSNorm on q and k (Qwen3; GLM-4.x where use_qk_norm)
+  bool is_draft() const { return arch == Arch::LlamaEagle3 || is_nextn(); }
+  /// DeepSeek's (or GLM-4.x's) NextN (MTP) layer as SGLang runs it for EAGLE/NEXTN: one MLA (GQA)
+  /// + MoE decoder layer plus eh_proj, sharing the target's embedding and LM head.
+  bool is_nextn() const { return arch == Arch::DeepseekV3NextN || arch == Arch::Glm4MoeNextN; }
+  /// KV tokens a layer reads and caches at `context`: the window for sliding layers.
+  double window_context(double context) const {
+    return sliding_window > 0 && context > sliding_window ? double(sliding_window) : context;
+  }
   /// Parameters in one copy of the model (approximate, for the report).
   double param_count() const;
   /// Of param_count(), the routed experts' parameters (0 without MoE).

@@ -75,9 +75,10 @@ void apply_nccl_proto(NcclSettings& n, const std::string& s) {
   }
 }
 
-// SGLang's auto choice of (steps, topk, draft tokens): DeepSeek (3,1,4), others (5,4,8).
+// SGLang's auto choice of (steps, topk, draft tokens): DeepSeek and gpt-oss (3,1,4), others (5,4,8)
+// (server_args.py auto_choose_speculative_params, v0.5.2).
 void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
-  if (target.arch == Arch::DeepseekV3)
+  if (target.arch == Arch::DeepseekV3 || target.arch == Arch::GptOss)
     r.num_steps = 3, r.topk = 1, r.num_draft_tokens = 4;
   else
     r.num_steps = 5, r.topk = 4, r.num_draft_tokens = 8;
@@ -299,6 +300,13 @@ Scenario resolve_unfused(const RunArgs& a) {
   s.hardware_defaulted = !a.hardware;
   s.hw = load_hardware(hw_spec, run.num_gpus);
   set_nodes(s.hw, run.nnodes, a.num_gpus ? "--num-gpus" : "--tp-size");
+  if (s.backends_defaulted && s.hw.gpu.amd) {
+    // This project's kernel is CUDA-only: on AMD GPUs RCCL stands beside the stack's own ROCm all-reduce.
+    run.allreduce = base.allreduce = {parse_allreduce("nccl"), parse_allreduce("sglang")};
+    s.notes.push_back("on " + s.hw.gpu.name +
+                      " (ROCm) the default comparison is RCCL (--allreduce nccl) beside SGLang's ROCm custom "
+                      "all-reduce (--allreduce sglang); this project's CUDA kernel does not run there");
+  }
 
   // The draft is needed by the run, or by the built-in measured run it projects from.
   if (run.speculative()) {
