@@ -34,12 +34,25 @@ std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not, Ca
   RunArgs& a = r.args;
   r.put("--model-path", a.model_path, *c.zoo_model);
   if (c.zoo_draft) r.put("--speculative-draft-model-path", a.draft_model_path, *c.zoo_draft);
-  r.put("--hardware", a.hardware, *c.zoo_gpu + ":" + c.zoo_topology.value_or("nvswitch"));
+  // More than one node: the cluster of NVSwitch nodes over InfiniBand unless the case names its own.
+  const bool cluster = c.nnodes.value_or(1) > 1;
+  r.put("--hardware", a.hardware, *c.zoo_gpu + ":" + c.zoo_topology.value_or(cluster ? "nvswitch-ib" : "nvswitch"));
+  if (cluster) r.put("--nnodes", a.nnodes, *c.nnodes);
   r.put("--tp-size", a.tp_size, *c.tp);
+  if (c.pp_size) r.put("--pp-size", a.parallel.pp_size, *c.pp_size);
+  if (c.enable_dp_attention) {
+    a.parallel.enable_dp_attention = true;
+    r.flags.push_back("--enable-dp-attention");
+  }
+  if (c.dp_size) r.put("--dp-size", a.parallel.dp_size, *c.dp_size);
+  if (c.ep_size) r.put("--ep-size", a.parallel.ep_size, *c.ep_size);
+  if (c.moe_a2a_backend) r.put("--moe-a2a-backend", a.parallel.moe_a2a_backend, *c.moe_a2a_backend);
+  if (c.deepep_mode) r.put("--deepep-mode", a.parallel.deepep_mode, *c.deepep_mode);
   if (c.dtype) r.put("--dtype", a.dtype, *c.dtype);
   if (c.quantization) r.put("--quantization", a.quantization, *c.quantization);
   if (c.kv_cache_dtype) r.put("--kv-cache-dtype", a.kv_cache_dtype, *c.kv_cache_dtype);
   r.put("--batch-size", a.batch_size, *c.batch_size);
+  if (c.context_len) r.put("--context-len", a.context_len, static_cast<long long>(*c.context_len));
   r.put("--runtime", a.runtime, std::string(c.serving == "vLLM" ? "vllm" : "sglang"));
   // The all-reduce the case's stack ran: at TP > 1 its own (cost/stack_allreduce.h: the custom
   // kernel where the stack's gates allow it, else NCCL, as the stack picks), with the custom kernel
