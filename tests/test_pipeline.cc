@@ -165,9 +165,9 @@ TEST_CASE("memory per stage: the heaviest stage of DeepSeek-V3 on 2 x 8 H100 hol
 }
 
 TEST_CASE("specsim run --pp-size: the stage sends in the report and JSON; refusals") {
-  const auto r = test::run_specsim({"run", "--model-path", "deepseek-v3", "--hardware", "h200:nvswitch-ib", "--nnodes",
-                                    "2", "--tp-size", "8", "--pp-size", "2", "--speculative-algorithm", "NONE",
-                                    "--json"});
+  const auto r =
+      test::run_specsim({"run", "--model-path", "deepseek-v3", "--hardware", "h200:nvswitch-ib", "--nnodes", "2",
+                         "--tp-size", "8", "--pp-size", "2", "--speculative-algorithm", "NONE", "--json"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -207,9 +207,9 @@ TEST_CASE("specsim run --pp-size: the stage sends in the report and JSON; refusa
   INFO(plain.err);
   CHECK(plain.exit_code == 0);
   // more stages than layers
-  const auto many = test::run_specsim({"run", "--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch-ib",
-                                       "--nnodes", "8", "--tp-size", "1", "--pp-size", "64", "--speculative-algorithm",
-                                       "NONE"});
+  const auto many =
+      test::run_specsim({"run", "--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch-ib", "--nnodes", "8",
+                         "--tp-size", "1", "--pp-size", "64", "--speculative-algorithm", "NONE"});
   CHECK(many.exit_code == 2);
   CHECK(many.err.find("pipeline stages") != std::string::npos);
 }
@@ -238,15 +238,33 @@ TEST_CASE("the 16x H200 MTP case is scored on 2 nodes over InfiniBand with its c
 }
 
 TEST_CASE("an EAGLE-3 draft whose 56 heads do not divide tp 16 is refused with SGLang's reason") {
-  const auto r = test::run_specsim({"run", "--model-path", "deepseek-v3", "--hardware", "h200:nvswitch-ib",
-                                    "--nnodes", "2", "--tp-size", "16", "--accept-len", "2.5"});
+  const auto r = test::run_specsim({"run", "--model-path", "deepseek-v3", "--hardware", "h200:nvswitch-ib", "--nnodes",
+                                    "2", "--tp-size", "16", "--accept-len", "2.5"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("draft num_attention_heads (56) is not divisible by tp 16") != std::string::npos);
   CHECK(r.err.find("LlamaAttention") != std::string::npos);
   // the NextN (MTP) draft has the target's 128 heads: it runs at tp 16
-  const auto mtp = test::run_specsim({"run", "--model-path", "deepseek-v3", "--hardware", "h200:nvswitch-ib",
-                                      "--nnodes", "2", "--tp-size", "16", "--speculative-algorithm", "NEXTN",
-                                      "--accept-len", "2.5"});
+  const auto mtp =
+      test::run_specsim({"run", "--model-path", "deepseek-v3", "--hardware", "h200:nvswitch-ib", "--nnodes", "2",
+                         "--tp-size", "16", "--speculative-algorithm", "NEXTN", "--accept-len", "2.5"});
   INFO(mtp.err);
   CHECK(mtp.exit_code == 0);
+}
+
+TEST_CASE("--pp-size round-trips through a scenario file, and the GPU replay refuses it") {
+  const std::string dir = test::fresh_dir();
+  const auto save =
+      test::run_specsim({"run", "--model-path", "llama-3.1-70b", "--hardware", "h100-sxm:nvswitch", "--tp-size", "4",
+                         "--pp-size", "2", "--speculative-algorithm", "NONE", "--save-scenario", dir + "/s.yaml"});
+  INFO(save.err);
+  REQUIRE(save.exit_code == 0);
+  CHECK(test::slurp(dir + "/s.yaml").find("pp_size") != std::string::npos);
+  const auto load = test::run_specsim({"run", "--scenario", dir + "/s.yaml"});
+  INFO(load.err);
+  REQUIRE(load.exit_code == 0);
+  CHECK(load.out.find("layout: tp 4, pp 2 (micro-batch 1)") != std::string::npos);
+  const auto replay = test::run_specsim({"replay", "--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch",
+                                         "--tp-size", "1", "--pp-size", "2", "--speculative-algorithm", "NONE"});
+  CHECK(replay.exit_code == 2);
+  CHECK(replay.err.find("(--pp-size)") != std::string::npos);
 }
