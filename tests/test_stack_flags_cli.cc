@@ -79,7 +79,8 @@ TEST_CASE("one row per class, and every flag named by users, classed as the stac
       {"sglang", "--enable-flashinfer-allreduce-fusion", FlagClass::Modelled},
       {"sglang", "--nnodes", FlagClass::Modelled},
       {"sglang", "--node-rank", FlagClass::Ignored},
-      {"sglang", "--pp-size", FlagClass::Refused},
+      {"sglang", "--pp-size", FlagClass::Modelled},
+      {"sglang", "--max-micro-batch-size", FlagClass::Refused},
       {"sglang", "--lora-paths", FlagClass::Refused},
       {"vllm", "--speculative-config", FlagClass::Modelled},
       {"vllm", "--no-enforce-eager", FlagClass::Modelled},
@@ -174,8 +175,8 @@ TEST_CASE("a refused flag stops the run: not modelled, what it changes, exit 2")
            r.err.find("does not divide tp") != std::string::npos));
     CHECK(r.out.empty());
   }
-  const CliResult two = paste(with(kSglang, {"--enable-torch-compile", "--pp-size", "2"}));
-  CHECK(two.err.find("refused too: --pp-size") != std::string::npos);
+  const CliResult two = paste(with(kSglang, {"--enable-torch-compile", "--max-micro-batch-size", "2"}));
+  CHECK(two.err.find("refused too: --max-micro-batch-size") != std::string::npos);
   const CliResult unknown = paste(with(kSglang, {"--no-such-flag"}));
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("not a flag of SGLang v0.5.2") != std::string::npos);

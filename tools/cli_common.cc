@@ -79,6 +79,8 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   app.add_flag("--enable-flashinfer-allreduce-fusion", a.enable_flashinfer_allreduce_fusion,
                "all-reduce + residual add + RMSNorm fused in one kernel (FlashInfer's, as SGLang runs it)");
   auto& p = a.parallel;
+  app.add_option("--pp-size,--pipeline-parallel-size", p.pp_size,
+                 "pipeline stages: layers split this many ways, each stage a TP group of --tp-size GPUs");
   app.add_option("--ep-size,--ep", p.ep_size, "expert-parallel size: routed experts split this many ways (divides tp)");
   app.add_flag("--enable-dp-attention", p.enable_dp_attention,
                "attention data-parallel over --dp ranks, each on its own requests; MoE over all (SGLang's)");

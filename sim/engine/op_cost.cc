@@ -8,6 +8,7 @@
 #include "cost/deepep_model.h"
 #include "cost/nccl_alltoall.h"
 #include "cost/nccl_model.h"
+#include "cost/nccl_p2p.h"
 
 namespace specsim {
 
@@ -100,6 +101,14 @@ OpCost op_cost(const Op& op, const CostContext& ctx, bool graph) {
       c.gpu_us = alltoall_us(op, ctx);
       c.host_us = ctx.run->layout.a2a == A2aBackend::DeepEP ? gpu.host_launch_us : gpu.nccl_host_launch_us;
       break;
+    case OpKind::SendRecv: {
+      // every rank of the stage sends to its peer at once: they share the node's NICs
+      const int senders = std::min(ctx.world, ctx.hw->gpus_per_node());
+      c.gpu_us =
+          std::max(nccl_p2p_us(op.comm_bytes, op.inter_node, senders, *ctx.hw, ctx.run->nccl), gpu.kernel_min_us);
+      c.host_us = gpu.nccl_host_launch_us;
+      break;
+    }
     default: c.gpu_us = compute_us(op, gpu); c.host_us = gpu.host_launch_us;
   }
   return c;

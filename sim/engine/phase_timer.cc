@@ -42,7 +42,8 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
   for (const auto& block : phase.blocks) {
     LagMap m;
     double gemm = 0, attn = 0, ar = 0, ag = 0, other = 0, ar_bytes = 0, ag_bytes = 0, a2a = 0, a2a_bytes = 0;
-    int n_ar = 0, n_ag = 0, n_a2a = 0;
+    double p2p = 0, p2p_bytes = 0;
+    int n_ar = 0, n_ag = 0, n_a2a = 0, n_p2p = 0;
     double switches = 0;
     ops.visit(block, [&](std::size_t, const Op& op, const OpCost& c, double gap) {
       // A switch gap delays a kernel that follows its predecessor back to back; an eager kernel
@@ -55,6 +56,7 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
         case OpClass::AllReduce: ar += c.gpu_us, ar_bytes += op.comm_bytes, ++n_ar; break;
         case OpClass::AllGather: ag += c.gpu_us, ag_bytes += op.comm_bytes, ++n_ag; break;
         case OpClass::AllToAll: a2a += c.gpu_us, a2a_bytes += op.comm_bytes, ++n_a2a; break;
+        case OpClass::P2P: p2p += c.gpu_us, p2p_bytes += op.comm_bytes, ++n_p2p; break;
         case OpClass::Other: other += c.gpu_us; break;
       }
     });
@@ -64,12 +66,14 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
     t.allreduce_count += block.repeat * n_ar, t.allgather_count += block.repeat * n_ag;
     t.allreduce_bytes += r * ar_bytes, t.allgather_bytes += r * ag_bytes;
     t.alltoall_us += r * a2a, t.alltoall_bytes += r * a2a_bytes, t.alltoall_count += block.repeat * n_a2a;
+    t.p2p_us += r * p2p, t.p2p_bytes += r * p2p_bytes, t.p2p_count += block.repeat * n_p2p;
     t.kernels += block.repeat * static_cast<int>(block.ops.size());
     t.switch_us += r * switches;
     const LagMap rep = m.repeated(block.repeat);
     total.then(rep.a, rep.b, rep.host);
   }
-  const double gpu = t.gemm_us + t.attention_us + t.allreduce_us + t.allgather_us + t.alltoall_us + t.other_us;
+  const double gpu =
+      t.gemm_us + t.attention_us + t.allreduce_us + t.allgather_us + t.alltoall_us + t.p2p_us + t.other_us;
   if (phase.graph) {
     t.launch_us = ctx.hw->gpu.graph_launch_us + t.switch_us;
   } else {

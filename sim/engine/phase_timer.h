@@ -28,6 +28,8 @@ struct PhaseTiming {
   /// count with the all-gathers (allgather_*).
   double alltoall_us = 0, alltoall_bytes = 0;
   int alltoall_count = 0;
+  double p2p_us = 0, p2p_bytes = 0;  ///< pipeline stage hand-offs (send/recv), one forward
+  int p2p_count = 0;
 };
 
 /// Times one forward. Eager phases follow the host: kernel i starts at max(its launch, the end of

@@ -4,13 +4,15 @@
 #include <cmath>
 
 #include "plan/forward_builders.h"
+#include "plan/pipeline_plan.h"
+#include "scenario/pipeline_stages.h"
 #include "util/error.h"
 
 namespace specsim {
 
 std::string_view op_kind_name(OpKind k) {
-  constexpr std::string_view names[] = {"gemm",       "moe_gemm",   "attention",  "norm",          "elementwise",
-                                        "all_reduce", "all_gather", "all_to_all", "reduce_scatter"};
+  constexpr std::string_view names[] = {"gemm",       "moe_gemm",   "attention",  "norm",           "elementwise",
+                                        "all_reduce", "all_gather", "all_to_all", "reduce_scatter", "send_recv"};
   return names[static_cast<int>(k)];
 }
 
@@ -104,7 +106,9 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
   // Under DP attention a forward's shape is one DP rank's: its share of the requests.
   const ParallelLayout& lay = run.layout;
   plan.layout = lay;
-  const double share = double(lay.rank_batch(run.batch_size)) / run.batch_size;
+  // Under pipeline parallelism a forward is one micro-batch's: the requests split over the pp
+  // micro-batches SGLang's pipeline loop keeps in flight.
+  const double share = double(lay.micro_batch(run.batch_size)) / run.batch_size;
   auto shape = [&](PhaseKind p, double tokens, double kv_rows) {
     ForwardShape f;
     f.tokens = tokens * share, f.batch = kv_rows * share, f.context = double(run.context_len), f.tp = run.tp_size;
@@ -155,6 +159,21 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
               draft_forward(*draft, target.hidden, draft_shape(PhaseKind::DraftExtend, t_ext, bs), true, weights)));
   }
   phase(PhaseKind::BaselineDecode, 1, bs, target_forward(target, weights, shape(PhaseKind::BaselineDecode, bs, bs)));
+  if (lay.pp > 1) {
+    // The target's forwards run the stages in sequence with a hand-off between each two; the
+    // draft runs whole on the last stage (vLLM's EagleProposer on the last PP rank).
+    if (lay.dp_attention)
+      throw InputError("not modelled: pipeline parallelism with DP attention; drop --pp-size or --enable-dp-attention",
+                       "--pp-size");
+    const std::vector<int> stages = pp_stage_layers(target.layers, lay.pp, lay.pp_split);
+    for (auto& p : plan.phases) {
+      if (p.kind != PhaseKind::Verify && p.kind != PhaseKind::BaselineDecode) continue;
+      PpBoundary b;
+      b.tokens = p.tokens * share, b.hidden = target.hidden, b.tp = run.tp_size;
+      b.num_gpus = std::max(run.num_gpus, run.tp_size * lay.pp), b.nnodes = run.nnodes;
+      p.blocks = split_into_stages(p.blocks, stages, b);
+    }
+  }
   // A group of one rank runs no collective (tp 1, or a DP rank's attention on one GPU).
   for (auto& p : plan.phases)
     for (auto& b : p.blocks)

@@ -21,6 +21,15 @@ void check_tp_split(const ModelSpec& m, int tp, const char* which) {
                            std::to_string(tp) + ": pick a tp size that divides it",
                        "--tp-size");
   };
+  if (m.heads % tp != 0 && m.is_draft() && !m.is_nextn())
+    // SGLang v0.5.2's LlamaAttention (the EAGLE-3 draft's layer): `assert self.total_num_heads %
+    // tp_size == 0` over the whole TP group, DP attention or not: the server does not start.
+    throw InputError(std::string(which) + " num_attention_heads (" + std::to_string(m.heads) +
+                         ") is not divisible by tp " + std::to_string(tp) +
+                         ": SGLang shards the EAGLE-3 draft's attention over every TP rank and asserts it divides "
+                         "(LlamaAttention), so it does not load at this tp: pick a tp size that divides it, or a "
+                         "draft with such a head count",
+                     "--tp-size");
   need(m.heads, "num_attention_heads");
   // vocabularies are padded (padded_vocab), so any vocab size splits
   if (!m.has_moe || m.moe.first_dense_layers > 0) need(m.intermediate, "intermediate_size");
@@ -188,7 +197,7 @@ OpBlock parallel_decoder_layer(const char* name, int repeat, bool moe, const Mod
 
 // One decoder layer of a target (or of the NextN draft), `repeat` times.
 OpBlock decoder_layer(const char* name, int repeat, bool moe, const ModelSpec& m, DType w, const ForwardShape& f) {
-  if (f.layout.active()) return parallel_decoder_layer(name, repeat, moe, m, w, f);
+  if (f.layout.reshapes_layers()) return parallel_decoder_layer(name, repeat, moe, m, w, f);
   const double t = f.tokens, h = m.hidden, ar = t * h * kB;
   OpBlock b{name, repeat, {}};
   // the four ops of the two fused boundaries (op.h: fusable_boundary): the mlp all-reduce and the

@@ -17,11 +17,12 @@ enum class OpKind : std::uint8_t {
   AllGather,      ///< gather across the group, `comm_bytes` = the gathered output
   AllToAll,       ///< MoE dispatch or combine: `comm_bytes` = what this rank sends (every destination, itself too)
   ReduceScatter,  ///< sum across the group, each rank keeping its share; `comm_bytes` = one rank's input
+  SendRecv,       ///< pipeline stage boundary: each rank sends `comm_bytes` to its peer in the next stage
 };
 
 /// The report's columns: every op kind falls in one.
 /// A reduce-scatter is in the AllGather class (its mirror image: the same bus traffic).
-enum class OpClass : std::uint8_t { Gemm, Attention, AllReduce, AllGather, AllToAll, Other };
+enum class OpClass : std::uint8_t { Gemm, Attention, AllReduce, AllGather, AllToAll, P2P, Other };
 constexpr OpClass op_class(OpKind k) {
   switch (k) {
     case OpKind::Gemm:
@@ -31,6 +32,7 @@ constexpr OpClass op_class(OpKind k) {
     case OpKind::AllGather:
     case OpKind::ReduceScatter: return OpClass::AllGather;
     case OpKind::AllToAll: return OpClass::AllToAll;
+    case OpKind::SendRecv: return OpClass::P2P;
     default: return OpClass::Other;
   }
 }
@@ -54,7 +56,8 @@ struct Op {
   /// Collectives: the ranks taking part (0: the whole tensor-parallel group). DP attention runs
   /// some over one DP rank's attention group (tp / dp ranks).
   int group = 0;
-  bool combine = false;  ///< AllToAll: the combine (expert outputs back to their tokens), else the dispatch
+  bool combine = false;     ///< AllToAll: the combine (expert outputs back to their tokens), else the dispatch
+  bool inter_node = false;  ///< SendRecv: the peer stage's GPU sits on another node (network, not NVLink/PCIe)
   bool is_collective() const {
     return kind == OpKind::AllReduce || kind == OpKind::AllGather || kind == OpKind::AllToAll ||
            kind == OpKind::ReduceScatter;

@@ -23,9 +23,11 @@ AllReduceChoice replay_backend(const RunArgs& args) {
 void refuse_parallel_layout(const Scenario& s) {
   if (s.run.layout.active())
     throw InputError(
-        "the GPU replay does not run expert parallelism or DP attention (no all-to-all, DP gather or "
-        "reduce-scatter in it yet): predict it with specsim run, replay the layout without these flags",
-        s.run.layout.dp_attention              ? "--enable-dp-attention"
+        "the GPU replay does not run expert parallelism, DP attention or pipeline stages (no all-to-all, DP "
+        "gather, reduce-scatter or stage send/recv in it yet): predict it with specsim run, replay the layout "
+        "without these flags",
+        s.run.layout.pp > 1                    ? "--pp-size"
+        : s.run.layout.dp_attention            ? "--enable-dp-attention"
         : s.run.layout.a2a != A2aBackend::None ? "--moe-a2a-backend"
                                                : "--ep-size");
 }

@@ -82,15 +82,22 @@ void phase_table(std::string& out, const CycleResult& c) {
 // its gathers/reduce-scatters, which the table's AG_us column holds with the logits all-gather.
 void layout_lines(std::string& out, const CycleResult& c, const RunSpec& run) {
   const ParallelLayout& l = run.layout;
-  out += fmt::format("  layout: tp {}{}{}{}\n", run.tp_size,
+  out += fmt::format("  layout: tp {}{}{}{}{}\n", run.tp_size,
                      l.dp_attention ? fmt::format(", dp attention {} (attn tp {})", l.dp, l.attn_tp(run.tp_size)) : "",
                      l.ep > 1 ? fmt::format(", ep {}", l.ep) : "",
-                     l.a2a != A2aBackend::None ? ", all-to-all " + a2a_backend_name(l.a2a) : "");
-  for (const auto& p : c.phases)
+                     l.a2a != A2aBackend::None ? ", all-to-all " + a2a_backend_name(l.a2a) : "",
+                     l.pp > 1 ? fmt::format(", pp {} (micro-batch {})", l.pp, l.micro_batch(run.batch_size)) : "");
+  for (const auto& p : c.phases) {
     out += fmt::format(
-        "    {:<16} all-to-all {:>4} ops {:>9.1f} KB {:>9.1f} us | all-gather+reduce-scatter {:>4} ops {:>9.1f} us\n",
+        "    {:<16} all-to-all {:>4} ops {:>9.1f} KB {:>9.1f} us | all-gather+reduce-scatter {:>4} ops {:>9.1f} us",
         phase_name(p.kind), p.alltoall_count, p.alltoall_count ? p.alltoall_bytes / p.alltoall_count / 1024.0 : 0.0,
         p.alltoall_us, p.allgather_count, p.allgather_us);
+    // pipeline stage hand-offs: the sends (their gathers are in the all-gather column)
+    if (l.pp > 1)
+      out += fmt::format(" | stage sends {:>3} ops {:>9.1f} KB {:>8.1f} us", p.p2p_count,
+                         p.p2p_count ? p.p2p_bytes / p.p2p_count / 1024.0 : 0.0, p.p2p_us);
+    out += "\n";
+  }
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ inline constexpr FlagRange kNumSteps{"--speculative-num-steps", 1, 64};
 inline constexpr FlagRange kTopk{"--speculative-eagle-topk", 1, 64};
 inline constexpr FlagRange kDraftTokens{"--speculative-num-draft-tokens", 2, 1024};
 inline constexpr FlagRange kEpSize{"--ep-size", 1, 1024};
+inline constexpr FlagRange kPpSize{"--pp-size", 1, 64};
 inline constexpr FlagRange kDpSize{"--dp-size", 1, 1024};
 }  // namespace flag_ranges
 

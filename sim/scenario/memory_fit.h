@@ -2,7 +2,7 @@
 // Whether a model fits the GPUs the way SGLang lays out memory: the static part (weights and the
 // KV-cache pool) gets GPU memory x mem_fraction_static; activations and CUDA-graph buffers live
 // in the rest. SGLang's default fraction reserves that rest from the GPU's memory, the chunked
-// prefill size, the graph batch size, the tp size and the speculative algorithm.
+// prefill size, the graph batch size, tp x pp and the speculative algorithm.
 #include <optional>
 #include <string>
 
@@ -14,7 +14,8 @@
 
 namespace specsim {
 
-/// Per-GPU memory of one run, GiB.
+/// Per-GPU memory of one run, GiB. Under pipeline parallelism: of a GPU of the stage that needs
+/// the most (each stage holds its layers' weights and their KV cache for every request).
 struct MemoryFit {
   double gpu_gib = 0;
   double fraction = 0;  ///< mem_fraction_static used
@@ -24,6 +25,7 @@ struct MemoryFit {
   DType weight_dtype = DType::BF16;  ///< the target's linear-layer weights (--dtype or its config's)
   double kv_gib_per_request = 0;  ///< KV cache of one request of context tokens (at --kv-cache-dtype), target + draft
   double kv_gib = 0;              ///< KV cache of batch x context tokens: batch x kv_gib_per_request
+  int pp_stage = -1;              ///< under pipeline parallelism the stage these figures are of (its heaviest), else -1
   double static_gib() const { return weights_gib + kv_gib; }
   double budget_gib() const { return gpu_gib * fraction; }
   bool fits() const { return static_gib() <= budget_gib(); }

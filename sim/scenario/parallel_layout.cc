@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "scenario/flag_ranges.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -49,6 +50,8 @@ DeepEPMode parse_deepep_mode(const std::string& s) {
 ParallelLayout parse_layout(const ParallelArgs& a, int tp, int routed_experts, std::vector<std::string>& notes) {
   ParallelLayout l;
   if (!a.given()) return l;
+  l.pp = a.pp_size.value_or(1);
+  flag_ranges::kPpSize.require(l.pp);
   l.dp = a.dp_size.value_or(1);
   if (l.dp < 1) throw InputError(fmt::format("dp size {} is below 1", l.dp), "--dp-size");
   if (l.dp > 1 && !a.enable_dp_attention)

@@ -46,7 +46,7 @@ void merge(RunArgs& a, const RunArgs& c) {
   a.enable_flashinfer_allreduce_fusion = a.enable_flashinfer_allreduce_fusion || c.enable_flashinfer_allreduce_fusion;
   if (a.cuda_graph_bs.empty()) a.cuda_graph_bs = c.cuda_graph_bs;
   auto& p = a.parallel;
-  fill(p.ep_size, c.parallel.ep_size), fill(p.dp_size, c.parallel.dp_size);
+  fill(p.ep_size, c.parallel.ep_size), fill(p.dp_size, c.parallel.dp_size), fill(p.pp_size, c.parallel.pp_size);
   fill(p.moe_a2a_backend, c.parallel.moe_a2a_backend), fill(p.deepep_mode, c.parallel.deepep_mode);
   fill(p.ep_imbalance, c.parallel.ep_imbalance);
   p.enable_dp_attention = p.enable_dp_attention || c.parallel.enable_dp_attention;

@@ -1,6 +1,7 @@
 #include "scenario/resolve.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -186,6 +187,24 @@ void apply_layout_effects(Scenario& s) {
     s.notes.push_back("--deepep-mode normal: CUDA graphs off, every phase eager, as SGLang sets");
   }
   std::string what = fmt::format("parallel layout: tp {}", s.run.tp_size);
+  if (l.pp > 1) {
+    // The stack's split rule follows the runtime costed (vLLM's, else SGLang's).
+    s.run.layout.pp_split = s.runtime && s.runtime->name == "vllm" ? PpSplitRule::VLLM : PpSplitRule::SGLang;
+    const std::vector<int> st = pp_stage_layers(s.target.layers, l.pp, l.pp_split);
+    what += fmt::format(
+        " x pp {} stages ({} GPUs; target layers {} by {}'s rule; hidden states sent between stages; "
+        "batch {} as {} micro-batch(es) of up to {})",
+        l.pp, s.run.tp_size * l.pp, fmt::join(st, "/"), l.pp_split == PpSplitRule::VLLM ? "vLLM" : "SGLang",
+        s.run.batch_size, std::min(l.pp, l.rank_batch(s.run.batch_size)), l.micro_batch(s.run.batch_size));
+    if (s.run.num_gpus != s.run.tp_size * l.pp)
+      throw InputError(fmt::format("{} GPUs for tp {} x pp {}: pipeline stages need tp x pp = {} GPUs", s.run.num_gpus,
+                                   s.run.tp_size, l.pp, s.run.tp_size * l.pp),
+                       "--num-gpus");
+    if (s.run.speculative())
+      s.notes.push_back(
+          "SGLang v0.5.2 refuses speculative decoding with --pp-size > 1 (check_server_args); the cycle is priced as "
+          "vLLM v0.11 runs it: the target's stages in sequence, the draft whole on the last stage");
+  }
   if (l.dp_attention)
     what += fmt::format(", DP attention over {} ranks ({} GPU(s) each, batch {} per rank)", l.dp,
                         l.attn_tp(s.run.tp_size), l.rank_batch(s.run.batch_size));
@@ -257,7 +276,8 @@ Scenario resolve_unfused(const RunArgs& a) {
   run.accept_len.reset(), run.accept_rate.reset();
   if (a.algorithm) run.algo = parse_algo(*a.algorithm);
   if (a.tp_size) run.tp_size = *a.tp_size;
-  run.num_gpus = a.num_gpus.value_or(run.tp_size);
+  // pipeline parallelism: pp stages of tp GPUs each
+  run.num_gpus = a.num_gpus.value_or(run.tp_size * a.parallel.pp_size.value_or(1));
   if (a.nnodes) run.nnodes = *a.nnodes;
   apply_draft_shape(run, a.topk, a.num_steps, a.num_draft_tokens);
   if (run.topk == 1 && a.num_steps && a.num_draft_tokens && run.num_draft_tokens != run.num_steps + 1) {
@@ -295,6 +315,7 @@ Scenario resolve_unfused(const RunArgs& a) {
   base.allreduce = run.allreduce;
   validate_run(run);
   run.layout = parse_layout(a.parallel, run.tp_size, s.target.has_moe ? s.target.moe.routed_experts : 0, s.notes);
+  if (ascii_lower(a.runtime.value_or("")) == "vllm") run.layout.pp_split = PpSplitRule::VLLM;
 
   const std::string hw_spec = a.hardware.value_or("h200:nvswitch");
   s.hardware_defaulted = !a.hardware;

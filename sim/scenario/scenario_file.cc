@@ -28,6 +28,7 @@ json run_settings_json(const RunSpec& r) {
     j["moe_a2a_backend"] = a2a_backend_name(r.layout.a2a);
     j["deepep_mode"] = deepep_mode_name(r.layout.deepep_mode);
     j["ep_imbalance"] = r.layout.ep_imbalance;
+    j["pp_size"] = r.layout.pp;
   }
   return j;
 }
@@ -115,7 +116,8 @@ constexpr std::array kSettingsKeys = {"tp_size",
                                       "enable_dp_attention",
                                       "moe_a2a_backend",
                                       "deepep_mode",
-                                      "ep_imbalance"};
+                                      "ep_imbalance",
+                                      "pp_size"};
 
 void fill_args(const json& st, RunArgs& a, const std::string& w) {
   if (!st.is_object()) throw InputError("must be an object of settings", w);
@@ -183,6 +185,7 @@ void fill_args(const json& st, RunArgs& a, const std::string& w) {
   str("nccl_p2p_level", a.nccl_p2p_level);
   i("ep_size", a.parallel.ep_size, fr::kEpSize);
   i("dp_size", a.parallel.dp_size, fr::kDpSize);
+  i("pp_size", a.parallel.pp_size, fr::kPpSize);
   if (st.contains("enable_dp_attention") && setting_bool(st.at("enable_dp_attention"), at("enable_dp_attention")))
     a.parallel.enable_dp_attention = true;
   str("moe_a2a_backend", a.parallel.moe_a2a_backend);
@@ -269,6 +272,8 @@ void fill_flat(const json& f, RunArgs& a, const std::string& w) {
       set_i(a.parallel.ep_size, fr::kEpSize);
     else if (k == "dp_size" || k == "data_parallel_size" || k == "dp")
       set_i(a.parallel.dp_size, fr::kDpSize);
+    else if (k == "pp_size" || k == "pipeline_parallel_size" || k == "pp")
+      set_i(a.parallel.pp_size, fr::kPpSize);
     else if (k == "enable_dp_attention")
       a.parallel.enable_dp_attention |= setting_bool(v, at);
     else if (k == "moe_a2a_backend")

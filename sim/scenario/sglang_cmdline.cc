@@ -22,6 +22,8 @@ const FlagAppliers& sglang_appliers() {
        }},
       {"--tensor-parallel-size",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.tp_size = command_int(f.last(), at); }},
+      {"--pipeline-parallel-size", [](const PastedFlag& f, RunArgs& a, auto&,
+                                      const std::string& at) { a.parallel.pp_size = command_int(f.last(), at); }},
       {"--nnodes",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.nnodes = command_int(f.last(), at); }},
       {"--speculative-algorithm",
@@ -102,6 +104,13 @@ RunArgs args_from_sglang(const CommandFlags& c, std::vector<std::string>& notes)
   if (!a.model_path) throw InputError("the SGLang command has no --model-path", c.where);
   // No --speculative-algorithm: SGLang decodes plainly (its speculative flags do nothing).
   if (!a.algorithm) a.algorithm = "NONE";
+  // SGLang v0.5.2's check_server_args: "Pipeline parallelism is not compatible with overlap
+  // schedule, speculative decoding, mixed chunked prefill" (an assert at launch).
+  if (a.parallel.pp_size.value_or(1) > 1 && ascii_lower(*a.algorithm) != "none")
+    throw InputError("SGLang v0.5.2 refuses --pp-size " + std::to_string(*a.parallel.pp_size) +
+                         " with speculative decoding (check_server_args: pipeline parallelism is not compatible "
+                         "with speculative decoding): drop the --speculative-* flags or --pp-size",
+                     c.where + ": --pp-size");
   return a;
 }
 

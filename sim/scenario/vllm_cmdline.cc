@@ -75,6 +75,8 @@ const FlagAppliers& vllm_appliers() {
          a.model_path = zoo.empty() ? v : zoo;
          if (!zoo.empty()) notes.push_back(v + " -> zoo " + zoo);
        }},
+      {"--pipeline-parallel-size", [](const PastedFlag& f, RunArgs& a, auto&,
+                                      const std::string& at) { a.parallel.pp_size = command_int(f.last(), at); }},
       {"--tensor-parallel-size",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.tp_size = command_int(f.last(), at); }},
       {"--speculative-config", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},  // read whole, below

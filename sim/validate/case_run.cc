@@ -25,6 +25,10 @@ std::string case_algorithm(const PublishedCase& c) {
   return "EAGLE";
 }
 
+std::string case_topology(const PublishedCase& c) {
+  return c.zoo_topology.value_or(c.nnodes.value_or(1) > 1 ? "nvswitch-ib" : "nvswitch");
+}
+
 std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not, CaseAcceptance acceptance) {
   if (!c.zoo_model) return why_not = "model not in the zoo (zoo_model null)", std::nullopt;
   if (!c.zoo_gpu) return why_not = "GPU not stated or not in the zoo (zoo_gpu null)", std::nullopt;
@@ -34,8 +38,18 @@ std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not, Ca
   RunArgs& a = r.args;
   r.put("--model-path", a.model_path, *c.zoo_model);
   if (c.zoo_draft) r.put("--speculative-draft-model-path", a.draft_model_path, *c.zoo_draft);
-  r.put("--hardware", a.hardware, *c.zoo_gpu + ":" + c.zoo_topology.value_or("nvswitch"));
+  r.put("--hardware", a.hardware, *c.zoo_gpu + ":" + case_topology(c));
+  if (c.nnodes.value_or(1) > 1) r.put("--nnodes", a.nnodes, *c.nnodes);
   r.put("--tp-size", a.tp_size, *c.tp);
+  if (c.pp_size) r.put("--pp-size", a.parallel.pp_size, *c.pp_size);
+  if (c.enable_dp_attention) {
+    a.parallel.enable_dp_attention = true;
+    r.flags.push_back("--enable-dp-attention");
+  }
+  if (c.dp_size) r.put("--dp-size", a.parallel.dp_size, *c.dp_size);
+  if (c.ep_size) r.put("--ep-size", a.parallel.ep_size, *c.ep_size);
+  if (c.moe_a2a_backend) r.put("--moe-a2a-backend", a.parallel.moe_a2a_backend, *c.moe_a2a_backend);
+  if (c.deepep_mode) r.put("--deepep-mode", a.parallel.deepep_mode, *c.deepep_mode);
   if (c.dtype) r.put("--dtype", a.dtype, *c.dtype);
   if (c.quantization) r.put("--quantization", a.quantization, *c.quantization);
   if (c.kv_cache_dtype) r.put("--kv-cache-dtype", a.kv_cache_dtype, *c.kv_cache_dtype);

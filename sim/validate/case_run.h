@@ -42,6 +42,10 @@ std::string case_algorithm(const PublishedCase& c);
 std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not,
                                 CaseAcceptance acceptance = CaseAcceptance::Stated);
 
+/// The topology a case runs on: its own, else the cluster of NVSwitch nodes over InfiniBand
+/// (`nvswitch-ib`) when it spans nodes, else one NVSwitch node.
+std::string case_topology(const PublishedCase& c);
+
 /// "specsim run FLAGS...".
 std::string case_run_command(const CaseRun& r);
 

@@ -31,7 +31,7 @@ FamilyKey family_key(const PublishedCase& c) {
           c.zoo_draft.value_or(""),
           case_algorithm(c),
           *c.zoo_gpu,
-          c.zoo_topology.value_or("nvswitch"),
+          case_topology(c),
           *c.tp};
 }
 
@@ -39,8 +39,7 @@ std::string deployment_text(const PublishedCase& c) {
   const std::string algo = case_algorithm(c);
   return fmt::format("{}{}, {}{} on {}:{}, tp {}, {}", c.serving,
                      c.serving_version ? " (" + *c.serving_version + ")" : std::string(), *c.zoo_model,
-                     c.dtype ? " (" + *c.dtype + ")" : std::string(), *c.zoo_gpu, c.zoo_topology.value_or("nvswitch"),
-                     *c.tp,
+                     c.dtype ? " (" + *c.dtype + ")" : std::string(), *c.zoo_gpu, case_topology(c), *c.tp,
                      algo == "NONE" ? std::string("plain decode")
                                     : fmt::format("{} draft {}", algo, c.zoo_draft.value_or("(the model's own)")));
 }

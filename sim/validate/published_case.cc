@@ -40,6 +40,12 @@ std::optional<int> opt_count(const json& j, const char* key, const std::string& 
   return v.get<int>();
 }
 
+// A count that may be left out altogether (the layout fields): absent or null -> nullopt.
+std::optional<int> opt_count_absent(const json& j, const char* key, const std::string& f) {
+  if (!j.contains(key)) return std::nullopt;
+  return opt_count(j, key, f);
+}
+
 std::optional<double> opt_positive(const json& j, const char* key, const std::string& f, bool required = true) {
   if (!required && !j.contains(key)) return std::nullopt;
   const json& v = need(j, key, f);
@@ -92,7 +98,19 @@ PublishedCase published_case_from_json(const json& j, const std::string& file) {
   c.num_steps = opt_count(j, "speculative_num_steps", f);
   c.topk = opt_count(j, "speculative_eagle_topk", f);
   c.num_draft_tokens = opt_count(j, "speculative_num_draft_tokens", f);
-  if (j.contains("context_len")) c.context_len = opt_count(j, "context_len", f);
+  c.nnodes = opt_count_absent(j, "nnodes", f);
+  c.context_len = opt_count_absent(j, "context_len", f);
+  c.pp_size = opt_count_absent(j, "pp_size", f);
+  c.dp_size = opt_count_absent(j, "dp_size", f);
+  c.ep_size = opt_count_absent(j, "ep_size", f);
+  if (j.contains("enable_dp_attention")) {
+    if (!j.at("enable_dp_attention").is_boolean())
+      throw InputError("expected true or false (true: the command has --enable-dp-attention)",
+                       f + "enable_dp_attention");
+    c.enable_dp_attention = j.at("enable_dp_attention").get<bool>();
+  }
+  c.moe_a2a_backend = opt_string(j, "moe_a2a_backend", f);
+  c.deepep_mode = opt_string(j, "deepep_mode", f);
   c.baseline_tok_s = opt_positive(j, "baseline_tok_s", f);
   c.spec_tok_s = opt_positive(j, "spec_tok_s", f);
   c.accept_length = opt_positive(j, "accept_length", f);

@@ -23,9 +23,12 @@ struct PublishedCase {
   /// False where the command turns the stack's custom all-reduce off (--disable-custom-all-reduce).
   bool custom_all_reduce = true;
   std::optional<int> tp, batch_size, num_steps, topk, num_draft_tokens;
-  /// KV-cache tokens per request during decode where the source states its input and output
-  /// lengths (input + half the output); unset: run's default.
-  std::optional<int> context_len;
+  /// The parallel layout beyond one TP group, as the command gives it (optional fields; absent:
+  /// one node, one TP group): nodes, pipeline stages, DP attention, expert parallelism.
+  std::optional<int> nnodes, pp_size, dp_size, ep_size;
+  std::optional<int> context_len;  ///< tokens a decode step reads (optional; absent: run's default)
+  bool enable_dp_attention = false;
+  std::optional<std::string> moe_a2a_backend, deepep_mode;
   std::optional<double> baseline_tok_s, spec_tok_s, accept_length, speedup_stated;
   std::string url;
   /// Fields the source does not state but the case fills in anyway: field name -> why (printed by validate).
