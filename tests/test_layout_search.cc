@@ -107,7 +107,8 @@ TEST_CASE("DP attention: each DP rank's attention on its own requests, all heads
   CHECK(d->flops == Approx(a->flops));
   CHECK(d->bytes == Approx(4 * ctx * latent * kv + 4.0 * 128 * (latent + vdim) * 2));  // ... an eighth of the KV
   // DP 2 on tp 8: 16 requests a rank over an attention group of 4 GPUs, 32 heads each
-  const Op* d2 = find_op(*build_plan(m, nullptr, plain_run(8, 32, 2)).find(PhaseKind::BaselineDecode), OpKind::Attention);
+  const Op* d2 =
+      find_op(*build_plan(m, nullptr, plain_run(8, 32, 2)).find(PhaseKind::BaselineDecode), OpKind::Attention);
   REQUIRE(d2);
   CHECK(d2->m == 16);
   CHECK(d2->batch == 32);
@@ -121,14 +122,16 @@ TEST_CASE("DP attention: GQA heads per rank are all heads, the KV its own reques
   REQUIRE(m.head_dim == 128);
   const double ctx = 4096, hd = 128;
   // DP attention 4 on tp 4, 16 requests: 4 a rank, 32 query heads and all 4 KV heads each
-  const Op* d = find_op(*build_plan(m, nullptr, plain_run(4, 16, 4)).find(PhaseKind::BaselineDecode), OpKind::Attention);
+  const Op* d =
+      find_op(*build_plan(m, nullptr, plain_run(4, 16, 4)).find(PhaseKind::BaselineDecode), OpKind::Attention);
   REQUIRE(d);
   CHECK(d->m == 4);
   CHECK(d->batch == 32);
   CHECK(d->flops == Approx(2.0 * 4 * 32 * ctx * 2 * hd));
   CHECK(d->bytes == Approx(4 * ctx * 2 * 4 * hd * 2.0 + 2.0 * 4 * 32 * hd * 2));
   // pure TP 4: all 16 requests, 8 query heads and 1 KV head a rank: the same FLOPs and KV bytes
-  const Op* a = find_op(*build_plan(m, nullptr, plain_run(4, 16, 0)).find(PhaseKind::BaselineDecode), OpKind::Attention);
+  const Op* a =
+      find_op(*build_plan(m, nullptr, plain_run(4, 16, 0)).find(PhaseKind::BaselineDecode), OpKind::Attention);
   REQUIRE(a);
   CHECK(a->m == 16);
   CHECK(a->batch == 8);
@@ -154,9 +157,9 @@ TEST_CASE("DP attention: the KV cache a GPU holds is its DP rank's requests', by
 }
 
 TEST_CASE("sweep over layouts: one row per tp x dp x ep x DP attention, each equal to `specsim run`") {
-  const auto r = run_specsim(qwen("sweep", {"--tp-size", "4", "--dp", "1,2,4", "--enable-dp-attention=off,on",
-                                          "--ep-size", "1,4", "--batch-size", "8", "--accept-len", "2", "--allreduce",
-                                          "nccl"}));
+  const auto r =
+      run_specsim(qwen("sweep", {"--tp-size", "4", "--dp", "1,2,4", "--enable-dp-attention", "off,on", "--ep-size",
+                                 "1,4", "--batch-size", "8", "--accept-len", "2", "--allreduce", "nccl"}));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const Csv c = parse_csv(r.out);
@@ -167,14 +170,14 @@ TEST_CASE("sweep over layouts: one row per tp x dp x ep x DP attention, each equ
   CHECK(r.err.find("--enable-dp-attention") != std::string::npos);
   std::set<std::string> seen;
   for (size_t i = 0; i < c.rows.size(); ++i) {
-    const std::string key = c.at(i, "tp_size") + "/" + c.at(i, "dp_size") + "/" + c.at(i, "ep_size") + "/" +
-                            c.at(i, "enable_dp_attention");
+    const std::string key =
+        c.at(i, "tp_size") + "/" + c.at(i, "dp_size") + "/" + c.at(i, "ep_size") + "/" + c.at(i, "enable_dp_attention");
     seen.insert(key);
     CHECK(c.at(i, "moe_a2a_backend") == "none");
     if (c.at(i, "enable_dp_attention") == "0") CHECK(c.at(i, "dp_size") == "1");
   }
-  CHECK(seen == std::set<std::string>{"4/1/1/0", "4/1/4/0", "4/1/1/1", "4/1/4/1", "4/2/1/1", "4/2/4/1", "4/4/1/1",
-                                      "4/4/4/1"});
+  CHECK(seen ==
+        std::set<std::string>{"4/1/1/0", "4/1/4/0", "4/1/1/1", "4/1/4/1", "4/2/1/1", "4/2/4/1", "4/4/1/1", "4/4/4/1"});
   // the per-layout summary names each layout with its best figures
   CHECK(r.err.find("by layout") != std::string::npos);
   CHECK(r.err.find("tp 4, dp attention 4, ep 4: best") != std::string::npos);
@@ -184,9 +187,9 @@ TEST_CASE("sweep over layouts: one row per tp x dp x ep x DP attention, each equ
     for (size_t i = 0; i < c.rows.size(); ++i)
       if (c.at(i, "dp_size") == dp && c.at(i, "ep_size") == ep && c.at(i, "enable_dp_attention") == "1") row = i;
     REQUIRE(row < c.rows.size());
-    const auto one = run_specsim(qwen("run", {"--json", "--tp-size", "4", "--enable-dp-attention", "--dp", dp,
-                                              "--ep-size", ep, "--batch-size", "8", "--accept-len", "2", "--allreduce",
-                                              "nccl"}));
+    const auto one =
+        run_specsim(qwen("run", {"--json", "--tp-size", "4", "--enable-dp-attention", "--dp", dp, "--ep-size", ep,
+                                 "--batch-size", "8", "--accept-len", "2", "--allreduce", "nccl"}));
     INFO(one.err);
     REQUIRE(one.exit_code == 0);
     const json sc = json::parse(one.out)["scenarios"][0];
@@ -204,19 +207,31 @@ TEST_CASE("sweep over layouts: one row per tp x dp x ep x DP attention, each equ
 
 TEST_CASE("layout refused: dp > tp in a sweep and in tune --layouts, naming the flag; nothing written") {
   const std::string dir = fresh_dir();
-  const auto s = run_specsim(qwen("sweep", {"--tp-size", "4", "--dp", "8", "--enable-dp-attention",
-                                          "--accept-len", "2", "-o", dir + "/s.csv"}));
+  const auto s = run_specsim(qwen(
+      "sweep", {"--tp-size", "4", "--dp", "8", "--enable-dp-attention", "--accept-len", "2", "-o", dir + "/s.csv"}));
   CHECK(s.exit_code == 2);
   CHECK(s.err.find("error: ") == 0);
   CHECK(s.err.find("(--dp-size)") != std::string::npos);
   CHECK_FALSE(exists(dir + "/s.csv"));
-  const auto t = run_specsim(qwen("tune", {"--tp-size", "4", "--accept-len", "2", "--layouts", "tp4,tp4-dp8",
-                                          "--csv", dir + "/t.csv"}));
+  const auto t = run_specsim(
+      qwen("tune", {"--tp-size", "4", "--accept-len", "2", "--layouts", "tp4,tp4-dp8", "--csv", dir + "/t.csv"}));
   CHECK(t.exit_code == 2);
   CHECK(t.err.find("layout tp4-dp8") != std::string::npos);
   CHECK(t.err.find("dp 8 exceeds tp 4") != std::string::npos);
   CHECK(t.err.find("(--layouts)") != std::string::npos);
   CHECK_FALSE(exists(dir + "/t.csv"));
+  // a value of --enable-dp-attention that is neither on nor off
+  const auto v =
+      run_specsim(qwen("sweep", {"--tp-size", "4", "--enable-dp-attention", "off,maybe", "--accept-len", "2"}));
+  CHECK(v.exit_code == 2);
+  CHECK(v.err.find("'maybe' is not on or off") != std::string::npos);
+  CHECK(v.err.find("(--enable-dp-attention)") != std::string::npos);
+  // the bare flag is on, as in `specsim run`
+  const auto on = run_specsim(qwen(
+      "sweep", {"--tp-size", "4", "--dp", "2", "--enable-dp-attention", "--accept-len", "2", "--allreduce", "nccl"}));
+  INFO(on.err);
+  REQUIRE(on.exit_code == 0);
+  CHECK(on.out.find("\n4,2,1,1,none,") != std::string::npos);
   // ep that does not divide tp, a layout past the box, a malformed item
   for (const char* bad : {"tp4-ep3", "tp8", "tp4-dq2", "dp2", "tp4,tp4"}) {
     const auto b = run_specsim(qwen("tune", {"--tp-size", "4", "--accept-len", "2", "--layouts", bad}));
@@ -228,9 +243,9 @@ TEST_CASE("layout refused: dp > tp in a sweep and in tune --layouts, naming the 
 
 TEST_CASE("tune --layouts auto: every layout SGLang accepts on the GPUs, ranked by best tok/s per batch size") {
   const std::vector<std::string> small = {"--max-steps", "2", "--max-topk", "2", "--max-draft-tokens", "4"};
-  const auto r = run_specsim(with(qwen("tune", {"--tp-size", "4", "--accept-len", "2.5", "--layouts", "auto",
-                                               "--batch-size", "1,32", "--json"}),
-                                  small));
+  const auto r = run_specsim(with(
+      qwen("tune", {"--tp-size", "4", "--accept-len", "2.5", "--layouts", "auto", "--batch-size", "1,32", "--json"}),
+      small));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
@@ -264,8 +279,8 @@ TEST_CASE("tune --layouts auto: every layout SGLang accepts on the GPUs, ranked 
         }
     }
   }
-  const auto one = run_specsim(with(qwen("tune", {"--tp-size", "4", "--enable-dp-attention", "--dp", "4",
-                                                 "--ep-size", "4", "--accept-len", "2.5", "--batch-size", "32", "--json"}),
+  const auto one = run_specsim(with(qwen("tune", {"--tp-size", "4", "--enable-dp-attention", "--dp", "4", "--ep-size",
+                                                  "4", "--accept-len", "2.5", "--batch-size", "32", "--json"}),
                                     small));
   INFO(one.err);
   REQUIRE(one.exit_code == 0);
@@ -281,9 +296,9 @@ TEST_CASE("tune --layouts auto: every layout SGLang accepts on the GPUs, ranked 
     }
   CHECK(found);
   // the text names the fastest layout and the largest speedup per batch size
-  const auto text = run_specsim(with(qwen("tune", {"--tp-size", "4", "--accept-len", "2.5", "--layouts",
-                                                  "tp4,tp4-dp4-ep4", "--batch-size", "1"}),
-                                     small));
+  const auto text = run_specsim(
+      with(qwen("tune", {"--tp-size", "4", "--accept-len", "2.5", "--layouts", "tp4,tp4-dp4-ep4", "--batch-size", "1"}),
+           small));
   INFO(text.err);
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("batch size 1: layouts by their best speculative tok/s") != std::string::npos);

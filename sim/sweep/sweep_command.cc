@@ -18,7 +18,7 @@ namespace {
 long long on_off(const std::string& w) {
   if (w == "on" || w == "true" || w == "1") return 1;
   if (w == "off" || w == "false" || w == "0") return 0;
-  throw InputError("'" + w + "' is not on or off: give --enable-dp-attention alone (on) or =off,on",
+  throw InputError("'" + w + "' is not on or off: give --enable-dp-attention alone (on) or a list of on and off",
                    "--enable-dp-attention");
 }
 

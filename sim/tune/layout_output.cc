@@ -77,10 +77,10 @@ std::string layout_text(const LayoutReport& r) {
     for (std::size_t i = 0; i < row.size(); ++i) {
       const Entry& e = row[i];
       const TuneRow& t = *e.best.by_tok_s;
-      out += fmt::format("  {:>4} {:<14} {:>4} {:>11.1f} {:>10.1f} {:<22} {:>7.2f}x {:>12.2f}x{}\n", i + 1,
-                         e.o->layout.label(), e.o->scenario->run.num_gpus, e.best.plain_tok_s, t.tok_s,
-                         setting(*e.o, t), t.speedup, e.best.by_speedup->speedup,
-                         t.tok_s > e.best.plain_tok_s ? "" : "  (does not pay)");
+      out +=
+          fmt::format("  {:>4} {:<14} {:>4} {:>11.1f} {:>10.1f} {:<22} {:>7.2f}x {:>12.2f}x{}\n", i + 1,
+                      e.o->layout.label(), e.o->scenario->run.num_gpus, e.best.plain_tok_s, t.tok_s, setting(*e.o, t),
+                      t.speedup, e.best.by_speedup->speedup, t.tok_s > e.best.plain_tok_s ? "" : "  (does not pay)");
       if (!fastest_gain || e.best.by_speedup->speedup > fastest_gain->best.by_speedup->speedup) fastest_gain = &e;
     }
     const Entry& top = row.front();
@@ -119,9 +119,14 @@ nlohmann::json layout_json(const LayoutReport& r) {
                  {"batch_sizes", r.in.batch_sizes}};
   auto row_json = [](const LayoutOutcome& o, const TuneRow* x) {
     if (!x) return json(nullptr);
-    return json{{"steps", x->steps},   {"topk", x->topk},         {"draft_tokens", x->draft_tokens},
-                {"allreduce", backend_of(o, *x)}, {"accept_len", x->accept_len}, {"cycle_us", x->cycle_us},
-                {"tok_s", x->tok_s},   {"speedup", x->speedup}};
+    return json{{"steps", x->steps},
+                {"topk", x->topk},
+                {"draft_tokens", x->draft_tokens},
+                {"allreduce", backend_of(o, *x)},
+                {"accept_len", x->accept_len},
+                {"cycle_us", x->cycle_us},
+                {"tok_s", x->tok_s},
+                {"speedup", x->speedup}};
   };
   json layouts = json::array();
   for (const auto& o : r.outcomes) {

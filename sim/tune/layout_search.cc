@@ -49,9 +49,9 @@ void check_layout(const LayoutChoice& l, const LayoutSpace& s) {
   std::vector<std::string> notes;
   try {
     if (l.dp_attention && l.dp > l.tp)
-      throw InputError(fmt::format("dp {} exceeds tp {}: DP attention splits the tp group's GPUs into dp ranks", l.dp,
-                                   l.tp),
-                       "--dp-size");
+      throw InputError(
+          fmt::format("dp {} exceeds tp {}: DP attention splits the tp group's GPUs into dp ranks", l.dp, l.tp),
+          "--dp-size");
     parse_layout(a, l.tp, s.routed_experts, notes);
   } catch (const InputError& e) {
     throw InputError(fmt::format("layout {}: {} ({} in SGLang's words)", l.label(), e.what(), e.where()), "--layouts");
@@ -61,9 +61,9 @@ void check_layout(const LayoutChoice& l, const LayoutSpace& s) {
 // "tp8-dp8-ep8" -> the layout; InputError naming --layouts when malformed.
 LayoutChoice parse_one(const std::string& item) {
   auto bad = [&](const std::string& why) {
-    return InputError(fmt::format("'{}' is not a layout ({}): write tpN[-dpM][-epK], e.g. tp8-dp8-ep8, or auto", item,
-                                  why),
-                      "--layouts");
+    return InputError(
+        fmt::format("'{}' is not a layout ({}): write tpN[-dpM][-epK], e.g. tp8-dp8-ep8, or auto", item, why),
+        "--layouts");
   };
   LayoutChoice l;
   bool tp = false, dp = false, ep = false;
@@ -74,7 +74,8 @@ LayoutChoice parse_one(const std::string& item) {
     at = end + 1;
     if (part.size() < 3) throw bad("an empty or short part");
     const std::string key = part.substr(0, 2), digits = part.substr(2);
-    if (digits.size() > 4 || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
+    if (digits.size() > 4 ||
+        !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
       throw bad("a size is a number of at most 4 digits");
     const int v = std::stoi(digits);
     if (v < 1) throw bad("a size is at least 1");
