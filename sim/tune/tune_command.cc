@@ -163,8 +163,9 @@ RunArgs layout_args(const RunArgs& given, const Scenario& deployment, const Layo
   RunArgs a = given;
   a.tp_size = l.tp;
   a.parallel.enable_dp_attention = l.dp_attention;
-  a.parallel.dp_size = l.dp_attention ? std::optional<int>(l.dp) : std::nullopt;
-  a.parallel.ep_size = l.ep > 1 ? std::optional<int>(l.ep) : std::nullopt;
+  // given, so that a scenario file's own sizes do not fill them
+  a.parallel.dp_size = l.dp_attention ? l.dp : 1;
+  a.parallel.ep_size = l.ep;
   if (deployment.hw.num_nodes > 1) {
     const int per_node = deployment.hw.gpus_per_node();
     a.nnodes = (l.tp + per_node - 1) / per_node;
@@ -186,6 +187,11 @@ std::string layouts_command(const RunArgs& given, const TuneRequest& q, const Tu
     RunArgs a = layout_args(given, s, l);
     Scenario ls = load_scenario(q.scenario, a);
     if (!ls.run.speculative()) ls.run.algo = SpecAlgo::Eagle3;
+    // a scenario file turning DP attention on applies to every layout: said, not ranked as this one
+    if (ls.run.layout.dp_attention != l.dp_attention)
+      throw InputError("the scenario file turns DP attention on, so layout " + l.label() +
+                           " cannot run without it: name DP layouts (tpN-dpM) only",
+                       "--scenario, --layouts");
     return ls;
   });
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
