@@ -231,7 +231,10 @@ TEST_CASE("layout refused: dp > tp in a sweep and in tune --layouts, naming the 
       "sweep", {"--tp-size", "4", "--dp", "2", "--enable-dp-attention", "--accept-len", "2", "--allreduce", "nccl"}));
   INFO(on.err);
   REQUIRE(on.exit_code == 0);
-  CHECK(on.out.find("\n4,2,1,1,none,") != std::string::npos);
+  const Csv oc = parse_csv(on.out);
+  REQUIRE(oc.rows.size() == 1);
+  CHECK(oc.at(0, "dp_size") == "2");
+  CHECK(oc.at(0, "enable_dp_attention") == "1");
   // ep that does not divide tp, a layout past the box, a malformed item
   for (const char* bad : {"tp4-ep3", "tp8", "tp4-dq2", "dp2", "tp4,tp4"}) {
     const auto b = run_specsim(qwen("tune", {"--tp-size", "4", "--accept-len", "2", "--layouts", bad}));

@@ -16,28 +16,12 @@
 namespace specsim::sweep {
 
 std::vector<std::string> csv_columns() {
-  std::vector<std::string> c = {"tp_size",
-                                "dp_size",
-                                "ep_size",
-                                "enable_dp_attention",
-                                "moe_a2a_backend",
-                                "dtype",
-                                "batch_size",
-                                "context_len",
-                                "cuda_graph_max_bs",
-                                "speculative_num_steps",
-                                "speculative_eagle_topk",
-                                "speculative_num_draft_tokens",
-                                "allreduce",
-                                "allreduce_fixed_us",
-                                "accept_len",
-                                "baseline_step_us",
-                                "baseline_tok_s",
-                                "cycle_us",
-                                "spec_tok_s",
-                                "speedup",
-                                "breakeven_accept_len",
-                                "allreduce_share"};
+  std::vector<std::string> c = {"tp_size", "dtype", "batch_size", "context_len", "cuda_graph_max_bs",
+                                "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
+                                // the rest of the parallel layout (first three columns kept: tp, dtype, batch)
+                                "dp_size", "ep_size", "enable_dp_attention", "moe_a2a_backend", "allreduce",
+                                "allreduce_fixed_us", "accept_len", "baseline_step_us", "baseline_tok_s", "cycle_us",
+                                "spec_tok_s", "speedup", "breakeven_accept_len", "allreduce_share"};
   for (int p = 0; p < kNumPhaseKinds; ++p) c.push_back(std::string(phase_name(static_cast<PhaseKind>(p))) + "_us");
   for (int k = 0; k < kNumParts; ++k) c.push_back(std::string("cycle_") + part_name(k) + "_us");
   // The likely range of each tok/s from the held-out errors of the run's class (report/error_band.h).
@@ -74,9 +58,9 @@ void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice
   const AllReduceChoice& b = backends[p.backend];
   auto out = std::back_inserter(s);
   if (st == Style::Json) s += '[';
-  fmt::format_to(out, "{},{},{},{},{}{}{},{}{}{},{},{},{},{},{},{},{},", p.tp, p.dp, p.ep, p.dp_attention ? 1 : 0, q,
-                 a2a_backend_name(p.a2a), q, q, dtype_name(p.dtype), q, p.batch, p.context, p.graph_bs, p.steps, p.topk,
-                 p.draft_tokens, label_cell(b.label(), st));
+  fmt::format_to(out, "{},{}{}{},{},{},{},{},{},{},{},{},{},{}{}{},{},", p.tp, q, dtype_name(p.dtype), q, p.batch,
+                 p.context, p.graph_bs, p.steps, p.topk, p.draft_tokens, p.dp, p.ep, p.dp_attention ? 1 : 0, q,
+                 a2a_backend_name(p.a2a), q, label_cell(b.label(), st));
   if (b.kind == AllReduceChoice::Kind::Fixed)
     num(s, b.fixed_us, st);
   else if (st == Style::Json)
