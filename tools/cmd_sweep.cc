@@ -29,6 +29,17 @@ void replace(CLI::App& app, const std::string& name, std::string& target, const 
 // The flags that take lists (sweep/sweep_command.h's ListFlags).
 void add_list_flags(CLI::App& app, ListFlags& f) {
   replace(app, "--tp-size", f.tp, "tensor-parallel sizes (list or range, e.g. 4,8)");
+  app.remove_option(app.get_option("--dp-size"));
+  app.add_option("--dp-size,--dp", f.dp,
+                 "DP attention ranks (list or range, e.g. 1,2,4,8; with --enable-dp-attention)");
+  app.remove_option(app.get_option("--ep-size"));
+  app.add_option("--ep-size,--ep", f.ep, "expert-parallel sizes (list or range, e.g. 1,8)");
+  app.remove_option(app.get_option("--enable-dp-attention"));
+  // alone: on (the run flag); with a value, a list: off,on sweeps it
+  app.add_option("--enable-dp-attention", f.dp_attention,
+                 "DP attention: alone on, or a list (off,on) to sweep it (off: --dp > 1 points are skipped)")
+      ->expected(0, 1)
+      ->default_str("on");
   replace(app, "--dtype", f.dtype, "target weight dtypes (comma list: bf16,fp8)");
   replace(app, "--batch-size", f.batch, "running requests (list or range, e.g. 1,4,16)");
   replace(app, "--context-len", f.context, "KV-cache tokens per request (list or range)");

@@ -37,6 +37,9 @@ int cmd_tune(int argc, char** argv) {
                  "scenario file (as `specsim run --scenario` reads it): the deployment, and its accept len at its "
                  "settings when no other acceptance is given");
   app.add_option("--batch-size", f.batch, "batch sizes to rank at (list or range, default 1,2,4,8,16,32,64)");
+  app.add_option("--layouts", f.layouts,
+                 "also search the parallel layout: auto (every tp x DP attention x ep SGLang accepts on the "
+                 "deployment's GPUs) or a list tpN[-dpM][-epK],... (dp: DP attention); ranks layouts per batch size");
   app.add_flag("--json", f.json, "print the ranking as JSON (with elapsed_s)");
   app.add_option("--csv", f.csv, "write the shown rows as CSV to FILE");
   app.add_option(

@@ -11,6 +11,9 @@ namespace specsim::sweep {
 const char* axis_flag(int axis) {
   switch (axis) {
     case kTp: return "--tp-size";
+    case kDp: return "--dp-size";
+    case kEp: return "--ep-size";
+    case kDpAttn: return "--enable-dp-attention";
     case kDtype: return "--dtype";
     case kBatch: return "--batch-size";
     case kContext: return "--context-len";
@@ -29,6 +32,9 @@ size_t Grid::axis_size(int axis) const {
   size_t n = 0;
   switch (axis) {
     case kTp: n = tp.size(); break;
+    case kDp: n = dp.size(); break;
+    case kEp: n = ep.size(); break;
+    case kDpAttn: n = dp_attention.size(); break;
     case kDtype: n = dtype.size(); break;
     case kBatch: n = batch.size(); break;
     case kContext: n = context.size(); break;
@@ -73,6 +79,18 @@ size_t Grid::size() const {
 size_t Grid::points_per_plan() const {
   size_t n = 1;
   for (int a = kFirstEvalAxis; a < kNumAxes; ++a) n *= axis_size(a);
+  return n;
+}
+
+size_t Grid::points_per_scenario() const {
+  size_t n = 1;
+  for (int a = kFirstGroupAxis; a < kNumAxes; ++a) n *= axis_size(a);
+  return n;
+}
+
+size_t Grid::scenarios() const {
+  size_t n = 1;
+  for (int a = 0; a < kFirstGroupAxis; ++a) n *= axis_size(a);
   return n;
 }
 

@@ -27,28 +27,50 @@ namespace {
 
 using Index = std::array<size_t, kNumAxes>;
 
-// A scenario per (tp, dtype): resolving reads files, so it happens once per pair, up front.
+// A scenario per value of the axes before kFirstGroupAxis (tp, the layout, dtype): resolving
+// reads files and checks the layout, so it happens once per combination, up front.
 struct Resolved {
   std::optional<Scenario> scenario;
   std::string error;
+  std::string skip_key;  // a refused layout: counted by the flag refused, not by its numbers
 };
+
+bool layout_flag(const std::string& where) {
+  for (const char* f : {"--dp-size", "--ep-size", "--enable-dp-attention", "--moe-a2a-backend"})
+    if (where.find(f) != std::string::npos) return true;
+  return false;
+}
+
+// The run flags of one combination of the scenario axes (`ix`: those axes' value indices).
+RunArgs scenario_args(const SweepInput& in, const Index& ix) {
+  const Grid& g = in.grid;
+  RunArgs a = in.base;
+  if (!g.tp.empty()) a.tp_size = static_cast<int>(g.tp[ix[kTp]]);
+  if (!g.dp.empty()) a.parallel.dp_size = static_cast<int>(g.dp[ix[kDp]]);
+  if (!g.ep.empty()) a.parallel.ep_size = static_cast<int>(g.ep[ix[kEp]]);
+  if (!g.dp_attention.empty()) a.parallel.enable_dp_attention = g.dp_attention[ix[kDpAttn]] != 0;
+  if (!g.dtype.empty()) a.dtype = g.dtype[ix[kDtype]];
+  return a;
+}
 
 std::vector<Resolved> resolve_all(const SweepInput& in) {
   const Grid& g = in.grid;
-  std::vector<Resolved> out(g.axis_size(kTp) * g.axis_size(kDtype));
-  for (size_t t = 0; t < g.axis_size(kTp); ++t)
-    for (size_t d = 0; d < g.axis_size(kDtype); ++d) {
-      RunArgs a = in.base;
-      if (!g.tp.empty()) a.tp_size = static_cast<int>(g.tp[t]);
-      if (!g.dtype.empty()) a.dtype = g.dtype[d];
-      Resolved& r = out[t * g.axis_size(kDtype) + d];
-      try {
-        r.scenario = resolve_scenario(a);
-      } catch (const InputError& e) {
-        if (g.tp.size() <= 1 && g.dtype.size() <= 1) throw;  // nothing else to sweep: plain bad input
-        r.error = e.line();
-      }
+  bool swept = false;
+  for (int a = 0; a < kFirstGroupAxis; ++a) swept = swept || g.swept(a);
+  std::vector<Resolved> out(g.scenarios());
+  for (size_t k = 0; k < out.size(); ++k) {
+    Resolved& r = out[k];
+    try {
+      r.scenario = resolve_scenario(scenario_args(in, g.decode(k * g.points_per_scenario())));
+    } catch (const InputError& e) {
+      if (!swept) throw;  // nothing else to sweep: plain bad input
+      r.error = e.line();
+      if (layout_flag(e.where()))
+        r.skip_key = "layout refused (" + e.where() + ")";
+      else if (r.error.find("does not fit") != std::string::npos)
+        r.skip_key = "does not fit GPU memory (" + e.where() + ")";
     }
+  }
   return out;
 }
 
@@ -68,9 +90,10 @@ void prepare_group(const SweepInput& in, const std::vector<Resolved>& resolved, 
   g.id = id;
   g.error.clear();
   g.skip_key.clear();
-  const Resolved& res = resolved[ix[kTp] * grid.axis_size(kDtype) + ix[kDtype]];
+  const Resolved& res = resolved[id * grid.points_per_plan() / grid.points_per_scenario()];
   if (!res.scenario) {
     g.error = res.error;
+    g.skip_key = res.skip_key;
     return;
   }
   g.s = *res.scenario;
@@ -153,7 +176,10 @@ void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backen
   const CycleResult c = evaluate_cycle(g.r.plan, ctx, accept);
   if (const std::string why = figure_problem(run, c); !why.empty()) return w.skip(why, i);
   out.ok = true;
-  out.tp = run.tp_size, out.batch = run.batch_size, out.graph_bs = run.cuda_graph_max_bs;
+  out.tp = run.tp_size, out.dp = run.layout.dp_attention ? run.layout.dp : 1, out.ep = run.layout.ep;
+  out.dp_attention = run.layout.dp_attention;
+  out.a2a = run.layout.a2a;
+  out.batch = run.batch_size, out.graph_bs = run.cuda_graph_max_bs;
   out.steps = run.num_steps, out.topk = run.topk, out.draft_tokens = run.num_draft_tokens;
   out.context = run.context_len;
   out.dtype = run.dtype.value_or(g.s.target.weight_dtype);

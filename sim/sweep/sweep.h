@@ -1,6 +1,7 @@
 #pragma once
 // Evaluates a grid of what-ifs around one scenario on all cores. The scenario is resolved once per
-// (tp, dtype) (those pick the hardware view and the anchor mode); a plan is built once per
+// (tp, dp, ep, DP attention, dtype) (those pick the hardware view, the layout's checks, the memory
+// fit and the anchor mode); a plan is built once per
 // plan-shaping combination; each point then costs one evaluate_cycle. Results land in a
 // pre-sized vector by point index, so output is the same bytes on any thread count.
 #include <array>
@@ -22,7 +23,10 @@ const char* part_name(int part);  ///< "gemm", "attention", ...
 /// One evaluated point: its resolved settings and the cycle figures (as in `specsim run --json`).
 struct PointResult {
   bool ok = false;
-  int tp = 0, batch = 0, graph_bs = 0, steps = 0, topk = 0, draft_tokens = 0;
+  int tp = 0, dp = 1, ep = 1;  ///< the layout: DP attention ranks (1: off), expert-parallel size
+  bool dp_attention = false;
+  A2aBackend a2a = A2aBackend::None;
+  int batch = 0, graph_bs = 0, steps = 0, topk = 0, draft_tokens = 0;
   long long context = 0;
   DType dtype = DType::BF16;
   uint32_t backend = 0;  ///< index into SweepResult::backends

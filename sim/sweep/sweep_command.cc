@@ -14,6 +14,14 @@ namespace specsim::sweep {
 
 namespace {
 
+// --enable-dp-attention's values in a sweep: on (the flag alone) and off.
+long long on_off(const std::string& w) {
+  if (w == "on" || w == "true" || w == "1") return 1;
+  if (w == "off" || w == "false" || w == "0") return 0;
+  throw InputError("'" + w + "' is not on or off: give --enable-dp-attention alone (on) or a list of on and off",
+                   "--enable-dp-attention");
+}
+
 Grid make_grid(const ListFlags& f) {
   Grid g;
   auto ints = [](const std::string& text, const FlagRange& r) {
@@ -21,6 +29,11 @@ Grid make_grid(const ListFlags& f) {
   };
   namespace fr = flag_ranges;
   g.tp = ints(f.tp, fr::kTpSize);
+  g.dp = ints(f.dp, fr::kDpSize);
+  g.ep = ints(f.ep, fr::kEpSize);
+  if (!f.dp_attention.empty())
+    for (const auto& w : parse_word_values(f.dp_attention, "--enable-dp-attention"))
+      g.dp_attention.push_back(on_off(w));
   g.batch = ints(f.batch, fr::kBatchSize);
   g.context = ints(f.context, fr::kContextLen);
   g.graph_bs = ints(f.graph_bs, fr::kCudaGraphMaxBs);

@@ -14,7 +14,8 @@ namespace specsim::sweep {
 
 /// The run flags that take lists and ranges (their single-value options replaced by these).
 struct ListFlags {
-  std::string tp, dtype, batch, context, graph_bs, topk, steps, draft_tokens, accept_len, accept_rate;
+  std::string tp, dp, ep, dp_attention, dtype, batch, context, graph_bs, topk, steps, draft_tokens, accept_len,
+      accept_rate;
   std::vector<std::string> allreduce;
 };
 

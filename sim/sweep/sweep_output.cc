@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <tuple>
 
 #include "report/report.h"
 #include "sweep/sweep_bands.h"
@@ -13,24 +16,12 @@
 namespace specsim::sweep {
 
 std::vector<std::string> csv_columns() {
-  std::vector<std::string> c = {"tp_size",
-                                "dtype",
-                                "batch_size",
-                                "context_len",
-                                "cuda_graph_max_bs",
-                                "speculative_num_steps",
-                                "speculative_eagle_topk",
-                                "speculative_num_draft_tokens",
-                                "allreduce",
-                                "allreduce_fixed_us",
-                                "accept_len",
-                                "baseline_step_us",
-                                "baseline_tok_s",
-                                "cycle_us",
-                                "spec_tok_s",
-                                "speedup",
-                                "breakeven_accept_len",
-                                "allreduce_share"};
+  std::vector<std::string> c = {"tp_size", "dtype", "batch_size", "context_len", "cuda_graph_max_bs",
+                                "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
+                                // the rest of the parallel layout (first three columns kept: tp, dtype, batch)
+                                "dp_size", "ep_size", "enable_dp_attention", "moe_a2a_backend", "allreduce",
+                                "allreduce_fixed_us", "accept_len", "baseline_step_us", "baseline_tok_s", "cycle_us",
+                                "spec_tok_s", "speedup", "breakeven_accept_len", "allreduce_share"};
   for (int p = 0; p < kNumPhaseKinds; ++p) c.push_back(std::string(phase_name(static_cast<PhaseKind>(p))) + "_us");
   for (int k = 0; k < kNumParts; ++k) c.push_back(std::string("cycle_") + part_name(k) + "_us");
   // The likely range of each tok/s from the held-out errors of the run's class (report/error_band.h).
@@ -67,8 +58,9 @@ void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice
   const AllReduceChoice& b = backends[p.backend];
   auto out = std::back_inserter(s);
   if (st == Style::Json) s += '[';
-  fmt::format_to(out, "{},{}{}{},{},{},{},{},{},{},{},", p.tp, q, dtype_name(p.dtype), q, p.batch, p.context,
-                 p.graph_bs, p.steps, p.topk, p.draft_tokens, label_cell(b.label(), st));
+  fmt::format_to(out, "{},{}{}{},{},{},{},{},{},{},{},{},{},{}{}{},{},", p.tp, q, dtype_name(p.dtype), q, p.batch,
+                 p.context, p.graph_bs, p.steps, p.topk, p.draft_tokens, p.dp, p.ep, p.dp_attention ? 1 : 0, q,
+                 a2a_backend_name(p.a2a), q, label_cell(b.label(), st));
   if (b.kind == AllReduceChoice::Kind::Fixed)
     num(s, b.fixed_us, st);
   else if (st == Style::Json)
@@ -149,7 +141,8 @@ std::string sweep_json(const SweepResult& r, const Grid& grid, int threads) {
   auto add = [&](int axis, const auto& values) {
     if (!values.empty()) axes[axis_flag(axis)] = values;
   };
-  add(kTp, grid.tp), add(kDtype, grid.dtype), add(kBatch, grid.batch), add(kContext, grid.context);
+  add(kTp, grid.tp), add(kDp, grid.dp), add(kEp, grid.ep), add(kDpAttn, grid.dp_attention);
+  add(kDtype, grid.dtype), add(kBatch, grid.batch), add(kContext, grid.context);
   add(kGraphBs, grid.graph_bs), add(kTopk, grid.topk), add(kSteps, grid.steps), add(kDraftTokens, grid.draft_tokens);
   json ar = json::array();
   for (const auto& b : r.backends) ar.push_back(b.label());
@@ -174,6 +167,51 @@ std::string sweep_json(const SweepResult& r, const Grid& grid, int threads) {
   return text + ",\n \"rows\": [\n" + rows(r, threads, Style::Json) + "\n ]\n}\n";
 }
 
+namespace {
+
+// The layout of a point in words: "tp 8, dp attention 8, ep 8, deepep".
+std::string layout_words(const PointResult& p) {
+  std::string w = fmt::format("tp {}", p.tp);
+  if (p.dp_attention) w += fmt::format(", dp attention {}", p.dp);
+  if (p.ep > 1) w += fmt::format(", ep {}", p.ep);
+  if (p.a2a != A2aBackend::None) w += ", " + a2a_backend_name(p.a2a);
+  return w;
+}
+
+// Which layout makes speculation pay: per layout evaluated (when more than one was), its best
+// speculative tok/s and its best speedup over plain decoding, with the points they were found at.
+std::string best_by_layout(const SweepResult& r) {
+  struct Best {
+    size_t tok = 0, speed = 0;
+  };
+  std::map<std::tuple<int, int, int, bool, int>, Best> best;
+  std::vector<std::tuple<int, int, int, bool, int>> order;
+  for (size_t i = 0; i < r.points.size(); ++i) {
+    const PointResult& p = r.points[i];
+    if (!p.ok) continue;
+    const auto key = std::make_tuple(p.tp, p.dp, p.ep, p.dp_attention, static_cast<int>(p.a2a));
+    auto [it, fresh] = best.try_emplace(key, Best{i, i});
+    if (fresh) order.push_back(key);
+    if (p.spec_tok_s > r.points[it->second.tok].spec_tok_s) it->second.tok = i;
+    if (p.speedup > r.points[it->second.speed].speedup) it->second.speed = i;
+  }
+  if (best.size() < 2) return "";
+  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    return r.points[best[a].tok].spec_tok_s > r.points[best[b].tok].spec_tok_s;
+  });
+  std::string out = "  by layout (best speculative tok/s first):\n";
+  for (const auto& k : order) {
+    const PointResult& t = r.points[best[k].tok];
+    const PointResult& s = r.points[best[k].speed];
+    out += fmt::format("    {}: best {:.1f} tok/s (point {}, {:.2f}x); best speedup {:.2f}x (point {}){}\n",
+                       layout_words(t), t.spec_tok_s, best[k].tok, t.speedup, s.speedup, best[k].speed,
+                       s.speedup > 1 ? "" : ": speculation does not pay");
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string sweep_summary(const SweepResult& r, double seconds, int threads) {
   size_t skipped = 0;
   for (const auto& s : r.skipped) skipped += s.count;
@@ -194,7 +232,7 @@ std::string sweep_summary(const SweepResult& r, double seconds, int threads) {
   if (r.skipped.size() > kMaxSkipLines)
     out += fmt::format("  ... and {} more skip reasons ({} points); --json lists every reason\n",
                        r.skipped.size() - kMaxSkipLines, rest_points);
-  return out;
+  return out + best_by_layout(r);
 }
 
 }  // namespace specsim::sweep

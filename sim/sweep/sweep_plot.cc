@@ -71,6 +71,9 @@ bool accept_swept(const Grid& g) { return g.accept_len.size() > 1 || g.accept_ra
 const char* axis_short(int axis) {
   switch (axis) {
     case kTp: return "tp";
+    case kDp: return "dp";
+    case kEp: return "ep";
+    case kDpAttn: return "dp-attn";
     case kDtype: return "dtype";
     case kBatch: return "bs";
     case kContext: return "ctx";
@@ -88,6 +91,9 @@ const char* axis_short(int axis) {
 std::string axis_value(const Grid& g, const std::vector<AllReduceChoice>& backends, int axis, size_t i) {
   switch (axis) {
     case kTp: return std::to_string(g.tp[i]);
+    case kDp: return std::to_string(g.dp[i]);
+    case kEp: return std::to_string(g.ep[i]);
+    case kDpAttn: return g.dp_attention[i] ? "on" : "off";
     case kDtype: return g.dtype[i];
     case kBatch: return std::to_string(g.batch[i]);
     case kContext: return std::to_string(g.context[i]);

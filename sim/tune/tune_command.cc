@@ -14,6 +14,8 @@
 #include "scenario/flag_values.h"
 #include "scenario/load_scenario.h"
 #include "scenario/sglang_cmdline.h"
+#include "tune/layout_output.h"
+#include "tune/layout_search.h"
 #include "tune/tune.h"
 #include "tune/tune_memory.h"
 #include "util/error.h"
@@ -67,6 +69,11 @@ void check_request(const RunArgs& args, const TuneRequest& q) {
                          (args.accept_len ? "--accept-len" : "--accept-rate") + " or " +
                          (q.acceptance.empty() ? "--accept-from" : "--acceptance") + ", not both",
                      args.accept_len ? "--accept-len" : "--accept-rate");
+  if (!q.layouts.empty() && !q.plot.empty())
+    throw InputError(
+        "--plot draws one layout's search: leave it out with --layouts (--csv and --json hold the "
+        "layouts' ranking)",
+        "--plot");
   if (!q.plot_script.empty() && q.plot.empty()) throw InputError("--plot-script needs --plot FILE.png", "--plot");
   if (!q.plot.empty())
     check_plot_target(q.plot), plot_safe(q.plot_script, "the plot script path", "--plot-script"), check_plot_tools();
@@ -148,8 +155,58 @@ std::vector<std::string> model_mismatches(const std::vector<accept::AcceptObserv
   return out;
 }
 
+namespace {
+
+// The deployment's flags with one layout's sizes in place of its own; a box of several nodes
+// keeps its nodes' size, spanning as many of them as the layout's tp needs.
+RunArgs layout_args(const RunArgs& given, const Scenario& deployment, const LayoutChoice& l) {
+  RunArgs a = given;
+  a.tp_size = l.tp;
+  a.parallel.enable_dp_attention = l.dp_attention;
+  // given, so that a scenario file's own sizes do not fill them
+  a.parallel.dp_size = l.dp_attention ? l.dp : 1;
+  a.parallel.ep_size = l.ep;
+  if (deployment.hw.num_nodes > 1) {
+    const int per_node = deployment.hw.gpus_per_node();
+    a.nnodes = (l.tp + per_node - 1) / per_node;
+    a.num_gpus = *a.nnodes * per_node;
+  }
+  return a;
+}
+
+// tune --layouts: the same acceptance and search on each layout, ranked by layout.
+std::string layouts_command(const RunArgs& given, const TuneRequest& q, const TuneInput& in,
+                            const AcceptanceOrigin& origin) {
+  const Scenario& s = in.scenario;
+  const LayoutSpace space{s.hw.num_gpus, s.target.has_moe ? s.target.moe.routed_experts : 0, s.run.layout.a2a};
+  const std::vector<LayoutChoice> layouts = parse_layouts(q.layouts, space);
+  check_tune_memory(draft_settings(in.max_steps, in.max_topk, in.max_draft_tokens).size(),
+                    in.batch_sizes.size() * layouts.size(), std::max<std::size_t>(in.backends.size(), 2), 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto outcomes = run_layouts(in, layouts, [&](const LayoutChoice& l) {
+    RunArgs a = layout_args(given, s, l);
+    Scenario ls = load_scenario(q.scenario, a);
+    if (!ls.run.speculative()) ls.run.algo = SpecAlgo::Eagle3;
+    // a scenario file turning DP attention on applies to every layout: said, not ranked as this one
+    if (ls.run.layout.dp_attention != l.dp_attention)
+      throw InputError("the scenario file turns DP attention on, so layout " + l.label() +
+                           " cannot run without it: name DP layouts (tpN-dpM) only",
+                       "--scenario, --layouts");
+    return ls;
+  });
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const LayoutReport report{in, outcomes, origin, q.layouts, secs};
+  const nlohmann::json j = layout_json(report);
+  require_finite_json(j, "the tuning inputs");
+  write_outputs_atomic({{OutputFile{q.csv, "--csv"}, q.csv.empty() ? "" : layout_csv(report)}});
+  return q.json ? dump_json(j) + "\n" : layout_text(report);
+}
+
+}  // namespace
+
 std::string tune_command(RunArgs& args, const TuneRequest& q) {
   check_request(args, q);
+  const RunArgs given = args;  // before the scenario file fills it: each layout is resolved from these
   TuneInput in;
   in.batch_sizes.clear();
   for (const long long b : parse_int_values(q.batch, "--batch-size", 1, 1 << 20))
@@ -174,6 +231,11 @@ std::string tune_command(RunArgs& args, const TuneRequest& q) {
   }
   const AcceptanceOrigin origin = choose_acceptance(q, s, in.acceptance);
   in.scenario = s;
+  if (!q.layouts.empty()) {
+    RunArgs flags = given;
+    flags.allreduce.clear();  // the backends are the search's (in.backends)
+    return layouts_command(flags, q, in, origin);
+  }
 
   const auto t0 = std::chrono::steady_clock::now();
   const TuneResult result = run_tune(in);

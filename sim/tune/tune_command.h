@@ -16,6 +16,8 @@ struct TuneRequest {
   std::string acceptance;                ///< per-depth rates and coverage (JSON)
   std::string scenario;                  ///< scenario file: the deployment, and its accept len
   std::string batch = "1,2,4,8,16,32,64";
+  /// Parallel layouts to search ("auto" or tpN[-dpM][-epK],...; empty: the deployment's alone).
+  std::string layouts;
   std::string csv, plot, plot_script;
   bool json = false;
   std::size_t top = 10;
@@ -33,6 +35,7 @@ AcceptanceOrigin choose_acceptance(const TuneRequest& q, const Scenario& s, acce
 std::vector<std::string> model_mismatches(const std::vector<accept::AcceptObservation>& obs, const Scenario& s);
 
 /// Runs the search and writes --csv and --plot; returns the ranking (text, or JSON with --json).
+/// With --layouts, the search runs on each layout and the ranking is of layouts per batch size.
 /// InputError on bad input, with no file written.
 std::string tune_command(RunArgs& args, const TuneRequest& q);
 
