@@ -146,10 +146,10 @@ struct FusedGeometry {
 
 /// Creation options shared by all modes.
 struct Options {
-  std::size_t max_bytes = kDefaultMaxBytes;            ///< largest accepted message per rank
-  std::uint64_t timeout_ns = kDefaultTimeoutNs;        ///< bound on every spin-wait in the kernels
-  std::optional<Link> link;                            ///< topology for Auto; detected when empty
-  int ll_threads = 0;                                  ///< threads a block of the flag-free kernels: 0 auto, or 32..256
+  std::size_t max_bytes = kDefaultMaxBytes;      ///< largest accepted message per rank
+  std::uint64_t timeout_ns = kDefaultTimeoutNs;  ///< bound on every spin-wait in the kernels
+  std::optional<Link> link;                      ///< topology for Auto; detected when empty
+  int ll_threads = 0;                            ///< threads a block of the flag-free kernels: 0 auto, or 32..256
   /// Row split of allreduce_add_rmsnorm: split, the fastest at every measured shape (kernels/README.md).
   FusedVariant fused_variant = FusedVariant::Split;
   /// Test hook (virtual mode only): the blocks of this rank return at once without arriving,

@@ -65,6 +65,17 @@ std::optional<Scenario> with_projected_accept(const Scenario& s) {
   const auto [steps, topk, tokens] = *r.accept_len_shape;
   if (steps == r.num_steps && topk == r.topk && tokens == r.num_draft_tokens) return std::nullopt;
   Scenario p = s;
+  // a measurement the file holds at the run's own draft shape states its accept len: that one
+  for (const MeasuredRun& m : s.measured)
+    if (m.run.accept_len && m.run.num_steps == r.num_steps && m.run.topk == r.topk &&
+        m.run.num_draft_tokens == r.num_draft_tokens) {
+      p.run.accept_len = m.run.accept_len;
+      p.run.accept_len_shape.reset();
+      p.run.accept_source = fmt::format("{} (its measurement at steps {}, topk {}, {} draft tokens)",
+                                        r.accept_source.empty() ? "scenario file" : r.accept_source, r.num_steps,
+                                        r.topk, r.num_draft_tokens);
+      return p;
+    }
   p.run.accept_rate = accept_rate_at(*r.accept_len, steps, topk, tokens);
   p.run.accept_source =
       fmt::format("{} (its accept len {:g} at steps {}, topk {}, {} draft tokens, projected)",

@@ -194,9 +194,11 @@ void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backen
     const bool in_cycle = run.speculative() ? p.kind != PhaseKind::BaselineDecode : p.kind == PhaseKind::BaselineDecode;
     if (!in_cycle) continue;
     const double n = run.speculative() ? p.count : 1;
-    // the all-to-alls of expert parallelism sit with the all-gathers: collectives beside the all-reduce
-    const double parts[kNumParts] = {p.gemm_us,  p.attention_us, p.allreduce_us, p.allgather_us + p.alltoall_us,
-                                     p.other_us, p.launch_us,    p.overhead_us,  p.spec_overhead_us};
+    // the all-to-alls of expert parallelism and the pipeline's stage sends sit with the all-gathers:
+    // collectives beside the all-reduce
+    const double parts[kNumParts] = {
+        p.gemm_us,  p.attention_us, p.allreduce_us, p.allgather_us + p.alltoall_us + p.p2p_us,
+        p.other_us, p.launch_us,    p.overhead_us,  p.spec_overhead_us};
     for (int k = 0; k < kNumParts; ++k) out.cycle_parts_us[k] += n * parts[k];
   }
   ++w.evaluated;
