@@ -107,8 +107,8 @@ TEST_CASE("DP attention: each DP rank's attention on its own requests, all heads
   CHECK(d->flops == Approx(a->flops));
   CHECK(d->bytes == Approx(4 * ctx * latent * kv + 4.0 * 128 * (latent + vdim) * 2));  // ... an eighth of the KV
   // DP 2 on tp 8: 16 requests a rank over an attention group of 4 GPUs, 32 heads each
-  const Op* d2 =
-      find_op(*build_plan(m, nullptr, plain_run(8, 32, 2)).find(PhaseKind::BaselineDecode), OpKind::Attention);
+  const CyclePlan dp2 = build_plan(m, nullptr, plain_run(8, 32, 2));  // kept: d2 points into it
+  const Op* d2 = find_op(*dp2.find(PhaseKind::BaselineDecode), OpKind::Attention);
   REQUIRE(d2);
   CHECK(d2->m == 16);
   CHECK(d2->batch == 32);
@@ -122,16 +122,16 @@ TEST_CASE("DP attention: GQA heads per rank are all heads, the KV its own reques
   REQUIRE(m.head_dim == 128);
   const double ctx = 4096, hd = 128;
   // DP attention 4 on tp 4, 16 requests: 4 a rank, 32 query heads and all 4 KV heads each
-  const Op* d =
-      find_op(*build_plan(m, nullptr, plain_run(4, 16, 4)).find(PhaseKind::BaselineDecode), OpKind::Attention);
+  const CyclePlan dp = build_plan(m, nullptr, plain_run(4, 16, 4));  // kept: d points into it
+  const Op* d = find_op(*dp.find(PhaseKind::BaselineDecode), OpKind::Attention);
   REQUIRE(d);
   CHECK(d->m == 4);
   CHECK(d->batch == 32);
   CHECK(d->flops == Approx(2.0 * 4 * 32 * ctx * 2 * hd));
   CHECK(d->bytes == Approx(4 * ctx * 2 * 4 * hd * 2.0 + 2.0 * 4 * 32 * hd * 2));
   // pure TP 4: all 16 requests, 8 query heads and 1 KV head a rank: the same FLOPs and KV bytes
-  const Op* a =
-      find_op(*build_plan(m, nullptr, plain_run(4, 16, 0)).find(PhaseKind::BaselineDecode), OpKind::Attention);
+  const CyclePlan tp = build_plan(m, nullptr, plain_run(4, 16, 0));  // kept: a points into it
+  const Op* a = find_op(*tp.find(PhaseKind::BaselineDecode), OpKind::Attention);
   REQUIRE(a);
   CHECK(a->m == 16);
   CHECK(a->batch == 8);
