@@ -54,8 +54,9 @@ ReplayFp8Fit fit_replay_fp8(const std::vector<ReplayFp8Row>& rows, const std::st
   return fit;
 }
 
-std::vector<ReplayFp8Row> gemmbench_rows(const std::string& path) {
-  const json j = read_json_file(path);
+namespace {
+// The rows of a parsed specsim-gemmbench --json file (`path` names it in errors).
+std::vector<ReplayFp8Row> rows_of_bench(const json& j, const std::string& path) {
   if (!j.is_object() || j.value("kind", "") != "specsim-gemmbench" || !j.contains("rows") || !j["rows"].is_array())
     throw InputError("not a specsim-gemmbench --json file (kind \"specsim-gemmbench\" with rows)",
                      "--gemmbench " + path);
@@ -77,11 +78,14 @@ std::vector<ReplayFp8Row> gemmbench_rows(const std::string& path) {
   }
   return rows;
 }
+}  // namespace
+
+std::vector<ReplayFp8Row> gemmbench_rows(const std::string& path) { return rows_of_bench(read_json_file(path), path); }
 
 void calibrate_from_gemmbench(const std::string& gemmbench_json, const std::string& out_profile,
                               const std::string& hardware, std::ostream& out) {
-  const auto rows = gemmbench_rows(gemmbench_json);
-  const json bench = read_json_file(gemmbench_json);
+  const json bench = read_json_file(gemmbench_json);  // read once: its rows, device and date
+  const auto rows = rows_of_bench(bench, gemmbench_json);
   const std::string source = fmt::format(
       "specsim calibrate --gemmbench {} on {}: least squares of the relative error over {} rows of "
       "specsim-gemmbench (device {}, {})",
