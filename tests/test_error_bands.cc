@@ -8,22 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "run_json.h"
 #include "test_util.h"
 
 using nlohmann::json;
 using namespace specsim::test;
-
-namespace {
-
-json run_json(const std::vector<std::string>& args) {
-  auto full = args;
-  full.push_back("--json");
-  const CliResult r = run_specsim(full);
-  REQUIRE(r.exit_code == 0);
-  return json::parse(r.out);
-}
-
-}  // namespace
 
 TEST_CASE("the committed error bands are what validate computes from the published cases") {
   const std::string dir = fresh_dir();

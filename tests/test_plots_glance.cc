@@ -15,8 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-bool have_gnuplot() { return run_program("/bin/sh", {"-c", "command -v gnuplot"}).exit_code == 0; }
-
 // Width and height from the PNG's IHDR chunk (big-endian at bytes 16 and 20).
 std::pair<unsigned, unsigned> png_size(const std::string& img) {
   REQUIRE(img.size() > 24);

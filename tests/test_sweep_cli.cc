@@ -52,8 +52,6 @@ std::string fmt_fixed(double us) {
   return o.str();
 }
 
-bool have_gnuplot() { return run_program("/bin/sh", {"-c", "command -v gnuplot"}).exit_code == 0; }
-
 }  // namespace
 
 TEST_CASE("sweep: one row per point with every setting and figure") {

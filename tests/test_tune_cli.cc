@@ -34,8 +34,6 @@ json tune_json(std::vector<std::string> args) {
 // SGLang's rule, written out again here so the test does not trust the code under test.
 bool sglang_runs(int s, int k, int n) { return k == 1 ? n == s + 1 : n >= 2 && n <= k * s + 1; }
 
-bool have_gnuplot() { return run_program("/bin/sh", {"-c", "command -v gnuplot"}).exit_code == 0; }
-
 }  // namespace
 
 TEST_CASE("tune: without acceptance data it refuses in one line naming the flags, writing nothing") {

@@ -41,6 +41,8 @@ std::string specsim_bin() { return SPECSIM_BIN; }
 
 CliResult run_specsim(const std::vector<std::string>& args) { return run_program(SPECSIM_BIN, args); }
 
+bool have_gnuplot() { return run_program("/bin/sh", {"-c", "command -v gnuplot"}).exit_code == 0; }
+
 std::string fresh_dir() {
   // mkdtemp, not pid + counter: a pid reused by a later run (the sanitizer pass after the plain
   // one) would find the earlier run's files in "its" folder.

@@ -16,6 +16,8 @@ CliResult run_specsim(const std::vector<std::string>& args);
 /// The built `specsim` binary's path.
 std::string specsim_bin();
 CliResult run_program(const std::string& binary, const std::vector<std::string>& args);
+/// Whether gnuplot is on the PATH (the plot tests check the images only where it is).
+bool have_gnuplot();
 
 /// A fresh empty folder under $TMPDIR, unique per call.
 std::string fresh_dir();
