@@ -148,10 +148,17 @@ TEST_CASE("trace: bounded size, the cycles sampled and said") {
   CHECK(r.out.find("of the 50 simulated cycles drawn") != std::string::npos);
   const std::string text = slurp(dir + "/t.json");
   CHECK(text.size() < 100'000'000);
-  const json t = json::parse(text);
+  // tens of MB: validated without building the document (a parse takes minutes under ASan); the
+  // header object comes first in the file
+  CHECK(json::accept(text));
+  const std::size_t head = text.find(",\"traceEvents\"");
+  REQUIRE(head != std::string::npos);
+  const json t = json::parse(text.substr(0, head) + "}");
   CHECK(t["otherData"]["cycles"].get<int>() < 50);
 
-  const auto two = run_specsim({"run", "--cycles", "50", "--trace-cycles", "2", "--trace", dir + "/two.json"});
+  // one backend: half the events to parse
+  const auto two = run_specsim(
+      {"run", "--cycles", "50", "--allreduce", "nccl", "--trace-cycles", "2", "--trace", dir + "/two.json"});
   REQUIRE(two.exit_code == 0);
   std::set<std::string> cycles;
   const json two_trace = json::parse(slurp(dir + "/two.json"));
