@@ -42,6 +42,9 @@
 // with its partial and read by every CTA of the cluster after the barrier), writing no norm
 // output for that row. Every CTA of a cluster passes the same number of cluster barriers, and
 // one more before it exits, so no CTA leaves while a sibling may still read its shared memory.
+//
+// Files: the element arithmetic is in car_fused_math.cuh, the row split and the variants' row sums
+// in car_fused_rows.cuh; the kernels and their launch here.
 #include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -54,6 +57,8 @@
 
 #include "car_device.cuh"
 #include "car_fused_args.h"
+#include "car_fused_math.cuh"
+#include "car_fused_rows.cuh"
 #include "car_kernels.h"
 #include "car_layout.h"
 #include "car_ll_device.cuh"
@@ -65,293 +70,6 @@ namespace {
 namespace cg = cooperative_groups;
 
 static_assert(kPack<__nv_bfloat16> == 8 && kPack<__half> == 8, "a vector is 8 elements");
-
-/// Element-wise round_T(a + b) of two vectors.
-template <typename T>
-__device__ __forceinline__ uint4 add_round(const uint4& a, const uint4& b) {
-  std::uint32_t out[4];
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    out[j] = 0;
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-      out[j] |= bits_of<T>(to_output<T>(__fadd_rn(lane<T>(word(a, j), h), lane<T>(word(b, j), h)))) << (16 * h);
-  }
-  return make_uint4(out[0], out[1], out[2], out[3]);
-}
-
-/// acc + the squares of a vector's elements, in element order.
-template <typename T>
-__device__ __forceinline__ float add_squares(const uint4& r, float acc) {
-#pragma unroll
-  for (int j = 0; j < 4; ++j)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const float x = lane<T>(word(r, j), h);
-      acc = __fmaf_rn(x, x, acc);
-    }
-  return acc;
-}
-
-/// round_T((r * inv) * w) element-wise.
-template <typename T>
-__device__ __forceinline__ uint4 normalize(const uint4& r, const uint4& w, float inv) {
-  std::uint32_t out[4];
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    out[j] = 0;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const float x = __fmul_rn(__fmul_rn(lane<T>(word(r, j), h), inv), lane<T>(word(w, j), h));
-      out[j] |= bits_of<T>(to_output<T>(x)) << (16 * h);
-    }
-  }
-  return make_uint4(out[0], out[1], out[2], out[3]);
-}
-
-/// The 8 elements of `o` times `inv_scale` as fp8 e4m3 (nearest even, saturating), in order.
-template <typename T>
-__device__ __forceinline__ uint2 quantize(const uint4& o, float inv_scale) {
-  std::uint32_t out[2] = {0, 0};
-#pragma unroll
-  for (int j = 0; j < 4; ++j)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const float x = __fmul_rn(lane<T>(word(o, j), h), inv_scale);
-      const std::uint32_t b = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3);
-      const int e = 2 * j + h;  // element index 0..7
-      out[e / 4] |= b << (8 * (e % 4));
-    }
-  return make_uint2(out[0], out[1]);
-}
-
-/// The vectors [begin, end) of a row that CTA `part` of `parts` owns (the last may own fewer).
-struct Slice {
-  std::size_t begin, end;
-};
-__device__ __forceinline__ Slice row_slice(std::size_t vpr, unsigned part, unsigned parts) {
-  const std::size_t len = (vpr + parts - 1) / parts;
-  const std::size_t b = len * part;
-  return {b < vpr ? b : vpr, b + len < vpr ? b + len : vpr};
-}
-
-/// The shared memory of the row sum: warp partials, and the CTA's partial and failure flag
-/// double-buffered by row (a CTA writes buffer p again two rows later, after the next cluster
-/// barrier, which every sibling passes only once it has read buffer p).
-struct RowSumSmem {
-  float warp[kFusedBlockMaxThreads / 32];
-  float part[2];  ///< cluster: this CTA's partial; block, split: the row's total
-  int failed[2];
-  float sib[2][kFusedMaxCluster];  ///< cluster-push: the siblings' partials, written by them
-  int sib_failed[2][kFusedMaxCluster];
-};
-
-/// Where a thread's work lies: slice `part` of `parts` of a row, thread `local` of the slice's
-/// `lanes`, rows group, group + groups, ... (see the variants at the top of this file).
-struct RowSplit {
-  unsigned part, parts, local, lanes, group, groups;
-};
-template <int kMode>
-__device__ __forceinline__ RowSplit row_split(int parts) {
-  RowSplit s{};
-  if constexpr (kMode == kFusedBlock) {
-    s.parts = static_cast<unsigned>(parts);
-    s.lanes = blockDim.x / s.parts;
-    s.part = threadIdx.x / s.lanes;
-    s.local = threadIdx.x % s.lanes;
-    s.group = blockIdx.x;
-    s.groups = gridDim.x;
-  } else {
-    if constexpr (kMode == kFusedSplit) {
-      s.parts = static_cast<unsigned>(parts);
-      s.part = blockIdx.x % s.parts;
-    } else {
-      s.parts = cg::this_cluster().num_blocks();
-      s.part = cg::this_cluster().block_rank();
-    }
-    s.lanes = blockDim.x;
-    s.local = threadIdx.x;
-    s.group = blockIdx.x / s.parts;
-    s.groups = gridDim.x / s.parts;
-  }
-  return s;
-}
-
-/// Warp butterfly of every thread's `ss`, the warps' sums into sm.warp; one block barrier.
-__device__ __forceinline__ void warp_partials(float ss, RowSumSmem& sm) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
-  if ((threadIdx.x & 31) == 0) sm.warp[threadIdx.x >> 5] = ss;
-  __syncthreads();
-}
-
-/// 0 + warps [w0, w0 + n) in order: a slice's partial (n <= kFusedMaxThreads / 32; unrolled so
-/// the loads are in flight together).
-__device__ __forceinline__ float fold_warps(const RowSumSmem& sm, unsigned w0, unsigned n) {
-  float x[kFusedMaxThreads / 32];
-#pragma unroll
-  for (unsigned w = 0; w < kFusedMaxThreads / 32; ++w) x[w] = w < n ? sm.warp[w0 + w] : 0.0f;
-  float cta = 0.0f;
-#pragma unroll
-  for (unsigned w = 0; w < kFusedMaxThreads / 32; ++w)
-    if (w < n) cta = __fadd_rn(cta, x[w]);
-  return cta;
-}
-
-/// 0 + lane 0's v + lane 1's v + ... + lane (n-1)'s v, on every lane of the (whole) warp.
-__device__ __forceinline__ float fold_lanes(float v, unsigned n) {
-  float total = 0.0f;
-  for (unsigned c = 0; c < n; ++c) total = __fadd_rn(total, __shfl_sync(0xffffffffu, v, static_cast<int>(c)));
-  return total;
-}
-
-/// The split variant's partial words: 64-bit relaxed gpu-scope accesses (the word is the flag).
-__device__ __forceinline__ void fused_store_word(unsigned long long* p, unsigned long long v) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-__device__ __forceinline__ unsigned long long fused_load_word(const unsigned long long* p) {
-  unsigned long long v;
-  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-
-/// Sum of every thread's `ss` over the cluster in a fixed order (warp butterfly, warps in order,
-/// then the CTAs' partials in cluster rank order); every thread of the cluster gets the same
-/// value. `failed` (may be null): a shared flag that threads set while polling, final once they
-/// reach the first barrier; `stop` = any CTA's flag was set (the same in every CTA). Contains one
-/// block barrier and one cluster barrier; `row_iter` = rows this CTA went through before.
-__device__ __forceinline__ float row_sum(float ss, RowSumSmem& sm, const int* failed, unsigned row_iter, bool& stop) {
-  const cg::cluster_group cluster = cg::this_cluster();
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
-  if ((threadIdx.x & 31) == 0) sm.warp[threadIdx.x >> 5] = ss;
-  __syncthreads();
-  const unsigned p = row_iter & 1;
-  if (threadIdx.x == 0) {
-    float cta = 0.0f;
-    const unsigned warps = blockDim.x >> 5;
-    for (unsigned w = 0; w < warps; ++w) cta = __fadd_rn(cta, sm.warp[w]);
-    sm.part[p] = cta;
-    sm.failed[p] = failed != nullptr ? *static_cast<const volatile int*>(failed) : 0;
-  }
-  // release/acquire: every CTA's partial visible to the cluster; also orders this row's reads of
-  // sm.warp before the next row's writes
-  cluster.sync();
-  float total = 0.0f;
-  int any = 0;
-  const unsigned parts = cluster.num_blocks();
-  for (unsigned c = 0; c < parts; ++c) {
-    total = __fadd_rn(total, *cluster.map_shared_rank(&sm.part[p], c));
-    any |= *cluster.map_shared_rank(&sm.failed[p], c);
-  }
-  stop = any != 0;
-  return total;
-}
-
-/// cluster-push's row sum: as row_sum, but thread c writes this CTA's partial (and failure flag)
-/// into sibling c's shared memory before the one cluster barrier, and every thread then adds the
-/// partials from its own shared memory in cluster rank order. A sibling writes buffer p again two
-/// rows later, after the next barrier, which this CTA reaches only once it has read buffer p.
-__device__ __forceinline__ float row_sum_push(float ss, RowSumSmem& sm, const int* failed, unsigned row_iter,
-                                              bool& stop) {
-  const cg::cluster_group cluster = cg::this_cluster();
-  warp_partials(ss, sm);
-  const unsigned p = row_iter & 1, parts = cluster.num_blocks(), me = cluster.block_rank();
-  if (threadIdx.x < parts) {
-    const float cta = fold_warps(sm, 0, blockDim.x >> 5);
-    const int f = failed != nullptr ? *static_cast<const volatile int*>(failed) : 0;
-    *cluster.map_shared_rank(&sm.sib[p][me], threadIdx.x) = cta;
-    *cluster.map_shared_rank(&sm.sib_failed[p][me], threadIdx.x) = f;
-  }
-  cluster.sync();  // arrive.release / wait.acquire: the siblings' writes into this CTA visible
-  float total = 0.0f;
-  int any = 0;
-#pragma unroll
-  for (unsigned c = 0; c < kFusedMaxCluster; ++c)
-    if (c < parts) {
-      total = __fadd_rn(total, sm.sib[p][c]);
-      any |= sm.sib_failed[p][c];
-    }
-  stop = any != 0;
-  return total;
-}
-
-/// block's row sum: the thread groups' partials (warps in order) folded in group order by warp 0,
-/// through shared memory; two block barriers.
-__device__ __forceinline__ float row_sum_block(float ss, RowSumSmem& sm, const int* failed, unsigned row_iter,
-                                               const RowSplit& rs, bool& stop) {
-  warp_partials(ss, sm);
-  const unsigned p = row_iter & 1;
-  if (threadIdx.x < 32) {
-    const unsigned wp = rs.lanes >> 5;
-    const float part = threadIdx.x < rs.parts ? fold_warps(sm, threadIdx.x * wp, wp) : 0.0f;
-    const float total = fold_lanes(part, rs.parts);
-    if (threadIdx.x == 0) {
-      sm.part[p] = total;
-      sm.failed[p] = failed != nullptr ? *static_cast<const volatile int*>(failed) : 0;
-    }
-  }
-  __syncthreads();
-  stop = sm.failed[p] != 0;
-  return sm.part[p];
-}
-
-/// split's row sum: thread 0 publishes this CTA's partial as tag << 32 | bits in words[row
-/// parity][this CTA]; lane c of warp 0 waits (bounded) for slice c's word of this row; warp 0 folds
-/// them in slice order. tag = (call mod 2^30) << 2 | bit 1 of the row | failed. A word is written
-/// again two rows later, after its writer read every sibling's word of the row between, so a
-/// reader finds this row's word or the one of two rows before (the row bit tells them apart); a
-/// word of an earlier call carries another call number, unless its slot went unwritten for a
-/// multiple of 2^30 calls.
-__device__ __forceinline__ float row_sum_split(float ss, RowSumSmem& sm, const int* failed, unsigned row_iter,
-                                               const RowSplit& rs, unsigned long long* partials, std::uint32_t call,
-                                               const RankPtrs& me, std::uint64_t timeout_ns, bool& stop) {
-  warp_partials(ss, sm);
-  const unsigned p = row_iter & 1;
-  const std::uint32_t tag = (call << 2) | (((row_iter >> 1) & 1u) << 1);
-  unsigned long long* words = partials + static_cast<std::size_t>(p) * kMaxBlocks + rs.group * rs.parts;
-  if (threadIdx.x < 32) {
-    if (threadIdx.x == 0) {
-      const float cta = fold_warps(sm, 0, blockDim.x >> 5);
-      const std::uint32_t f = *static_cast<const volatile int*>(failed) != 0 ? 1u : 0u;
-      fused_store_word(words + rs.part, (static_cast<unsigned long long>(tag | f) << 32) | __float_as_uint(cta));
-    }
-    float v = 0.0f;
-    int bad = 0;
-    if (threadIdx.x < rs.parts) {
-      SpinBound bound;
-      while (true) {
-        const unsigned long long w = fused_load_word(words + threadIdx.x);
-        const auto hi = static_cast<std::uint32_t>(w >> 32);
-        if ((hi & ~1u) == tag) {
-          v = __uint_as_float(static_cast<std::uint32_t>(w));
-          bad = static_cast<int>(hi & 1u);
-          break;
-        }
-        if (bound.expired(timeout_ns)) {  // a sibling CTA never published (not co-resident)
-          record_wait_failure(me, me.rank, kLlWait, static_cast<int>(blockIdx.x), call);
-          bad = 1;
-          break;
-        }
-      }
-    }
-    __syncwarp();
-    const float total = fold_lanes(v, rs.parts);
-    const int any = __any_sync(0xffffffffu, bad);
-    if (threadIdx.x == 0) {
-      sm.part[p] = total;
-      sm.failed[p] = any;
-    }
-  }
-  __syncthreads();
-  stop = sm.failed[p] != 0;
-  return sm.part[p];
-}
-
-/// rsqrt(ss / hidden + eps).
-__device__ __forceinline__ float inv_rms(float ss, std::size_t hidden, float eps) {
-  return rsqrtf(__fadd_rn(__fdiv_rn(ss, static_cast<float>(hidden)), eps));
-}
 
 /// Writes row vector i's norm output (and fp8 copy) from the new residual `r` and weight vector `w`.
 template <typename T>
@@ -489,6 +207,11 @@ __global__ void __launch_bounds__(kModeMaxThreads<kMode>) fused_kernel(const __g
       held[k] = r;
       ss = add_squares<T>(r, ss);
     }
+    // The whole CTA's reduce done before any thread starts the row sum: measured, not explained
+    // (8 virtual ranks of one H200, one graph of 200 calls: split at 7168 x 3 5.75 -> 5.19 us,
+    // 7168 x 1 5.09 -> 4.53, cluster-push alike; the SASS issues the weight and residual loads
+    // ahead of the polls either way; traces/arbench/fused-barrier-h200-2026-12-02/).
+    __syncthreads();
     bool stop = false;
     const float total = mode_row_sum<kMode>(ss, s_sum, &s_failed, row_iter, rs, fa, me, call, fr.partials, stop);
     if (stop) break;  // uniform over the row's CTAs: every one read the same flags
