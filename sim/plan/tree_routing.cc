@@ -18,8 +18,10 @@ double tree_alternative_overlap() {
     if (!j.is_object()) throw InputError(path + ": needs a JSON object", field);
     const double v = sourced_number(j, "alternative_overlap", path);
     if (v < 0 || v > 1)
-      throw InputError(path + ": alternative_overlap must lie in [0, 1] (0: a position's candidates route "
-                              "independently, 1: as one token), got " + std::to_string(v),
+      throw InputError(path +
+                           ": alternative_overlap must lie in [0, 1] (0: a position's candidates route "
+                           "independently, 1: as one token), got " +
+                           std::to_string(v),
                        field);
     return v;
   }();
