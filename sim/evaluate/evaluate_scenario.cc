@@ -33,13 +33,13 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
     out.accept_len = accept_len_at(*run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens, run.accept_decay);
     out.accept_source =
         run.topk == 1
-            ? fmt::format("chain formula with {} {:g} over {} steps",
+            ? fmt::format("chain formula with {} {:g} over {} steps{}",
                           run.accept_source.empty() ? "--accept-rate" : "the accept rate of the " + run.accept_source,
-                          *run.accept_rate, run.num_steps)
+                          *run.accept_rate, run.num_steps, decay_note(run.accept_decay))
             : fmt::format(
                   "SGLang's draft tree with --accept-rate {:g} per depth (steps {}, topk {}, {} draft "
-                  "tokens; default top-k coverage)",
-                  *run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
+                  "tokens; default top-k coverage){}",
+                  *run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens, decay_note(run.accept_decay));
   } else if (m && same_draft_settings(run, *m)) {
     out.accept_len = m->measured_accept_len();
     out.accept_rate = m->accept_rate;
