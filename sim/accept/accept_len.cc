@@ -1,5 +1,6 @@
 #include "accept/accept_len.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "accept/fit.h"
@@ -27,15 +28,38 @@ double chain_accept_rate(double accept_len, int depth) {
 
 namespace specsim {
 
-double accept_len_at(double a, int steps, int topk, int draft_tokens) {
-  if (topk <= 1) return chain_accept_len(a, steps);
-  return accept::tree_accept_len(accept::shaped_acceptance(a, accept::kDefaultCoverageBeta, 1.0, steps, topk), steps,
+namespace {
+
+// A chain whose depth-d token is accepted (its parent accepted) with a x decay^(d-1), at most 1.
+double decayed_chain_len(double a, double decay, int depth) {
+  double len = 1.0, reach = 1.0;
+  for (int d = 1; d <= depth; ++d) {
+    reach *= std::min(1.0, a * std::pow(decay, d - 1));
+    len += reach;
+  }
+  return len;
+}
+
+}  // namespace
+
+double accept_len_at(double a, int steps, int topk, int draft_tokens, double decay) {
+  if (topk <= 1) return decay == 1.0 ? chain_accept_len(a, steps) : decayed_chain_len(a, decay, steps);
+  return accept::tree_accept_len(accept::shaped_acceptance(a, accept::kDefaultCoverageBeta, decay, steps, topk), steps,
                                  topk, draft_tokens);
 }
 
-double accept_rate_at(double accept_len, int steps, int topk, int draft_tokens) {
-  if (topk <= 1) return chain_accept_rate(accept_len, steps);
-  return accept::rate_for_accept_len(accept_len, steps, topk, draft_tokens);
+double accept_rate_at(double accept_len, int steps, int topk, int draft_tokens, double decay) {
+  if (topk > 1)
+    return accept::rate_for_accept_len(accept_len, steps, topk, draft_tokens, accept::kDefaultCoverageBeta, decay);
+  if (decay == 1.0) return chain_accept_rate(accept_len, steps);
+  if (accept_len <= 1.0) return 0.0;
+  double lo = 0.0, hi = 1.0;  // the decayed chain rises monotonically in a
+  if (decayed_chain_len(hi, decay, steps) <= accept_len) return hi;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (decayed_chain_len(mid, decay, steps) < accept_len ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
 }
 
 }  // namespace specsim

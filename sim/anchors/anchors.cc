@@ -217,7 +217,8 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
                                             e.measured, e.accept_len, cycle_us, e.model),
                                 e.source);
     e.derived = cycle_us - e.model;
-    e.accept_rate = accept_rate_at(e.accept_len, r.num_steps, r.topk, r.num_draft_tokens);  // measured too
+    e.accept_rate = accept_rate_at(e.accept_len, r.num_steps, r.topk, r.num_draft_tokens,
+                                   s.run.accept_decay);  // measured too
     rep.entries.push_back(e);
     resolve_same_place(
         rep.entries, rep.entries.size() - 1, fmt::format("speculative cycle at these settings on {}", e.box),
@@ -268,7 +269,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
                       "[1, {}] (steps + 1): check the measurement or the anchors",
                       e.measured, e.model, e.derived, max_len),
           e.source);
-    e.accept_rate = accept_rate_at(e.derived, r.num_steps, r.topk, r.num_draft_tokens);
+    e.accept_rate = accept_rate_at(e.derived, r.num_steps, r.topk, r.num_draft_tokens, s.run.accept_decay);
     rep.entries.push_back(e);
     resolve_same_place(
         rep.entries, rep.entries.size() - 1, "per-token acceptance of this draft",

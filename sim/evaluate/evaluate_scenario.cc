@@ -12,6 +12,11 @@ namespace specsim {
 
 namespace {
 
+// The draft's per-depth decay where its profile states one (scenario/draft_acceptance.h).
+std::string decay_note(double decay) {
+  return decay == 1.0 ? "" : fmt::format(", falling by the draft's per-depth decay {:g}", decay);
+}
+
 bool same_draft_settings(const RunSpec& a, const AnchorEntry& e) {
   return a.num_steps == e.steps && a.topk == e.topk && a.num_draft_tokens == e.draft_tokens;
 }
@@ -25,16 +30,16 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
     out.accept_source = run.accept_source.empty() ? "given (--accept-len)" : "from the " + run.accept_source;
   } else if (run.accept_rate) {
     out.accept_rate = *run.accept_rate;
-    out.accept_len = accept_len_at(*run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
+    out.accept_len = accept_len_at(*run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens, run.accept_decay);
     out.accept_source =
         run.topk == 1
-            ? fmt::format("chain formula with {} {:g} over {} steps",
+            ? fmt::format("chain formula with {} {:g} over {} steps{}",
                           run.accept_source.empty() ? "--accept-rate" : "the accept rate of the " + run.accept_source,
-                          *run.accept_rate, run.num_steps)
+                          *run.accept_rate, run.num_steps, decay_note(run.accept_decay))
             : fmt::format(
                   "SGLang's draft tree with --accept-rate {:g} per depth (steps {}, topk {}, {} draft "
-                  "tokens; default top-k coverage)",
-                  *run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
+                  "tokens; default top-k coverage){}",
+                  *run.accept_rate, run.num_steps, run.topk, run.num_draft_tokens, decay_note(run.accept_decay));
   } else if (m && same_draft_settings(run, *m)) {
     out.accept_len = m->measured_accept_len();
     out.accept_rate = m->accept_rate;
@@ -43,11 +48,11 @@ void resolve_accept(const Scenario& s, ScenarioResult& out) {
                             : fmt::format("implied by the measured {:g} tok/s with {}", m->measured, m->taken_with);
   } else if (m) {
     out.accept_rate = m->accept_rate;
-    out.accept_len = accept_len_at(m->accept_rate, run.num_steps, run.topk, run.num_draft_tokens);
-    out.accept_source =
-        fmt::format("projected: per-token acceptance {:.3f} ({} the measured {:g} tok/s at {} steps) through {}",
-                    m->accept_rate, m->kind == AnchorKind::Cycle ? "measured with" : "implied by", m->measured,
-                    m->steps, m->topk == 1 && run.topk == 1 ? "the chain formula" : "SGLang's draft tree");
+    out.accept_len = accept_len_at(m->accept_rate, run.num_steps, run.topk, run.num_draft_tokens, run.accept_decay);
+    out.accept_source = fmt::format(
+        "projected: per-token acceptance {:.3f} ({} the measured {:g} tok/s at {} steps) through {}{}", m->accept_rate,
+        m->kind == AnchorKind::Cycle ? "measured with" : "implied by", m->measured, m->steps,
+        m->topk == 1 && run.topk == 1 ? "the chain formula" : "SGLang's draft tree", decay_note(run.accept_decay));
   } else {
     throw InputError("accept length unknown: give --accept-len, --accept-rate or --measured-spec-tok-s",
                      "--accept-len");
@@ -76,7 +81,7 @@ std::optional<Scenario> with_projected_accept(const Scenario& s) {
                                         r.topk, r.num_draft_tokens);
       return p;
     }
-  p.run.accept_rate = accept_rate_at(*r.accept_len, steps, topk, tokens);
+  p.run.accept_rate = accept_rate_at(*r.accept_len, steps, topk, tokens, r.accept_decay);
   p.run.accept_source =
       fmt::format("{} (its accept len {:g} at steps {}, topk {}, {} draft tokens, projected)",
                   r.accept_source.empty() ? "scenario file" : r.accept_source, *r.accept_len, steps, topk, tokens);
@@ -95,10 +100,10 @@ ScenarioResult run_scenario(const Scenario& s) {
   out.plan = build_plan(s.target, draft, s.run);
   if (s.runtime) out.runtime = runtime_for(s, s.run, s.hw);
 
-  const double given_accept =
-      s.run.accept_len    ? *s.run.accept_len
-      : s.run.accept_rate ? accept_len_at(*s.run.accept_rate, s.run.num_steps, s.run.topk, s.run.num_draft_tokens)
-                          : 0.0;
+  const double given_accept = s.run.accept_len    ? *s.run.accept_len
+                              : s.run.accept_rate ? accept_len_at(*s.run.accept_rate, s.run.num_steps, s.run.topk,
+                                                                  s.run.num_draft_tokens, s.run.accept_decay)
+                                                  : 0.0;
   out.anchors = derive_anchors(s, out.plan, given_accept, out.anchor_report);
   resolve_accept(s, out);
 

@@ -5,6 +5,7 @@
 
 #include "plan/forward_builders.h"
 #include "plan/pipeline_plan.h"
+#include "plan/tree_routing.h"
 #include "scenario/pipeline_stages.h"
 #include "util/error.h"
 
@@ -152,7 +153,13 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
             in_attn_group(draft_forward(*draft, target.hidden, draft_shape(PhaseKind::DraftDecode, t_dec, t_dec), false,
                                         weights)));
     const double t_ver = bs * run.num_draft_tokens;
-    phase(PhaseKind::Verify, 1, t_ver, target_forward(target, weights, shape(PhaseKind::Verify, t_ver, bs)));
+    ForwardShape ver = shape(PhaseKind::Verify, t_ver, bs);
+    // A request's tree candidates for one position route partly alike: its verify tokens touch
+    // the experts of fewer independent tokens (docs/model.md#moe-tree-routing). Chains keep 1.
+    if (target.has_moe)
+      ver.routed_share =
+          tree_routed_tokens(run.num_draft_tokens, run.num_steps, tree_alternative_overlap()) / run.num_draft_tokens;
+    phase(PhaseKind::Verify, 1, t_ver, target_forward(target, weights, ver));
     const double t_ext = bs * (run.num_steps + 1);
     phase(PhaseKind::DraftExtend, 1, t_ext,
           in_attn_group(

@@ -39,8 +39,9 @@ void ep_moe_ops(std::vector<Op>& ops, const ModelSpec& m, DType w, DType ew, con
   const double pairs = ep_rank_pairs(m, s);
   const double held = double(e.routed_experts) / l.ep;
   // the busiest rank touches its share of the distinct experts, scaled alike, at most all it holds
-  const double distinct = std::min(
-      held, expected_distinct_experts(s.group_tokens, e.routed_experts, e.experts_per_token) / l.ep * l.ep_imbalance);
+  const double distinct =
+      std::min(held, expected_distinct_experts(s.group_tokens * s.routed_share, e.routed_experts, e.experts_per_token) /
+                         l.ep * l.ep_imbalance);
   ops.push_back(small("moe_align", OpKind::Elementwise, pairs * 8.0));
   ep_quant(ops, ew, pairs, h);
   ops.push_back(moe_gemm("moe_w13", pairs, distinct, 2 * il, h, ew));

@@ -14,6 +14,7 @@ struct EpMoeShape {
   double group_tokens = 1;  ///< distinct tokens over the whole expert-parallel group
   int tp = 1;               ///< ranks in the MoE group (each expert split tp / ep ways)
   ParallelLayout layout;
+  double routed_share = 1;  ///< independently routed tokens per token (ForwardShape::routed_share)
 };
 
 /// Bytes of one token's hidden state as the all-to-all moves it: DeepEP dispatches fp8 with a

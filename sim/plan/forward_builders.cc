@@ -123,7 +123,7 @@ void moe_mlp(std::vector<Op>& ops, const ModelSpec& m, DType w, const ForwardSha
   ops.push_back(small("moe_align", OpKind::Elementwise, t * e.experts_per_token * 8.0));
   const int fused = e.fuse_shared ? e.shared_experts : 0;
   const double pairs = t * (e.experts_per_token + fused);
-  const double distinct = expected_distinct_experts(t, e.routed_experts, e.experts_per_token) + fused;
+  const double distinct = expected_distinct_experts(t * f.routed_share, e.routed_experts, e.experts_per_token) + fused;
   const DType ew = f.experts.value_or(w);  // an experts-only format (int4, mxfp4) applies here
   maybe_quant(ops, ew, "act_quant", t, h);
   ops.push_back(moe_gemm("moe_w13", pairs, distinct, 2 * il, h, ew));
@@ -167,7 +167,7 @@ OpBlock parallel_decoder_layer(const char* name, int repeat, bool moe, const Mod
     const double own = std::ceil(t / atp);
     b.ops.push_back(reduce_scatter("attn_reduce_scatter", t * h * kB, atp));
     b.ops.push_back(add_norm("post_attention_layernorm", own, h));
-    ep_moe_ops(b.ops, m, w, ew, EpMoeShape{own, own * f.tp, f.tp, l});
+    ep_moe_ops(b.ops, m, w, ew, EpMoeShape{own, own * f.tp, f.tp, l, f.routed_share});
     b.ops.push_back(all_gather("attn_all_gather", t * h * kB, atp));
     return b;
   }
@@ -175,7 +175,7 @@ OpBlock parallel_decoder_layer(const char* name, int repeat, bool moe, const Mod
     b.ops.push_back(all_reduce("attn_allreduce", t * h * kB));
     b.ops.push_back(add_norm("post_attention_layernorm", t, h));
     if (moe)
-      ep_moe_ops(b.ops, m, w, ew, EpMoeShape{t, t, f.tp, l});
+      ep_moe_ops(b.ops, m, w, ew, EpMoeShape{t, t, f.tp, l, f.routed_share});
     else
       dense_mlp(b.ops, t, h, double(m.intermediate) / f.tp, w);
     b.ops.push_back(all_reduce("mlp_allreduce", t * h * kB));
@@ -188,7 +188,7 @@ OpBlock parallel_decoder_layer(const char* name, int repeat, bool moe, const Mod
   b.ops.push_back(add_norm("post_attention_layernorm", t, h));
   b.ops.push_back(all_gather("dp_gather", all * h * kB));
   if (moe)
-    ep_moe_ops(b.ops, m, w, ew, EpMoeShape{all, all, f.tp, l});
+    ep_moe_ops(b.ops, m, w, ew, EpMoeShape{all, all, f.tp, l, f.routed_share});
   else
     dense_mlp(b.ops, all, h, double(m.intermediate) / f.tp, w);
   b.ops.push_back(reduce_scatter("dp_reduce_scatter", all * h * kB));

@@ -19,6 +19,10 @@ struct ForwardShape {
   /// Expert parallelism and DP attention. Under DP attention `tokens` and `batch` are one DP
   /// rank's, `tp` the whole group's; attention runs tp / dp ways (docs/model.md#parallel-layout).
   ParallelLayout layout;
+  /// Independently routed tokens per token of the forward, for the experts its MoE layers read:
+  /// below 1 in a verify of draft trees, whose candidates for one position route partly alike
+  /// (plan/tree_routing.h); 1 otherwise.
+  double routed_share = 1;
 };
 
 /// The target model's forward (embedding, layers, lm_head + all-gather, sampling tail).

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "scenario/draft_acceptance.h"
 #include "scenario/fusion_support.h"
 #include "scenario/load_scenario.h"
 #include "scenario/memory_fit.h"
@@ -354,6 +355,7 @@ Scenario resolve_unfused(const RunArgs& a) {
           "--speculative-algorithm NONE",
           "--speculative-draft-model-path");
     s.draft = model_from_config(draft_cfg, "--speculative-draft-model-path");
+    run.accept_decay = draft_accept_decay(draft_cfg);  // how its acceptance falls with depth, if known
   }
 
   s.run = run;

@@ -70,6 +70,9 @@ struct RunSpec {
   double kv_cache_bytes = 2.0;                     ///< the KV cache's bytes per element
   std::optional<double> accept_len;                ///< mean accepted draft tokens per verify + 1
   std::optional<double> accept_rate;               ///< per-token acceptance (chain formula)
+  /// The draft's per-depth decay of its acceptance (a_d = rate x decay^(d-1)): its zoo profile's
+  /// (scenario/draft_acceptance.h), 1 (constant with depth) when it has none.
+  double accept_decay = 1.0;
   /// The (steps, topk, draft tokens) accept_len was measured at, where known apart from the run's
   /// own (a scenario file's accept len under flags that change the draft shape).
   std::optional<std::array<int, 3>> accept_len_shape;

@@ -167,7 +167,7 @@ void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backen
     const double rate = grid.accept_rate[ix[kAcceptRate]];
     if (!(rate >= 0 && rate < 1))
       return w.skip(fmt::format("accept rate {:g} outside [0, 1) (--accept-rate)", rate), i);
-    accept = accept_len_at(rate, run.num_steps, run.topk, run.num_draft_tokens);
+    accept = accept_len_at(rate, run.num_steps, run.topk, run.num_draft_tokens, run.accept_decay);
   }
   const AllReduceChoice& backend = backends[ix[kAllReduce]];
   const CostContext ctx{&g.s.hw, &run, backend, g.r.anchors, run.tp_size, g.r.runtime.active ? &g.r.runtime : nullptr};

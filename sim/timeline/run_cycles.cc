@@ -39,7 +39,10 @@ CycleOutcome run_cycles(const CycleRequest& t, const Scenario& s, const Scenario
       check_accept_depth(*t.accept_log, t.accept_file, depth);
       return AcceptSampler::empirical(t.accept_log->accept_lens(), depth, t.seed);
     }
-    const double a = r.accept_rate >= 0 ? r.accept_rate : chain_accept_rate(r.accept_len, depth);
+    // A draft whose acceptance falls with depth reports its depth-1 rate: the sampler draws a
+    // chain at one rate, so it takes the one with the same mean accept len.
+    const bool one_rate = r.accept_rate >= 0 && s.run.accept_decay == 1.0;
+    const double a = one_rate ? r.accept_rate : chain_accept_rate(r.accept_len, depth);
     return AcceptSampler::chain(a, depth, t.seed);
   };
   TraceInput in;

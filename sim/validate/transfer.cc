@@ -6,6 +6,8 @@
 #include "accept/accept_len.h"
 #include "evaluate/evaluate_scenario.h"
 #include "evaluate/result_checks.h"
+#include "scenario/draft_acceptance.h"
+#include "scenario/model_spec.h"
 #include "scenario/scenario_file.h"
 #include "util/error.h"
 #include "util/shell_quote.h"
@@ -60,12 +62,15 @@ CaseRun anchor_run(const PublishedCase& a, const std::string& file) {
 }
 
 // The anchor's stated accept length projected to a row's draft shape (the chain formula, or
-// SGLang's draft tree for topk > 1), for a row that states none: the anchor's file holds the
-// anchor's own accept length, which `run --scenario` would take unprojected.
+// SGLang's draft tree for topk > 1, with the draft's per-depth decay where its zoo profile states
+// one), for a row that states none: the anchor's file holds the anchor's own accept length, which
+// `run --scenario` would take unprojected.
 double projected_accept_len(const PublishedCase& a, const PublishedCase& c) {
-  const double rate =
-      accept_rate_at(*a.accept_length, a.num_steps.value_or(0), a.topk.value_or(1), a.num_draft_tokens.value_or(0));
-  return accept_len_at(rate, c.num_steps.value_or(0), c.topk.value_or(1), c.num_draft_tokens.value_or(0));
+  const double decay =
+      a.zoo_draft ? draft_accept_decay(resolve_model_config(*a.zoo_draft, "--speculative-draft-model-path")) : 1.0;
+  const double rate = accept_rate_at(*a.accept_length, a.num_steps.value_or(0), a.topk.value_or(1),
+                                     a.num_draft_tokens.value_or(0), decay);
+  return accept_len_at(rate, c.num_steps.value_or(0), c.topk.value_or(1), c.num_draft_tokens.value_or(0), decay);
 }
 
 // A row at its own settings, its accept length where it states one; what it does not state comes
