@@ -53,7 +53,8 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   app.add_option("--dtype", a.dtype, "target weight dtype: bf16, fp16, fp8 (default: from the config)");
   app.add_option("--accept-len", a.accept_len, "SGLang's accept len: accepted draft tokens per verify + 1");
   app.add_option("--accept-rate", a.accept_rate,
-                 "per-token acceptance rate (chain formula; SGLang's draft tree when topk > 1)");
+                 "per-token acceptance rate (chain formula; SGLang's draft tree when topk > 1; a draft "
+                 "with a depth decay: the first position's rate)");
   app.add_option("--mem-fraction-static", a.mem_fraction_static,
                  "share of GPU memory for weights + KV cache (default: SGLang's, from GPU memory and settings)");
   app.add_option("--allreduce", a.allreduce,
