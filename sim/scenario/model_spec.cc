@@ -82,7 +82,7 @@ DType compressed_tensors_dtype(const json& q, const std::string& where) {
   const std::string at = where + ": quantization_config.config_groups";
   if (!q.contains("config_groups") || !q["config_groups"].is_object() || q["config_groups"].empty())
     throw InputError("compressed-tensors config without config_groups", at);
-  const json& g = q["config_groups"].begin().value();
+  const json& g = q["config_groups"].front();  // front(): GCC 13 warns on begin().value()
   if (!g.is_object() || !g.contains("weights") || !g["weights"].is_object())
     throw InputError("config group without weights", at);
   const json& w = g["weights"];
