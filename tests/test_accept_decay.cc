@@ -5,6 +5,8 @@
 #include <string>
 
 #include "accept/accept_len.h"
+#include "accept/fit.h"
+#include "accept/tree_model.h"
 #include "run_json.h"
 #include "scenario/draft_acceptance.h"
 #include "scenario/model_spec.h"
@@ -54,4 +56,19 @@ TEST_CASE("run: --accept-rate with the EAGLE-1 draft is its depth-1 rate, fallin
        "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "5", "--accept-rate", "0.8"});
   // 1 + 0.8 + 0.8^2 x 0.878 + 0.8^3 x 0.878^3 + 0.8^4 x 0.878^6 = 1 + 0.8 + 0.56192 + 0.34654 + 0.18764
   CHECK(j["settings"]["accept_len"].get<double>() == Approx(2.8961).epsilon(1e-4));
+}
+
+TEST_CASE("tune's fit from one measured setting keeps the draft's own decay") {
+  // One chain measured: 2 steps, accept len 2.184 - 0.064 = 2.12 at a 0.8, decay 0.5 (1 + 0.8 + 0.32).
+  const accept::AcceptFit held = accept::fit_acceptance({{2, 1, 3, 2.12, "test"}}, 0.5);
+  CHECK_FALSE(held.decay_fitted);
+  CHECK(held.decay == 0.5);
+  CHECK(held.rate == Approx(0.8).epsilon(1e-4));
+  // carried to 3 steps with the decay: 2.184 (by hand above); without it one rate a at every depth,
+  // 1 + a + a^2 = 2.12: a = (sqrt(5.48) - 1) / 2 = 0.67046, 3 steps 2.12 + a^3 = 2.4214
+  CHECK(accept::tree_accept_len(held.model, 3, 1, 4) == Approx(2.184).epsilon(1e-3));
+  const accept::AcceptFit flat = accept::fit_acceptance({{2, 1, 3, 2.12, "test"}});
+  CHECK(accept::tree_accept_len(flat.model, 3, 1, 4) == Approx(2.4214).epsilon(1e-3));
+  CHECK(held.note.find("the draft's own depth_decay") != std::string::npos);
+  CHECK_THROWS_AS(accept::fit_acceptance({{2, 1, 3, 2.12, "test"}}, 0.2), InputError);
 }

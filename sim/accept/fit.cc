@@ -86,8 +86,11 @@ double rate_for_accept_len(double accept_len, int steps, int topk, int draft_tok
   return 0.5 * (lo + hi);
 }
 
-AcceptFit fit_acceptance(const std::vector<AcceptObservation>& obs) {
+AcceptFit fit_acceptance(const std::vector<AcceptObservation>& obs, double held_decay) {
   if (obs.empty()) throw InputError("no accept len to fit the acceptance model to", "");
+  if (!(held_decay >= kDecayLo && held_decay <= kDecayHi))
+    throw InputError(fmt::format("per-depth decay {:g} outside [{:g}, {:g}]", held_decay, kDecayLo, kDecayHi),
+                     "depth_decay");
   // Average per setting, checking each observation.
   std::map<std::tuple<int, int, int>, std::pair<double, int>> by_setting;
   for (const auto& o : obs) {
@@ -102,6 +105,7 @@ AcceptFit fit_acceptance(const std::vector<AcceptObservation>& obs) {
     s.first += o.accept_len, ++s.second;
   }
   AcceptFit fit;
+  fit.decay = held_decay;
   std::set<int> depths;
   bool any_tree = false;
   for (const auto& [k, v] : by_setting) {
@@ -123,14 +127,15 @@ AcceptFit fit_acceptance(const std::vector<AcceptObservation>& obs) {
     return s;
   };
   const auto& first = fit.points.front();
-  fit.rate = rate_for_accept_len(first.measured, first.steps, first.topk, first.draft_tokens);
+  fit.rate =
+      rate_for_accept_len(first.measured, first.steps, first.topk, first.draft_tokens, kDefaultCoverageBeta, fit.decay);
   if (settings > 1) {
     // The free parameters as a vector, clamped into their ranges.
     auto unpack = [&](const std::vector<double>& x, double& a, double& b, double& g) {
       std::size_t i = 0;
       a = std::clamp(x[i++], 0.0, kMaxRate);
       b = fit.beta_fitted ? std::clamp(x[i++], kBetaLo, kBetaHi) : kDefaultCoverageBeta;
-      g = fit.decay_fitted ? std::clamp(x[i++], kDecayLo, kDecayHi) : 1.0;
+      g = fit.decay_fitted ? std::clamp(x[i++], kDecayLo, kDecayHi) : held_decay;
     };
     auto objective = [&](const std::vector<double>& x) {
       double a, b, g;
@@ -159,7 +164,10 @@ AcceptFit fit_acceptance(const std::vector<AcceptObservation>& obs) {
   if (!fit.beta_fitted)
     assumed += fmt::format("coverage exponent beta {:g} (default: 1 - coverage(k) = (1 - a) k^-beta)", fit.beta);
   if (!fit.decay_fitted)
-    assumed += fmt::format("{}per-depth decay gamma 1 (same rate at every depth)", assumed.empty() ? "" : "; ");
+    assumed += held_decay == 1.0
+                   ? fmt::format("{}per-depth decay gamma 1 (same rate at every depth)", assumed.empty() ? "" : "; ")
+                   : fmt::format("{}per-depth decay gamma {:g} (the draft's own depth_decay)",
+                                 assumed.empty() ? "" : "; ", held_decay);
   fit.note = fmt::format("fitted {} to {} setting{}", fitted, settings, settings == 1 ? "" : "s");
   if (!assumed.empty()) fit.note += "; assumed " + assumed;
   return fit;

@@ -40,7 +40,8 @@ double rate_for_accept_len(double accept_len, int steps, int topk, int draft_tok
 
 /// Fits the model to the observations (averaged per setting). InputError naming the first bad
 /// observation's source when a setting is one SGLang does not run or an accept len is outside
-/// [1, steps + 1].
-AcceptFit fit_acceptance(const std::vector<AcceptObservation>& obs);
+/// [1, steps + 1]. `held_decay`: the per-depth decay kept when the observations cannot fit one (a
+/// zoo draft's own `depth_decay`; 1: the same rate at every depth).
+AcceptFit fit_acceptance(const std::vector<AcceptObservation>& obs, double held_decay = 1.0);
 
 }  // namespace specsim::accept

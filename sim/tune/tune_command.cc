@@ -37,9 +37,9 @@ std::string list_of(const std::vector<std::string>& v) {
 
 // The fitted acceptance of the observations, described.
 AcceptanceOrigin fitted(const std::vector<accept::AcceptObservation>& obs, const std::string& from,
-                        accept::TreeAcceptance& model) {
+                        accept::TreeAcceptance& model, double draft_decay) {
   AcceptanceOrigin o;
-  o.fit = accept::fit_acceptance(obs);
+  o.fit = accept::fit_acceptance(obs, draft_decay);
   model = o.fit->model;
   o.from = from;
   o.note = o.fit->note;
@@ -101,7 +101,7 @@ AcceptanceOrigin choose_acceptance(const TuneRequest& q, const Scenario& s, acce
       const auto o = accept::read_observations(path, "--accept-from");
       obs.insert(obs.end(), o.begin(), o.end());
     }
-    AcceptanceOrigin o = fitted(obs, "--accept-from " + list_of(q.accept_from), model);
+    AcceptanceOrigin o = fitted(obs, "--accept-from " + list_of(q.accept_from), model, s.run.accept_decay);
     o.warnings = model_mismatches(obs, s);
     return o;
   }
@@ -116,7 +116,7 @@ AcceptanceOrigin choose_acceptance(const TuneRequest& q, const Scenario& s, acce
   AcceptanceOrigin o = fitted({{run.num_steps, run.topk, run.num_draft_tokens, r.accept_len, where, at.target.name}},
                               fmt::format("{}: accept len {:.3f} at steps {}, topk {}, {} draft tokens ({})", where,
                                           r.accept_len, run.num_steps, run.topk, run.num_draft_tokens, r.accept_source),
-                              model);
+                              model, run.accept_decay);
   return o;
 }
 
