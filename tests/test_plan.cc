@@ -4,19 +4,14 @@
 #include <vector>
 
 #include "plan/cycle_plan.h"
+#include "spec_run.h"
 #include "test_util.h"
 #include "util/error.h"
 
 using namespace specsim;
+using specsim::test::spec_run;
 
 namespace {
-
-RunSpec spec_run(int tp, int bs, int steps, int topk, int n) {
-  RunSpec r;
-  r.tp_size = tp, r.batch_size = bs, r.num_steps = steps, r.topk = topk, r.num_draft_tokens = n;
-  r.allreduce = {parse_allreduce("nccl")};
-  return r;
-}
 
 struct Loaded {
   ModelSpec target, draft;

@@ -6,18 +6,13 @@
 
 #include "plan/cycle_plan.h"
 #include "plan/tree_routing.h"
+#include "spec_run.h"
 #include "test_util.h"
 
 using namespace specsim;
+using specsim::test::spec_run;
 
 namespace {
-
-RunSpec tree_run(int tp, int bs, int steps, int topk, int n) {
-  RunSpec r;
-  r.tp_size = tp, r.batch_size = bs, r.num_steps = steps, r.topk = topk, r.num_draft_tokens = n;
-  r.allreduce = {parse_allreduce("nccl")};
-  return r;
-}
 
 // The routed experts one MoE layer of phase `kind` reads (its moe_w13).
 double moe_experts(const RunSpec& run, PhaseKind kind = PhaseKind::Verify) {
@@ -57,13 +52,13 @@ TEST_CASE("verify of a Qwen3-30B-A3B draft tree reads the experts of its indepen
   // 128 experts, top-8: a token misses a given expert with probability 120/128 = 0.9375.
   // (3, 2, 8) at bs 1: 6 independent tokens: 128 x (1 - 0.9375^6) = 128 x (1 - 0.678934) = 41.097
   // (uniformly routed independent tokens, the model before: 8 -> 128 x (1 - 0.596727) = 51.62).
-  CHECK(moe_experts(tree_run(4, 1, 3, 2, 8)) == Approx(41.097).epsilon(1e-4));
+  CHECK(moe_experts(spec_run(4, 1, 3, 2, 8)) == Approx(41.097).epsilon(1e-4));
   // bs 2: the requests route apart, 12 independent tokens: 128 x (1 - 0.460951) = 69.00.
-  CHECK(moe_experts(tree_run(4, 2, 3, 2, 8)) == Approx(68.998).epsilon(1e-4));
+  CHECK(moe_experts(spec_run(4, 2, 3, 2, 8)) == Approx(68.998).epsilon(1e-4));
   // A chain (3, 1, 4) keeps its 4 tokens: 128 x (1 - 0.772476) = 29.12.
-  CHECK(moe_experts(tree_run(4, 1, 3, 1, 4)) == Approx(29.123).epsilon(1e-4));
+  CHECK(moe_experts(spec_run(4, 1, 3, 1, 4)) == Approx(29.123).epsilon(1e-4));
   // Plain decode at bs 1 (the same plan's baseline step): one token's 8 experts.
-  CHECK(moe_experts(tree_run(4, 1, 3, 2, 8), PhaseKind::BaselineDecode) == Approx(8.0));
+  CHECK(moe_experts(spec_run(4, 1, 3, 2, 8), PhaseKind::BaselineDecode) == Approx(8.0));
   // ... and at bs 2 two independent tokens: 128 x (1 - 0.9375^2) = 15.5.
-  CHECK(moe_experts(tree_run(4, 2, 3, 2, 8), PhaseKind::BaselineDecode) == Approx(15.5));
+  CHECK(moe_experts(spec_run(4, 2, 3, 2, 8), PhaseKind::BaselineDecode) == Approx(15.5));
 }

@@ -6,8 +6,6 @@
 #include "accept/accept_len.h"
 #include "evaluate/evaluate_scenario.h"
 #include "evaluate/result_checks.h"
-#include "scenario/draft_acceptance.h"
-#include "scenario/model_spec.h"
 #include "scenario/scenario_file.h"
 #include "util/error.h"
 #include "util/shell_quote.h"
@@ -62,12 +60,10 @@ CaseRun anchor_run(const PublishedCase& a, const std::string& file) {
 }
 
 // The anchor's stated accept length projected to a row's draft shape (the chain formula, or
-// SGLang's draft tree for topk > 1, with the draft's per-depth decay where its zoo profile states
-// one), for a row that states none: the anchor's file holds the anchor's own accept length, which
-// `run --scenario` would take unprojected.
-double projected_accept_len(const PublishedCase& a, const PublishedCase& c) {
-  const double decay =
-      a.zoo_draft ? draft_accept_decay(resolve_model_config(*a.zoo_draft, "--speculative-draft-model-path")) : 1.0;
+// SGLang's draft tree for topk > 1, with `decay`: the per-depth decay of the draft the anchor's
+// scenario resolved, 1 where its profile states none), for a row that states none: the anchor's file holds the anchor's
+// own accept length, which `run --scenario` would take unprojected.
+double projected_accept_len(const PublishedCase& a, const PublishedCase& c, double decay) {
   const double rate = accept_rate_at(*a.accept_length, a.num_steps.value_or(0), a.topk.value_or(1),
                                      a.num_draft_tokens.value_or(0), decay);
   return accept_len_at(rate, c.num_steps.value_or(0), c.topk.value_or(1), c.num_draft_tokens.value_or(0), decay);
@@ -78,7 +74,7 @@ double projected_accept_len(const PublishedCase& a, const PublishedCase& c) {
 // length takes the anchor's measured acceptance, projected to its draft shape; with none to take,
 // it is predicted without speculation.
 TransferRow predict_row(const PublishedCase& c, const PublishedCase& a, const json& file, const std::string& file_name,
-                        bool anchor_has_spec) {
+                        bool anchor_has_spec, double anchor_decay) {
   TransferRow row;
   row.c = c;
   PublishedCase settings = c;
@@ -90,7 +86,7 @@ TransferRow predict_row(const PublishedCase& c, const PublishedCase& a, const js
   // anchor's projected to its own shape (on its command line, where it outranks the file's).
   const bool projected = !c.accept_length && settings.spec_tok_s && a.accept_length && a.spec_tok_s && c.num_steps &&
                          c.num_draft_tokens && a.num_steps && a.num_draft_tokens;
-  if (projected) settings.accept_length = projected_accept_len(a, c);
+  if (projected) settings.accept_length = projected_accept_len(a, c, anchor_decay);
   std::string why;
   CaseRun run = *case_run(settings, why, CaseAcceptance::LengthOnly);
   row.command = "specsim run --scenario " + shell_quote(file_name) + " " + shell_join(run.flags);
@@ -122,8 +118,10 @@ TransferFamily transfer_family(const CaseFamily& f) {
   json file;
   TransferRow anchor_row;
   anchor_row.c = a, anchor_row.anchor = true, anchor_row.command = t.anchor_command;
+  double anchor_decay = 1.0;
   try {
     const Scenario s = resolve_scenario(ar.args);
+    anchor_decay = s.run.accept_decay;
     const Predicted p = predicted(s, *a.batch_size);
     fill(anchor_row, p, s.run.speculative());
     t.anchor_cycle = p.cycle;
@@ -134,7 +132,8 @@ TransferFamily transfer_family(const CaseFamily& f) {
   }
   const bool anchor_has_spec = ar.args.measured_spec_tok_s.has_value();
   for (std::size_t i = 0; i < f.cases.size(); ++i)
-    t.rows.push_back(i == *f.anchor ? anchor_row : predict_row(f.cases[i], a, file, t.scenario_file, anchor_has_spec));
+    t.rows.push_back(i == *f.anchor ? anchor_row
+                                    : predict_row(f.cases[i], a, file, t.scenario_file, anchor_has_spec, anchor_decay));
   if (f.cases.size() == 1) t.not_scored = "one row: nothing to predict from its anchor";
   return t;
 }
