@@ -20,6 +20,11 @@ namespace {
 // Two measurements of one term further apart than this contradict each other.
 constexpr double kContradictionShare = 0.05;
 
+// What a figure far under the model most likely is: at batch 1 it cannot be the whole batch's.
+const char* far_under_hint(int batch) {
+  return batch > 1 ? "tok/s of the whole batch?" : "a wrong unit, or this GPU's profile far off for this model?";
+}
+
 struct Box {
   const MeasuredRun* m;
   CyclePlan plan;
@@ -179,8 +184,8 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     if (!(step_us >= 0.5 * e.model))
       throw MeasurementConflict(
           fmt::format("measured baseline {:g} tok/s means a {:.4g} us step, under half the modelled "
-                      "{:.0f} us (tok/s of the whole batch?): out of range",
-                      e.measured, step_us, e.model),
+                      "{:.0f} us ({}): out of range",
+                      e.measured, step_us, e.model, far_under_hint(b.plan.batch)),
           b.m->baseline_source);
     e.derived = step_us - e.model;
     rep.entries.push_back(e);
@@ -213,8 +218,8 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     // As for the baseline: a cycle under half the modelled one is a wrong figure, not overhead.
     if (!(cycle_us >= 0.5 * e.model))
       throw MeasurementConflict(fmt::format("{:g} tok/s at accept len {:g} means a {:.4g} us cycle, under half the "
-                                            "modelled {:.0f} us (tok/s of the whole batch?): out of range",
-                                            e.measured, e.accept_len, cycle_us, e.model),
+                                            "modelled {:.0f} us ({}): out of range",
+                                            e.measured, e.accept_len, cycle_us, e.model, far_under_hint(b.plan.batch)),
                                 e.source);
     e.derived = cycle_us - e.model;
     e.accept_rate = accept_rate_at(e.accept_len, r.num_steps, r.topk, r.num_draft_tokens,

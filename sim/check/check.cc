@@ -265,7 +265,7 @@ std::string check_table(const std::vector<CheckRow>& rows) {
   for (const auto& r : rows) {
     if (!r.numeric) {
       out += fmt::format("{:<14} {:<22} {:>12} {:>12} {:>9}  {}\n", r.scenario, r.figure,
-                         r.baseline ? fmt::format("{:.2f}", r.baseline) : "-", "-", "-", r.status);
+                         r.baseline != 0.0 ? fmt::format("{:.2f}", r.baseline) : "-", "-", "-", r.status);
       continue;
     }
     out += fmt::format("{:<14} {:<22} {:>12.2f} {:>12.2f} {:>+8.2f}%  {}\n", r.scenario, r.figure, r.baseline, r.now,
