@@ -31,6 +31,7 @@ TEST_CASE("the committed error bands are what validate computes from the publish
         INFO(key << " " << figure);
         const json& c = committed["classes"][anchoring][key][figure];
         CHECK(e["n"] == c["n"]);
+        CHECK(e["sources"] == c["sources"]);
         CHECK(std::fabs(e["lo_pct"].get<double>() - c["lo_pct"].get<double>()) <= 0.2);
         CHECK(std::fabs(e["hi_pct"].get<double>() - c["hi_pct"].get<double>()) <= 0.2);
         CHECK(e["lo_pct"].get<double>() <= e["hi_pct"].get<double>());
@@ -71,6 +72,18 @@ TEST_CASE("an unanchored dense run takes the unanchored dense band, printed besi
   const CliResult text = run_specsim(args);
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("likely, from the held-out errors of unanchored dense/vllm cases") != std::string::npos);
+}
+
+TEST_CASE("a class whose cases all come from one source gives way to the wider class") {
+  // The unanchored MoE-on-vLLM rows are one table's (AngelSlim's H20 README table): one source.
+  const json table = json::parse(slurp(models_path("accuracy/error-bands.json")));
+  const json& one = table["classes"]["unanchored"]["moe/vllm"]["baseline_tok_s"];
+  REQUIRE(one["n"].get<int>() >= 3);
+  REQUIRE(one["sources"] == 1);
+  REQUIRE(table["classes"]["unanchored"]["moe/any"]["baseline_tok_s"]["sources"].get<int>() >= 2);
+  const json j = run_json({"run", "--model-path", "qwen3-30b-a3b", "--hardware", "h100-sxm:nvswitch", "--tp-size", "1",
+                           "--runtime", "vllm", "--allreduce", "nccl", "--accept-len", "2"});
+  CHECK(j["scenarios"][0]["baseline"]["tok_per_s_band"]["class"] == "unanchored moe/any");
 }
 
 TEST_CASE("a sweep's CSV carries each tok/s band; its plot shades it") {

@@ -109,6 +109,9 @@ TEST_CASE("with every assumption stated away, the contradiction is refused with 
   const CliResult r = run_specsim(pasted({"--eager-phases", "none"}));
   CHECK(r.exit_code == 2);
   CHECK(r.err.rfind("error: measured baseline 89.5 tok/s", 0) == 0);
+  // what a step far under the model's may be: a unit, more requests than the batch, the profile
+  CHECK(r.err.find("a wrong unit, tok/s of more requests than --batch-size 1, or this GPU's profile far off?") !=
+        std::string::npos);
   CHECK(r.err.find("assumptions tried") != std::string::npos);
   CHECK(r.err.find("(--measured-baseline-tok-s)") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);

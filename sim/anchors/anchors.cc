@@ -20,9 +20,11 @@ namespace {
 // Two measurements of one term further apart than this contradict each other.
 constexpr double kContradictionShare = 0.05;
 
-// What a figure far under the model most likely is: at batch 1 it cannot be the whole batch's.
-const char* far_under_hint(int batch) {
-  return batch > 1 ? "tok/s of the whole batch?" : "a wrong unit, or this GPU's profile far off for this model?";
+// What a measured step or cycle far shorter than the model's most likely comes from: the tok/s of
+// more requests than the run's batch, a wrong unit, or a GPU profile far off for this model.
+std::string far_under_hint(int batch) {
+  return fmt::format("a wrong unit, tok/s of more requests than --batch-size {}, or this GPU's profile far off?",
+                     batch);
 }
 
 struct Box {
@@ -179,8 +181,9 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     e.graph = p->graph;
     e.model = time_phase(*p, ctx_of(b)).us;
     const double step_us = b.plan.batch * 1e6 / e.measured;
-    // A step under half the modelled one is no pessimistic profile but a wrong figure (a unit, or
-    // tok/s of one request instead of the batch): an overhead that large would cancel the GPU work.
+    // A step under half the modelled one would need an overhead cancelling over half the GPU work:
+    // most likely a wrong figure (a unit, the tok/s of more requests than the batch), or a GPU
+    // profile far off for this model; refused with the three named (far_under_hint).
     if (!(step_us >= 0.5 * e.model))
       throw MeasurementConflict(
           fmt::format("measured baseline {:g} tok/s means a {:.4g} us step, under half the modelled "

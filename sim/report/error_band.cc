@@ -57,7 +57,8 @@ std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double
     const json& e = classes[key][figure_key(figure)];
     const std::string field = where + ": classes." + anchoring + "." + key + "." + figure_key(figure);
     const int n = json_int(e, "n", field);
-    if (n < kBandMinCases) continue;
+    const int sources = e.contains("sources") ? json_int(e, "sources", field) : n;
+    if (n < kBandMinCases || sources < kBandMinSources) continue;
     const double lo = json_double(e, "lo_pct", field) / 100, hi = json_double(e, "hi_pct", field) / 100;
     if (lo <= -1 || hi <= -1 || lo > hi) throw InputError("lo_pct/hi_pct out of range: regenerate the file", field);
     ErrorBand b;

@@ -3,8 +3,8 @@
 // prediction, in the held-out published cases of the run's class (models/accuracy/error-bands.json,
 // written by `specsim validate --write-error-bands`).
 //
-// The file: {"rule", "classes": {"unanchored" | "anchored": {"KIND/STACK": {FIGURE: {"n", "lo_pct",
-// "hi_pct", "median_abs_pct", "cases"}}}}}, KIND moe | dense | any, STACK sglang | vllm | any,
+// The file: {"rule", "classes": {"unanchored" | "anchored": {"KIND/STACK": {FIGURE: {"n", "sources",
+// "lo_pct", "hi_pct", "median_abs_pct", "cases"}}}}}, KIND moe | dense | any, STACK sglang | vllm | any,
 // FIGURE baseline_tok_s | spec_tok_s | speedup; errors are (predicted - measured) / measured.
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -19,10 +19,13 @@ namespace specsim {
 constexpr int kBandQuantileMinCases = 5;
 /// Below this many held-out cases in a class, the next wider class is used (KIND/any, then any/any).
 constexpr int kBandMinCases = 3;
+/// Below this many sources (publications) behind a class's cases, the next wider class is used too:
+/// rows of one table share a deployment, and their spread says little about another one.
+constexpr int kBandMinSources = 2;
 inline constexpr const char* kBandRule =
     "signed held-out errors (predicted - measured) / measured per class; band = 10th..90th percentile "
     "(all cases when fewer than 5); the true value lies in predicted / (1 + hi) .. predicted / (1 + lo); "
-    "a class with fewer than 3 cases uses KIND/any, then any/any";
+    "a class with fewer than 3 cases, or with cases from one source only, uses KIND/any, then any/any";
 
 /// The range a figure's true value is likely in.
 struct ErrorBand {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,16 +47,27 @@ double quantile(const std::vector<double>& e, double q) {
   return i + 1 < e.size() ? e[i] * (1 - f) + e[i + 1] * f : e[i];
 }
 
-// One figure's errors (signed, percent) -> {n, lo_pct, hi_pct, median_abs_pct, cases}.
-json band_entry(std::vector<std::pair<double, std::string>> errs) {
+/// One held-out error (signed, percent), its case and the source it was published in.
+struct CaseError {
+  double err;
+  std::string id, source;
+  bool operator<(const CaseError& o) const { return err < o.err || (err == o.err && id < o.id); }
+};
+
+// One figure's errors -> {n, sources, lo_pct, hi_pct, median_abs_pct, cases}. `sources`: how many
+// publications the cases come from (rows of one table are one deployment's spread, not n tests).
+json band_entry(std::vector<CaseError> errs) {
   std::sort(errs.begin(), errs.end());
   std::vector<double> e, a;
+  std::set<std::string> sources;
   json ids = json::array();
-  for (const auto& [v, id] : errs) e.push_back(v), a.push_back(std::fabs(v)), ids.push_back(id);
+  for (const auto& x : errs)
+    e.push_back(x.err), a.push_back(std::fabs(x.err)), ids.push_back(x.id), sources.insert(x.source);
   std::sort(a.begin(), a.end());
   const bool wide = e.size() >= static_cast<std::size_t>(kBandQuantileMinCases);
   auto r1 = [](double x) { return std::round(x * 10) / 10; };  // 0.1 %: what the report prints
   return {{"n", e.size()},
+          {"sources", sources.size()},
           {"lo_pct", r1(wide ? quantile(e, 0.1) : e.front())},
           {"hi_pct", r1(wide ? quantile(e, 0.9) : e.back())},
           {"median_abs_pct", r1(quantile(a, 0.5))},
@@ -63,15 +75,15 @@ json band_entry(std::vector<std::pair<double, std::string>> errs) {
 }
 
 // Errors per class key ("moe/sglang", "moe/any", "any/any") and figure.
-using Groups = std::map<std::string, std::map<std::string, std::vector<std::pair<double, std::string>>>>;
+using Groups = std::map<std::string, std::map<std::string, std::vector<CaseError>>>;
 
 void add(Groups& g, const std::string& kind, const std::string& stack, const char* figure, double predicted,
-         double measured, const std::string& id) {
+         double measured, const PublishedCase& c) {
   const double err = error_pct(predicted, measured);
   if (!std::isfinite(err)) return;
   std::vector<std::string> keys = {kind + "/any", "any/any"};
   if (stack != "any") keys.push_back(kind + "/" + stack);
-  for (const auto& key : keys) g[key][figure].push_back({err, id});
+  for (const auto& key : keys) g[key][figure].push_back({err, c.id, c.url});
 }
 
 json groups_json(const Groups& g) {
@@ -93,10 +105,9 @@ json error_bands_json(const ValidateResult& v, const TransferResult& t) {
     const std::string kind = model_kind(o.c.zoo_model), stack = stack_of(o.c.serving);
     if (kind.empty()) continue;
     if (o.baseline_tok_s && o.c.baseline_tok_s)
-      add(unanchored, kind, stack, "baseline_tok_s", *o.baseline_tok_s, *o.c.baseline_tok_s, o.c.id);
-    if (o.spec_tok_s && o.c.spec_tok_s)
-      add(unanchored, kind, stack, "spec_tok_s", *o.spec_tok_s, *o.c.spec_tok_s, o.c.id);
-    if (o.speedup && o.c.speedup()) add(unanchored, kind, stack, "speedup", *o.speedup, *o.c.speedup(), o.c.id);
+      add(unanchored, kind, stack, "baseline_tok_s", *o.baseline_tok_s, *o.c.baseline_tok_s, o.c);
+    if (o.spec_tok_s && o.c.spec_tok_s) add(unanchored, kind, stack, "spec_tok_s", *o.spec_tok_s, *o.c.spec_tok_s, o.c);
+    if (o.speedup && o.c.speedup()) add(unanchored, kind, stack, "speedup", *o.speedup, *o.c.speedup(), o.c);
   }
   // The transfer rows carry their case; its class is the family's.
   std::map<std::string, const PublishedCase*> by_id;
@@ -109,7 +120,7 @@ json error_bands_json(const ValidateResult& v, const TransferResult& t) {
     for (const ErrorPoint& p : transfer_points(t, true, fig)) {
       const PublishedCase& c = *by_id.at(p.id);
       const std::string kind = model_kind(c.zoo_model);
-      if (!kind.empty()) add(anchored, kind, stack_of(c.serving), name, p.predicted, p.measured, p.id);
+      if (!kind.empty()) add(anchored, kind, stack_of(c.serving), name, p.predicted, p.measured, c);
     }
   return {{"what", "error bands: the range of the held-out errors of specsim's predictions per class"},
           {"rule", kBandRule},
