@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "scenario/draft_acceptance.h"
 #include "scenario/sglang_draft_rule.h"
 #include "util/error.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 constexpr double kMaxRate = 0.9999;
 constexpr double kBetaLo = 0.05, kBetaHi = 4.0;
-constexpr double kDecayLo = 0.5, kDecayHi = 1.1;
+constexpr double kDecayLo = kDepthDecayLo, kDecayHi = kDepthDecayHi;  // scenario/draft_acceptance.h
 
 double model_len(double a, double beta, double decay, int steps, int topk, int n) {
   return tree_accept_len(shaped_acceptance(a, beta, decay, std::min(steps, kMaxDepth), topk), steps, topk, n);

@@ -16,9 +16,9 @@ double draft_accept_decay(const std::string& draft_config_path) {
   const nlohmann::json j = read_json_file(path);
   if (!j.is_object()) throw InputError(path + ": needs a JSON object", path);
   const double decay = sourced_number(j, "depth_decay", path);
-  // the acceptance fit's range for the decay (accept/fit.h): beyond it the shape is not EAGLE's
-  if (decay < 0.5 || decay > 1.1)
-    throw InputError(fmt::format("{}: depth_decay {:g} outside [0.5, 1.1]", path, decay), path);
+  if (decay < kDepthDecayLo || decay > kDepthDecayHi)
+    throw InputError(
+        fmt::format("{}: depth_decay {:g} outside [{:g}, {:g}]", path, decay, kDepthDecayLo, kDepthDecayHi), path);
   return decay;
 }
 

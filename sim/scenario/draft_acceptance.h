@@ -5,8 +5,12 @@
 
 namespace specsim {
 
+/// The per-depth decays a draft profile may state and the acceptance fit may find: beyond them the
+/// shape is not an EAGLE draft's.
+inline constexpr double kDepthDecayLo = 0.5, kDepthDecayHi = 1.1;
+
 /// The per-depth decay of the draft's acceptance (a_d = a_1 x decay^(d-1)) that `acceptance.json`
-/// beside its config.json states (`depth_decay`, a sourced number in [0.5, 1.1]); 1 (the same
+/// beside its config.json states (`depth_decay`, a sourced number in [kDepthDecayLo, kDepthDecayHi]); 1 (the same
 /// rate at every depth) when there is no such file. InputError naming the file when it is malformed.
 double draft_accept_decay(const std::string& draft_config_path);
 

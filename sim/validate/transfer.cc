@@ -59,10 +59,10 @@ CaseRun anchor_run(const PublishedCase& a, const std::string& file) {
   return r;
 }
 
-// The anchor's stated accept length projected to a row's draft shape (the chain formula, or
-// SGLang's draft tree for topk > 1, with `decay`: the per-depth decay of the draft the anchor's
-// scenario resolved, 1 where its profile states none), for a row that states none: the anchor's file holds the anchor's
-// own accept length, which `run --scenario` would take unprojected.
+// The anchor's stated accept length projected to a row's draft shape, for a row that states none
+// (the anchor's file holds the anchor's own accept length, which `run --scenario` would take
+// unprojected): the chain formula, or SGLang's draft tree for topk > 1, with `decay`, the per-depth
+// decay of the draft the anchor's scenario resolved (1 where its profile states none).
 double projected_accept_len(const PublishedCase& a, const PublishedCase& c, double decay) {
   const double rate = accept_rate_at(*a.accept_length, a.num_steps.value_or(0), a.topk.value_or(1),
                                      a.num_draft_tokens.value_or(0), decay);
