@@ -147,7 +147,8 @@ TEST_CASE("outputs: SIGTERM or SIGINT during a plot removes the temporary files"
     INFO("signal " << sig);
     count_cases();
     const std::string dir = fresh_dir(), tmp = dir + "/tmp", out = dir + "/out";
-    const std::string bin = stub_gnuplot(dir, "exec sleep 5");  // a gnuplot that never finishes in time
+    // A gnuplot that never finishes while specsim runs, and leaves when specsim is gone.
+    const std::string bin = stub_gnuplot(dir, "while kill -0 $PPID 2>/dev/null; do sleep 0.1; done");
     ::mkdir(tmp.c_str(), 0755), ::mkdir(out.c_str(), 0755);
     const pid_t pid = ::fork();
     if (pid == 0) {
@@ -160,8 +161,9 @@ TEST_CASE("outputs: SIGTERM or SIGINT during a plot removes the temporary files"
               static_cast<char*>(nullptr));
       ::_exit(127);
     }
-    // Wait for the gnuplot folder to appear, then end specsim.
-    for (int i = 0; i < 100 && listing(tmp).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Wait for the gnuplot folder to appear, then end specsim. Up to 30 s: a sanitizer build on a
+    // loaded machine can take seconds to reach the plot.
+    for (int i = 0; i < 600 && listing(tmp).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     CHECK_FALSE(listing(tmp).empty());
     ::kill(pid, sig);
     int status = 0;
