@@ -121,7 +121,10 @@ CommandFlags read_command_flags(const std::vector<std::string>& tokens, const st
       if (f.row) inline_value = name.substr(2), has_inline = true, f.given = name.substr(0, 2);
     }
     if (!f.row)
-      throw InputError("'" + name + "' is not a flag of " + release + " (" + table.source + " lists them)", where);
+      throw InputError("'" + name + "' is not a flag of " + release + " (" + table.source +
+                           " lists them); a later release's flag: remove it and give what it changes as specsim's "
+                           "own flags",
+                       where);
     f.cls = f.row->cls, f.what = f.row->what;
     const std::string at = where + ": " + name;
     const bool takes_none = f.row->arity == FlagArity::Switch || f.row->arity == FlagArity::Bool;
