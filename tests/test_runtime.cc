@@ -238,6 +238,22 @@ TEST_CASE("both shipped runtime profiles load") {
   for (bool on : load_runtime_profile("sglang").host_overlaps_forward) CHECK_FALSE(on);
 }
 
+TEST_CASE("a run says which releases its runtime profile describes, in text and JSON") {
+  const std::string vllm_range = load_runtime_profile("vllm").applies_to;
+  CHECK(vllm_range.find("0.8.5-0.10.x") != std::string::npos);
+  const auto text = test::run_specsim({"--runtime", "vllm", "--allreduce", "nccl"});
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("describes: " + vllm_range) != std::string::npos);
+  const auto j = test::run_specsim({"--json"});
+  REQUIRE(j.exit_code == 0);
+  const auto settings = nlohmann::json::parse(j.out).at("settings");
+  CHECK(settings.at("runtime_applies_to") == load_runtime_profile("sglang").applies_to);
+  const auto none = test::run_specsim({"--runtime", "none", "--json"});
+  REQUIRE(none.exit_code == 0);
+  CHECK(nlohmann::json::parse(none.out).at("settings").at("runtime_applies_to").is_null());
+}
+
 TEST_CASE("a bad host_overlaps_forward is one error naming file:field") {
   const std::string dir = test::fresh_dir();
   auto j = nlohmann::json::parse(test::slurp(test::models_path("runtime/vllm.json")));

@@ -33,6 +33,7 @@ json settings_json(const Scenario& s, const ScenarioResult& r) {
   j["eager_phases"] = eager;
   j["dtype"] = std::string(dtype_name(run.dtype.value_or(s.target.weight_dtype)));
   j["runtime"] = s.runtime ? json(s.runtime->name) : json(nullptr);
+  j["runtime_applies_to"] = s.runtime && !s.runtime->applies_to.empty() ? json(s.runtime->applies_to) : json(nullptr);
   if (run.speculative()) {
     j["accept_len"] = r.accept_len;
     j["accept_len_source"] = r.accept_source;

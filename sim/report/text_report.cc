@@ -130,10 +130,12 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
                     run.num_steps, run.topk, run.num_draft_tokens, r.accept_len, r.accept_source);
   else
     out += "speculation: off (--speculative-algorithm NONE)\n";
-  if (s.runtime)
+  if (s.runtime) {
     out += fmt::format("runtime:  {} (its own work per phase in runtime_us; models/runtime/{}.json)\n", s.runtime->name,
                        s.runtime->name);
-  else
+    // Which releases the terms were counted on: a run of another release is priced as these.
+    if (!s.runtime->applies_to.empty()) out += fmt::format("          describes: {}\n", s.runtime->applies_to);
+  } else
     out += "runtime:  none (forwards only, --runtime none)\n";
   anchors_text(out, r);
   for (const auto& n : s.notes) out += "note: " + n + "\n";

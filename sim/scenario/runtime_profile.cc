@@ -118,6 +118,7 @@ RuntimeProfile load_runtime_profile(const std::string& name_or_path, const std::
   if (!j.is_object()) throw InputError("a runtime profile must be a JSON object", f + "(top)");
   RuntimeProfile p;
   p.name = json_string(j, "runtime", f);
+  if (j.contains("applies_to")) p.applies_to = json_string(j, "applies_to", f);
   if (!j.contains("assumptions") || !j.at("assumptions").is_object())
     throw InputError("missing object", f + "assumptions");
   const json& a = j.at("assumptions");

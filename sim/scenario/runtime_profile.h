@@ -34,6 +34,7 @@ struct RuntimeTerm {
 /// A whole profile: the terms plus what they were counted on.
 struct RuntimeProfile {
   std::string name;                   ///< "sglang", "vllm"
+  std::string applies_to;             ///< the releases and code paths the terms describe ("" if unstated)
   bool overlap_plain_decode = false;  ///< the plain step's host work hides under the GPU step
   double host_op_us = 0;              ///< host cost of one eager op the host terms were counted with
   double graphed_kernel_us = 0;       ///< per graphed small kernel, in the GPU terms
