@@ -15,6 +15,22 @@ TEST_CASE("no arguments prints the built-in scenario") {
   CHECK(r.err.empty());
 }
 
+TEST_CASE("the README quotes the built-in scenario's output as it is") {
+  // The quick start's first command is `build/specsim`; its output is quoted under "Its real output".
+  const std::string readme = slurp(models_path("../README.md"));
+  const std::string head = "Its real output";
+  const auto at = readme.find(head);
+  REQUIRE(at != std::string::npos);
+  const auto open = readme.find("```\n", at);
+  REQUIRE(open != std::string::npos);
+  const auto close = readme.find("```", open + 4);
+  REQUIRE(close != std::string::npos);
+  const auto r = run_specsim({});
+  REQUIRE(r.exit_code == 0);
+  // A failure here means README.md's quoted output is stale: paste `build/specsim`'s output there.
+  CHECK(readme.substr(open + 4, close - open - 4) == r.out);
+}
+
 TEST_CASE("--json prints one JSON object") {
   const auto r = run_specsim({"--json"});
   REQUIRE(r.exit_code == 0);
