@@ -116,3 +116,46 @@ TEST_CASE("a sweep's CSV carries each tok/s band; its plot shades it") {
   CHECK(col("spec_tok_s_lo") == Approx(col("spec_tok_s") * band["lo_factor"].get<double>()));
   CHECK(col("spec_tok_s_hi") == Approx(col("spec_tok_s") * band["hi_factor"].get<double>()));
 }
+
+TEST_CASE("a what-if at another batch size than its tok/s measurements takes the other-batch band") {
+  // The built-in scenario's tok/s were measured at batch 1: batch 1 is anchored there, batch 2 only
+  // from another batch (validate --transfer's batch-size rows, its widest errors).
+  const json table = json::parse(slurp(models_path("accuracy/error-bands.json")));
+  REQUIRE(table["classes"].contains("anchored_other_batch"));
+  const json at2 = run_json({"--batch-size", "2"});
+  const json& custom = at2["scenarios"][1];
+  REQUIRE(custom["label"] == "custom");
+  const std::string cls = custom["spec"]["tok_per_s_band"]["class"].get<std::string>();
+  CHECK(cls.rfind("anchored at another batch ", 0) == 0);
+  const std::string key = cls.substr(std::string("anchored at another batch ").size());
+  const json& e = table["classes"]["anchored_other_batch"][key]["spec_tok_s"];
+  const double tps = custom["spec"]["tok_per_s"].get<double>();
+  CHECK(custom["spec"]["tok_per_s_band"]["lo"].get<double>() == Approx(tps / (1 + e["hi_pct"].get<double>() / 100)));
+  // Batch 2's NCCL figures are predictions too (the measurements were taken at batch 1).
+  CHECK(at2["scenarios"][0]["spec"]["tok_per_s_band"]["basis"] != "measured at these settings");
+  CHECK(run_json({})["scenarios"][1]["spec"]["tok_per_s_band"]["class"] == "anchored moe/sglang");
+
+  // A sweep over batch sizes: each row's band columns by its own batch.
+  const std::string dir = fresh_dir();
+  REQUIRE(run_specsim({"sweep", "--batch-size", "1,2", "--allreduce", "nccl", "--json", dir + "/b.json"}).exit_code ==
+          0);
+  const json j = json::parse(slurp(dir + "/b.json"));
+  const json& bands = j["tok_per_s_band"];
+  REQUIRE(bands.contains("at_other_batch"));
+  const auto cols = j["columns"].get<std::vector<std::string>>();
+  auto col = [&](const json& row, const std::string& name) {
+    const auto at = std::find(cols.begin(), cols.end(), name);
+    REQUIRE(at != cols.end());
+    return row[at - cols.begin()].get<double>();
+  };
+  int seen = 0;
+  for (const json& row : j["rows"]) {
+    const int batch = static_cast<int>(col(row, "batch_size"));
+    const json& f = batch == 1 ? bands["spec"] : bands["at_other_batch"]["spec"];
+    REQUIRE(f.is_object());
+    CHECK(col(row, "spec_tok_s_hi") == Approx(col(row, "spec_tok_s") * f["hi_factor"].get<double>()));
+    ++seen;
+  }
+  CHECK(seen == 2);
+  CHECK(bands["spec"]["class"] != bands["at_other_batch"]["spec"]["class"]);
+}

@@ -39,16 +39,33 @@ bool run_is_anchored(const Scenario& s) {
          s.run.measured_allreduce_us;
 }
 
-std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double predicted, bool anchored) {
+BandAnchoring band_anchoring(const Scenario& s, int batch) {
+  if (!run_is_anchored(s)) return BandAnchoring::Unanchored;
+  bool tok_s_anchor = false;
+  auto at = [&](const RunSpec& r) {
+    if (!r.measured_baseline_tok_s && !r.measured_spec_tok_s) return false;
+    tok_s_anchor = true;
+    return r.batch_size == batch;
+  };
+  if (at(s.run)) return BandAnchoring::Anchored;
+  for (const MeasuredRun& m : s.measured)
+    if (at(m.run)) return BandAnchoring::Anchored;
+  return tok_s_anchor ? BandAnchoring::OtherBatch : BandAnchoring::Anchored;
+}
+
+std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double predicted, BandAnchoring how) {
   const json& t = bands_table();
   const std::string where = "models/accuracy/error-bands.json";
-  const char* anchoring = anchored ? "anchored" : "unanchored";
+  const char* anchoring = how == BandAnchoring::Unanchored ? "unanchored"
+                          : how == BandAnchoring::Anchored ? "anchored"
+                                                           : "anchored_other_batch";
   if (!t.contains("classes") || !t["classes"].is_object() || !t["classes"].contains(anchoring))
     throw InputError("no classes." + std::string(anchoring) +
                          " table: regenerate it with specsim validate "
                          "--write-error-bands",
                      where);
   const json& classes = t["classes"][anchoring];
+  const std::string shown = how == BandAnchoring::OtherBatch ? "anchored at another batch" : anchoring;
   const std::string kind = s.target.has_moe ? "moe" : "dense";
   const std::string stack =
       s.runtime && (s.runtime->name == "sglang" || s.runtime->name == "vllm") ? s.runtime->name : "any";
@@ -64,7 +81,7 @@ std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double
     ErrorBand b;
     b.lo = predicted / (1 + hi), b.hi = predicted / (1 + lo);
     b.n = n;
-    b.cls = std::string(anchoring) + " " + key;
+    b.cls = shown + " " + key;
     b.percentile = n >= kBandQuantileMinCases;
     return b;
   }
@@ -73,7 +90,7 @@ std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double
 
 RunBands run_bands(const Scenario& s, const ScenarioResult& r, const CycleResult& c) {
   RunBands b;
-  const bool anchored = run_is_anchored(s);
+  const BandAnchoring anchored = band_anchoring(s, s.run.batch_size);
   const bool nccl_everywhere = c.backend.kind == AllReduceChoice::Kind::Nccl;
   b.baseline_measured = nccl_everywhere && r.reference_measured;
   // The spec figure is the measurement when the acceptance came from a spec tok/s taken at these

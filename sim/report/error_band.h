@@ -38,14 +38,22 @@ struct ErrorBand {
 /// Which figure a band is for.
 enum class BandFigure { BaselineTokS, SpecTokS, Speedup };
 
+/// Which table of classes a figure takes: not anchored; anchored to measurements at its own batch
+/// size (or to an all-reduce time only); anchored to tok/s measured at other batch sizes only
+/// (validate --transfer's rows that change the batch: the what-if reaching furthest).
+enum class BandAnchoring { Unanchored, Anchored, OtherBatch };
+
 /// The band of `figure` around `predicted` for the run's class (model dense or MoE, runtime
-/// sglang or vllm, anchored or not); nullopt when the table holds no case for it. `anchored`:
-/// the figure comes from a run anchored to measurements taken elsewhere. InputError naming the
-/// bands file when it is malformed.
-std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double predicted, bool anchored);
+/// sglang or vllm, and how it is anchored); nullopt when the table holds no case for it.
+/// InputError naming the bands file when it is malformed.
+std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double predicted, BandAnchoring anchoring);
 
 /// Whether any measurement anchors the run (built-in or given).
 bool run_is_anchored(const Scenario& s);
+
+/// How a figure at `batch` is anchored: Unanchored without measurements; OtherBatch when tok/s
+/// (baseline or speculative) measurements anchor the run and none was taken at `batch`.
+BandAnchoring band_anchoring(const Scenario& s, int batch);
 
 /// One backend's figures with their bands. A figure that is the run's own measurement at these
 /// settings (NCCL, the measured baseline or spec tok/s) has none: it is the measurement.

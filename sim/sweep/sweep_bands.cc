@@ -1,23 +1,45 @@
 #include "sweep/sweep_bands.h"
 
 namespace specsim::sweep {
+namespace {
 
-BandFactors band_factors(const Scenario& base) {
-  const bool anchored = run_is_anchored(base);
-  BandFactors f;
-  f.baseline = error_band(base, BandFigure::BaselineTokS, 1.0, anchored);
-  if (base.run.speculative()) f.spec = error_band(base, BandFigure::SpecTokS, 1.0, anchored);
-  return f;
+BandPair pair_for(const Scenario& base, BandAnchoring how) {
+  BandPair p;
+  p.baseline = error_band(base, BandFigure::BaselineTokS, 1.0, how);
+  if (base.run.speculative()) p.spec = error_band(base, BandFigure::SpecTokS, 1.0, how);
+  return p;
 }
 
-nlohmann::json band_factors_json(const BandFactors& f) {
+nlohmann::json pair_json(const BandPair& p) {
   auto one = [](const std::optional<ErrorBand>& b) -> nlohmann::json {
     if (!b) return nullptr;
     return {{"lo_factor", b->lo}, {"hi_factor", b->hi}, {"n", b->n}, {"class", b->cls}, {"basis", band_basis(*b)}};
   };
-  return {{"baseline", one(f.baseline)},
-          {"spec", one(f.spec)},
-          {"columns", "baseline_tok_s_lo/hi and spec_tok_s_lo/hi: the predicted value times lo_factor/hi_factor"}};
+  return {{"baseline", one(p.baseline)}, {"spec", one(p.spec)}};
+}
+
+}  // namespace
+
+const BandPair& BandFactors::at(int batch) const {
+  return base && band_anchoring(*base, batch) == BandAnchoring::OtherBatch ? other_batch : at_anchor;
+}
+
+BandFactors band_factors(const Scenario& base) {
+  BandFactors f;
+  f.base = &base;
+  const bool anchored = run_is_anchored(base);
+  f.at_anchor = pair_for(base, anchored ? BandAnchoring::Anchored : BandAnchoring::Unanchored);
+  if (anchored) f.other_batch = pair_for(base, BandAnchoring::OtherBatch);
+  return f;
+}
+
+nlohmann::json band_factors_json(const BandFactors& f) {
+  nlohmann::json j = pair_json(f.at_anchor);
+  if (f.base && run_is_anchored(*f.base)) j["at_other_batch"] = pair_json(f.other_batch);
+  j["columns"] =
+      "baseline_tok_s_lo/hi and spec_tok_s_lo/hi: the predicted value times lo_factor/hi_factor (at_other_batch's at "
+      "a batch size no tok/s measurement was taken at)";
+  return j;
 }
 
 }  // namespace specsim::sweep

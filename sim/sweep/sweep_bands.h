@@ -1,6 +1,7 @@
 #pragma once
 // The error band of a sweep's tok/s columns. Every point of a sweep shares the base scenario's
-// class (model, runtime, anchored or not), so the band is one pair of factors on the predicted value.
+// model and runtime, so its band is one pair of factors on the predicted value, chosen by how the
+// point is anchored: at its own batch size, or only by tok/s measured at another one.
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -8,14 +9,24 @@
 
 namespace specsim::sweep {
 
-struct BandFactors {
+struct BandPair {
   std::optional<ErrorBand> baseline, spec;  ///< bands of a predicted 1.0: lo and hi are the factors
+};
+
+struct BandFactors {
+  const Scenario* base = nullptr;
+  BandPair at_anchor;    ///< unanchored, or anchored at the point's batch
+  BandPair other_batch;  ///< anchored only by tok/s measured at other batch sizes
+  /// The pair for a point of batch size `batch`.
+  const BandPair& at(int batch) const;
 };
 
 /// The factors for the sweep's base scenario (none where the table holds no case of its class).
 BandFactors band_factors(const Scenario& base);
 
-/// `{"baseline": BAND, "spec": BAND}`, each band in percent of the prediction with its class.
+/// `{"baseline": BAND, "spec": BAND}`, each band in percent of the prediction with its class; an
+/// anchored sweep adds `"at_other_batch": {"baseline", "spec"}`, the bands of its points whose
+/// batch size no tok/s measurement was taken at.
 nlohmann::json band_factors_json(const BandFactors& f);
 
 }  // namespace specsim::sweep

@@ -90,8 +90,9 @@ void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice
         s += "null";
     }
   };
-  band(bands.baseline, p.baseline_tok_s);
-  band(bands.spec, p.spec_tok_s);
+  const BandPair& at = bands.at(p.batch);
+  band(at.baseline, p.baseline_tok_s);
+  band(at.spec, p.spec_tok_s);
   s += st == Style::Json ? "]" : "\n";
 }
 

@@ -172,16 +172,20 @@ Script tokps(const View& v) {
   std::string plots, marks;
   int block = 0;
   // The likely range of speculation's tok/s (held-out errors of the run's class) as a shaded band.
-  const std::optional<ErrorBand> band = band_factors(v.r.base).spec;
+  // A series' points share its batch size, so one band (by how that batch is anchored) covers it.
+  const BandFactors bands = band_factors(v.r.base);
+  std::string titled_class;
   for (size_t k = 0; k < values.size(); ++k) {
     std::array<size_t, kNumAxes> ix{};
     if (series >= 0) ix[series] = values[k];
     std::vector<std::array<double, 3>> pts;  // us, baseline tok/s, spec tok/s
+    int batch = 0;
     for (const auto& [us, b] : xs) {
       ix[kAllReduce] = b;
-      if (const PointResult* p = v.at(ix)) pts.push_back({us, p->baseline_tok_s, p->spec_tok_s});
+      if (const PointResult* p = v.at(ix)) pts.push_back({us, p->baseline_tok_s, p->spec_tok_s}), batch = p->batch;
     }
     if (pts.empty()) continue;
+    const std::optional<ErrorBand>& band = bands.at(batch).spec;
     for (const auto& p : pts)
       s.data += fmt::format("{} {} {} {} {}\n", p[0], p[1], p[2], band ? p[2] * band->lo : p[2],
                             band ? p[2] * band->hi : p[2]);
@@ -205,11 +209,15 @@ Script tokps(const View& v) {
     if (k == 0 || baseline_per_series)
       plots += fmt::format("'$DATA' index {} using 1:2 with lines lw 2 dt 2 lc {} title {}, ", block, k + 1,
                            gnuplot_quote("baseline" + (baseline_per_series ? name : "")));
-    if (band)
+    if (band) {
+      // The legend names a band's basis once, and again where a series takes another class.
+      const bool titled = band->cls != titled_class;
+      titled_class = band->cls;
       plots += fmt::format(
           "'$DATA' index {} using 1:4:5 with filledcurves fs transparent solid 0.15 noborder lc {} {}, ", block, k + 1,
-          k == 0 ? "title " + gnuplot_quote(fmt::format("likely range ({})", band_basis(*band)))
+          titled ? "title " + gnuplot_quote(fmt::format("likely range ({})", band_basis(*band)))
                  : std::string("notitle"));
+    }
     plots += fmt::format("'$DATA' index {} using 1:3 with lines lw 2 lc {} title {}, ", block, k + 1,
                          gnuplot_quote("speculation" + name + be));
     ++block;

@@ -146,13 +146,15 @@ bool anchors_baseline(const TransferRow& r, const TransferFamily& t) {
 }
 
 // The rows a family scores on one figure: predicted from the anchor (the anchor itself is
-// reproduced, not predicted).
-std::vector<ErrorPoint> points(const std::vector<TransferFamily>& families, bool held_out, TransferFigure fig) {
+// reproduced, not predicted); `only`: those that change that from the anchor.
+std::vector<ErrorPoint> points(const std::vector<TransferFamily>& families, bool held_out, TransferFigure fig,
+                               std::optional<TransferChange> only = std::nullopt) {
   std::vector<ErrorPoint> out;
   for (const auto& t : families) {
     if (!t.not_scored.empty()) continue;
     for (const auto& r : t.rows) {
       if (r.anchor || r.c.held_out != held_out) continue;
+      if (only && transfer_change(r, t) != *only) continue;
       std::optional<double> p, m;
       if (fig == TransferFigure::Baseline && !anchors_baseline(r, t)) p = r.baseline_tok_s, m = r.c.baseline_tok_s;
       if (fig == TransferFigure::Spec) p = r.spec_tok_s, m = r.c.spec_tok_s;
@@ -164,6 +166,24 @@ std::vector<ErrorPoint> points(const std::vector<TransferFamily>& families, bool
 }
 
 }  // namespace
+
+TransferChange transfer_change(const TransferRow& r, const TransferFamily& t) {
+  const PublishedCase& a = t.family.cases[*t.family.anchor];
+  if (r.c.batch_size != a.batch_size) return TransferChange::BatchSize;
+  if (r.c.num_steps != a.num_steps || r.c.topk != a.topk || r.c.num_draft_tokens != a.num_draft_tokens ||
+      r.c.algorithm != a.algorithm)
+    return TransferChange::DraftSettings;
+  return TransferChange::WorkloadOnly;
+}
+
+const char* transfer_change_name(TransferChange c) {
+  switch (c) {
+    case TransferChange::BatchSize: return "batch size";
+    case TransferChange::DraftSettings: return "draft settings";
+    case TransferChange::WorkloadOnly: return "workload only";
+  }
+  return "?";
+}
 
 std::vector<ErrorPoint> transfer_points(const TransferResult& r, bool held_out, TransferFigure fig) {
   return points(r.families, held_out, fig);
@@ -202,6 +222,8 @@ TransferResult run_transfer(const std::string& set_dir, const std::string& label
     r.spec[h] = error_stats(points(r.families, h == 1, TransferFigure::Spec));
     r.speedup[h] = error_stats(points(r.families, h == 1, TransferFigure::Speedup));
   }
+  for (const TransferChange c : kTransferChanges)
+    r.spec_by_change[static_cast<int>(c)] = error_stats(points(r.families, true, TransferFigure::Spec, c));
   r.targets = {{"spec tok/s, held-out, median", 5, r.spec[1], true},
                {"spec tok/s, held-out, worst", 15, r.spec[1], false}};
   return r;

@@ -44,11 +44,23 @@ struct TransferFamily {
   ErrorStats baseline[2], spec[2];
 };
 
+/// What a predicted row changes from its family's anchor, the largest change first: how far its
+/// what-if reaches (a batch size differs; else the draft settings; else only the workload).
+enum class TransferChange { BatchSize, DraftSettings, WorkloadOnly };
+inline constexpr TransferChange kTransferChanges[] = {TransferChange::BatchSize, TransferChange::DraftSettings,
+                                                      TransferChange::WorkloadOnly};
+/// "batch size", "draft settings", "workload only".
+const char* transfer_change_name(TransferChange c);
+/// What row `r` of family `t` changes from the family's anchor.
+TransferChange transfer_change(const TransferRow& r, const TransferFamily& t);
+
 struct TransferResult {
   std::string set;
   std::vector<TransferFamily> families;
   std::vector<SkippedCase> skipped;
   ErrorStats baseline[2], spec[2], speedup[2];  ///< every scored family's predicted rows: [0] fit, [1] held out
+  /// The held-out spec tok/s errors by what the row changes from its anchor (kTransferChanges' order).
+  ErrorStats spec_by_change[3];
   std::vector<Target> targets;
 };
 

@@ -163,6 +163,11 @@ std::string transfer_text(const TransferResult& r) {
     out += stats_text(fmt::format("spec tok/s, {}", role), r.spec[h]);
     out += stats_text(fmt::format("speedup, {}", role), r.speedup[h]);
   }
+  out +=
+      "held-out spec tok/s by what the row changes from its anchor (a batch size; else the draft settings; else "
+      "only the workload):\n";
+  for (const TransferChange c : kTransferChanges)
+    out += stats_text(fmt::format("  {}", transfer_change_name(c)), r.spec_by_change[static_cast<int>(c)]);
   return out + targets_text(r.targets);
 }
 
@@ -176,6 +181,10 @@ json transfer_json(const TransferResult& r) {
     summary[kRole[h]] = {{"baseline_tok_s", stats_json(r.baseline[h])},
                          {"spec_tok_s", stats_json(r.spec[h])},
                          {"speedup", stats_json(r.speedup[h])}};
+  json by_change = json::object();
+  for (const TransferChange c : kTransferChanges)
+    by_change[transfer_change_name(c)] = stats_json(r.spec_by_change[static_cast<int>(c)]);
+  summary["held_out_spec_tok_s_by_change"] = by_change;
   return {{"set", r.set},       {"anchor_rule", kAnchorRule}, {"families", families},
           {"skipped", skipped}, {"summary", summary},         {"targets", targets_json(r.targets)}};
 }
