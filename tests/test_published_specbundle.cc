@@ -57,8 +57,9 @@ TEST_CASE("SpecBundle rows: each file's figures are its quote's, per stream = wh
       CHECK(c.at("spec_total_tok_s").get<double>() == tput[1]);
     }
     // The id names the config the quote shows.
-    const std::string cfg = "-bs" + std::to_string(bs) + "-s" + std::to_string(c.at("speculative_num_steps").get<int>()) +
-                            "k" + std::to_string(c.at("speculative_eagle_topk").get<int>()) + "n" +
+    const std::string cfg = "-bs" + std::to_string(bs) + "-s" +
+                            std::to_string(c.at("speculative_num_steps").get<int>()) + "k" +
+                            std::to_string(c.at("speculative_eagle_topk").get<int>()) + "n" +
                             std::to_string(c.at("speculative_num_draft_tokens").get<int>()) + ".json";
     CHECK(name.size() > cfg.size());
     CHECK(name.compare(name.size() - cfg.size(), cfg.size(), cfg) == 0);
