@@ -104,7 +104,7 @@ json error_bands_json(const ValidateResult& v, const TransferResult& t) {
     if (!o.c.held_out || !o.run) continue;
     const std::string kind = model_kind(o.c.zoo_model), stack = stack_of(o.c.serving);
     if (kind.empty()) continue;
-    if (o.baseline_tok_s && o.c.baseline_tok_s)
+    if (o.baseline_tok_s && o.c.baseline_tok_s && !o.baseline_repeat)
       add(unanchored, kind, stack, "baseline_tok_s", *o.baseline_tok_s, *o.c.baseline_tok_s, o.c);
     if (o.spec_tok_s && o.c.spec_tok_s) add(unanchored, kind, stack, "spec_tok_s", *o.spec_tok_s, *o.c.spec_tok_s, o.c);
     if (o.speedup && o.c.speedup()) add(unanchored, kind, stack, "speedup", *o.speedup, *o.c.speedup(), o.c);

@@ -20,7 +20,7 @@ namespace {
 
 // What must match for two rows to be one deployment.
 using FamilyKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, std::string,
-                             std::string, std::string, int>;
+                             std::string, std::string, std::string, int>;
 
 FamilyKey family_key(const PublishedCase& c) {
   return {c.url,
@@ -29,6 +29,7 @@ FamilyKey family_key(const PublishedCase& c) {
           *c.zoo_model,
           c.dtype.value_or(""),
           c.zoo_draft.value_or(""),
+          c.draft.value_or(""),  // two drafts that share a stand-in config are still two deployments
           case_algorithm(c),
           *c.zoo_gpu,
           case_topology(c),

@@ -84,6 +84,7 @@ PublishedCase published_case_from_json(const json& j, const std::string& file) {
   c.zoo_gpu = opt_string(j, "zoo_gpu", f);
   c.zoo_topology = opt_string(j, "zoo_topology", f);
   c.zoo_draft = opt_string(j, "zoo_draft", f);
+  c.draft = opt_string(j, "draft", f);
   c.dtype = opt_string(j, "dtype", f);
   c.quantization = opt_string(j, "quantization", f);
   c.kv_cache_dtype = opt_string(j, "kv_cache_dtype", f);

@@ -17,6 +17,7 @@ struct PublishedCase {
   std::string algorithm;                       ///< as the source writes it
   std::optional<std::string> zoo_model, zoo_gpu, zoo_topology;
   std::optional<std::string> zoo_draft;  ///< the draft's zoo config when the target's own is not it
+  std::optional<std::string> draft;      ///< the draft as the source names it (two drafts may share a zoo config)
   std::optional<std::string> dtype;  ///< the weights' dtype when the source ran another checkpoint than the config's
   /// The command's --quantization and --kv-cache-dtype, as the stack takes them.
   std::optional<std::string> quantization, kv_cache_dtype;

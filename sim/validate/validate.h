@@ -20,6 +20,9 @@ struct CaseOutcome {
   std::string spec_skipped;  ///< baseline predicted, speculation not (e.g. no accept length)
   std::optional<double> baseline_tok_s, spec_tok_s, speedup;  ///< predicted, per request stream
   std::optional<double> implied_accept_len;  ///< measured spec tok/s x predicted cycle (no accept length given)
+  /// Its plain measurement is an earlier case's (a table's one baseline row repeated beside each
+  /// draft setting): the baseline error counts once, at the first case.
+  bool baseline_repeat = false;
 };
 
 struct ValidateResult {
