@@ -148,12 +148,16 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
   const double bs = run.batch_size;
   if (run.speculative()) {
     const double t_dec = bs * run.topk;
-    if (run.num_steps > 1)
+    if (run.num_steps > 1) {
+      ForwardShape dec = draft_shape(PhaseKind::DraftDecode, t_dec, t_dec);
+      // A branch's own path so far: about half the draft steps on average over the steps.
+      dec.cascade_attention = run.tree_cascade_attention, dec.tree_tokens = run.num_steps / 2.0;
       phase(PhaseKind::DraftDecode, run.num_steps - 1, t_dec,
-            in_attn_group(draft_forward(*draft, target.hidden, draft_shape(PhaseKind::DraftDecode, t_dec, t_dec), false,
-                                        weights)));
+            in_attn_group(draft_forward(*draft, target.hidden, dec, false, weights)));
+    }
     const double t_ver = bs * run.num_draft_tokens;
     ForwardShape ver = shape(PhaseKind::Verify, t_ver, bs);
+    ver.cascade_attention = run.tree_cascade_attention, ver.tree_tokens = run.num_draft_tokens;
     // A request's tree candidates for one position route partly alike: its verify tokens touch
     // the experts of fewer independent tokens (docs/model.md#moe-tree-routing). Chains keep 1.
     if (target.has_moe)

@@ -58,6 +58,20 @@ void maybe_quant(std::vector<Op>& ops, DType w, const char* name, double t, doub
   if (w == DType::NVFP4) ops.push_back(small(name, OpKind::Elementwise, t * k * (kB + dtype_bytes(w))));
 }
 
+// A draft tree's attention as SGLang's FA3 backend runs it (flashattention_backend.py,
+// use_cascade_attn): the pass over the prefix (the `attention` op) returns its softmax LSE, a
+// second pass covers the tree's own tokens, both LSEs are transposed to contiguous copies, and
+// merge_state_v2 joins the two outputs. Four kernels a layer beside a chain's one.
+void tree_cascade(std::vector<Op>& ops, const ForwardShape& f, double heads, double tree_kv_bytes, double qk_dim,
+                  double v_dim) {
+  const double t = f.tokens;
+  ops.push_back(attention("tree_attention", t, heads, tree_kv_bytes + t * heads * (qk_dim + v_dim) * kB,
+                          2.0 * t * heads * f.tree_tokens * (qk_dim + v_dim)));
+  for (const char* lse : {"lse_copy_prefix", "lse_copy_tree"})
+    ops.push_back(small(lse, OpKind::Elementwise, 2.0 * t * heads * 4.0));
+  ops.push_back(small("merge_state", OpKind::Elementwise, 3.0 * t * heads * v_dim * kB + 2.0 * t * heads * 4.0));
+}
+
 // GQA attention block of Llama/Qwen (and the EAGLE-3 draft layer, whose qkv input is 2H wide).
 void gqa_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const ForwardShape& f, double qkv_in,
                    bool qk_norm) {
@@ -71,6 +85,7 @@ void gqa_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const Forw
   const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, f.kv_bytes);
   const double flops = 2.0 * t * ql * f.context * (hd + hd);
   ops.push_back(attention("attention", t, ql, kv_read + 2.0 * t * ql * hd * kB, flops));
+  if (f.cascade_attention) tree_cascade(ops, f, ql, f.batch * f.tree_tokens * 2 * kvl * hd * f.kv_bytes, hd, hd);
   ops.push_back(gemm("o_proj", t, m.hidden, ql * hd, w));
 }
 
@@ -95,6 +110,8 @@ void mla_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const Forw
   const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, f.kv_bytes);
   const double flops = 2.0 * t * hl * f.context * (latent + a.kv_lora_rank);
   ops.push_back(attention("mla_attention", t, hl, kv_read + t * hl * (latent + a.kv_lora_rank) * kB, flops));
+  if (f.cascade_attention)
+    tree_cascade(ops, f, hl, f.batch * f.tree_tokens * latent * f.kv_bytes, latent, a.kv_lora_rank);
   // At decode sizes the MLA kernels split the KV sequence across CTAs and merge the partial
   // outputs in a second kernel (Triton stage 2, FA3's split combine).
   ops.push_back(small("mla_split_merge", OpKind::Elementwise, 2.0 * t * hl * a.kv_lora_rank * 4.0));

@@ -23,6 +23,10 @@ struct ForwardShape {
   /// below 1 in a verify of draft trees, whose candidates for one position route partly alike
   /// (plan/tree_routing.h); 1 otherwise.
   double routed_share = 1;
+  /// Attention in two passes and a merge, as SGLang's FA3 backend runs a draft tree's
+  /// (RunSpec::tree_cascade_attention): `tree_tokens` of its own per request beside the prefix.
+  bool cascade_attention = false;
+  double tree_tokens = 0;
 };
 
 /// The target model's forward (embedding, layers, lm_head + all-gather, sampling tail).

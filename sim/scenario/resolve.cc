@@ -228,6 +228,14 @@ Scenario resolve_unfused(const RunArgs& a);
 Scenario resolve_scenario(const RunArgs& a) {
   Scenario s = resolve_unfused(a);
   apply_layout_effects(s);
+  // SGLang's attention backend: FlashAttention-3 on Hopper unless the command names another; its
+  // tree attention runs in two passes and a merge (run_spec.h).
+  auto cascade = [&](const RunSpec& r, const Hardware& hw) {
+    const bool fa3 = r.attention_backend ? *r.attention_backend == "fa3" : hw.gpu.arch == GpuArch::Hopper;
+    return r.speculative() && r.topk > 1 && fa3 && s.runtime && s.runtime->name == "sglang";
+  };
+  s.run.tree_cascade_attention = cascade(s.run, s.hw);
+  for (auto& m : s.measured) m.run.tree_cascade_attention = cascade(m.run, m.hw);
   if (a.enable_flashinfer_allreduce_fusion && s.run.layout.dp_attention) {
     // SGLang's apply_flashinfer_allreduce_fusion() is false under DP attention (communicator.py)
     s.notes.push_back("--enable-flashinfer-allreduce-fusion does nothing under --enable-dp-attention, as in SGLang");
@@ -299,6 +307,11 @@ Scenario resolve_unfused(const RunArgs& a) {
   if (a.cuda_graph_max_bs) run.cuda_graph_max_bs = *a.cuda_graph_max_bs;
   if (!a.cuda_graph_bs.empty()) apply_graph_sizes(run, a.cuda_graph_bs, s.notes);
   run.disable_cuda_graph = a.disable_cuda_graph;
+  run.attention_backend = a.attention_backend;
+  if (run.attention_backend && *run.attention_backend != "fa3" && *run.attention_backend != "flashinfer")
+    throw InputError(
+        "'" + *run.attention_backend + "': specsim prices fa3 and flashinfer (SGLang's defaults on and off Hopper)",
+        "attention_backend");
   if (a.eager_phases) run.force_eager = parse_eager(*a.eager_phases, "--eager-phases");
   if (a.dtype) run.dtype = parse_dtype(*a.dtype, "--dtype");
   run.accept_len = a.accept_len;

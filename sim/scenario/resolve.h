@@ -21,6 +21,8 @@ struct RunArgs {
   std::optional<long long> context_len;
   std::optional<std::string> algorithm;
   bool disable_cuda_graph = false;
+  /// A pasted command's --attention-backend (fa3 or flashinfer: the values specsim models).
+  std::optional<std::string> attention_backend;
   std::optional<std::string> eager_phases;  ///< comma list of phases, or "none"
   std::optional<double> accept_len, accept_rate;
   std::optional<double> mem_fraction_static;

@@ -21,6 +21,7 @@ json run_settings_json(const RunSpec& r) {
             {"cuda_graph_max_bs", r.cuda_graph_max_bs},
             {"disable_cuda_graph", r.disable_cuda_graph},
             {"nccl_p2p_level", r.nccl.p2p_level}};
+  if (r.attention_backend) j["attention_backend"] = *r.attention_backend;
   if (r.layout.active()) {
     j["ep_size"] = r.layout.ep;
     j["dp_size"] = r.layout.dp;
@@ -111,6 +112,7 @@ constexpr std::array kSettingsKeys = {"tp_size",
                                       "mem_fraction_static",
                                       "allreduce",
                                       "runtime",
+                                      "attention_backend",
                                       "ep_size",
                                       "dp_size",
                                       "enable_dp_attention",
@@ -166,6 +168,7 @@ void fill_args(const json& st, RunArgs& a, const std::string& w) {
   str("quantization", a.quantization);
   str("kv_cache_dtype", a.kv_cache_dtype);
   str("runtime", a.runtime);
+  str("attention_backend", a.attention_backend);
   std::optional<double> len, rate;
   d("accept_len", len);
   d("accept_rate", rate);
@@ -237,6 +240,8 @@ void fill_flat(const json& f, RunArgs& a, const std::string& w) {
       set_s(a.kv_cache_dtype);
     else if (k == "runtime")
       set_s(a.runtime);
+    else if (k == "attention_backend")
+      set_s(a.attention_backend);
     else if (k == "speculative_algorithm")
       set_s(a.algorithm);
     else if (k == "eager_phases")

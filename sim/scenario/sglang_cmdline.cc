@@ -62,7 +62,8 @@ const FlagAppliers& sglang_appliers() {
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.enable_flashinfer_allreduce_fusion = true; }},
       // Classed modelled for the values specsim prices (models/stacks/sglang-v0.5.2-flag-values.csv):
       // the kernels the cost model stands for, so the run is the same as without the flag.
-      {"--attention-backend", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},
+      {"--attention-backend",
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.attention_backend = f.values.at(0); }},
       {"--decode-attention-backend", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},
       {"--prefill-attention-backend", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},
       {"--sampling-backend", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},

@@ -1,0 +1,116 @@
+// A draft tree's attention on SGLang's FlashAttention-3 backend (its default on Hopper): a pass over
+// the prefix, a pass over the tree's own tokens, two LSE copies and a merge in every attention
+// layer of the verify and of each draft step (RunSpec::tree_cascade_attention).
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "plan/cycle_plan.h"
+#include "spec_run.h"
+#include "test_util.h"
+
+using namespace specsim;
+using specsim::test::spec_run;
+
+namespace {
+
+// How many ops named `name` phase `kind` of Llama-3.1-8B's plan runs per cycle (blocks x repeats).
+int ops_named(const RunSpec& run, PhaseKind kind, const std::string& name) {
+  const std::string cfg = resolve_model_config("llama-3.1-8b", "--model-path");
+  const ModelSpec target = model_from_config(cfg, "--model-path");
+  const ModelSpec draft = model_from_config(zoo_draft_config(cfg), "draft");
+  const CyclePlan plan = build_plan(target, &draft, run);
+  int n = 0;
+  for (const auto& b : plan.find(kind)->blocks)
+    for (const auto& o : b.ops)
+      if (o.name == name) n += b.repeat;
+  return n;
+}
+
+// The verify's and the draft steps' attention_us of a pasted SGLang command on one H200.
+std::pair<double, double> attention_us(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"run",
+                                   "--hardware",
+                                   "h200:nvswitch",
+                                   "--accept-len",
+                                   "3",
+                                   "--json",
+                                   "--",
+                                   "python",
+                                   "-m",
+                                   "sglang.launch_server",
+                                   "--model-path",
+                                   "meta-llama/Llama-3.1-8B-Instruct",
+                                   "--speculative-algorithm",
+                                   "EAGLE3",
+                                   "--speculative-draft-model-path",
+                                   "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B",
+                                   "--speculative-num-steps",
+                                   "5",
+                                   "--speculative-num-draft-tokens",
+                                   "6"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = test::run_specsim(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  double verify = -1, draft = -1;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const auto& p : j["scenarios"][0]["phases"]) {
+    if (p["name"] == "verify") verify = p["attention_us"].get<double>();
+    if (p["name"] == "draft_decode") draft = p["attention_us"].get<double>();
+  }
+  return {verify, draft};
+}
+
+}  // namespace
+
+TEST_CASE("a tree on FA3 runs two attention passes and a merge in every attention layer") {
+  RunSpec tree = spec_run(1, 1, 5, 3, 6);
+  tree.tree_cascade_attention = true;
+  const int layers = 32;  // Llama-3.1-8B; the EAGLE-3 draft has one
+  CHECK(ops_named(tree, PhaseKind::Verify, "tree_attention") == layers);
+  CHECK(ops_named(tree, PhaseKind::Verify, "merge_state") == layers);
+  CHECK(ops_named(tree, PhaseKind::Verify, "lse_copy_prefix") == layers);
+  CHECK(ops_named(tree, PhaseKind::DraftDecode, "tree_attention") == 1);
+  CHECK(ops_named(tree, PhaseKind::DraftExtend, "tree_attention") == 0);  // the extend is not a tree
+  CHECK(ops_named(tree, PhaseKind::BaselineDecode, "tree_attention") == 0);
+  tree.tree_cascade_attention = false;
+  CHECK(ops_named(tree, PhaseKind::Verify, "tree_attention") == 0);
+}
+
+TEST_CASE("the cascade follows SGLang's attention backend: FA3 on Hopper unless the command names another") {
+  const auto [chain_v, chain_d] = attention_us({"--speculative-eagle-topk", "1"});
+  const auto [fa3_v, fa3_d] = attention_us({"--speculative-eagle-topk", "3"});
+  const auto [named_v, named_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "fa3"});
+  const auto [fi_v, fi_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "flashinfer"});
+  CHECK(fa3_v > chain_v + 32 * 2.0);  // at least a kernel's floor more in each of 32 layers
+  CHECK(fa3_v == Approx(named_v));
+  CHECK(fi_v == Approx(chain_v));  // the same verify shape without the second pass
+  CHECK(fa3_d > fi_d);
+}
+
+TEST_CASE("a scenario file keeps the command's attention backend; an unpriced one is refused") {
+  const std::string dir = test::fresh_dir(), file = dir + "/fi.json";
+  const auto [fi_v, fi_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "flashinfer",
+                                          "--port", "30000"});
+  const auto saved = test::run_specsim(
+      {"run", "--hardware", "h200:nvswitch", "--accept-len", "3", "--save-scenario", file, "--", "python", "-m",
+       "sglang.launch_server", "--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--speculative-algorithm", "EAGLE3",
+       "--speculative-draft-model-path", "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B", "--speculative-num-steps", "5",
+       "--speculative-num-draft-tokens", "6", "--speculative-eagle-topk", "3", "--attention-backend", "flashinfer"});
+  INFO(saved.err);
+  REQUIRE(saved.exit_code == 0);
+  nlohmann::json f = nlohmann::json::parse(test::slurp(file));
+  CHECK(f["settings"]["attention_backend"] == "flashinfer");
+  const auto again = test::run_specsim({"run", "--scenario", file, "--json"});
+  REQUIRE(again.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(again.out);
+  for (const auto& p : j["scenarios"][0]["phases"])
+    if (p["name"] == "verify") CHECK(p["attention_us"].get<double>() == Approx(fi_v));
+  f["settings"]["attention_backend"] = "triton";
+  test::write_text(dir + "/bad.json", f.dump());
+  const auto bad = test::run_specsim({"run", "--scenario", dir + "/bad.json"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("attention_backend") != std::string::npos);
+  CHECK(bad.out.empty());
+}
