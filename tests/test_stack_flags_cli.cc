@@ -180,7 +180,8 @@ TEST_CASE("a refused flag stops the run: not modelled, what it changes, exit 2")
   const CliResult unknown = paste(with(kSglang, {"--no-such-flag"}));
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("not a flag of SGLang v0.5.2") != std::string::npos);
-  CHECK(unknown.err.find("remove it and give what it changes as specsim's own flags") != std::string::npos);
+  CHECK(unknown.err.find("a typo, or a later release's flag: remove it and give what it changes as specsim's own "
+                         "flags") != std::string::npos);
 }
 
 TEST_CASE("last occurrence wins, --tensor-parallel-size is --tp, modelled flags reach the run") {

@@ -1,6 +1,7 @@
-// A draft tree's attention on SGLang's FlashAttention-3 backend (its default on Hopper): a pass over
-// the prefix, a pass over the tree's own tokens, two LSE copies and a merge in every attention
-// layer of the verify and of each draft step (RunSpec::tree_cascade_attention).
+// A draft tree's attention on SGLang's FlashAttention-3 backend: a pass over the prefix, a pass over
+// the tree's own tokens, two LSE copies and a merge in every attention layer of the verify and of
+// each draft step (RunSpec::fa3_tree_attention). SGLang runs it for MLA models on Hopper by
+// default and for other models when the command names --attention-backend fa3.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -66,7 +67,7 @@ std::pair<double, double> attention_us(const std::vector<std::string>& extra) {
 
 TEST_CASE("a tree on FA3 runs two attention passes and a merge in every attention layer") {
   RunSpec tree = spec_run(1, 1, 5, 3, 6);
-  tree.tree_cascade_attention = true;
+  tree.fa3_tree_attention = true;
   const int layers = 32;  // Llama-3.1-8B; the EAGLE-3 draft has one
   CHECK(ops_named(tree, PhaseKind::Verify, "tree_attention") == layers);
   CHECK(ops_named(tree, PhaseKind::Verify, "merge_state") == layers);
@@ -74,30 +75,100 @@ TEST_CASE("a tree on FA3 runs two attention passes and a merge in every attentio
   CHECK(ops_named(tree, PhaseKind::DraftDecode, "tree_attention") == 1);
   CHECK(ops_named(tree, PhaseKind::DraftExtend, "tree_attention") == 0);  // the extend is not a tree
   CHECK(ops_named(tree, PhaseKind::BaselineDecode, "tree_attention") == 0);
-  tree.tree_cascade_attention = false;
+  tree.fa3_tree_attention = false;
   CHECK(ops_named(tree, PhaseKind::Verify, "tree_attention") == 0);
+  // A chain runs one pass whatever the backend (a sweep or tune moving topk gets it per plan).
+  RunSpec chain = spec_run(1, 1, 5, 1, 6);
+  chain.fa3_tree_attention = true;
+  CHECK(ops_named(chain, PhaseKind::Verify, "tree_attention") == 0);
+  CHECK(ops_named(chain, PhaseKind::DraftDecode, "tree_attention") == 0);
 }
 
-TEST_CASE("the cascade follows SGLang's attention backend: FA3 on Hopper unless the command names another") {
+TEST_CASE("the cascade follows SGLang's attention backend: FlashInfer for a Llama tree unless fa3 is named") {
   const auto [chain_v, chain_d] = attention_us({"--speculative-eagle-topk", "1"});
-  const auto [fa3_v, fa3_d] = attention_us({"--speculative-eagle-topk", "3"});
-  const auto [named_v, named_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "fa3"});
+  const auto [def_v, def_d] = attention_us({"--speculative-eagle-topk", "3"});
+  const auto [fa3_v, fa3_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "fa3"});
   const auto [fi_v, fi_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "flashinfer"});
+  CHECK(def_v == Approx(chain_v));  // SGLang's default for an MHA model's tree: FlashInfer, one pass
+  CHECK(fi_v == Approx(chain_v));
   CHECK(fa3_v > chain_v + 32 * 2.0);  // at least a kernel's floor more in each of 32 layers
-  CHECK(fa3_v == Approx(named_v));
-  CHECK(fi_v == Approx(chain_v));  // the same verify shape without the second pass
   CHECK(fa3_d > fi_d);
+  CHECK(def_d == Approx(fi_d));
+}
+
+TEST_CASE("an MLA model's tree on Hopper takes FA3's two passes by default; elsewhere and on vLLM one") {
+  auto verify_ops = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run",
+                                     "--model-path",
+                                     "deepseek-v3",
+                                     "--tp-size",
+                                     "8",
+                                     "--accept-len",
+                                     "2",
+                                     "--speculative-num-steps",
+                                     "3",
+                                     "--speculative-eagle-topk",
+                                     "2",
+                                     "--speculative-num-draft-tokens",
+                                     "4",
+                                     "--allreduce",
+                                     "nccl",
+                                     "--json",
+                                     "--speculative-algorithm",
+                                     "EAGLE3"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = test::run_specsim(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    for (const auto& p : j["scenarios"][0]["phases"])
+      if (p["name"] == "verify")
+        return std::make_pair(p["kernels"].get<int>(), j["settings"]["tree_attention_backend"]);
+    return std::make_pair(-1, nlohmann::json());
+  };
+  const auto [h200, h200_backend] = verify_ops({"--hardware", "h200:nvswitch"});
+  const auto [h200_fi, h200_fi_backend] =
+      verify_ops({"--hardware", "h200:nvswitch", "--", "python", "-m", "sglang.launch_server", "--model-path",
+                  "deepseek-ai/DeepSeek-V3", "--attention-backend", "flashinfer"});
+  const auto [b200, b200_backend] = verify_ops({"--hardware", "b200:nvswitch"});
+  const auto [vllm, vllm_backend] = verify_ops({"--hardware", "h200:nvswitch", "--runtime", "vllm"});
+  CHECK(h200_backend == "fa3");
+  CHECK(h200_fi_backend == "flashinfer");
+  CHECK(b200_backend == "flashinfer");
+  CHECK(vllm_backend.is_null());
+  CHECK(h200 == h200_fi + 61 * 4);  // 61 MLA layers, four kernels each
+  CHECK(vllm == h200_fi);
 }
 
 TEST_CASE("a scenario file keeps the command's attention backend; an unpriced one is refused") {
   const std::string dir = test::fresh_dir(), file = dir + "/fi.json";
-  const auto [fi_v, fi_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "flashinfer",
-                                          "--port", "30000"});
-  const auto saved = test::run_specsim(
-      {"run", "--hardware", "h200:nvswitch", "--accept-len", "3", "--save-scenario", file, "--", "python", "-m",
-       "sglang.launch_server", "--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--speculative-algorithm", "EAGLE3",
-       "--speculative-draft-model-path", "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B", "--speculative-num-steps", "5",
-       "--speculative-num-draft-tokens", "6", "--speculative-eagle-topk", "3", "--attention-backend", "flashinfer"});
+  const auto [fi_v, fi_d] =
+      attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "flashinfer", "--port", "30000"});
+  const auto saved = test::run_specsim({"run",
+                                        "--hardware",
+                                        "h200:nvswitch",
+                                        "--accept-len",
+                                        "3",
+                                        "--save-scenario",
+                                        file,
+                                        "--",
+                                        "python",
+                                        "-m",
+                                        "sglang.launch_server",
+                                        "--model-path",
+                                        "meta-llama/Llama-3.1-8B-Instruct",
+                                        "--speculative-algorithm",
+                                        "EAGLE3",
+                                        "--speculative-draft-model-path",
+                                        "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B",
+                                        "--speculative-num-steps",
+                                        "5",
+                                        "--speculative-num-draft-tokens",
+                                        "6",
+                                        "--speculative-eagle-topk",
+                                        "3",
+                                        "--attention-backend",
+                                        "flashinfer"});
   INFO(saved.err);
   REQUIRE(saved.exit_code == 0);
   nlohmann::json f = nlohmann::json::parse(test::slurp(file));

@@ -16,6 +16,7 @@
 #include "scenario/resolve.h"
 #include "test_util.h"
 #include "util/error.h"
+#include "validate/error_bands.h"
 #include "validate/nccl_check.h"
 #include "validate/transfer.h"
 #include "validate/validate.h"
@@ -463,6 +464,43 @@ TEST_CASE("transfer: the anchor row is reproduced and every other row predicted 
   CHECK(r.targets[0].limit_pct == 5);
   CHECK(r.targets[1].limit_pct == 15);
   CHECK_FALSE(r.targets[1].median);
+}
+
+TEST_CASE("transfer: held-out errors by what a row changes from its anchor; batch what-ifs band apart") {
+  const std::string set = test::traces_path("../tests/data/transfer-set");
+  const TransferResult r = run_transfer(set);
+  const TransferFamily& f = family_of(r, "a1-anchor");
+  CHECK(transfer_change(row_of(f, "a2-steps5"), f) == TransferChange::DraftSettings);
+  CHECK(transfer_change(row_of(f, "a3-bs4"), f) == TransferChange::BatchSize);
+  // Each kind's errors are those of its rows: counted here from the rows themselves.
+  int n[3] = {0, 0, 0};
+  for (const auto& t : r.families) {
+    if (!t.not_scored.empty()) continue;
+    for (const auto& row : t.rows)
+      if (!row.anchor && row.c.held_out && row.spec_tok_s && row.c.spec_tok_s)
+        ++n[static_cast<int>(transfer_change(row, t))];
+  }
+  REQUIRE(n[static_cast<int>(TransferChange::BatchSize)] >= 1);
+  REQUIRE(n[static_cast<int>(TransferChange::DraftSettings)] >= 1);
+  for (const TransferChange c : kTransferChanges)
+    CHECK(r.spec_by_change[static_cast<int>(c)].n == n[static_cast<int>(c)]);
+  const nlohmann::json j = transfer_json(r);
+  CHECK(j["summary"]["held_out_spec_tok_s_by_change"]["batch size"]["n"] ==
+        n[static_cast<int>(TransferChange::BatchSize)]);
+  CHECK(transfer_text(r).find("held-out spec tok/s by what the row changes from its anchor") != std::string::npos);
+  // The error bands file: the batch-size row in the anchored_other_batch classes only.
+  const nlohmann::json bands = error_bands_json(run_validate(set), r);
+  auto holds = [&](const char* table, const std::string& id) {
+    for (const auto& [key, figures] : bands["classes"][table].items())
+      for (const auto& [figure, e] : figures.items())
+        for (const auto& c : e["cases"])
+          if (c == id) return true;
+    return false;
+  };
+  CHECK(holds("anchored_other_batch", "a3-bs4"));
+  CHECK_FALSE(holds("anchored", "a3-bs4"));
+  CHECK(holds("anchored", "a2-steps5"));
+  CHECK_FALSE(holds("anchored_other_batch", "a2-steps5"));
 }
 
 TEST_CASE("specsim validate --transfer: text, JSON, one family, and refusals") {

@@ -130,6 +130,9 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
     a.cuda_graph_max_bs = sa->cuda_graph_max_bs;
     a.disable_cuda_graph = sa->disable_cuda_graph;
     a.mem_fraction_static = sa->mem_fraction_static;
+    // The backends specsim prices a tree's attention with (docs/model.md#tree-attention).
+    if (sa->attention_backend && (*sa->attention_backend == "fa3" || *sa->attention_backend == "flashinfer"))
+      a.attention_backend = sa->attention_backend;
     if (sa->quantization && (*sa->quantization == "fp8" || *sa->quantization == "w8a8_fp8"))
       a.dtype = "fp8";
     else if (!sa->quantization && (sa->dtype == "bfloat16" || sa->dtype == "float16"))

@@ -148,16 +148,19 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
   const double bs = run.batch_size;
   if (run.speculative()) {
     const double t_dec = bs * run.topk;
+    // FA3's two-pass tree attention (docs/model.md#tree-attention); decided per plan, as sweeps
+    // and tune change topk after the scenario is resolved.
+    const bool tree_on_fa3 = run.fa3_tree_attention && run.topk > 1;
     if (run.num_steps > 1) {
       ForwardShape dec = draft_shape(PhaseKind::DraftDecode, t_dec, t_dec);
       // A branch's own path so far: about half the draft steps on average over the steps.
-      dec.cascade_attention = run.tree_cascade_attention, dec.tree_tokens = run.num_steps / 2.0;
+      dec.cascade_attention = tree_on_fa3, dec.tree_tokens = run.num_steps / 2.0;
       phase(PhaseKind::DraftDecode, run.num_steps - 1, t_dec,
             in_attn_group(draft_forward(*draft, target.hidden, dec, false, weights)));
     }
     const double t_ver = bs * run.num_draft_tokens;
     ForwardShape ver = shape(PhaseKind::Verify, t_ver, bs);
-    ver.cascade_attention = run.tree_cascade_attention, ver.tree_tokens = run.num_draft_tokens;
+    ver.cascade_attention = tree_on_fa3, ver.tree_tokens = run.num_draft_tokens;
     // A request's tree candidates for one position route partly alike: its verify tokens touch
     // the experts of fewer independent tokens (docs/model.md#moe-tree-routing). Chains keep 1.
     if (target.has_moe)

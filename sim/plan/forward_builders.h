@@ -24,7 +24,7 @@ struct ForwardShape {
   /// (plan/tree_routing.h); 1 otherwise.
   double routed_share = 1;
   /// Attention in two passes and a merge, as SGLang's FA3 backend runs a draft tree's
-  /// (RunSpec::tree_cascade_attention): `tree_tokens` of its own per request beside the prefix.
+  /// (RunSpec::fa3_tree_attention): `tree_tokens` of its own per request beside the prefix.
   bool cascade_attention = false;
   double tree_tokens = 0;
 };

@@ -122,8 +122,8 @@ CommandFlags read_command_flags(const std::vector<std::string>& tokens, const st
     }
     if (!f.row)
       throw InputError("'" + name + "' is not a flag of " + release + " (" + table.source +
-                           " lists them); a later release's flag: remove it and give what it changes as specsim's "
-                           "own flags",
+                           " lists them); a typo, or a later release's flag: remove it and give what it changes as "
+                           "specsim's own flags",
                        where);
     f.cls = f.row->cls, f.what = f.row->what;
     const std::string at = where + ": " + name;

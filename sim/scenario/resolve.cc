@@ -228,14 +228,23 @@ Scenario resolve_unfused(const RunArgs& a);
 Scenario resolve_scenario(const RunArgs& a) {
   Scenario s = resolve_unfused(a);
   apply_layout_effects(s);
-  // SGLang's attention backend: FlashAttention-3 on Hopper unless the command names another; its
-  // tree attention runs in two passes and a merge (run_spec.h).
-  auto cascade = [&](const RunSpec& r, const Hardware& hw) {
-    const bool fa3 = r.attention_backend ? *r.attention_backend == "fa3" : hw.gpu.arch == GpuArch::Hopper;
-    return r.speculative() && r.topk > 1 && fa3 && s.runtime && s.runtime->name == "sglang";
+  // Which backend runs a draft tree's attention (run_spec.h): the command's, else SGLang's
+  // default for the model's trees (model_runner.py: FA3 for MLA on Hopper, FlashInfer for other
+  // models once topk > 1; model_specific_adjustments: FA3 for gpt-oss on Hopper;
+  // docs/sources.md#S-fa3-tree-cascade).
+  auto fa3_tree = [&](const RunSpec& r, const Hardware& hw) {
+    if (!s.runtime || s.runtime->name != "sglang") return false;
+    if (r.attention_backend) return *r.attention_backend == "fa3";
+    return hw.gpu.arch == GpuArch::Hopper && (s.target.has_mla || s.target.architecture == "GptOssForCausalLM");
   };
-  s.run.tree_cascade_attention = cascade(s.run, s.hw);
-  for (auto& m : s.measured) m.run.tree_cascade_attention = cascade(m.run, m.hw);
+  s.run.fa3_tree_attention = fa3_tree(s.run, s.hw);
+  for (auto& m : s.measured) m.run.fa3_tree_attention = fa3_tree(m.run, m.hw);
+  if (s.run.speculative() && s.run.topk > 1 && s.runtime && s.runtime->name == "sglang" && !s.run.attention_backend)
+    s.notes.push_back(std::string("a draft tree's attention runs on ") +
+                      (s.run.fa3_tree_attention ? "FlashAttention-3 in two passes and a merge"
+                                                : "FlashInfer in one pass with the tree mask") +
+                      ", SGLang's default for this model's trees on this GPU; --attention-backend fa3|flashinfer "
+                      "picks the other (docs/model.md#tree-attention)");
   if (a.enable_flashinfer_allreduce_fusion && s.run.layout.dp_attention) {
     // SGLang's apply_flashinfer_allreduce_fusion() is false under DP attention (communicator.py)
     s.notes.push_back("--enable-flashinfer-allreduce-fusion does nothing under --enable-dp-attention, as in SGLang");
@@ -309,9 +318,9 @@ Scenario resolve_unfused(const RunArgs& a) {
   run.disable_cuda_graph = a.disable_cuda_graph;
   run.attention_backend = a.attention_backend;
   if (run.attention_backend && *run.attention_backend != "fa3" && *run.attention_backend != "flashinfer")
-    throw InputError(
-        "'" + *run.attention_backend + "': specsim prices fa3 and flashinfer (SGLang's defaults on and off Hopper)",
-        "attention_backend");
+    throw InputError("'" + *run.attention_backend +
+                         "': specsim prices fa3 and flashinfer; give one of them, or leave it out for SGLang's default",
+                     "attention_backend");
   if (a.eager_phases) run.force_eager = parse_eager(*a.eager_phases, "--eager-phases");
   if (a.dtype) run.dtype = parse_dtype(*a.dtype, "--dtype");
   run.accept_len = a.accept_len;

@@ -85,10 +85,12 @@ struct RunSpec {
   /// SGLang's --enable-flashinfer-allreduce-fusion: every layer boundary runs FlashInfer's fused
   /// all-reduce + add + RMSNorm, whatever the --allreduce backend (cost/allreduce_fusion.h).
   bool flashinfer_fusion = false;
-  /// SGLang's FlashAttention-3 backend (its default on Hopper) runs the attention of a draft tree
-  /// (topk > 1) in two passes, the shared prefix and the tree's own tokens, and merges them
-  /// (flashattention_backend.py, use_cascade_attn): in the verify and in each draft step.
-  bool tree_cascade_attention = false;
+  /// A draft tree's (topk > 1) attention runs on SGLang's FlashAttention-3 backend, in two passes
+  /// (the shared prefix and the tree's own tokens) and a merge (flashattention_backend.py,
+  /// use_cascade_attn), in the verify and in each draft step. True where the command names
+  /// --attention-backend fa3, or SGLang picks it for this model's trees: MLA models and gpt-oss on
+  /// Hopper; other models' trees run FlashInfer by default (model_runner.py), one pass.
+  bool fa3_tree_attention = false;
   /// SGLang's --attention-backend as the command gave it (fa3, flashinfer); none: its default.
   std::optional<std::string> attention_backend;
   /// Expert parallelism and DP attention (scenario/parallel_layout.h); default: one TP group.
