@@ -2,6 +2,7 @@
 // the tree's own tokens, two LSE copies and a merge in every attention layer of the verify and of
 // each draft step (RunSpec::fa3_tree_attention). SGLang runs it for MLA models on Hopper by
 // default and for other models when the command names --attention-backend fa3.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -182,6 +183,55 @@ TEST_CASE("a scenario file keeps the command's attention backend; an unpriced on
   test::write_text(dir + "/bad.json", f.dump());
   const auto bad = test::run_specsim({"run", "--scenario", dir + "/bad.json"});
   CHECK(bad.exit_code == 2);
-  CHECK(bad.err.find("attention_backend") != std::string::npos);
+  CHECK(bad.err.find("--attention-backend") != std::string::npos);
   CHECK(bad.out.empty());
+}
+
+TEST_CASE("specsim's own --attention-backend: a what-if, per sweep point by its topk") {
+  const std::vector<std::string> base = {"--model-path",
+                                         "llama-3.1-8b",
+                                         "--hardware",
+                                         "h200:nvswitch",
+                                         "--tp-size",
+                                         "1",
+                                         "--accept-len",
+                                         "3",
+                                         "--speculative-num-steps",
+                                         "5",
+                                         "--speculative-num-draft-tokens",
+                                         "6",
+                                         "--allreduce",
+                                         "nccl"};
+  auto run_spec = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run", "--json"};
+    args.insert(args.end(), base.begin(), base.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = test::run_specsim(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["settings"]["tree_attention_backend"] == "fa3");
+    return j["scenarios"][0]["spec"]["tok_per_s"].get<double>();
+  };
+  const double chain = run_spec({"--speculative-eagle-topk", "1", "--attention-backend", "fa3"});
+  const double tree = run_spec({"--speculative-eagle-topk", "3", "--attention-backend", "fa3"});
+  const std::string dir = test::fresh_dir();
+  std::vector<std::string> sweep = {
+      "sweep", "--speculative-eagle-topk", "1,3", "--attention-backend", "fa3", "--json", dir + "/t.json"};
+  sweep.insert(sweep.end(), base.begin(), base.end());
+  REQUIRE(test::run_specsim(sweep).exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(dir + "/t.json"));
+  const auto cols = j["columns"].get<std::vector<std::string>>();
+  const auto at = [&](const std::string& name) {
+    return std::size_t(std::find(cols.begin(), cols.end(), name) - cols.begin());
+  };
+  REQUIRE(j["rows"].size() == 2);
+  for (const auto& row : j["rows"]) {
+    const int topk = static_cast<int>(row[at("speculative_eagle_topk")].get<double>());
+    CHECK(row[at("spec_tok_s")].get<double>() == Approx(topk == 1 ? chain : tree).epsilon(1e-6));
+  }
+  CHECK(tree < chain);  // at the same accept length the tree's cycle is longer
+  const auto bad = test::run_specsim({"run", "--attention-backend", "triton"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--attention-backend") != std::string::npos);
 }

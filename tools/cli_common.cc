@@ -70,6 +70,9 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   measured("--measured-spec-tok-s", a.measured_spec_tok_s, "measured speculative tok/s with NCCL (implies accept len)");
   app.add_option("--runtime", a.runtime,
                  "serving runtime whose own work is costed: sglang (default), vllm, none, or a profile .json");
+  app.add_option("--attention-backend", a.attention_backend,
+                 "SGLang's attention backend, fa3 or flashinfer (default: SGLang's for the model); a draft tree's "
+                 "attention runs in two passes on fa3 (docs/model.md#tree-attention)");
   app.add_option("--nccl-p2p-level", a.nccl_p2p_level, "NCCL_P2P_LEVEL: LOC, NVL, PIX, PXB (default), PHB, SYS");
   app.add_option("--nccl-algo", a.nccl_algo, "NCCL_ALGO: ring, tree (comma list)");
   app.add_option("--nccl-proto", a.nccl_proto, "NCCL_PROTO: LL, LL128, Simple (comma list)");

@@ -320,7 +320,7 @@ Scenario resolve_unfused(const RunArgs& a) {
   if (run.attention_backend && *run.attention_backend != "fa3" && *run.attention_backend != "flashinfer")
     throw InputError("'" + *run.attention_backend +
                          "': specsim prices fa3 and flashinfer; give one of them, or leave it out for SGLang's default",
-                     "attention_backend");
+                     "--attention-backend");
   if (a.eager_phases) run.force_eager = parse_eager(*a.eager_phases, "--eager-phases");
   if (a.dtype) run.dtype = parse_dtype(*a.dtype, "--dtype");
   run.accept_len = a.accept_len;
