@@ -29,39 +29,47 @@ int ops_named(const RunSpec& run, PhaseKind kind, const std::string& name) {
   return n;
 }
 
-// The verify's and the draft steps' attention_us of a pasted SGLang command on one H200.
-std::pair<double, double> attention_us(const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"run",
-                                   "--hardware",
-                                   "h200:nvswitch",
-                                   "--accept-len",
-                                   "3",
-                                   "--json",
-                                   "--",
-                                   "python",
-                                   "-m",
-                                   "sglang.launch_server",
-                                   "--model-path",
-                                   "meta-llama/Llama-3.1-8B-Instruct",
-                                   "--speculative-algorithm",
-                                   "EAGLE3",
-                                   "--speculative-draft-model-path",
-                                   "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B",
-                                   "--speculative-num-steps",
-                                   "5",
-                                   "--speculative-num-draft-tokens",
-                                   "6"};
+// Llama-3.1-8B with its EAGLE-3 draft at (5, ?, 6) as a pasted SGLang launch command.
+const std::vector<std::string> kLlamaLaunch = {"--",
+                                               "python",
+                                               "-m",
+                                               "sglang.launch_server",
+                                               "--model-path",
+                                               "meta-llama/Llama-3.1-8B-Instruct",
+                                               "--speculative-algorithm",
+                                               "EAGLE3",
+                                               "--speculative-draft-model-path",
+                                               "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B",
+                                               "--speculative-num-steps",
+                                               "5",
+                                               "--speculative-num-draft-tokens",
+                                               "6"};
+
+// `specsim ARGS... EXTRA...`, required to succeed, its stdout parsed (ARGS hold --json before any
+// pasted command, which test::run_json's trailing --json would land in).
+nlohmann::json run_ok(std::vector<std::string> args, const std::vector<std::string>& extra = {}) {
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = test::run_specsim(args);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  double verify = -1, draft = -1;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
-  for (const auto& p : j["scenarios"][0]["phases"]) {
-    if (p["name"] == "verify") verify = p["attention_us"].get<double>();
-    if (p["name"] == "draft_decode") draft = p["attention_us"].get<double>();
-  }
-  return {verify, draft};
+  return nlohmann::json::parse(r.out);
+}
+
+// Phase `name` of a run report's first scenario.
+nlohmann::json phase_named(const nlohmann::json& report, const std::string& name) {
+  for (const auto& p : report["scenarios"][0]["phases"])
+    if (p["name"] == name) return p;
+  FAIL("no phase " << name);
+  return {};
+}
+
+// The verify's and the draft steps' attention_us of the pasted Llama command on one H200.
+std::pair<double, double> attention_us(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"run", "--hardware", "h200:nvswitch", "--accept-len", "3", "--json"};
+  args.insert(args.end(), kLlamaLaunch.begin(), kLlamaLaunch.end());
+  const nlohmann::json j = run_ok(args, extra);
+  return {phase_named(j, "verify")["attention_us"].get<double>(),
+          phase_named(j, "draft_decode")["attention_us"].get<double>()};
 }
 
 }  // namespace
@@ -99,33 +107,12 @@ TEST_CASE("the cascade follows SGLang's attention backend: FlashInfer for a Llam
 
 TEST_CASE("an MLA model's tree on Hopper takes FA3's two passes by default; elsewhere and on vLLM one") {
   auto verify_ops = [](const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"run",
-                                     "--model-path",
-                                     "deepseek-v3",
-                                     "--tp-size",
-                                     "8",
-                                     "--accept-len",
-                                     "2",
-                                     "--speculative-num-steps",
-                                     "3",
-                                     "--speculative-eagle-topk",
-                                     "2",
-                                     "--speculative-num-draft-tokens",
-                                     "4",
-                                     "--allreduce",
-                                     "nccl",
-                                     "--json",
-                                     "--speculative-algorithm",
-                                     "EAGLE3"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    const auto r = test::run_specsim(args);
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    const nlohmann::json j = nlohmann::json::parse(r.out);
-    for (const auto& p : j["scenarios"][0]["phases"])
-      if (p["name"] == "verify")
-        return std::make_pair(p["kernels"].get<int>(), j["settings"]["tree_attention_backend"]);
-    return std::make_pair(-1, nlohmann::json());
+    const nlohmann::json j =
+        run_ok({"run", "--model-path", "deepseek-v3", "--tp-size", "8", "--accept-len", "2", "--speculative-num-steps",
+                "3", "--speculative-eagle-topk", "2", "--speculative-num-draft-tokens", "4", "--allreduce", "nccl",
+                "--json", "--speculative-algorithm", "EAGLE3"},
+               extra);
+    return std::make_pair(phase_named(j, "verify")["kernels"].get<int>(), j["settings"]["tree_attention_backend"]);
   };
   const auto [h200, h200_backend] = verify_ops({"--hardware", "h200:nvswitch"});
   const auto [h200_fi, h200_fi_backend] =
@@ -145,40 +132,16 @@ TEST_CASE("a scenario file keeps the command's attention backend; an unpriced on
   const std::string dir = test::fresh_dir(), file = dir + "/fi.json";
   const auto [fi_v, fi_d] =
       attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "flashinfer", "--port", "30000"});
-  const auto saved = test::run_specsim({"run",
-                                        "--hardware",
-                                        "h200:nvswitch",
-                                        "--accept-len",
-                                        "3",
-                                        "--save-scenario",
-                                        file,
-                                        "--",
-                                        "python",
-                                        "-m",
-                                        "sglang.launch_server",
-                                        "--model-path",
-                                        "meta-llama/Llama-3.1-8B-Instruct",
-                                        "--speculative-algorithm",
-                                        "EAGLE3",
-                                        "--speculative-draft-model-path",
-                                        "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B",
-                                        "--speculative-num-steps",
-                                        "5",
-                                        "--speculative-num-draft-tokens",
-                                        "6",
-                                        "--speculative-eagle-topk",
-                                        "3",
-                                        "--attention-backend",
-                                        "flashinfer"});
+  std::vector<std::string> save = {"run", "--hardware", "h200:nvswitch", "--accept-len", "3", "--save-scenario", file};
+  save.insert(save.end(), kLlamaLaunch.begin(), kLlamaLaunch.end());
+  for (const char* flag : {"--speculative-eagle-topk", "3", "--attention-backend", "flashinfer"}) save.push_back(flag);
+  const auto saved = test::run_specsim(save);
   INFO(saved.err);
   REQUIRE(saved.exit_code == 0);
   nlohmann::json f = nlohmann::json::parse(test::slurp(file));
   CHECK(f["settings"]["attention_backend"] == "flashinfer");
-  const auto again = test::run_specsim({"run", "--scenario", file, "--json"});
-  REQUIRE(again.exit_code == 0);
-  const nlohmann::json j = nlohmann::json::parse(again.out);
-  for (const auto& p : j["scenarios"][0]["phases"])
-    if (p["name"] == "verify") CHECK(p["attention_us"].get<double>() == Approx(fi_v));
+  const nlohmann::json again = run_ok({"run", "--scenario", file, "--json"});
+  CHECK(phase_named(again, "verify")["attention_us"].get<double>() == Approx(fi_v));
   f["settings"]["attention_backend"] = "triton";
   test::write_text(dir + "/bad.json", f.dump());
   const auto bad = test::run_specsim({"run", "--scenario", dir + "/bad.json"});
@@ -205,11 +168,7 @@ TEST_CASE("specsim's own --attention-backend: a what-if, per sweep point by its 
   auto run_spec = [&](const std::vector<std::string>& extra) {
     std::vector<std::string> args = {"run", "--json"};
     args.insert(args.end(), base.begin(), base.end());
-    args.insert(args.end(), extra.begin(), extra.end());
-    const auto r = test::run_specsim(args);
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    const nlohmann::json j = nlohmann::json::parse(r.out);
+    const nlohmann::json j = run_ok(args, extra);
     CHECK(j["settings"]["tree_attention_backend"] == "fa3");
     return j["scenarios"][0]["spec"]["tok_per_s"].get<double>();
   };

@@ -232,14 +232,15 @@ Scenario resolve_scenario(const RunArgs& a) {
   // default for the model's trees (model_runner.py: FA3 for MLA on Hopper, FlashInfer for other
   // models once topk > 1; model_specific_adjustments: FA3 for gpt-oss on Hopper;
   // docs/sources.md#S-fa3-tree-cascade).
+  const bool sglang = s.runtime && s.runtime->name == "sglang";
   auto fa3_tree = [&](const RunSpec& r, const Hardware& hw) {
-    if (!s.runtime || s.runtime->name != "sglang") return false;
+    if (!sglang) return false;
     if (r.attention_backend) return *r.attention_backend == "fa3";
     return hw.gpu.arch == GpuArch::Hopper && (s.target.has_mla || s.target.architecture == "GptOssForCausalLM");
   };
   s.run.fa3_tree_attention = fa3_tree(s.run, s.hw);
   for (auto& m : s.measured) m.run.fa3_tree_attention = fa3_tree(m.run, m.hw);
-  if (s.run.speculative() && s.run.topk > 1 && s.runtime && s.runtime->name == "sglang" && !s.run.attention_backend)
+  if (sglang && s.run.speculative() && s.run.topk > 1 && !s.run.attention_backend)
     s.notes.push_back(std::string("a draft tree's attention runs on ") +
                       (s.run.fa3_tree_attention ? "FlashAttention-3 in two passes and a merge"
                                                 : "FlashInfer in one pass with the tree mask") +

@@ -21,21 +21,21 @@ nlohmann::json pair_json(const BandPair& p) {
 }  // namespace
 
 const BandPair& BandFactors::at(int batch) const {
-  return base && band_anchoring(*base, batch) == BandAnchoring::OtherBatch ? other_batch : at_anchor;
+  return anchored && band_anchoring(*base, batch) == BandAnchoring::OtherBatch ? other_batch : at_anchor;
 }
 
 BandFactors band_factors(const Scenario& base) {
   BandFactors f;
   f.base = &base;
-  const bool anchored = run_is_anchored(base);
-  f.at_anchor = pair_for(base, anchored ? BandAnchoring::Anchored : BandAnchoring::Unanchored);
-  if (anchored) f.other_batch = pair_for(base, BandAnchoring::OtherBatch);
+  f.anchored = run_is_anchored(base);
+  f.at_anchor = pair_for(base, f.anchored ? BandAnchoring::Anchored : BandAnchoring::Unanchored);
+  if (f.anchored) f.other_batch = pair_for(base, BandAnchoring::OtherBatch);
   return f;
 }
 
 nlohmann::json band_factors_json(const BandFactors& f) {
   nlohmann::json j = pair_json(f.at_anchor);
-  if (f.base && run_is_anchored(*f.base)) j["at_other_batch"] = pair_json(f.other_batch);
+  if (f.anchored) j["at_other_batch"] = pair_json(f.other_batch);
   j["columns"] =
       "baseline_tok_s_lo/hi and spec_tok_s_lo/hi: the predicted value times lo_factor/hi_factor (at_other_batch's at "
       "a batch size no tok/s measurement was taken at)";

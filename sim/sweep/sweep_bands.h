@@ -15,8 +15,9 @@ struct BandPair {
 
 struct BandFactors {
   const Scenario* base = nullptr;
-  BandPair at_anchor;    ///< unanchored, or anchored at the point's batch
-  BandPair other_batch;  ///< anchored only by tok/s measured at other batch sizes
+  bool anchored = false;  ///< any measurement anchors the base scenario
+  BandPair at_anchor;     ///< unanchored, or anchored at the point's batch
+  BandPair other_batch;   ///< anchored only by tok/s measured at other batch sizes
   /// The pair for a point of batch size `batch`.
   const BandPair& at(int batch) const;
 };

@@ -70,14 +70,15 @@ ErrorStats stats(const std::vector<CaseOutcome>& cases, bool held_out,
   return error_stats(points);
 }
 
-std::optional<double> pred_base(const CaseOutcome& o) { return o.baseline_repeat ? std::nullopt : o.baseline_tok_s; }
-
 // One plain measurement: the source, the deployment and batch it was taken at, and its figure.
 std::string plain_measurement_key(const PublishedCase& c) {
   return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{:.17g}", c.url, c.zoo_model.value_or(""), c.dtype.value_or(""),
                      c.zoo_gpu.value_or(""), c.zoo_topology.value_or(""), c.tp.value_or(0), c.batch_size.value_or(0),
                      c.context_len.value_or(0), c.serving_version.value_or(""), c.baseline_tok_s.value_or(0));
 }
+
+std::optional<double> pred_base(const CaseOutcome& o) { return o.baseline_repeat ? std::nullopt : o.baseline_tok_s; }
+
 std::optional<double> meas_base(const CaseOutcome& o) { return o.c.baseline_tok_s; }
 std::optional<double> pred_spec(const CaseOutcome& o) { return o.spec_tok_s; }
 std::optional<double> meas_spec(const CaseOutcome& o) { return o.c.spec_tok_s; }
