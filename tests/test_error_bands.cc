@@ -159,3 +159,52 @@ TEST_CASE("a what-if at another batch size than its tok/s measurements takes the
   CHECK(seen == 2);
   CHECK(bands["spec"]["class"] != bands["at_other_batch"]["spec"]["class"]);
 }
+
+TEST_CASE("a what-if at another top-k than its spec tok/s measurements takes the other-top-k band") {
+  // The built-in scenario's spec tok/s was measured with a chain (top-k 1): a tree at the same batch
+  // is a what-if of another top-k (validate --transfer's top-k rows), its baseline band unchanged.
+  const json table = json::parse(slurp(models_path("accuracy/error-bands.json")));
+  REQUIRE(table["classes"].contains("anchored_other_topk"));
+  const json tree = run_json({"--speculative-eagle-topk", "4", "--speculative-num-draft-tokens", "8"});
+  const json& custom = tree["scenarios"][1];
+  REQUIRE(custom["label"] == "custom");
+  const std::string cls = custom["spec"]["tok_per_s_band"]["class"].get<std::string>();
+  CHECK(cls.rfind("anchored at another top-k ", 0) == 0);
+  const std::string key = cls.substr(std::string("anchored at another top-k ").size());
+  const json& e = table["classes"]["anchored_other_topk"][key]["spec_tok_s"];
+  const double tps = custom["spec"]["tok_per_s"].get<double>();
+  CHECK(custom["spec"]["tok_per_s_band"]["hi"].get<double>() == Approx(tps / (1 + e["lo_pct"].get<double>() / 100)));
+  CHECK(custom["spec"]["speedup_band"]["class"].get<std::string>().rfind("anchored at another top-k ", 0) == 0);
+  CHECK(custom["baseline"]["tok_per_s_band"] == run_json({})["scenarios"][1]["baseline"]["tok_per_s_band"]);
+  // The chain the measurement was taken with keeps the anchored class, other steps too.
+  CHECK(run_json({"--speculative-num-steps", "3", "--speculative-num-draft-tokens",
+                  "4"})["scenarios"][1]["spec"]["tok_per_s_band"]["class"] == "anchored moe/sglang");
+
+  // A sweep over top-k: each row's spec band columns by its own top-k.
+  const std::string dir = fresh_dir();
+  REQUIRE(run_specsim({"sweep", "--speculative-eagle-topk", "1,4", "--speculative-num-draft-tokens", "8", "--allreduce",
+                       "nccl", "--json", dir + "/k.json"})
+              .exit_code == 0);
+  const json j = json::parse(slurp(dir + "/k.json"));
+  const json& bands = j["tok_per_s_band"];
+  REQUIRE(bands.contains("at_other_topk"));
+  const auto cols = j["columns"].get<std::vector<std::string>>();
+  auto col = [&](const json& row, const std::string& name) {
+    const auto at = std::find(cols.begin(), cols.end(), name);
+    REQUIRE(at != cols.end());
+    return row[at - cols.begin()].get<double>();
+  };
+  int seen[2] = {0, 0};
+  for (const json& row : j["rows"]) {
+    const bool chain = col(row, "speculative_eagle_topk") == 1;
+    const json& f = chain ? bands["spec"] : bands["at_other_topk"]["spec"];
+    REQUIRE(f.is_object());
+    CHECK(col(row, "spec_tok_s_lo") == Approx(col(row, "spec_tok_s") * f["lo_factor"].get<double>()));
+    CHECK(col(row, "baseline_tok_s_hi") ==
+          Approx(col(row, "baseline_tok_s") * bands["baseline"]["hi_factor"].get<double>()));
+    ++seen[chain];
+  }
+  CHECK(seen[0] >= 1);
+  CHECK(seen[1] >= 1);
+  CHECK(bands["spec"]["class"] != bands["at_other_topk"]["spec"]["class"]);
+}

@@ -379,9 +379,9 @@ std::vector<std::string> transfer_args(const std::string& command, const std::st
 TEST_CASE("transfer: rows grouped by source and deployment, the anchor chosen by the rule") {
   const TransferResult r = run_transfer(test::traces_path("../tests/data/transfer-set"));
   REQUIRE(r.families.size() == 3);
-  // transfer-a: four rows; the anchor is bs 1 with the fewest draft tokens (4 before 6), ties by id.
+  // transfer-a: five rows; the anchor is bs 1 with the fewest draft tokens (4 before 6 and 8), ties by id.
   const TransferFamily& a = family_of(r, "a1-anchor");
-  CHECK(a.family.cases.size() == 4);
+  CHECK(a.family.cases.size() == 5);
   CHECK(a.not_scored.empty());
   CHECK(a.scenario_file == "transfer-a1-anchor.json");
   // A family of one row is listed, not scored; one without a baseline has no anchor at all.
@@ -447,17 +447,17 @@ TEST_CASE("transfer: the anchor row is reproduced and every other row predicted 
   CHECK(na.accept_source.find("projected") != std::string::npos);
   CHECK(na.command.find(fmt::format("--accept-len {}", projected)) != std::string::npos);
 
-  // Scored: the three held-out rows' spec tok/s; the baseline only where it is not the anchor's
+  // Scored: the four held-out rows' spec tok/s; the baseline only where it is not the anchor's
   // own figure (bs 4); the anchor is left out.
   std::vector<double> errs;
-  for (const char* id : {"a2-steps5", "a3-bs4", "a4-no-accept"})
+  for (const char* id : {"a2-steps5", "a3-bs4", "a4-no-accept", "a5-tree"})
     errs.push_back(std::fabs(error_pct(*row_of(f, id).spec_tok_s, *row_of(f, id).c.spec_tok_s)));
   std::sort(errs.begin(), errs.end());
-  CHECK(f.spec[1].n == 3);
-  CHECK(f.spec[1].median_abs_pct == Approx(errs[1]));
-  CHECK(std::fabs(f.spec[1].worst_pct) == Approx(errs[2]));
+  CHECK(f.spec[1].n == 4);
+  CHECK(f.spec[1].median_abs_pct == Approx((errs[1] + errs[2]) / 2));
+  CHECK(std::fabs(f.spec[1].worst_pct) == Approx(errs[3]));
   CHECK(f.spec[0].n == 0);
-  CHECK(r.spec[1].n == 3);  // the other families are not scored
+  CHECK(r.spec[1].n == 4);  // the other families are not scored
   CHECK(r.baseline[1].n == 1);
   CHECK(r.baseline[1].worst_id == "a3-bs4");
   REQUIRE(r.targets.size() == 2);
@@ -466,14 +466,15 @@ TEST_CASE("transfer: the anchor row is reproduced and every other row predicted 
   CHECK_FALSE(r.targets[1].median);
 }
 
-TEST_CASE("transfer: held-out errors by what a row changes from its anchor; batch what-ifs band apart") {
+TEST_CASE("transfer: held-out errors by what a row changes from its anchor; batch and top-k what-ifs band apart") {
   const std::string set = test::traces_path("../tests/data/transfer-set");
   const TransferResult r = run_transfer(set);
   const TransferFamily& f = family_of(r, "a1-anchor");
   CHECK(transfer_change(row_of(f, "a2-steps5"), f) == TransferChange::DraftSettings);
   CHECK(transfer_change(row_of(f, "a3-bs4"), f) == TransferChange::BatchSize);
+  CHECK(transfer_change(row_of(f, "a5-tree"), f) == TransferChange::TopK);
   // Each kind's errors are those of its rows: counted here from the rows themselves.
-  int n[3] = {0, 0, 0};
+  int n[std::size(kTransferChanges)] = {};
   for (const auto& t : r.families) {
     if (!t.not_scored.empty()) continue;
     for (const auto& row : t.rows)
@@ -482,13 +483,16 @@ TEST_CASE("transfer: held-out errors by what a row changes from its anchor; batc
   }
   REQUIRE(n[static_cast<int>(TransferChange::BatchSize)] >= 1);
   REQUIRE(n[static_cast<int>(TransferChange::DraftSettings)] >= 1);
+  REQUIRE(n[static_cast<int>(TransferChange::TopK)] >= 1);
   for (const TransferChange c : kTransferChanges)
     CHECK(r.spec_by_change[static_cast<int>(c)].n == n[static_cast<int>(c)]);
   const nlohmann::json j = transfer_json(r);
   CHECK(j["summary"]["held_out_spec_tok_s_by_change"]["batch size"]["n"] ==
         n[static_cast<int>(TransferChange::BatchSize)]);
+  CHECK(j["summary"]["held_out_spec_tok_s_by_change"]["top-k"]["n"] == n[static_cast<int>(TransferChange::TopK)]);
   CHECK(transfer_text(r).find("held-out spec tok/s by what the row changes from its anchor") != std::string::npos);
-  // The error bands file: the batch-size row in the anchored_other_batch classes only.
+  // The error bands file: the batch-size row in the anchored_other_batch classes only, the tree
+  // row in the anchored_other_topk classes only.
   const nlohmann::json bands = error_bands_json(run_validate(set), r);
   auto holds = [&](const char* table, const std::string& id) {
     for (const auto& [key, figures] : bands["classes"][table].items())
@@ -501,6 +505,10 @@ TEST_CASE("transfer: held-out errors by what a row changes from its anchor; batc
   CHECK_FALSE(holds("anchored", "a3-bs4"));
   CHECK(holds("anchored", "a2-steps5"));
   CHECK_FALSE(holds("anchored_other_batch", "a2-steps5"));
+  CHECK(holds("anchored_other_topk", "a5-tree"));
+  CHECK_FALSE(holds("anchored", "a5-tree"));
+  CHECK_FALSE(holds("anchored_other_topk", "a2-steps5"));
+  CHECK_FALSE(holds("anchored_other_topk", "a3-bs4"));
 }
 
 TEST_CASE("specsim validate --transfer: text, JSON, one family, and refusals") {
@@ -508,7 +516,7 @@ TEST_CASE("specsim validate --transfer: text, JSON, one family, and refusals") {
   const auto text = test::run_specsim({"validate", "--transfer", "--set", set});
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("anchor rule: ") != std::string::npos);
-  CHECK(text.out.find("family 1: a1-anchor (4 rows)") != std::string::npos);
+  CHECK(text.out.find("family 1: a1-anchor (5 rows)") != std::string::npos);
   CHECK(text.out.find("not scored: one row") != std::string::npos);
   CHECK(text.out.find("in no family") != std::string::npos);
   CHECK(text.out.find("spec tok/s, held-out, worst        <= 15%") != std::string::npos);
@@ -521,7 +529,7 @@ TEST_CASE("specsim validate --transfer: text, JSON, one family, and refusals") {
   const auto& fa = j.at("families").at(0);
   CHECK(fa.at("anchor") == "a1-anchor");
   CHECK(fa.at("scored") == true);
-  CHECK(fa.at("cases").size() == 4);
+  CHECK(fa.at("cases").size() == 5);
   CHECK(fa.at("anchor_command").get<std::string>().find("--save-scenario transfer-a1-anchor.json") !=
         std::string::npos);
   CHECK(fa.at("anchor_cycle").at("measured_cycle_us").get<double>() == Approx(1e4));
@@ -535,10 +543,10 @@ TEST_CASE("specsim validate --transfer: text, JSON, one family, and refusals") {
     CHECK(row.at("predicted").contains(key));
     CHECK(row.at("error_pct").contains(key));
   }
-  CHECK(fa.at("summary").at("held_out").at("spec_tok_s").at("n") == 3);
+  CHECK(fa.at("summary").at("held_out").at("spec_tok_s").at("n") == 4);
   CHECK(j.at("families").at(2).at("anchor").is_null());
   CHECK(j.at("skipped").at(0).at("id") == "d1-no-zoo");
-  CHECK(j.at("summary").at("held_out").at("spec_tok_s").at("n") == 3);
+  CHECK(j.at("summary").at("held_out").at("spec_tok_s").at("n") == 4);
   CHECK(j.at("targets").size() == 2);
 
   // --case: that case's family alone.
@@ -609,7 +617,7 @@ TEST_CASE("validate --transfer: each row's command, run after its anchor's, give
   const auto js =
       test::run_specsim({"validate", "--transfer", "--set", test::traces_path("../tests/data/transfer-set"), "--json"});
   REQUIRE(js.exit_code == 0);
-  CHECK(replay_families(nlohmann::json::parse(js.out).at("families")) == 5);  // 4 rows of a, b's anchor
+  CHECK(replay_families(nlohmann::json::parse(js.out).at("families")) == 6);  // 5 rows of a, b's anchor
 }
 
 TEST_CASE("the shipped set's families: every printed command reproduces its prediction") {

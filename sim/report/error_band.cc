@@ -32,6 +32,16 @@ const char* figure_key(BandFigure f) {
   return "";
 }
 
+const char* anchoring_key(BandAnchoring how) {
+  switch (how) {
+    case BandAnchoring::Unanchored: return "unanchored";
+    case BandAnchoring::Anchored: return "anchored";
+    case BandAnchoring::OtherBatch: return "anchored_other_batch";
+    case BandAnchoring::OtherTopk: return "anchored_other_topk";
+  }
+  return "";
+}
+
 }  // namespace
 
 bool run_is_anchored(const Scenario& s) {
@@ -53,19 +63,34 @@ BandAnchoring band_anchoring(const Scenario& s, int batch) {
   return tok_s_anchor ? BandAnchoring::OtherBatch : BandAnchoring::Anchored;
 }
 
+BandAnchoring spec_band_anchoring(const Scenario& s, int batch, int topk) {
+  const BandAnchoring how = band_anchoring(s, batch);
+  if (how != BandAnchoring::Anchored) return how;
+  bool spec_anchor = false;
+  auto at = [&](const RunSpec& r) {
+    if (!r.measured_spec_tok_s || r.batch_size != batch) return false;
+    spec_anchor = true;
+    return r.topk == topk;
+  };
+  if (at(s.run)) return how;
+  for (const MeasuredRun& m : s.measured)
+    if (at(m.run)) return how;
+  return spec_anchor ? BandAnchoring::OtherTopk : how;
+}
+
 std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double predicted, BandAnchoring how) {
   const json& t = bands_table();
   const std::string where = "models/accuracy/error-bands.json";
-  const char* anchoring = how == BandAnchoring::Unanchored ? "unanchored"
-                          : how == BandAnchoring::Anchored ? "anchored"
-                                                           : "anchored_other_batch";
+  const char* anchoring = anchoring_key(how);
   if (!t.contains("classes") || !t["classes"].is_object() || !t["classes"].contains(anchoring))
     throw InputError("no classes." + std::string(anchoring) +
                          " table: regenerate it with specsim validate "
                          "--write-error-bands",
                      where);
   const json& classes = t["classes"][anchoring];
-  const std::string shown = how == BandAnchoring::OtherBatch ? "anchored at another batch" : anchoring;
+  const std::string shown = how == BandAnchoring::OtherBatch  ? "anchored at another batch"
+                            : how == BandAnchoring::OtherTopk ? "anchored at another top-k"
+                                                              : anchoring;
   const std::string kind = s.target.has_moe ? "moe" : "dense";
   const std::string stack =
       s.runtime && (s.runtime->name == "sglang" || s.runtime->name == "vllm") ? s.runtime->name : "any";
@@ -91,6 +116,7 @@ std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double
 RunBands run_bands(const Scenario& s, const ScenarioResult& r, const CycleResult& c) {
   RunBands b;
   const BandAnchoring anchored = band_anchoring(s, s.run.batch_size);
+  const BandAnchoring spec_anchored = spec_band_anchoring(s, s.run.batch_size, s.run.topk);
   const bool nccl_everywhere = c.backend.kind == AllReduceChoice::Kind::Nccl;
   b.baseline_measured = nccl_everywhere && r.reference_measured;
   // The spec figure is the measurement when the acceptance came from a spec tok/s taken at these
@@ -102,8 +128,9 @@ RunBands run_bands(const Scenario& s, const ScenarioResult& r, const CycleResult
   }
   if (!b.baseline_measured) b.baseline = error_band(s, BandFigure::BaselineTokS, c.baseline_tok_s, anchored);
   if (s.run.speculative()) {
-    if (!b.spec_measured) b.spec = error_band(s, BandFigure::SpecTokS, c.spec_tok_s, anchored);
-    if (!(b.spec_measured && b.baseline_measured)) b.speedup = error_band(s, BandFigure::Speedup, c.speedup, anchored);
+    if (!b.spec_measured) b.spec = error_band(s, BandFigure::SpecTokS, c.spec_tok_s, spec_anchored);
+    if (!(b.spec_measured && b.baseline_measured))
+      b.speedup = error_band(s, BandFigure::Speedup, c.speedup, spec_anchored);
   }
   return b;
 }

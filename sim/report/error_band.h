@@ -40,8 +40,10 @@ enum class BandFigure { BaselineTokS, SpecTokS, Speedup };
 
 /// Which table of classes a figure takes: not anchored; anchored to measurements at its own batch
 /// size (or to an all-reduce time only); anchored to tok/s measured at other batch sizes only
-/// (validate --transfer's rows that change the batch: the what-if reaching furthest).
-enum class BandAnchoring { Unanchored, Anchored, OtherBatch };
+/// (validate --transfer's rows that change the batch: the what-if reaching furthest); a
+/// speculative figure at its batch whose spec tok/s measurements were all taken at another top-k
+/// (validate --transfer's rows that make a chain a tree or change a tree's width).
+enum class BandAnchoring { Unanchored, Anchored, OtherBatch, OtherTopk };
 
 /// The band of `figure` around `predicted` for the run's class (model dense or MoE, runtime
 /// sglang or vllm, and how it is anchored); nullopt when the table holds no case for it.
@@ -54,6 +56,10 @@ bool run_is_anchored(const Scenario& s);
 /// How a figure at `batch` is anchored: Unanchored without measurements; OtherBatch when tok/s
 /// (baseline or speculative) measurements anchor the run and none was taken at `batch`.
 BandAnchoring band_anchoring(const Scenario& s, int batch);
+/// How a speculative figure at `batch` and `topk` is anchored: band_anchoring's, but OtherTopk
+/// where that is Anchored, spec tok/s measurements anchor the run and none of those at `batch`
+/// was taken at `topk`.
+BandAnchoring spec_band_anchoring(const Scenario& s, int batch, int topk);
 
 /// One backend's figures with their bands. A figure that is the run's own measurement at these
 /// settings (NCCL, the measured baseline or spec tok/s) has none: it is the measurement.

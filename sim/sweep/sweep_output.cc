@@ -90,7 +90,7 @@ void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice
         s += "null";
     }
   };
-  const BandPair& at = bands.at(p.batch);
+  const BandRef at = bands.at(p.batch, p.topk);
   band(at.baseline, p.baseline_tok_s);
   band(at.spec, p.spec_tok_s);
   s += st == Style::Json ? "]" : "\n";

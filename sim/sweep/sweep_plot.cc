@@ -172,20 +172,21 @@ Script tokps(const View& v) {
   std::string plots, marks;
   int block = 0;
   // The likely range of speculation's tok/s (held-out errors of the run's class) as a shaded band.
-  // A series' points share its batch size, so one band (by how that batch is anchored) covers it.
+  // A series' points share its batch size and top-k, so one band (by how they are anchored) covers it.
   const BandFactors bands = band_factors(v.r.base);
   std::string titled_class;
   for (size_t k = 0; k < values.size(); ++k) {
     std::array<size_t, kNumAxes> ix{};
     if (series >= 0) ix[series] = values[k];
     std::vector<std::array<double, 3>> pts;  // us, baseline tok/s, spec tok/s
-    int batch = 0;
+    int batch = 0, topk = 1;
     for (const auto& [us, b] : xs) {
       ix[kAllReduce] = b;
-      if (const PointResult* p = v.at(ix)) pts.push_back({us, p->baseline_tok_s, p->spec_tok_s}), batch = p->batch;
+      if (const PointResult* p = v.at(ix))
+        pts.push_back({us, p->baseline_tok_s, p->spec_tok_s}), batch = p->batch, topk = p->topk;
     }
     if (pts.empty()) continue;
-    const std::optional<ErrorBand>& band = bands.at(batch).spec;
+    const std::optional<ErrorBand>& band = bands.at(batch, topk).spec;
     for (const auto& p : pts)
       s.data += fmt::format("{} {} {} {} {}\n", p[0], p[1], p[2], band ? p[2] * band->lo : p[2],
                             band ? p[2] * band->hi : p[2]);

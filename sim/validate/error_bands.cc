@@ -99,7 +99,7 @@ json groups_json(const Groups& g) {
 }  // namespace
 
 json error_bands_json(const ValidateResult& v, const TransferResult& t) {
-  Groups unanchored, anchored, other_batch;
+  Groups unanchored, anchored, other_batch, other_topk;
   for (const auto& o : v.cases) {
     if (!o.c.held_out || !o.run) continue;
     const std::string kind = model_kind(o.c.zoo_model), stack = stack_of(o.c.serving);
@@ -109,14 +109,16 @@ json error_bands_json(const ValidateResult& v, const TransferResult& t) {
     if (o.spec_tok_s && o.c.spec_tok_s) add(unanchored, kind, stack, "spec_tok_s", *o.spec_tok_s, *o.c.spec_tok_s, o.c);
     if (o.speedup && o.c.speedup()) add(unanchored, kind, stack, "speedup", *o.speedup, *o.c.speedup(), o.c);
   }
-  // The transfer rows carry their case; its class is the family's, and a row at another batch
-  // size than its anchor's goes to the anchored-at-another-batch classes.
+  // The transfer rows carry their case; its class is the family's. A row at another batch size
+  // than its anchor's goes to the anchored-at-another-batch classes; one at the anchor's batch with
+  // another top-k to the anchored-at-another-top-k classes (its spec figures only: the baseline
+  // there is the anchor's own); the others to the anchored classes.
   std::map<std::string, const PublishedCase*> by_id;
-  std::map<std::string, bool> batch_changed;
+  std::map<std::string, TransferChange> change;
   for (const auto& f : t.families)
     for (const auto& r : f.rows) {
       by_id[r.c.id] = &r.c;
-      batch_changed[r.c.id] = !r.anchor && f.family.anchor && transfer_change(r, f) == TransferChange::BatchSize;
+      change[r.c.id] = !r.anchor && f.family.anchor ? transfer_change(r, f) : TransferChange::WorkloadOnly;
     }
   const std::pair<TransferFigure, const char*> figures[] = {{TransferFigure::Baseline, "baseline_tok_s"},
                                                             {TransferFigure::Spec, "spec_tok_s"},
@@ -125,9 +127,11 @@ json error_bands_json(const ValidateResult& v, const TransferResult& t) {
     for (const ErrorPoint& p : transfer_points(t, true, fig)) {
       const PublishedCase& c = *by_id.at(p.id);
       const std::string kind = model_kind(c.zoo_model);
-      if (!kind.empty())
-        add(batch_changed.at(p.id) ? other_batch : anchored, kind, stack_of(c.serving), name, p.predicted, p.measured,
-            c);
+      if (kind.empty()) continue;
+      const TransferChange ch = change.at(p.id);
+      if (ch == TransferChange::TopK && fig == TransferFigure::Baseline) continue;
+      Groups& g = ch == TransferChange::BatchSize ? other_batch : ch == TransferChange::TopK ? other_topk : anchored;
+      add(g, kind, stack_of(c.serving), name, p.predicted, p.measured, c);
     }
   return {{"what", "error bands: the range of the held-out errors of specsim's predictions per class"},
           {"rule", kBandRule},
@@ -136,7 +140,8 @@ json error_bands_json(const ValidateResult& v, const TransferResult& t) {
           {"classes",
            {{"unanchored", groups_json(unanchored)},
             {"anchored", groups_json(anchored)},
-            {"anchored_other_batch", groups_json(other_batch)}}}};
+            {"anchored_other_batch", groups_json(other_batch)},
+            {"anchored_other_topk", groups_json(other_topk)}}}};
 }
 
 }  // namespace specsim

@@ -170,6 +170,7 @@ std::vector<ErrorPoint> points(const std::vector<TransferFamily>& families, bool
 TransferChange transfer_change(const TransferRow& r, const TransferFamily& t) {
   const PublishedCase& a = t.family.cases[*t.family.anchor];
   if (r.c.batch_size != a.batch_size) return TransferChange::BatchSize;
+  if (r.c.topk.value_or(1) != a.topk.value_or(1)) return TransferChange::TopK;
   if (r.c.num_steps != a.num_steps || r.c.topk != a.topk || r.c.num_draft_tokens != a.num_draft_tokens ||
       r.c.algorithm != a.algorithm)
     return TransferChange::DraftSettings;
@@ -179,7 +180,8 @@ TransferChange transfer_change(const TransferRow& r, const TransferFamily& t) {
 const char* transfer_change_name(TransferChange c) {
   switch (c) {
     case TransferChange::BatchSize: return "batch size";
-    case TransferChange::DraftSettings: return "draft settings";
+    case TransferChange::TopK: return "top-k";
+    case TransferChange::DraftSettings: return "other draft settings";
     case TransferChange::WorkloadOnly: return "workload only";
   }
   return "?";

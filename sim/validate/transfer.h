@@ -5,6 +5,7 @@
 // --save-scenario FILE`), and every other row is predicted at its own settings from that file
 // (`specsim run --scenario FILE <the row's settings>`), with its own accept length where it states
 // one. Errors are kept per family and overall, fit and held-out apart.
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -45,11 +46,13 @@ struct TransferFamily {
 };
 
 /// What a predicted row changes from its family's anchor, the largest change first: how far its
-/// what-if reaches (a batch size differs; else the draft settings; else only the workload).
-enum class TransferChange { BatchSize, DraftSettings, WorkloadOnly };
-inline constexpr TransferChange kTransferChanges[] = {TransferChange::BatchSize, TransferChange::DraftSettings,
-                                                      TransferChange::WorkloadOnly};
-/// "batch size", "draft settings", "workload only".
+/// what-if reaches (a batch size differs; else the draft's top-k, a chain made a tree or a tree's
+/// width changed; else the other draft settings: steps, draft tokens, algorithm; else only the
+/// workload).
+enum class TransferChange { BatchSize, TopK, DraftSettings, WorkloadOnly };
+inline constexpr TransferChange kTransferChanges[] = {TransferChange::BatchSize, TransferChange::TopK,
+                                                      TransferChange::DraftSettings, TransferChange::WorkloadOnly};
+/// "batch size", "top-k", "other draft settings", "workload only".
 const char* transfer_change_name(TransferChange c);
 /// What row `r` of family `t` changes from the family's anchor.
 TransferChange transfer_change(const TransferRow& r, const TransferFamily& t);
@@ -60,7 +63,7 @@ struct TransferResult {
   std::vector<SkippedCase> skipped;
   ErrorStats baseline[2], spec[2], speedup[2];  ///< every scored family's predicted rows: [0] fit, [1] held out
   /// The held-out spec tok/s errors by what the row changes from its anchor (kTransferChanges' order).
-  ErrorStats spec_by_change[3];
+  ErrorStats spec_by_change[std::size(kTransferChanges)];
   std::vector<Target> targets;
 };
 

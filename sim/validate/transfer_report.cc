@@ -164,8 +164,8 @@ std::string transfer_text(const TransferResult& r) {
     out += stats_text(fmt::format("speedup, {}", role), r.speedup[h]);
   }
   out +=
-      "held-out spec tok/s by what the row changes from its anchor (a batch size; else the draft settings; else "
-      "only the workload):\n";
+      "held-out spec tok/s by what the row changes from its anchor (a batch size; else the draft's top-k; else "
+      "the other draft settings; else only the workload):\n";
   for (const TransferChange c : kTransferChanges)
     out += stats_text(fmt::format("  {}", transfer_change_name(c)), r.spec_by_change[static_cast<int>(c)]);
   return out + targets_text(r.targets);
