@@ -8,6 +8,7 @@
 #include <string>
 
 #include "plan/cycle_plan.h"
+#include "scenario/sglang_attention.h"
 #include "spec_run.h"
 #include "test_util.h"
 
@@ -98,8 +99,10 @@ TEST_CASE("the cascade follows SGLang's attention backend: FlashInfer for a Llam
   const auto [def_v, def_d] = attention_us({"--speculative-eagle-topk", "3"});
   const auto [fa3_v, fa3_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "fa3"});
   const auto [fi_v, fi_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "flashinfer"});
-  CHECK(def_v == Approx(chain_v));  // SGLang's default for an MHA model's tree: FlashInfer, one pass
-  CHECK(fi_v == Approx(chain_v));
+  // SGLang's default for an MHA model's tree: FlashInfer, one pass, its mask a custom mask that
+  // costs flashinfer_custom_mask_factor() causal passes (the chain runs FA3 here, unmasked).
+  CHECK(def_v == Approx(chain_v * flashinfer_custom_mask_factor()));
+  CHECK(fi_v == Approx(def_v));
   CHECK(fa3_v > chain_v + 32 * 2.0);  // at least a kernel's floor more in each of 32 layers
   CHECK(fa3_d > fi_d);
   CHECK(def_d == Approx(fi_d));
@@ -193,4 +196,71 @@ TEST_CASE("specsim's own --attention-backend: a what-if, per sweep point by its 
   const auto bad = test::run_specsim({"run", "--attention-backend", "triton"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--attention-backend") != std::string::npos);
+}
+
+TEST_CASE("a verify on SGLang's FlashInfer backend reads its mask as a custom mask, by topk per plan") {
+  RunSpec chain = spec_run(1, 1, 5, 1, 6);
+  CHECK(ops_named(chain, PhaseKind::Verify, "attention_custom_mask") == 0);
+  chain.custom_mask_chain = true;
+  CHECK(ops_named(chain, PhaseKind::Verify, "attention_custom_mask") == 32);  // one a layer of Llama-3.1-8B
+  CHECK(ops_named(chain, PhaseKind::DraftDecode, "attention_custom_mask") == 0);
+  CHECK(ops_named(chain, PhaseKind::DraftExtend, "attention_custom_mask") == 0);
+  CHECK(ops_named(chain, PhaseKind::BaselineDecode, "attention_custom_mask") == 0);
+  RunSpec tree = spec_run(1, 1, 5, 3, 6);
+  tree.custom_mask_chain = true;  // a sweep or tune moving topk takes the tree's decision
+  CHECK(ops_named(tree, PhaseKind::Verify, "attention_custom_mask") == 0);
+  tree.custom_mask_tree = true;
+  CHECK(ops_named(tree, PhaseKind::Verify, "attention_custom_mask") == 32);
+}
+
+TEST_CASE("which verifies read a custom mask: SGLang's default backend per model, GPU and topk, or the flag") {
+  // settings.verify_custom_mask of the pasted Llama command (or another model) with these flags.
+  auto masked = [](const std::vector<std::string>& extra, const std::string& model = "") {
+    std::vector<std::string> args = {"run", "--accept-len", "2", "--allreduce", "nccl", "--json"};
+    if (model.empty()) {
+      args.insert(args.end(), extra.begin(), extra.end());
+      args.insert(args.end(), kLlamaLaunch.begin(), kLlamaLaunch.end());
+    } else {
+      for (const char* f : {"--model-path", model.c_str()}) args.push_back(f);
+      for (const char* f : {"--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3",
+                            "--speculative-num-draft-tokens", "4", "--tp-size", "8"})
+        args.push_back(f);
+      args.insert(args.end(), extra.begin(), extra.end());
+    }
+    return run_ok(args)["settings"]["verify_custom_mask"];
+  };
+  const std::vector<std::string> h200 = {"--hardware", "h200:nvswitch"}, a100 = {"--hardware", "a100-sxm:nvswitch"};
+  auto with = [](std::vector<std::string> v, const std::vector<std::string>& more) {
+    v.insert(v.end(), more.begin(), more.end());
+    return v;
+  };
+  CHECK(masked(with(h200, {"--speculative-eagle-topk", "1"})) == false);  // Llama chains on Hopper: FA3
+  CHECK(masked(with(h200, {"--speculative-eagle-topk", "3"})) == true);   // trees of MHA models: FlashInfer
+  CHECK(masked(with(a100, {"--speculative-eagle-topk", "1"})) == true);   // off Hopper: FlashInfer
+  CHECK(masked(with(h200, {"--speculative-eagle-topk", "1", "--attention-backend", "flashinfer"})) == true);
+  CHECK(masked(with(h200, {"--speculative-eagle-topk", "3", "--attention-backend", "fa3"})) == false);
+  CHECK(masked(with(h200, {"--speculative-eagle-topk", "2"}), "deepseek-v3") == false);  // MLA: other backends
+  CHECK(masked({"--hardware", "b200:nvswitch", "--speculative-eagle-topk", "2"}, "deepseek-v3") == false);
+  CHECK(masked({"--hardware", "mi300x:xgmi", "--speculative-eagle-topk", "3"}) == false);  // AMD: aiter, triton
+  CHECK(masked(with(h200, {"--speculative-eagle-topk", "1", "--runtime", "vllm"})).is_null());
+
+  // The price: a Llama chain's verify attention on an A100 (FlashInfer by default) against FA3 named.
+  auto verify_attention = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run", "--accept-len", "2", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), kLlamaLaunch.begin(), kLlamaLaunch.end());
+    return phase_named(run_ok(args), "verify")["attention_us"].get<double>();
+  };
+  const double fi = verify_attention(with(a100, {"--speculative-eagle-topk", "1"}));
+  const double fa3 = verify_attention(with(a100, {"--speculative-eagle-topk", "1", "--attention-backend", "fa3"}));
+  CHECK(fi == Approx(fa3 * flashinfer_custom_mask_factor()));
+}
+
+TEST_CASE("SGLang's FA3 architectures and the shipped custom-mask factor") {
+  CHECK(sglang_fa3_default_architecture("LlamaForCausalLM"));
+  CHECK(sglang_fa3_default_architecture("Qwen3MoeForCausalLM"));
+  CHECK_FALSE(sglang_fa3_default_architecture("MixtralForCausalLM"));
+  CHECK_FALSE(sglang_fa3_default_architecture("GptOssForCausalLM"));  // FA3 by its own rule on Hopper
+  // The published figure models/kernels/flashinfer_custom_mask.json labels (flashinfer issue 724).
+  CHECK(flashinfer_custom_mask_factor() == Approx(2.0));
 }

@@ -7,6 +7,7 @@
 #include "plan/pipeline_plan.h"
 #include "plan/tree_routing.h"
 #include "scenario/pipeline_stages.h"
+#include "scenario/sglang_attention.h"
 #include "util/error.h"
 
 namespace specsim {
@@ -161,6 +162,7 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
     const double t_ver = bs * run.num_draft_tokens;
     ForwardShape ver = shape(PhaseKind::Verify, t_ver, bs);
     ver.cascade_attention = tree_on_fa3, ver.tree_tokens = run.num_draft_tokens;
+    if (run.verify_custom_mask()) ver.attention_scale = flashinfer_custom_mask_factor();
     // A request's tree candidates for one position route partly alike: its verify tokens touch
     // the experts of fewer independent tokens (docs/model.md#moe-tree-routing). Chains keep 1.
     if (target.has_moe)

@@ -27,6 +27,10 @@ struct ForwardShape {
   /// (RunSpec::fa3_tree_attention): `tree_tokens` of its own per request beside the prefix.
   bool cascade_attention = false;
   double tree_tokens = 0;
+  /// Causal passes the attention pass costs: above 1 where a verify runs SGLang's FlashInfer
+  /// backend, whose prefill kernel reads the tree mask as a custom mask
+  /// (scenario/sglang_attention.h); the time beyond one pass is an op of its own.
+  double attention_scale = 1;
 };
 
 /// The target model's forward (embedding, layers, lm_head + all-gather, sampling tail).

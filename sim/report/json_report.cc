@@ -33,8 +33,9 @@ json settings_json(const Scenario& s, const ScenarioResult& r) {
   j["eager_phases"] = eager;
   j["dtype"] = std::string(dtype_name(run.dtype.value_or(s.target.weight_dtype)));
   j["runtime"] = s.runtime ? json(s.runtime->name) : json(nullptr);
-  j["tree_attention_backend"] =
-      !s.runtime || s.runtime->name != "sglang" ? json(nullptr) : json(s.run.fa3_tree_attention ? "fa3" : "flashinfer");
+  const bool sglang = s.runtime && s.runtime->name == "sglang";
+  j["tree_attention_backend"] = !sglang ? json(nullptr) : json(s.run.fa3_tree_attention ? "fa3" : "flashinfer");
+  j["verify_custom_mask"] = !sglang || !run.speculative() ? json(nullptr) : json(run.verify_custom_mask());
   j["runtime_applies_to"] = s.runtime && !s.runtime->applies_to.empty() ? json(s.runtime->applies_to) : json(nullptr);
   if (run.speculative()) {
     j["accept_len"] = r.accept_len;

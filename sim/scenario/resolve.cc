@@ -12,6 +12,7 @@
 #include "scenario/load_scenario.h"
 #include "scenario/memory_fit.h"
 #include "scenario/paths.h"
+#include "scenario/sglang_attention.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -233,19 +234,39 @@ Scenario resolve_scenario(const RunArgs& a) {
   // models once topk > 1; model_specific_adjustments: FA3 for gpt-oss on Hopper;
   // docs/sources.md#S-fa3-tree-cascade).
   const bool sglang = s.runtime && s.runtime->name == "sglang";
+  const bool gpt_oss = s.target.architecture == "GptOssForCausalLM";
+  auto hopper = [](const Hardware& hw) { return hw.gpu.arch == GpuArch::Hopper && !hw.gpu.amd; };
   auto fa3_tree = [&](const RunSpec& r, const Hardware& hw) {
     if (!sglang) return false;
     if (r.attention_backend) return *r.attention_backend == "fa3";
-    return hw.gpu.arch == GpuArch::Hopper && (s.target.has_mla || s.target.architecture == "GptOssForCausalLM");
+    return hopper(hw) && (s.target.has_mla || gpt_oss);
   };
-  s.run.fa3_tree_attention = fa3_tree(s.run, s.hw);
-  for (auto& m : s.measured) m.run.fa3_tree_attention = fa3_tree(m.run, m.hw);
+  // The verify on SGLang's FlashInfer MHA backend, its mask a custom mask (run_spec.h): MLA models
+  // and gpt-oss run other backends, AMD GPUs aiter or triton; a chain on Hopper runs FA3 where the
+  // architecture is on SGLang's FA3 list (utils.py, is_fa3_default_architecture).
+  auto custom_mask = [&](const RunSpec& r, const Hardware& hw, bool tree) {
+    if (!sglang || s.target.has_mla) return false;
+    if (r.attention_backend) return *r.attention_backend == "flashinfer";
+    if (gpt_oss || hw.gpu.amd) return false;
+    return tree || !(hopper(hw) && sglang_fa3_default_architecture(s.target.architecture));
+  };
+  auto decide = [&](RunSpec& r, const Hardware& hw) {
+    r.fa3_tree_attention = fa3_tree(r, hw);
+    r.custom_mask_chain = custom_mask(r, hw, false), r.custom_mask_tree = custom_mask(r, hw, true);
+  };
+  decide(s.run, s.hw);
+  for (auto& m : s.measured) decide(m.run, m.hw);
   if (sglang && s.run.speculative() && s.run.topk > 1 && !s.run.attention_backend)
     s.notes.push_back(std::string("a draft tree's attention runs on ") +
                       (s.run.fa3_tree_attention ? "FlashAttention-3 in two passes and a merge"
-                                                : "FlashInfer in one pass with the tree mask") +
+                                                : "FlashInfer in one pass with the tree as a custom mask") +
                       ", SGLang's default for this model's trees on this GPU; --attention-backend fa3|flashinfer "
                       "picks the other (docs/model.md#tree-attention)");
+  if (sglang && s.run.speculative() && s.run.verify_custom_mask())
+    s.notes.push_back(fmt::format(
+        "the verify's attention reads its mask as FlashInfer's custom mask: priced at {:g}x a causal pass, a "
+        "published figure not measured here (models/kernels/flashinfer_custom_mask.json)",
+        flashinfer_custom_mask_factor()));
   if (a.enable_flashinfer_allreduce_fusion && s.run.layout.dp_attention) {
     // SGLang's apply_flashinfer_allreduce_fusion() is false under DP attention (communicator.py)
     s.notes.push_back("--enable-flashinfer-allreduce-fusion does nothing under --enable-dp-attention, as in SGLang");

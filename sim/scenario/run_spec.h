@@ -91,6 +91,13 @@ struct RunSpec {
   /// --attention-backend fa3, or SGLang picks it for this model's trees: MLA models and gpt-oss on
   /// Hopper; other models' trees run FlashInfer by default (model_runner.py), one pass.
   bool fa3_tree_attention = false;
+  /// The verify's attention runs SGLang's FlashInfer backend for MHA models, whose paged prefill
+  /// reads the verify's mask as a custom mask (flashinfer_backend.py), for a chain (topk 1) and for
+  /// a tree apart: SGLang's default rule picks FlashInfer for a tree of any MHA model, and for a
+  /// chain off Hopper or of an architecture outside its FA3 list; or --attention-backend flashinfer.
+  bool custom_mask_chain = false, custom_mask_tree = false;
+  /// Whether this plan's verify (by its topk) reads a custom mask.
+  bool verify_custom_mask() const { return topk > 1 ? custom_mask_tree : custom_mask_chain; }
   /// SGLang's --attention-backend as the command gave it (fa3, flashinfer); none: its default.
   std::optional<std::string> attention_backend;
   /// Expert parallelism and DP attention (scenario/parallel_layout.h); default: one TP group.
