@@ -257,11 +257,12 @@ Scenario resolve_scenario(const RunArgs& a) {
   decide(s.run, s.hw);
   for (auto& m : s.measured) decide(m.run, m.hw);
   if (sglang && s.run.speculative() && s.run.topk > 1 && !s.run.attention_backend)
-    s.notes.push_back(std::string("a draft tree's attention runs on ") +
-                      (s.run.fa3_tree_attention ? "FlashAttention-3 in two passes and a merge"
-                                                : "FlashInfer in one pass with the tree as a custom mask") +
+    s.notes.push_back(std::string("a draft tree's attention runs ") +
+                      (s.run.fa3_tree_attention  ? "on FlashAttention-3 in two passes and a merge"
+                       : s.run.custom_mask_tree ? "on FlashInfer in one pass with the tree as a custom mask"
+                                                : "in one pass") +
                       ", SGLang's default for this model's trees on this GPU; --attention-backend fa3|flashinfer "
-                      "picks the other (docs/model.md#tree-attention)");
+                      "picks one (docs/model.md#tree-attention)");
   if (sglang && s.run.speculative() && s.run.verify_custom_mask())
     s.notes.push_back(fmt::format(
         "the verify's attention reads its mask as FlashInfer's custom mask: priced at {:g}x a causal pass, a "
