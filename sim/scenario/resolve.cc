@@ -258,7 +258,7 @@ Scenario resolve_scenario(const RunArgs& a) {
   for (auto& m : s.measured) decide(m.run, m.hw);
   if (sglang && s.run.speculative() && s.run.topk > 1 && !s.run.attention_backend)
     s.notes.push_back(std::string("a draft tree's attention runs ") +
-                      (s.run.fa3_tree_attention  ? "on FlashAttention-3 in two passes and a merge"
+                      (s.run.fa3_tree_attention ? "on FlashAttention-3 in two passes and a merge"
                        : s.run.custom_mask_tree ? "on FlashInfer in one pass with the tree as a custom mask"
                                                 : "in one pass") +
                       ", SGLang's default for this model's trees on this GPU; --attention-backend fa3|flashinfer "
