@@ -208,3 +208,46 @@ TEST_CASE("a what-if at another top-k than its spec tok/s measurements takes the
   CHECK(seen[1] >= 1);
   CHECK(bands["spec"]["class"] != bands["at_other_topk"]["spec"]["class"]);
 }
+
+TEST_CASE("the top-k band: a saved scenario's what-if, a baseline-only anchor, and batch before top-k") {
+  auto spec_class = [](const json& j) {
+    return j["scenarios"][0]["spec"]["tok_per_s_band"]["class"].get<std::string>();
+  };
+  const std::vector<std::string> llama = {"--model-path",
+                                          "llama-3.1-8b",
+                                          "--hardware",
+                                          "h200:nvswitch",
+                                          "--allreduce",
+                                          "nccl",
+                                          "--speculative-num-steps",
+                                          "3"};
+  auto with = [&](const std::vector<std::string>& more) {
+    std::vector<std::string> a = llama;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  // A chain's spec tok/s saved with its scenario, then asked about a tree at the same batch.
+  const std::string dir = fresh_dir(), file = dir + "/chain.json";
+  REQUIRE(run_specsim(with({"--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
+                            "--measured-spec-tok-s", "400", "--save-scenario", file}))
+              .exit_code == 0);
+  CHECK(
+      spec_class(run_json({"--scenario", file, "--speculative-eagle-topk", "3", "--speculative-num-draft-tokens", "6"}))
+          .rfind("anchored at another top-k ", 0) == 0);
+  // Another chain (a flag for any part of the draft shape replaces the file's whole shape).
+  const std::string chain =
+      spec_class(run_json({"--scenario", file, "--speculative-num-steps", "4", "--speculative-eagle-topk", "1",
+                           "--speculative-num-draft-tokens", "5"}));
+  CHECK(chain.rfind("anchored ", 0) == 0);
+  CHECK(chain.find("top-k") == std::string::npos);
+  // A batch and a top-k both away from the measurement: the batch is the wider what-if.
+  CHECK(spec_class(run_json({"--scenario", file, "--batch-size", "2", "--speculative-eagle-topk", "3",
+                             "--speculative-num-draft-tokens", "6"}))
+            .rfind("anchored at another batch ", 0) == 0);
+  // Anchored by a plain measurement only: no spec tok/s was measured at any top-k.
+  const std::string base_only =
+      spec_class(run_json(with({"--speculative-eagle-topk", "3", "--speculative-num-draft-tokens", "6",
+                                "--measured-baseline-tok-s", "200", "--accept-len", "2"})));
+  CHECK(base_only.rfind("anchored ", 0) == 0);
+  CHECK(base_only.find("top-k") == std::string::npos);
+}

@@ -422,6 +422,56 @@ TEST_CASE("sweep: --measured-* flags take one value; a list or range is refused 
   CHECK(ok.exit_code == 0);
 }
 
+TEST_CASE("sweep: a measurement on the command line anchors at the axes' one values, as run does") {
+  const std::vector<std::string> flags = {"--model-path",
+                                          "llama-3.1-8b",
+                                          "--hardware",
+                                          "h200:nvswitch",
+                                          "--speculative-num-steps",
+                                          "3",
+                                          "--speculative-num-draft-tokens",
+                                          "4",
+                                          "--measured-spec-tok-s",
+                                          "500",
+                                          "--allreduce",
+                                          "nccl"};
+  auto with = [&](std::vector<std::string> head, const std::vector<std::string>& tail) {
+    head.insert(head.end(), flags.begin(), flags.end());
+    head.insert(head.end(), tail.begin(), tail.end());
+    return head;
+  };
+  const auto run = run_specsim(with({"run"}, {"--speculative-eagle-topk", "1", "--batch-size", "2", "--json"}));
+  REQUIRE(run.exit_code == 0);
+  const json rj = json::parse(run.out);
+  const std::string dir = fresh_dir();
+  const auto sw =
+      run_specsim(with({"sweep"}, {"--speculative-eagle-topk", "1", "--batch-size", "2", "--json", dir + "/a.json"}));
+  INFO(sw.err);
+  REQUIRE(sw.exit_code == 0);
+  const json j = json::parse(slurp(dir + "/a.json"));
+  const auto cols = j["columns"].get<std::vector<std::string>>();
+  auto col = [&](const std::string& name) {
+    const auto at = std::find(cols.begin(), cols.end(), name);
+    REQUIRE(at != cols.end());
+    return j["rows"][0][at - cols.begin()].get<double>();
+  };
+  // The measurement was taken at topk 1, batch 2: the sweep's one point is that setting.
+  CHECK(col("accept_len") == Approx(rj["settings"]["accept_len"].get<double>()));
+  CHECK(col("spec_tok_s") == Approx(500.0));
+  CHECK(j["tok_per_s_band"]["spec"]["class"].get<std::string>().rfind("anchored ", 0) == 0);
+  // Several values of an axis the measurement depends on: which one was measured is not said.
+  for (const auto& [axis, values] :
+       std::vector<std::pair<std::string, std::string>>{{"--speculative-eagle-topk", "1,4"}, {"--batch-size", "1,2"}}) {
+    const auto r = run_specsim(with({"sweep"}, {axis, values, "-o", dir + "/b.csv"}));
+    INFO(axis << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--measured-spec-tok-s was measured at one " + axis) != std::string::npos);
+    CHECK(r.err.find("--save-scenario") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_FALSE(exists(dir + "/b.csv"));
+  }
+}
+
 TEST_CASE("sweep: points `specsim run` refuses for memory are skipped with the reason, never ranked") {
   const std::string dir = fresh_dir();
   // the built-in scenario: run refuses batch 16 (weights + KV cache over the budget)

@@ -242,6 +242,12 @@ TEST_CASE("which verifies read a custom mask: SGLang's default backend per model
   CHECK(masked(with(h200, {"--speculative-eagle-topk", "2"}), "deepseek-v3") == false);  // MLA: other backends
   CHECK(masked({"--hardware", "b200:nvswitch", "--speculative-eagle-topk", "2"}, "deepseek-v3") == false);
   CHECK(masked({"--hardware", "mi300x:xgmi", "--speculative-eagle-topk", "3"}) == false);  // AMD: aiter, triton
+  CHECK(masked({"--hardware", "mi300x:xgmi", "--speculative-eagle-topk", "3", "--attention-backend", "flashinfer"}) ==
+        false);
+  // gpt-oss: FA3 on Hopper by its own rule, and SGLang refuses flashinfer for it.
+  CHECK(masked(with(h200, {"--speculative-eagle-topk", "2"}), "gpt-oss-20b") == false);
+  CHECK(masked(with(h200, {"--speculative-eagle-topk", "1", "--attention-backend", "flashinfer"}), "gpt-oss-20b") ==
+        false);
   CHECK(masked(with(h200, {"--speculative-eagle-topk", "1", "--runtime", "vllm"})).is_null());
 
   // The price: a Llama chain's verify attention on an A100 (FlashInfer by default) against FA3 named.
@@ -263,4 +269,24 @@ TEST_CASE("SGLang's FA3 architectures and the shipped custom-mask factor") {
   CHECK_FALSE(sglang_fa3_default_architecture("GptOssForCausalLM"));  // FA3 by its own rule on Hopper
   // The published figure models/kernels/flashinfer_custom_mask.json labels (flashinfer issue 724).
   CHECK(flashinfer_custom_mask_factor() == Approx(2.0));
+}
+
+TEST_CASE("a tree's note and JSON name the backend it is priced on: FlashInfer's custom mask, or one pass") {
+  auto report = [](const std::string& hw) {
+    std::vector<std::string> args = {"run", "--hardware", hw, "--accept-len", "2", "--json", "--speculative-eagle-topk",
+                                     "3"};
+    args.insert(args.end(), kLlamaLaunch.begin(), kLlamaLaunch.end());
+    return run_ok(args);
+  };
+  auto tree_note = [](const nlohmann::json& j) {
+    for (const auto& n : j["notes"])
+      if (n.get<std::string>().rfind("a draft tree's attention runs", 0) == 0) return n.get<std::string>();
+    return std::string();
+  };
+  const nlohmann::json h200 = report("h200:nvswitch"), amd = report("mi300x:xgmi");
+  CHECK(tree_note(h200).find("FlashInfer in one pass with the tree as a custom mask") != std::string::npos);
+  CHECK(h200["settings"]["tree_attention_backend"] == "flashinfer");
+  CHECK(tree_note(amd).find("runs in one pass,") != std::string::npos);
+  CHECK(amd["settings"]["tree_attention_backend"].is_null());
+  CHECK(amd["settings"]["verify_custom_mask"] == false);
 }

@@ -81,7 +81,7 @@ int cmd_sweep(int argc, char** argv) {
     {
       std::optional<ProgressBar> bar;
       if (::isatty(2)) bar.emplace(done, plan.grid.size());
-      r = run_sweep(SweepInput{args, plan.grid, threads, &done});
+      r = run_sweep(SweepInput{plan.base, plan.grid, threads, &done});
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cerr << sweep_summary(r, secs, threads);

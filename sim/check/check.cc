@@ -104,14 +104,17 @@ std::vector<std::string> input_differences(const json& base, const json& now) {
         "/hardware/topology", "/hardware/num_gpus", "/hardware/num_nodes", "/hardware/link", "/hardware/nccl_path"})
     diff_field(at(base, json::json_pointer(p)), at(now, json::json_pointer(p)), std::string(p).substr(1), out);
   // Settings are inputs, except what the engine derives: the accept len when implied or projected
-  // from measurements, and the anchors beyond the measured numbers themselves.
+  // from measurements, the anchors beyond the measured numbers themselves, and what follows from
+  // the model, GPU and flags compared elsewhere (the attention path, the runtime profile's range).
   const json& bs = base["settings"];
   const json& ns = now["settings"];
   std::set<std::string> keys;
   for (const auto& [k, v] : bs.items()) keys.insert(k);
   for (const auto& [k, v] : ns.items()) keys.insert(k);
   for (const auto& k : keys) {
-    if (k == "anchors" || k == "accept_len" || k == "accept_rate" || k == "accept_len_source") continue;
+    if (k == "anchors" || k == "accept_len" || k == "accept_rate" || k == "accept_len_source" ||
+        k == "tree_attention_backend" || k == "verify_custom_mask" || k == "runtime_applies_to")
+      continue;
     diff_field(bs.value(k, json(nullptr)), ns.value(k, json(nullptr)), "settings/" + k, out);
   }
   const std::string bsrc = bs.value("accept_len_source", ""), nsrc = ns.value("accept_len_source", "");

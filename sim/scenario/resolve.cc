@@ -242,12 +242,12 @@ Scenario resolve_scenario(const RunArgs& a) {
     return hopper(hw) && (s.target.has_mla || gpt_oss);
   };
   // The verify on SGLang's FlashInfer MHA backend, its mask a custom mask (run_spec.h): MLA models
-  // and gpt-oss run other backends, AMD GPUs aiter or triton; a chain on Hopper runs FA3 where the
-  // architecture is on SGLang's FA3 list (utils.py, is_fa3_default_architecture).
+  // and gpt-oss run other backends (SGLang refuses flashinfer for gpt-oss), AMD GPUs aiter or
+  // triton; a chain on Hopper runs FA3 where the architecture is on SGLang's FA3 list (utils.py,
+  // is_fa3_default_architecture).
   auto custom_mask = [&](const RunSpec& r, const Hardware& hw, bool tree) {
-    if (!sglang || s.target.has_mla) return false;
+    if (!sglang || s.target.has_mla || gpt_oss || hw.gpu.amd) return false;
     if (r.attention_backend) return *r.attention_backend == "flashinfer";
-    if (gpt_oss || hw.gpu.amd) return false;
     return tree || !(hopper(hw) && sglang_fa3_default_architecture(s.target.architecture));
   };
   auto decide = [&](RunSpec& r, const Hardware& hw) {
@@ -290,6 +290,11 @@ Scenario resolve_scenario(const RunArgs& a) {
           "apart");
       break;
     }
+  // A scenario file resolves its own scenario inside this one: say each note once.
+  std::vector<std::string> said;
+  for (auto& n : s.notes)
+    if (std::find(said.begin(), said.end(), n) == said.end()) said.push_back(std::move(n));
+  s.notes = std::move(said);
   return s;
 }
 

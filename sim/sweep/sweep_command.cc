@@ -50,6 +50,49 @@ Grid make_grid(const ListFlags& f) {
   return g;
 }
 
+// The command's flags with each batch or draft-shape axis of one value set as `run` takes it: the
+// scenario, and a measurement given beside it, then resolve at the user's settings.
+RunArgs base_args(const RunArgs& args, const Grid& g) {
+  RunArgs a = args;
+  auto one = [](const std::vector<long long>& axis, std::optional<int>& field) {
+    if (axis.size() == 1) field = static_cast<int>(axis[0]);
+  };
+  one(g.batch, a.batch_size);
+  one(g.topk, a.topk);
+  one(g.steps, a.num_steps);
+  one(g.draft_tokens, a.num_draft_tokens);
+  return a;
+}
+
+// A command-line measurement was taken at one setting: beside an axis it depends on swept over
+// several values, which one is not said. A batch size moves every tok/s and all-reduce size; the
+// draft shape moves the speculative tok/s.
+void refuse_ambiguous_measurement(const RunArgs& a, const Grid& g) {
+  auto swept = [](const std::vector<long long>& axis) { return axis.size() > 1; };
+  std::string flag, axis;
+  if (a.measured_spec_tok_s)
+    flag = "--measured-spec-tok-s";
+  else if (a.measured_baseline_tok_s)
+    flag = "--measured-baseline-tok-s";
+  else if (a.measured_allreduce_us)
+    flag = "--measured-allreduce-us";
+  if (flag.empty()) return;
+  if (swept(g.batch))
+    axis = "--batch-size";
+  else if (a.measured_spec_tok_s && swept(g.topk))
+    axis = "--speculative-eagle-topk";
+  else if (a.measured_spec_tok_s && swept(g.steps))
+    axis = "--speculative-num-steps";
+  else if (a.measured_spec_tok_s && swept(g.draft_tokens))
+    axis = "--speculative-num-draft-tokens";
+  if (axis.empty()) return;
+  throw InputError(flag + " was measured at one " + axis +
+                       " and the sweep runs several: give that axis one value, or save the measured run (specsim "
+                       "run ... " +
+                       flag + " X --save-scenario FILE) and sweep --scenario FILE",
+                   flag);
+}
+
 // Whether the CSV goes anywhere: a file, or stdout when no other output is asked.
 bool csv_wanted(const SweepOutputs& o) { return !o.csv_path.empty() || (o.json_path.empty() && o.plot_path.empty()); }
 
@@ -63,6 +106,8 @@ SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOut
                 {args.model_path.value_or(""), args.hardware.value_or("")});
   SweepPlan p;
   p.grid = make_grid(lists);
+  refuse_ambiguous_measurement(args, p.grid);
+  p.base = base_args(args, p.grid);
   if (!o.plot_path.empty() || o.plot_kind != "auto" || !o.plot_script.empty()) {
     if (o.plot_path.empty()) throw InputError("--plot-kind and --plot-script need --plot FILE.png", "--plot");
     check_plot_target(o.plot_path);
@@ -71,7 +116,7 @@ SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOut
     // left to the sweep's own error).
     std::optional<Scenario> base;
     try {
-      base = resolve_scenario(args);
+      base = resolve_scenario(p.base);
     } catch (const InputError&) {
     }
     if (base) check_plot_names(*base);

@@ -30,10 +30,15 @@ struct SweepOutputs {
 struct SweepPlan {
   Grid grid;
   PlotKind kind = PlotKind::Auto;
+  /// The run flags every point starts from: the command's, with each axis given one value set as
+  /// `specsim run` would take it, so measurements on the command line anchor at those settings.
+  RunArgs base;
 };
 
 /// Checks the outputs and the memory the grid needs, builds the grid from the list flags and
-/// picks the plot kind. InputError (or EnvironmentError: no gnuplot) before any point runs.
+/// picks the plot kind. InputError (or EnvironmentError: no gnuplot) before any point runs, also
+/// for a command-line measurement beside an axis it depends on swept over several values (which
+/// setting was measured?).
 SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOutputs& out);
 
 /// Draws the plot and writes the CSV and JSON files of a finished sweep; returns the CSV for

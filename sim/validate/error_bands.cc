@@ -118,7 +118,10 @@ json error_bands_json(const ValidateResult& v, const TransferResult& t) {
   for (const auto& f : t.families)
     for (const auto& r : f.rows) {
       by_id[r.c.id] = &r.c;
-      change[r.c.id] = !r.anchor && f.family.anchor ? transfer_change(r, f) : TransferChange::WorkloadOnly;
+      TransferChange c = !r.anchor && f.family.anchor ? transfer_change(r, f) : TransferChange::WorkloadOnly;
+      // As a run bands it (spec_band_anchoring): another top-k counts only beside a measured spec tok/s.
+      if (c == TransferChange::TopK && !f.family.cases[*f.family.anchor].spec_tok_s) c = TransferChange::DraftSettings;
+      change[r.c.id] = c;
     }
   const std::pair<TransferFigure, const char*> figures[] = {{TransferFigure::Baseline, "baseline_tok_s"},
                                                             {TransferFigure::Spec, "spec_tok_s"},

@@ -171,8 +171,7 @@ TransferChange transfer_change(const TransferRow& r, const TransferFamily& t) {
   const PublishedCase& a = t.family.cases[*t.family.anchor];
   if (r.c.batch_size != a.batch_size) return TransferChange::BatchSize;
   if (r.c.topk.value_or(1) != a.topk.value_or(1)) return TransferChange::TopK;
-  if (r.c.num_steps != a.num_steps || r.c.topk != a.topk || r.c.num_draft_tokens != a.num_draft_tokens ||
-      r.c.algorithm != a.algorithm)
+  if (r.c.num_steps != a.num_steps || r.c.num_draft_tokens != a.num_draft_tokens || r.c.algorithm != a.algorithm)
     return TransferChange::DraftSettings;
   return TransferChange::WorkloadOnly;
 }
