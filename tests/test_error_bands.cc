@@ -14,6 +14,18 @@
 using nlohmann::json;
 using namespace specsim::test;
 
+namespace {
+
+// Column `name` of `row` in a sweep's JSON report `j` (its "columns" name each row's entries).
+double sweep_col(const json& j, const json& row, const std::string& name) {
+  const auto cols = j["columns"].get<std::vector<std::string>>();
+  const auto at = std::find(cols.begin(), cols.end(), name);
+  REQUIRE(at != cols.end());
+  return row[at - cols.begin()].get<double>();
+}
+
+}  // namespace
+
 TEST_CASE("the committed error bands are what validate computes from the published cases") {
   const std::string dir = fresh_dir();
   const CliResult r = run_specsim({"validate", "--write-error-bands", dir + "/bands.json"});
@@ -106,13 +118,7 @@ TEST_CASE("a sweep's CSV carries each tok/s band; its plot shades it") {
   REQUIRE(run_specsim({"sweep", "--allreduce", "fixed:40@verify", "--json", dir + "/s.json"}).exit_code == 0);
   const json j = json::parse(slurp(dir + "/s.json"));
   const json& band = j["tok_per_s_band"]["spec"];
-  const auto cols = j["columns"].get<std::vector<std::string>>();
-  const json& row = j["rows"][0];
-  auto col = [&](const std::string& name) {
-    const auto at = std::find(cols.begin(), cols.end(), name);
-    REQUIRE(at != cols.end());
-    return row[at - cols.begin()].get<double>();
-  };
+  auto col = [&](const std::string& name) { return sweep_col(j, j["rows"][0], name); };
   CHECK(col("spec_tok_s_lo") == Approx(col("spec_tok_s") * band["lo_factor"].get<double>()));
   CHECK(col("spec_tok_s_hi") == Approx(col("spec_tok_s") * band["hi_factor"].get<double>()));
 }
@@ -142,12 +148,7 @@ TEST_CASE("a what-if at another batch size than its tok/s measurements takes the
   const json j = json::parse(slurp(dir + "/b.json"));
   const json& bands = j["tok_per_s_band"];
   REQUIRE(bands.contains("at_other_batch"));
-  const auto cols = j["columns"].get<std::vector<std::string>>();
-  auto col = [&](const json& row, const std::string& name) {
-    const auto at = std::find(cols.begin(), cols.end(), name);
-    REQUIRE(at != cols.end());
-    return row[at - cols.begin()].get<double>();
-  };
+  auto col = [&](const json& row, const std::string& name) { return sweep_col(j, row, name); };
   int seen = 0;
   for (const json& row : j["rows"]) {
     const int batch = static_cast<int>(col(row, "batch_size"));
@@ -188,12 +189,7 @@ TEST_CASE("a what-if at another top-k than its spec tok/s measurements takes the
   const json j = json::parse(slurp(dir + "/k.json"));
   const json& bands = j["tok_per_s_band"];
   REQUIRE(bands.contains("at_other_topk"));
-  const auto cols = j["columns"].get<std::vector<std::string>>();
-  auto col = [&](const json& row, const std::string& name) {
-    const auto at = std::find(cols.begin(), cols.end(), name);
-    REQUIRE(at != cols.end());
-    return row[at - cols.begin()].get<double>();
-  };
+  auto col = [&](const json& row, const std::string& name) { return sweep_col(j, row, name); };
   int seen[2] = {0, 0};
   for (const json& row : j["rows"]) {
     const bool chain = col(row, "speculative_eagle_topk") == 1;

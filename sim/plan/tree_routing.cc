@@ -3,28 +3,13 @@
 #include <algorithm>
 #include <string>
 
-#include "scenario/paths.h"
-#include "util/error.h"
-#include "util/json_io.h"
+#include "scenario/model_constant.h"
 
 namespace specsim {
 
 double tree_alternative_overlap() {
-  // Read once: a model constant, not a setting (models/kernels/moe_tree_routing.json).
-  static const double overlap = [] {
-    const std::string path = models_dir() + "/kernels/moe_tree_routing.json";
-    const char* field = "models/kernels/moe_tree_routing.json";
-    const nlohmann::json j = read_json_file(path);
-    if (!j.is_object()) throw InputError(path + ": needs a JSON object", field);
-    const double v = sourced_number(j, "alternative_overlap", path);
-    if (v < 0 || v > 1)
-      throw InputError(path +
-                           ": alternative_overlap must lie in [0, 1] (0: a position's candidates route "
-                           "independently, 1: as one token), got " +
-                           std::to_string(v),
-                       field);
-    return v;
-  }();
+  static const double overlap = model_constant("kernels/moe_tree_routing.json", "alternative_overlap", 0, 1,
+                                               "0: a position's candidates route independently, 1: as one token");
   return overlap;
 }
 

@@ -5,6 +5,7 @@
 
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "anchors/anchors.h"
 #include "scenario/paths.h"
@@ -42,6 +43,13 @@ const char* anchoring_key(BandAnchoring how) {
   return "";
 }
 
+// The settings of every set of measurements that may anchor the run: its own, then the saved ones.
+std::vector<const RunSpec*> anchor_runs(const Scenario& s) {
+  std::vector<const RunSpec*> out = {&s.run};
+  for (const MeasuredRun& m : s.measured) out.push_back(&m.run);
+  return out;
+}
+
 }  // namespace
 
 bool run_is_anchored(const Scenario& s) {
@@ -51,31 +59,19 @@ bool run_is_anchored(const Scenario& s) {
 
 BandAnchoring band_anchoring(const Scenario& s, int batch) {
   if (!run_is_anchored(s)) return BandAnchoring::Unanchored;
-  bool tok_s_anchor = false;
-  auto at = [&](const RunSpec& r) {
-    if (!r.measured_baseline_tok_s && !r.measured_spec_tok_s) return false;
-    tok_s_anchor = true;
-    return r.batch_size == batch;
-  };
-  if (at(s.run)) return BandAnchoring::Anchored;
-  for (const MeasuredRun& m : s.measured)
-    if (at(m.run)) return BandAnchoring::Anchored;
-  return tok_s_anchor ? BandAnchoring::OtherBatch : BandAnchoring::Anchored;
+  bool tok_s = false, at_batch = false;
+  for (const RunSpec* r : anchor_runs(s))
+    if (r->measured_baseline_tok_s || r->measured_spec_tok_s) tok_s = true, at_batch |= r->batch_size == batch;
+  return tok_s && !at_batch ? BandAnchoring::OtherBatch : BandAnchoring::Anchored;
 }
 
 BandAnchoring spec_band_anchoring(const Scenario& s, int batch, int topk) {
   const BandAnchoring how = band_anchoring(s, batch);
   if (how != BandAnchoring::Anchored) return how;
-  bool spec_anchor = false;
-  auto at = [&](const RunSpec& r) {
-    if (!r.measured_spec_tok_s || r.batch_size != batch) return false;
-    spec_anchor = true;
-    return r.topk == topk;
-  };
-  if (at(s.run)) return how;
-  for (const MeasuredRun& m : s.measured)
-    if (at(m.run)) return how;
-  return spec_anchor ? BandAnchoring::OtherTopk : how;
+  bool spec = false, at_topk = false;
+  for (const RunSpec* r : anchor_runs(s))
+    if (r->measured_spec_tok_s && r->batch_size == batch) spec = true, at_topk |= r->topk == topk;
+  return spec && !at_topk ? BandAnchoring::OtherTopk : how;
 }
 
 std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double predicted, BandAnchoring how) {

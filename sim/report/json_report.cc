@@ -3,6 +3,7 @@
 #include "report/error_band.h"
 #include "report/report.h"
 #include "scenario/scenario_file.h"
+#include "scenario/sglang_attention.h"
 
 namespace specsim {
 using nlohmann::json;
@@ -24,18 +25,6 @@ json model_json(const ModelSpec& m) {
           {"params_billion", m.param_count() / 1e9}};
 }
 
-// The SGLang backend a draft tree's attention is priced on: FA3 (two passes and a merge),
-// FlashInfer (an MHA model's verify with its custom mask; the MLA backend on Blackwell, one pass),
-// else null: SGLang runs another there (triton, aiter, trtllm_mha), priced as one pass.
-json tree_backend_json(const Scenario& s) {
-  if (s.run.fa3_tree_attention) return "fa3";
-  const bool nvidia = !s.hw.gpu.amd;
-  const bool named = s.run.attention_backend && *s.run.attention_backend == "flashinfer";
-  if (s.run.custom_mask_tree || (nvidia && s.target.has_mla && (named || s.hw.gpu.arch == GpuArch::Blackwell)))
-    return "flashinfer";
-  return nullptr;
-}
-
 json settings_json(const Scenario& s, const ScenarioResult& r) {
   const RunSpec& run = s.run;
   json eager = json::array();
@@ -46,7 +35,8 @@ json settings_json(const Scenario& s, const ScenarioResult& r) {
   j["dtype"] = std::string(dtype_name(run.dtype.value_or(s.target.weight_dtype)));
   j["runtime"] = s.runtime ? json(s.runtime->name) : json(nullptr);
   const bool sglang = s.runtime && s.runtime->name == "sglang";
-  j["tree_attention_backend"] = !sglang ? json(nullptr) : tree_backend_json(s);
+  const std::string tree_backend = sglang ? sglang_tree_backend(run, s.target, s.hw) : "";
+  j["tree_attention_backend"] = tree_backend.empty() ? json(nullptr) : json(tree_backend);
   j["verify_custom_mask"] = !sglang || !run.speculative() ? json(nullptr) : json(run.verify_custom_mask());
   j["runtime_applies_to"] = s.runtime && !s.runtime->applies_to.empty() ? json(s.runtime->applies_to) : json(nullptr);
   if (run.speculative()) {

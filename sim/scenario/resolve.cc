@@ -229,33 +229,13 @@ Scenario resolve_unfused(const RunArgs& a);
 Scenario resolve_scenario(const RunArgs& a) {
   Scenario s = resolve_unfused(a);
   apply_layout_effects(s);
-  // Which backend runs a draft tree's attention (run_spec.h): the command's, else SGLang's
-  // default for the model's trees (model_runner.py: FA3 for MLA on Hopper, FlashInfer for other
-  // models once topk > 1; model_specific_adjustments: FA3 for gpt-oss on Hopper;
-  // docs/sources.md#S-fa3-tree-cascade).
+  // SGLang's attention path, for the run and for each measurement at its own box
+  // (scenario/sglang_attention.h); off SGLang none of it applies.
   const bool sglang = s.runtime && s.runtime->name == "sglang";
-  const bool gpt_oss = s.target.architecture == "GptOssForCausalLM";
-  auto hopper = [](const Hardware& hw) { return hw.gpu.arch == GpuArch::Hopper && !hw.gpu.amd; };
-  auto fa3_tree = [&](const RunSpec& r, const Hardware& hw) {
-    if (!sglang) return false;
-    if (r.attention_backend) return *r.attention_backend == "fa3";
-    return hopper(hw) && (s.target.has_mla || gpt_oss);
-  };
-  // The verify on SGLang's FlashInfer MHA backend, its mask a custom mask (run_spec.h): MLA models
-  // and gpt-oss run other backends (SGLang refuses flashinfer for gpt-oss), AMD GPUs aiter or
-  // triton; a chain on Hopper runs FA3 where the architecture is on SGLang's FA3 list (utils.py,
-  // is_fa3_default_architecture).
-  auto custom_mask = [&](const RunSpec& r, const Hardware& hw, bool tree) {
-    if (!sglang || s.target.has_mla || gpt_oss || hw.gpu.amd) return false;
-    if (r.attention_backend) return *r.attention_backend == "flashinfer";
-    return tree || !(hopper(hw) && sglang_fa3_default_architecture(s.target.architecture));
-  };
-  auto decide = [&](RunSpec& r, const Hardware& hw) {
-    r.fa3_tree_attention = fa3_tree(r, hw);
-    r.custom_mask_chain = custom_mask(r, hw, false), r.custom_mask_tree = custom_mask(r, hw, true);
-  };
-  decide(s.run, s.hw);
-  for (auto& m : s.measured) decide(m.run, m.hw);
+  if (sglang) {
+    decide_sglang_attention(s.run, s.target, s.hw);
+    for (auto& m : s.measured) decide_sglang_attention(m.run, s.target, m.hw);
+  }
   if (sglang && s.run.speculative() && s.run.topk > 1 && !s.run.attention_backend)
     s.notes.push_back(std::string("a draft tree's attention runs ") +
                       (s.run.fa3_tree_attention ? "on FlashAttention-3 in two passes and a merge"

@@ -2,11 +2,16 @@
 
 #include <set>
 
-#include "scenario/paths.h"
-#include "util/error.h"
-#include "util/json_io.h"
+#include "scenario/model_constant.h"
 
 namespace specsim {
+namespace {
+
+bool nvidia_hopper(const Hardware& hw) { return hw.gpu.arch == GpuArch::Hopper && !hw.gpu.amd; }
+
+bool gpt_oss(const ModelSpec& m) { return m.architecture == "GptOssForCausalLM"; }
+
+}  // namespace
 
 bool sglang_fa3_default_architecture(const std::string& architecture) {
   // SGLang's list (python/sglang/srt/utils.py, is_fa3_default_architecture; docs/sources.md#S-flashinfer-custom-mask).
@@ -23,22 +28,30 @@ bool sglang_fa3_default_architecture(const std::string& architecture) {
   return fa3.count(architecture) > 0;
 }
 
+void decide_sglang_attention(RunSpec& run, const ModelSpec& target, const Hardware& hw) {
+  const std::optional<std::string>& named = run.attention_backend;
+  // A tree on FA3 (docs/sources.md#S-fa3-tree-cascade).
+  run.fa3_tree_attention = named ? *named == "fa3" : nvidia_hopper(hw) && (target.has_mla || gpt_oss(target));
+  // The verify on FlashInfer's MHA backend reads a custom mask; MLA models and gpt-oss run other
+  // backends (SGLang refuses flashinfer for gpt-oss), AMD GPUs aiter or triton.
+  const bool mha_flashinfer_possible = !target.has_mla && !gpt_oss(target) && !hw.gpu.amd;
+  run.custom_mask_tree = mha_flashinfer_possible && (named ? *named == "flashinfer" : true);
+  run.custom_mask_chain =
+      mha_flashinfer_possible &&
+      (named ? *named == "flashinfer" : !(nvidia_hopper(hw) && sglang_fa3_default_architecture(target.architecture)));
+}
+
+std::string sglang_tree_backend(const RunSpec& run, const ModelSpec& target, const Hardware& hw) {
+  if (run.fa3_tree_attention) return "fa3";
+  const bool named = run.attention_backend && *run.attention_backend == "flashinfer";
+  if (run.custom_mask_tree || (!hw.gpu.amd && target.has_mla && (named || hw.gpu.arch == GpuArch::Blackwell)))
+    return "flashinfer";
+  return "";
+}
+
 double flashinfer_custom_mask_factor() {
-  // Read once: a kernel constant, not a setting.
-  static const double factor = [] {
-    const std::string path = models_dir() + "/kernels/flashinfer_custom_mask.json";
-    const char* field = "models/kernels/flashinfer_custom_mask.json";
-    const nlohmann::json j = read_json_file(path);
-    if (!j.is_object()) throw InputError(path + ": needs a JSON object", field);
-    const double v = sourced_number(j, "attention_time_factor", path);
-    if (v < 1 || v > 10)
-      throw InputError(path +
-                           ": attention_time_factor must lie in [1, 10] (causal passes one custom-mask pass "
-                           "costs), got " +
-                           std::to_string(v),
-                       field);
-    return v;
-  }();
+  static const double factor = model_constant("kernels/flashinfer_custom_mask.json", "attention_time_factor", 1, 10,
+                                              "causal passes one custom-mask pass costs");
   return factor;
 }
 

@@ -1,13 +1,30 @@
 #pragma once
-// Facts about SGLang's attention backends that decide how a verify's attention is priced
-// (docs/model.md#tree-attention).
+// SGLang's choice of attention backend, as far as it decides how a speculative cycle's attention
+// is priced: a draft tree on FA3 (two passes and a merge), a verify on FlashInfer (its mask a
+// custom mask), or one pass (docs/model.md#tree-attention).
 #include <string>
+
+#include "scenario/hardware.h"
+#include "scenario/model_spec.h"
+#include "scenario/run_spec.h"
 
 namespace specsim {
 
 /// Whether SGLang runs an MHA model of this architecture (HF architectures[0]) on FlashAttention-3
 /// by default on Hopper when it drafts chains (utils.py, is_fa3_default_architecture).
 bool sglang_fa3_default_architecture(const std::string& architecture);
+
+/// Sets `run`'s fa3_tree_attention, custom_mask_chain and custom_mask_tree for SGLang serving
+/// `target` on `hw`: the command's --attention-backend, else SGLang's default (model_runner.py:
+/// FA3 for MLA models on Hopper and for an MHA model's chains where its architecture is on the FA3
+/// list; FlashInfer for other MHA models and every MHA tree; gpt-oss FA3 on Hopper, never
+/// FlashInfer; AMD GPUs aiter or triton).
+void decide_sglang_attention(RunSpec& run, const ModelSpec& target, const Hardware& hw);
+
+/// The backend a draft tree's attention is priced on, as JSON reports it: "fa3", "flashinfer" (an
+/// MHA model's masked verify, or the MLA backend on Blackwell), or "" where SGLang runs another
+/// (triton, aiter, trtllm_mha), priced as one pass. Needs decide_sglang_attention first.
+std::string sglang_tree_backend(const RunSpec& run, const ModelSpec& target, const Hardware& hw);
 
 /// How many causal passes of the same attention one pass of FlashInfer's prefill kernel with a
 /// custom mask costs (models/kernels/flashinfer_custom_mask.json, `attention_time_factor`, in

@@ -111,8 +111,8 @@ json error_bands_json(const ValidateResult& v, const TransferResult& t) {
   }
   // The transfer rows carry their case; its class is the family's. A row at another batch size
   // than its anchor's goes to the anchored-at-another-batch classes; one at the anchor's batch with
-  // another top-k to the anchored-at-another-top-k classes (its spec figures only: the baseline
-  // there is the anchor's own); the others to the anchored classes.
+  // another top-k to the anchored-at-another-top-k classes (its spec figures only: transfer_points
+  // leaves out a baseline that is the anchor's own); the others to the anchored classes.
   std::map<std::string, const PublishedCase*> by_id;
   std::map<std::string, TransferChange> change;
   for (const auto& f : t.families)
@@ -132,7 +132,6 @@ json error_bands_json(const ValidateResult& v, const TransferResult& t) {
       const std::string kind = model_kind(c.zoo_model);
       if (kind.empty()) continue;
       const TransferChange ch = change.at(p.id);
-      if (ch == TransferChange::TopK && fig == TransferFigure::Baseline) continue;
       Groups& g = ch == TransferChange::BatchSize ? other_batch : ch == TransferChange::TopK ? other_topk : anchored;
       add(g, kind, stack_of(c.serving), name, p.predicted, p.measured, c);
     }
