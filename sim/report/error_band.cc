@@ -5,7 +5,6 @@
 
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <vector>
 
 #include "anchors/anchors.h"
 #include "scenario/paths.h"
@@ -43,11 +42,12 @@ const char* anchoring_key(BandAnchoring how) {
   return "";
 }
 
-// The settings of every set of measurements that may anchor the run: its own, then the saved ones.
-std::vector<const RunSpec*> anchor_runs(const Scenario& s) {
-  std::vector<const RunSpec*> out = {&s.run};
-  for (const MeasuredRun& m : s.measured) out.push_back(&m.run);
-  return out;
+// Calls f with the settings of every set of measurements that may anchor the run: its own, then
+// the saved ones (no allocation: a sweep asks once per row).
+template <typename F>
+void for_each_anchor_run(const Scenario& s, F f) {
+  f(s.run);
+  for (const MeasuredRun& m : s.measured) f(m.run);
 }
 
 }  // namespace
@@ -60,8 +60,9 @@ bool run_is_anchored(const Scenario& s) {
 BandAnchoring band_anchoring(const Scenario& s, int batch) {
   if (!run_is_anchored(s)) return BandAnchoring::Unanchored;
   bool tok_s = false, at_batch = false;
-  for (const RunSpec* r : anchor_runs(s))
-    if (r->measured_baseline_tok_s || r->measured_spec_tok_s) tok_s = true, at_batch |= r->batch_size == batch;
+  for_each_anchor_run(s, [&](const RunSpec& r) {
+    if (r.measured_baseline_tok_s || r.measured_spec_tok_s) tok_s = true, at_batch |= r.batch_size == batch;
+  });
   return tok_s && !at_batch ? BandAnchoring::OtherBatch : BandAnchoring::Anchored;
 }
 
@@ -69,8 +70,9 @@ BandAnchoring spec_band_anchoring(const Scenario& s, int batch, int topk) {
   const BandAnchoring how = band_anchoring(s, batch);
   if (how != BandAnchoring::Anchored) return how;
   bool spec = false, at_topk = false;
-  for (const RunSpec* r : anchor_runs(s))
-    if (r->measured_spec_tok_s && r->batch_size == batch) spec = true, at_topk |= r->topk == topk;
+  for_each_anchor_run(s, [&](const RunSpec& r) {
+    if (r.measured_spec_tok_s && r.batch_size == batch) spec = true, at_topk |= r.topk == topk;
+  });
   return spec && !at_topk ? BandAnchoring::OtherTopk : how;
 }
 

@@ -15,9 +15,9 @@ double model_constant(const std::string& file, const std::string& key, double lo
   if (!j.is_object()) throw InputError(path + ": needs a JSON object", field);
   const double v = sourced_number(j, key, path);
   if (v < lo || v > hi)
-    throw InputError(fmt::format("{}: {} must lie in [{:g}, {:g}] ({}), got {}", path, key, lo, hi, meaning,
-                                 std::to_string(v)),
-                     field);
+    throw InputError(
+        fmt::format("{}: {} must lie in [{:g}, {:g}] ({}), got {}", path, key, lo, hi, meaning, std::to_string(v)),
+        field);
   return v;
 }
 
