@@ -107,6 +107,8 @@ TransferRow predict_row(const PublishedCase& c, const PublishedCase& a, const js
   return row;
 }
 
+bool anchors_baseline(const TransferRow& r, const TransferFamily& t);
+
 TransferFamily transfer_family(const CaseFamily& f) {
   TransferFamily t;
   t.family = f;
@@ -134,6 +136,11 @@ TransferFamily transfer_family(const CaseFamily& f) {
   for (std::size_t i = 0; i < f.cases.size(); ++i)
     t.rows.push_back(i == *f.anchor ? anchor_row
                                     : predict_row(f.cases[i], a, file, t.scenario_file, anchor_has_spec, anchor_decay));
+  for (auto& r : t.rows) {
+    if (r.anchor) continue;
+    r.spec_bound = spec_data_bound(r.c, a);
+    if (!anchors_baseline(r, t)) r.baseline_bound = baseline_data_bound(r.c, a);
+  }
   if (f.cases.size() == 1) t.not_scored = "one row: nothing to predict from its anchor";
   return t;
 }
@@ -225,6 +232,17 @@ TransferResult run_transfer(const std::string& set_dir, const std::string& label
   }
   for (const TransferChange c : kTransferChanges)
     r.spec_by_change[static_cast<int>(c)] = error_stats(points(r.families, true, TransferFigure::Spec, c));
+  for (const auto& t : r.families) {
+    if (!t.not_scored.empty()) continue;
+    for (const auto& row : t.rows) {
+      if (!row.c.held_out) continue;
+      if (row.spec_bound && row.spec_tok_s)
+        r.spec_bounded.push_back({row.c.id, row.spec_bound->pct, error_pct(*row.spec_tok_s, *row.c.spec_tok_s)});
+      if (row.baseline_bound && row.baseline_tok_s)
+        r.baseline_bounded.push_back(
+            {row.c.id, row.baseline_bound->pct, error_pct(*row.baseline_tok_s, *row.c.baseline_tok_s)});
+    }
+  }
   r.targets = {{"spec tok/s, held-out, median", 5, r.spec[1], true},
                {"spec tok/s, held-out, worst", 15, r.spec[1], false}};
   return r;

@@ -13,6 +13,7 @@
 
 #include "anchors/anchors.h"
 #include "validate/case_run.h"
+#include "validate/data_bound.h"
 #include "validate/error_stats.h"
 #include "validate/family.h"
 
@@ -28,6 +29,9 @@ struct TransferRow {
   std::string accept_source;                                  ///< where the run took it from, in words
   std::string spec_skipped;                                   ///< why the speculation is not predicted ("" when it is)
   std::string refused;                                        ///< the run refused the row: no prediction, and why
+  /// The least error any prediction from the anchor can have on this row, set by the family's own
+  /// measurements (validate/data_bound.h); not for the anchor or a baseline that is its own figure.
+  std::optional<DataBound> spec_bound, baseline_bound;
 };
 
 /// One family: its anchor's recorded measurements and every row predicted from them.
@@ -64,6 +68,12 @@ struct TransferResult {
   ErrorStats baseline[2], spec[2], speedup[2];  ///< every scored family's predicted rows: [0] fit, [1] held out
   /// The held-out spec tok/s errors by what the row changes from its anchor (kTransferChanges' order).
   ErrorStats spec_by_change[std::size(kTransferChanges)];
+  /// Held-out rows whose error the family's own measurements bound (spec_bound, baseline_bound).
+  struct BoundedRow {
+    std::string id;
+    double bound_pct, error_pct;
+  };
+  std::vector<BoundedRow> spec_bounded, baseline_bounded;
   std::vector<Target> targets;
 };
 

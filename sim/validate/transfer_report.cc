@@ -2,6 +2,9 @@
 // the targets.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "util/json_io.h"
 #include "util/shell_quote.h"
 #include "validate/transfer.h"
@@ -56,6 +59,10 @@ std::string row_text(const TransferRow& r, const std::optional<AnchorEntry>& cyc
     out += fmt::format("{}(accept len {:.2f}: {})\n", indent, *r.accept_len, r.accept_source);
   if (!r.spec_skipped.empty()) out += fmt::format("{}(speculation not predicted: {})\n", indent, r.spec_skipped);
   if (!r.refused.empty()) out += fmt::format("{}(not predicted: {})\n", indent, r.refused);
+  if (r.baseline_bound)
+    out += fmt::format("{}(the family's own data bound its baseline: {})\n", indent, r.baseline_bound->why);
+  if (r.spec_bound)
+    out += fmt::format("{}(the family's own data bound its spec tok/s: {})\n", indent, r.spec_bound->why);
   return out;
 }
 
@@ -71,7 +78,11 @@ std::string family_text(std::size_t n, const TransferFamily& t) {
                      "case", "role", "bs", "S/K/N", "acc", "base", "pred", "err", "spec", "pred", "err", "x", "pred",
                      "err");
   if (t.rows.empty())
-    for (const auto& c : f.cases) out += row_text(TransferRow{c, false, "", {}, {}, {}, {}, "", "", ""});
+    for (const auto& c : f.cases) {
+      TransferRow unpredicted;
+      unpredicted.c = c;
+      out += row_text(unpredicted);
+    }
   for (const auto& r : t.rows) out += row_text(r, t.anchor_cycle);
   if (!t.not_scored.empty()) return out + "\n";
   std::string stats;  // the figures this family scores, fit and held-out apart
@@ -103,7 +114,27 @@ json row_json(const TransferRow& r) {
       {"error_pct",
        {{"baseline_tok_s", opt(error_of(r.baseline_tok_s, c.baseline_tok_s))},
         {"spec_tok_s", opt(error_of(r.spec_tok_s, c.spec_tok_s))},
-        {"speedup", opt(error_of(r.speedup, c.speedup()))}}}};
+        {"speedup", opt(error_of(r.speedup, c.speedup()))}}},
+      {"data_bound_pct",
+       {{"baseline_tok_s", r.baseline_bound ? json(r.baseline_bound->pct) : json(nullptr)},
+        {"spec_tok_s", r.spec_bound ? json(r.spec_bound->pct) : json(nullptr)}}}};
+}
+
+// The held-out rows whose error their family's own data bound, the largest bound first.
+std::string bounded_text(const char* figure, std::vector<TransferResult::BoundedRow> rows) {
+  if (rows.empty()) return fmt::format("  {:<24} none\n", figure);
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return std::abs(a.bound_pct) > std::abs(b.bound_pct); });
+  std::string out = fmt::format("  {:<24} {} row{}\n", figure, rows.size(), rows.size() == 1 ? "" : "s");
+  for (const auto& b : rows)
+    out += fmt::format("    {:<56} bound {:+6.1f}%  error {:+6.1f}%\n", b.id, b.bound_pct, b.error_pct);
+  return out;
+}
+
+json bounded_json(const std::vector<TransferResult::BoundedRow>& rows) {
+  json out = json::array();
+  for (const auto& b : rows) out.push_back({{"id", b.id}, {"bound_pct", b.bound_pct}, {"error_pct", b.error_pct}});
+  return out;
 }
 
 json family_json(const TransferFamily& t) {
@@ -168,6 +199,11 @@ std::string transfer_text(const TransferResult& r) {
       "the other draft settings; else only the workload):\n";
   for (const TransferChange c : kTransferChanges)
     out += stats_text(fmt::format("  {}", transfer_change_name(c)), r.spec_by_change[static_cast<int>(c)]);
+  out +=
+      "held-out rows whose error the family's own data bound (at least the anchor's settings measured faster, or at "
+      "most its settings slower: no prediction that keeps the anchor and grows with the settings comes closer):\n";
+  out += bounded_text("baseline tok/s", r.baseline_bounded);
+  out += bounded_text("spec tok/s", r.spec_bounded);
   return out + targets_text(r.targets);
 }
 
@@ -185,6 +221,8 @@ json transfer_json(const TransferResult& r) {
   for (const TransferChange c : kTransferChanges)
     by_change[transfer_change_name(c)] = stats_json(r.spec_by_change[static_cast<int>(c)]);
   summary["held_out_spec_tok_s_by_change"] = by_change;
+  summary["held_out_data_bounded"] = {{"baseline_tok_s", bounded_json(r.baseline_bounded)},
+                                      {"spec_tok_s", bounded_json(r.spec_bounded)}};
   return {{"set", r.set},       {"anchor_rule", kAnchorRule}, {"families", families},
           {"skipped", skipped}, {"summary", summary},         {"targets", targets_json(r.targets)}};
 }
