@@ -42,7 +42,7 @@ TEST_CASE("data bound: more work measured faster, or less work slower, bounds th
   const auto b = spec_data_bound(tree, a);
   REQUIRE(b);
   CHECK(b->pct == Approx(-20.0));
-  CHECK(b->why.find("at least the anchor's settings") != std::string::npos);
+  CHECK(b->why.find("at least the anchor's batch, context, draft and accepted tokens") != std::string::npos);
   CHECK(b->why.find("8.00 ms cycle against the anchor's 10.00 ms") != std::string::npos);
   CHECK(b->why.find("at least 20.0% low") != std::string::npos);
   // Measured slower than the anchor instead: nothing bounds it.
@@ -55,14 +55,28 @@ TEST_CASE("data bound: more work measured faster, or less work slower, bounds th
   const auto s = spec_data_bound(short_chain, a);
   REQUIRE(s);
   CHECK(s->pct == Approx(20.0));
-  CHECK(s->why.find("at most the anchor's settings") != std::string::npos);
+  CHECK(s->why.find("at most the anchor's batch") != std::string::npos);
+  // Fewer steps measured faster: as expected, nothing bounds it.
+  short_chain.spec_tok_s = 3 / 8.0 * 1e3;
+  CHECK_FALSE(spec_data_bound(short_chain, a));
   CHECK(s->why.find("at least 20.0% high") != std::string::npos);
 
   // The anchor's own settings (another dataset, a repeat): bounded both ways.
   REQUIRE(spec_data_bound(row_case(9.0), a));
   CHECK(spec_data_bound(row_case(9.0), a)->pct == Approx(-10.0));
   CHECK(spec_data_bound(row_case(11.0), a)->pct == Approx(10.0));
-  CHECK(spec_data_bound(row_case(11.0), a)->why.find("the anchor's settings as stated") != std::string::npos);
+  CHECK(spec_data_bound(row_case(11.0), a)->why.find("as stated") != std::string::npos);
+  // More accepted tokens are more work (the extend's): faster with them is bounded, faster with
+  // fewer is not.
+  PublishedCase more_accepted = row_case(9.0);
+  more_accepted.accept_length = 3.3;
+  more_accepted.spec_tok_s = 3.3 / 9.0 * 1e3;
+  REQUIRE(spec_data_bound(more_accepted, a));
+  CHECK(spec_data_bound(more_accepted, a)->pct == Approx(-10.0));
+  PublishedCase fewer_accepted = more_accepted;
+  fewer_accepted.accept_length = 2.7;
+  fewer_accepted.spec_tok_s = 2.7 / 9.0 * 1e3;
+  CHECK_FALSE(spec_data_bound(fewer_accepted, a));
   // Under half a percent is no bound.
   CHECK_FALSE(spec_data_bound(row_case(10.04), a));
 }
@@ -77,10 +91,20 @@ TEST_CASE("data bound: nothing where the rows cannot be ordered or a cycle is no
   PublishedCase no_accept = row_case(5.0);
   no_accept.accept_length.reset();
   CHECK_FALSE(spec_data_bound(no_accept, a));
-  // Another algorithm: another draft, not more or less of the same work.
+  // Another algorithm, or anything else of the deployment: not more or less of the same work.
   PublishedCase other = row_case(5.0);
   other.algorithm = "EAGLE";
   CHECK_FALSE(spec_data_bound(other, a));
+  PublishedCase fp8_kv = row_case(5.0);
+  fp8_kv.kv_cache_dtype = "fp8_e4m3";
+  CHECK_FALSE(spec_data_bound(fp8_kv, a));
+  PublishedCase dp = row_case(5.0);
+  dp.enable_dp_attention = true;
+  CHECK_FALSE(spec_data_bound(dp, a));
+  // A draft count a row does not state.
+  PublishedCase no_steps = row_case(5.0);
+  no_steps.num_steps.reset();
+  CHECK_FALSE(spec_data_bound(no_steps, a));
   // A context one row states and the other does not: not ordered.
   PublishedCase ctx = row_case(5.0);
   ctx.context_len = 4096;
@@ -106,7 +130,11 @@ TEST_CASE("data bound: plain decode over batch and context") {
   PublishedCase wider = a;
   wider.num_steps = 7, wider.baseline_tok_s = 160;
   REQUIRE(baseline_data_bound(wider, a));
-  CHECK(baseline_data_bound(wider, a)->why.find("the anchor's settings as stated") != std::string::npos);
+  CHECK(baseline_data_bound(wider, a)->why.find("the anchor's batch and context as stated") != std::string::npos);
+  // A context only one of them states leaves them unordered.
+  PublishedCase ctx = bs4;
+  ctx.baseline_tok_s = 200, ctx.context_len = 8192;
+  CHECK_FALSE(baseline_data_bound(ctx, a));
 }
 
 TEST_CASE("validate --transfer reports the rows a family's own data bound") {
@@ -132,8 +160,9 @@ TEST_CASE("validate --transfer reports the rows a family's own data bound") {
 
   const auto text = test::run_specsim({"validate", "--transfer", "--case", id});
   REQUIRE(text.exit_code == 0);
-  CHECK(text.out.find("(the family's own data bound its spec tok/s: with at least the anchor's settings it measures "
-                      "a 9.58 ms cycle against the anchor's 11.64 ms") != std::string::npos);
+  CHECK(text.out.find("(the family's own data bound its spec tok/s: with at least the anchor's batch, context, draft "
+                      "and accepted tokens it measures a 9.58 ms cycle against the anchor's 11.64 ms") !=
+        std::string::npos);
   CHECK(text.out.find("held-out rows whose error the family's own data bound") != std::string::npos);
   const auto js = test::run_specsim({"validate", "--transfer", "--case", id, "--json"});
   REQUIRE(js.exit_code == 0);
@@ -142,6 +171,12 @@ TEST_CASE("validate --transfer reports the rows a family's own data bound") {
   REQUIRE(bounded.at("spec_tok_s").size() == 1);
   CHECK(bounded.at("spec_tok_s").at(0).at("id") == id);
   CHECK(bounded.at("baseline_tok_s").empty());
-  for (const auto& x : j.at("families").at(0).at("rows"))
+  for (const auto& x : j.at("families").at(0).at("rows")) {
     if (x.at("id") == id) CHECK(x.at("data_bound_pct").at("spec_tok_s").get<double>() < -17);
+    if (x.at("anchor") == true) CHECK(x.at("data_bound_pct").at("spec_tok_s").is_null());
+  }
+  // A family without one says so.
+  const auto none = test::run_specsim({"validate", "--transfer", "--case", "vllm-issue20780-llama31-8b-eagle1-k3"});
+  REQUIRE(none.exit_code == 0);
+  CHECK(none.out.find("  spec tok/s               none") != std::string::npos);
 }

@@ -107,7 +107,12 @@ TransferRow predict_row(const PublishedCase& c, const PublishedCase& a, const js
   return row;
 }
 
-bool anchors_baseline(const TransferRow& r, const TransferFamily& t);
+// A row whose plain decode is the anchor's own measurement (same batch, same figure: the source's
+// one baseline of a table over draft settings) predicts nothing about the baseline.
+bool anchors_baseline(const TransferRow& r, const TransferFamily& t) {
+  const PublishedCase& a = t.family.cases[*t.family.anchor];
+  return r.c.batch_size == a.batch_size && r.c.baseline_tok_s == a.baseline_tok_s;
+}
 
 TransferFamily transfer_family(const CaseFamily& f) {
   TransferFamily t;
@@ -143,13 +148,6 @@ TransferFamily transfer_family(const CaseFamily& f) {
   }
   if (f.cases.size() == 1) t.not_scored = "one row: nothing to predict from its anchor";
   return t;
-}
-
-// A row whose plain decode is the anchor's own measurement (same batch, same figure: the source's
-// one baseline of a table over draft settings) predicts nothing about the baseline.
-bool anchors_baseline(const TransferRow& r, const TransferFamily& t) {
-  const PublishedCase& a = t.family.cases[*t.family.anchor];
-  return r.c.batch_size == a.batch_size && r.c.baseline_tok_s == a.baseline_tok_s;
 }
 
 // The rows a family scores on one figure: predicted from the anchor (the anchor itself is

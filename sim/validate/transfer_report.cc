@@ -200,8 +200,9 @@ std::string transfer_text(const TransferResult& r) {
   for (const TransferChange c : kTransferChanges)
     out += stats_text(fmt::format("  {}", transfer_change_name(c)), r.spec_by_change[static_cast<int>(c)]);
   out +=
-      "held-out rows whose error the family's own data bound (at least the anchor's settings measured faster, or at "
-      "most its settings slower: no prediction that keeps the anchor and grows with the settings comes closer):\n";
+      "held-out rows whose error the family's own data bound (at least the anchor's work measured faster, or at "
+      "most its work slower: no prediction that keeps the anchor and does not get faster with more work comes "
+      "closer):\n";
   out += bounded_text("baseline tok/s", r.baseline_bounded);
   out += bounded_text("spec tok/s", r.spec_bounded);
   return out + targets_text(r.targets);
