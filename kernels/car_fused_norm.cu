@@ -161,6 +161,11 @@ __global__ void __launch_bounds__(kModeMaxThreads<kMode>) fused_kernel(const __g
           store_relaxed_sys(reinterpret_cast<uint4*>(me.base[q] + area + my_off) + i, v);
         }
     }
+  // The first vector's residual, loaded once the sends are out, so that its latency passes
+  // behind the barrier and the polls instead of holding the reduce's add (loaded before the sends
+  // it was slower): 8 virtual ranks of one H200, 42 KB, `split` 5.00 -> 4.83 us, `cluster-push`
+  // 5.03 -> 4.60; one token 0.1 us slower (traces/arbench/fused-hoist-h200-2026-12-02/).
+  const uint4 first_res = has_first ? static_cast<const uint4*>(fr.residual_in)[first_i] : make_uint4(0, 0, 0, 0);
   // s_failed initialised and every thread's count load completed
   __syncthreads();
 
@@ -175,8 +180,9 @@ __global__ void __launch_bounds__(kModeMaxThreads<kMode>) fused_kernel(const __g
       const std::size_t c = sl.begin + rs.local + static_cast<std::size_t>(k) * rs.lanes;
       if (c >= sl.end || !ok) continue;
       const std::size_t i = row * vpr + c;
-      const uint4 own = unreserve<T>(in[i]);  // issued before the polls: latencies overlap
-      const uint4 res = static_cast<const uint4*>(fr.residual_in)[i];
+      const bool is_first = has_first && i == first_i;
+      const uint4 own = unreserve<T>(is_first ? first_raw : in[i]);  // issued before the polls: latencies overlap
+      const uint4 res = is_first ? first_res : static_cast<const uint4*>(fr.residual_in)[i];
       uint4 v[kR];
       unsigned pending = 0;
 #pragma unroll
