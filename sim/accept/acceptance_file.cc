@@ -21,7 +21,9 @@ double unit_number(const nlohmann::json& v, const std::string& where) {
   return x;
 }
 
-const nlohmann::json& array_of(const nlohmann::json& j, const char* key, std::size_t max, const std::string& where) {
+// `where` by value: GCC 13's -Wdangling-reference otherwise takes the returned element of `j` for
+// a reference into the temporary string the callers build.
+const nlohmann::json& array_of(const nlohmann::json& j, const char* key, std::size_t max, std::string where) {
   const auto& a = j.at(key);
   if (!a.is_array() || a.empty() || a.size() > max)
     throw InputError(fmt::format("must be an array of 1..{} entries", max), where);

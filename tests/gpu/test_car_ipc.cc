@@ -6,16 +6,13 @@
 // their slots rotate). Also: a rank that joins but never calls must be reported by the others
 // within a bounded time (a barrier variant and two flag-free ones).
 // Flags: --quick (worlds 2 and 4 only). Internal: --child RANK WORLD DIR MODE.
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "car_process_group.h"
 #include "car_test_util.h"
 
 using namespace cartest;
@@ -26,7 +23,6 @@ namespace {
 
 /// Under time-slicing a peer can be descheduled for many time slices.
 constexpr std::uint64_t kChildTimeoutNs = 30'000'000'000ull;
-constexpr double kGroupDeadlineS = 240.0;
 
 int child_sweep(int rank, int world, const std::string& dir) {
   Options opt;
@@ -124,60 +120,6 @@ int child_absent(int rank, int world, const std::string& dir, Variant v) {
   std::printf("absent child %d: %.3f s: %s\n", rank, s, msg.c_str());
   GPU_CHECK(cudaFree(buf));
   return msg.find(want) != std::string::npos && s < 20.0 ? 0 : 1;
-}
-
-/// Runs `world` children of this binary in `mode`; true when all exit 0 in time.
-bool run_group(const char* self, int world, const char* mode) {
-  char tmpl[] = "/tmp/carXXXXXX";
-  const char* dir = ::mkdtemp(tmpl);
-  if (!dir) {
-    std::perror("mkdtemp");
-    return false;
-  }
-  std::vector<pid_t> kids;
-  for (int r = 0; r < world; ++r) {
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      const std::string rs = std::to_string(r), ws = std::to_string(world);
-      ::execl(self, self, "--child", rs.c_str(), ws.c_str(), dir, mode, static_cast<char*>(nullptr));
-      std::perror("execl");
-      ::_exit(127);
-    }
-    kids.push_back(pid);
-  }
-  bool ok = true;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kGroupDeadlineS);
-  std::size_t left = kids.size();
-  while (left > 0) {
-    for (pid_t& k : kids) {
-      if (k <= 0) continue;
-      int status = 0;
-      const pid_t r = ::waitpid(k, &status, WNOHANG);
-      if (r == k) {
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-          std::fprintf(stderr, "FAIL: %s world %d: child pid %d exited with status %d\n", mode, world, k,
-                       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-          ok = false;
-        }
-        k = 0;
-        --left;
-      }
-    }
-    if (left == 0) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      std::fprintf(stderr, "FAIL: %s world %d: children still running after %.0f s; killing\n", mode, world,
-                   kGroupDeadlineS);
-      for (pid_t k : kids)
-        if (k > 0) ::kill(k, SIGKILL);
-      for (pid_t k : kids)
-        if (k > 0) ::waitpid(k, nullptr, 0);
-      ok = false;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ::rmdir(dir);
-  return ok;
 }
 
 }  // namespace
