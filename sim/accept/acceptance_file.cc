@@ -21,13 +21,12 @@ double unit_number(const nlohmann::json& v, const std::string& where) {
   return x;
 }
 
-// `where` by value: GCC 13's -Wdangling-reference otherwise takes the returned element of `j` for
-// a reference into the temporary string the callers build.
-const nlohmann::json& array_of(const nlohmann::json& j, const char* key, std::size_t max, std::string where) {
-  const auto& a = j.at(key);
+/// Refuses `a` unless it is an array of 1..max entries. (Checked at the call site rather than
+/// returned: GCC 13's -Wdangling-reference takes a reference returned from a call with a
+/// temporary argument for a reference into that temporary.)
+void check_array(const nlohmann::json& a, std::size_t max, const std::string& where) {
   if (!a.is_array() || a.empty() || a.size() > max)
     throw InputError(fmt::format("must be an array of 1..{} entries", max), where);
-  return a;
 }
 
 }  // namespace
@@ -40,7 +39,8 @@ AcceptanceFile acceptance_from_json(const nlohmann::json& j, const std::string& 
   if (!j.contains("depth_rates")) throw InputError("missing depth_rates (per-depth acceptance rates)", file);
   AcceptanceFile out;
   if (j.contains("source")) out.source = json_string(j, "source", file);
-  const auto& rates = array_of(j, "depth_rates", kMaxDepth, file + ":depth_rates");
+  const auto& rates = j.at("depth_rates");
+  check_array(rates, kMaxDepth, file + ":depth_rates");
   std::vector<double> a;
   for (std::size_t d = 0; d < rates.size(); ++d)
     a.push_back(unit_number(rates[d], fmt::format("{}:depth_rates[{}]", file, d)));
@@ -52,7 +52,8 @@ AcceptanceFile acceptance_from_json(const nlohmann::json& j, const std::string& 
                            kDefaultCoverageBeta);
     return out;
   }
-  const auto& cov = array_of(j, "topk_coverage", kMaxDepth, file + ":topk_coverage");
+  const auto& cov = j.at("topk_coverage");
+  check_array(cov, kMaxDepth, file + ":topk_coverage");
   if (cov.size() != a.size())
     throw InputError(fmt::format("has {} rows, depth_rates {}: give one row per depth", cov.size(), a.size()),
                      file + ":topk_coverage");

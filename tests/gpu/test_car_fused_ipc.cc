@@ -79,7 +79,8 @@ bool fused_case(Checker& ck, car::Communicator& comm, Bufs& b, car::FusedVariant
   const std::string tag = std::string(car::to_string(v)) + " world " + std::to_string(world) + " rank " +
                           std::to_string(rank) + " " + name(sh.dt) + " " + std::to_string(sh.tokens) + "x" +
                           std::to_string(sh.hidden) + (sh.in_place ? " in place" : "") + (sh.quant ? " fp8" : "");
-  const FusedProblem p = make_fused_problem(sh.dt, world, sh.tokens, sh.hidden, 29 + sh.tokens * 31 + sh.hidden + world);
+  const FusedProblem p =
+      make_fused_problem(sh.dt, world, sh.tokens, sh.hidden, 29 + sh.tokens * 31 + sh.hidden + world);
   GPU_CHECK(cudaMemcpyAsync(b.in, p.ar.in[static_cast<std::size_t>(rank)].data(), bytes, cudaMemcpyHostToDevice, st));
   GPU_CHECK(cudaMemcpyAsync(b.res_in, p.residual.data(), bytes, cudaMemcpyHostToDevice, st));
   GPU_CHECK(cudaMemcpyAsync(b.weight, p.weight.data(), sh.hidden * 2, cudaMemcpyHostToDevice, st));
@@ -150,8 +151,8 @@ void graph_case(Checker& ck, car::Communicator& comm, Bufs& b, car::FusedVariant
   s.tokens = tokens, s.hidden = hidden, s.dtype = dt, s.eps = p.eps;
   const car::FusedNormIo fio{b.in, b.res_in, b.res_out, b.weight, b.norm, nullptr};
   const car::FusedNormIo nio{b.ar, b.res_in, b.res2, b.weight, b.norm2, nullptr};
-  const std::string tag = std::string(car::to_string(v)) + " graph world " + std::to_string(world) + " rank " +
-                          std::to_string(rank);
+  const std::string tag =
+      std::string(car::to_string(v)) + " graph world " + std::to_string(world) + " rank " + std::to_string(rank);
   try {
     // the expected norm: the separate kernel on this rank's plain all-reduce
     comm.allreduce(b.in, b.ar, count, dt, Variant::OneShotLL, st);
@@ -194,8 +195,8 @@ int child_fused(int rank, int world, const std::string& dir, car::FusedVariant v
   GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   Bufs b;
   Checker ck;
-  const Shape shapes[] = {{1, 7168, DType::BF16, false, false}, {3, 7168, DType::BF16, false, true},
-                          {3, 7168, DType::FP16, false, true},  {5, 4096, DType::BF16, true, true},
+  const Shape shapes[] = {{1, 7168, DType::BF16, false, false},  {3, 7168, DType::BF16, false, true},
+                          {3, 7168, DType::FP16, false, true},   {5, 4096, DType::BF16, true, true},
                           {64, 8192, DType::BF16, false, false}, {2, 1032, DType::BF16, false, true},
                           {3, 16384, DType::BF16, false, false}};
   for (const Shape& sh : shapes)

@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -43,7 +44,7 @@ Run mpirun(const std::string& dir, int np, const std::string& env, std::string a
   static int n = 0;
   Run r;
   r.dir = dir + "/run" + std::to_string(n++);
-  std::system(("mkdir -p '" + r.dir + "'").c_str());
+  std::filesystem::create_directories(r.dir);
   for (auto p = args.find("{DIR}"); p != std::string::npos; p = args.find("{DIR}")) args.replace(p, 5, r.dir);
   const std::string rank = "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-$PMIX_RANK}}";
   const std::string cmd = std::string(SPECSIM_MPIEXEC) + " " + std::to_string(np) + " sh -c 'exec env " + env +
