@@ -243,10 +243,8 @@ void graph_case(Checker& ck, car::FusedVariant variant, int world, std::uint64_t
   GPU_CHECK(cudaStreamEndCapture(st, &g));
   GPU_CHECK(cudaGraphInstantiate(&ge, g, 0));
   for (int rep = 0; rep < 5; ++rep) {
-    for (auto& x : b) {
-      GPU_CHECK(cudaMemset(x.norm, kPoison, bytes));
-      GPU_CHECK(cudaMemset(x.ar, kPoison, bytes));
-    }
+    for (auto& x : b)
+      for (void* o : {x.norm, x.res_out, x.ar}) GPU_CHECK(cudaMemset(o, kPoison, bytes));
     GPU_CHECK(cudaDeviceSynchronize());
     GPU_CHECK(cudaGraphLaunch(ge, st));
     comm->synchronize(st);

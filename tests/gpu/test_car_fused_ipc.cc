@@ -169,8 +169,7 @@ void graph_case(Checker& ck, car::Communicator& comm, Bufs& b, car::FusedVariant
     GPU_CHECK(cudaStreamEndCapture(st, &g));
     GPU_CHECK(cudaGraphInstantiate(&ge, g, 0));
     for (int rep = 0; rep < 5; ++rep) {
-      GPU_CHECK(cudaMemsetAsync(b.norm, kPoison, bytes, st));
-      GPU_CHECK(cudaMemsetAsync(b.ar, kPoison, bytes, st));
+      for (void* o : {b.norm, b.res_out, b.ar}) GPU_CHECK(cudaMemsetAsync(o, kPoison, bytes, st));
       GPU_CHECK(cudaGraphLaunch(ge, st));
       comm.synchronize(st);
       const std::string rtag = tag + " replay " + std::to_string(rep);

@@ -1,5 +1,6 @@
 #!/bin/bash
-# EXP: split's row sum a word a warp (CAR_EXP_WARPSUM=1; 2 = with the block barrier before it), A/B interleaved.
+# EXP: split's row-sum words a 128-byte line apart (CAR_EXP_WARPSUM=3), a back-off in the word polls (4: 20 ns,
+# 6: 100 ns), both (5), against split as it is (0); A/B interleaved.
 set -u -o pipefail
 O=${OUT:?set OUT to a folder}; mkdir -p $O
 t0=$(date +%s)
