@@ -16,44 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "car_fused_reference.h"
-#include "car_test_util.h"
+#include "car_fused_test_util.h"
 
 namespace car = specsim::car;
 using namespace cartest;
 
 namespace {
-
-/// Device buffers of one rank.
-struct RankBufs {
-  void *in = nullptr, *res_in = nullptr, *res_out = nullptr, *weight = nullptr, *norm = nullptr, *quant = nullptr;
-  void *ar = nullptr, *res2 = nullptr, *norm2 = nullptr, *quant2 = nullptr;  // the unfused pair's outputs
-  void alloc(std::size_t bytes, std::size_t hidden_bytes) {
-    for (void** p : {&in, &res_in, &res_out, &norm, &ar, &res2, &norm2}) GPU_CHECK(cudaMalloc(p, bytes));
-    GPU_CHECK(cudaMalloc(&weight, hidden_bytes));
-    GPU_CHECK(cudaMalloc(&quant, bytes / 2));
-    GPU_CHECK(cudaMalloc(&quant2, bytes / 2));
-  }
-  void free_all() {
-    for (void* p : {in, res_in, res_out, weight, norm, quant, ar, res2, norm2, quant2}) cudaFree(p);
-  }
-};
-
-std::vector<unsigned char> fetch(const void* d, std::size_t bytes) {
-  std::vector<unsigned char> h(bytes);
-  GPU_CHECK(cudaMemcpy(h.data(), d, bytes, cudaMemcpyDeviceToHost));
-  return h;
-}
-
-constexpr car::FusedVariant kVariants[] = {car::FusedVariant::Cluster, car::FusedVariant::ClusterPush,
-                                           car::FusedVariant::Block, car::FusedVariant::Split};
-
-/// The separate kernel compared with variant v at `hidden`: v's row split where it runs the shape,
-/// else the cluster one (the same bits either way).
-car::FusedVariant separate_for(car::FusedVariant v, std::size_t hidden) {
-  const bool one_cta = v == car::FusedVariant::Block || v == car::FusedVariant::Split;
-  return one_cta && car::fused_variant_refuse_reason(car::FusedVariant::Block, hidden) ? car::FusedVariant::Cluster : v;
-}
 
 void host_refusals(Checker& ck) {
   alignas(16) static unsigned char buf[6][4096];
@@ -102,7 +70,7 @@ void host_refusals(Checker& ck) {
   ck.expect(car::fused_threads(24) == 32 && car::fused_threads(1032) == 96 && car::fused_threads(4096) == 128 &&
                 car::fused_threads(7168) == 128 && car::fused_threads(8192) == 128 && car::fused_threads(16384) == 256,
             "threads: a CTA's slice of the row, a vector a thread, whole warps");
-  for (car::FusedVariant v : kVariants)
+  for (car::FusedVariant v : kFusedVariants)
     ck.expect(car::parse_fused_variant(car::to_string(v)) == v, "fused variant name round trip");
   ck.expect(!car::parse_fused_variant("clusters") && !car::parse_fused_variant(""), "unknown fused variant names");
   ck.expect(car::fused_cta_threads(car::FusedVariant::Block, 7168) == 1024 &&
@@ -173,19 +141,15 @@ void run_case(Checker& ck, car::FusedVariant variant, int world, DType dt, std::
   comm->allreduce_add_rmsnorm_virtual(fio, s, nullptr);
   comm->synchronize(nullptr);
 
-  std::vector<unsigned char> norm0, quant0;
+  std::vector<unsigned char> norm0;
   for (int r = 0; r < world; ++r) {
     const RankBufs& x = b[static_cast<std::size_t>(r)];
     const auto res = fetch(fio[r].residual_out, bytes), norm = fetch(fio[r].norm_out, bytes);
     const auto res2 = fetch(x.res2, bytes), norm2 = fetch(x.norm2, bytes);
-    ck.expect(res == p.new_residual, tag + ": rank " + std::to_string(r) + " residual bitwise = CPU");
-    ck.expect(res2 == p.new_residual, tag + ": rank " + std::to_string(r) + " unfused residual bitwise = CPU");
-    ck.expect(norm == norm2, tag + ": rank " + std::to_string(r) + " norm bitwise = all-reduce + add_rmsnorm");
-    std::size_t off = 0;
-    for (std::size_t i = 0; i < tokens * hidden; ++i)
-      if (!norm_within(load16(norm, i, dt), p.norm[i], dt)) ++off;
-    ck.expect(off == 0, tag + ": rank " + std::to_string(r) + " norm within 2 ulps of the CPU: " + std::to_string(off) +
-                            " elements off");
+    const std::vector<unsigned char> q = quant ? fetch(x.quant, bytes / 2) : std::vector<unsigned char>{};
+    const std::vector<unsigned char> q2 = quant ? fetch(x.quant2, bytes / 2) : std::vector<unsigned char>{};
+    check_fused_rank(ck, tag + ": rank " + std::to_string(r), p, dt, s.quant_scale, res, res2, norm, norm2,
+                     quant ? &q : nullptr, quant ? &q2 : nullptr);
     if (r == 0) norm0 = norm;
     ck.expect(norm == norm0, tag + ": rank " + std::to_string(r) + " norm bitwise = rank 0's");
     // every variant's norm of this shape bitwise equal to the first variant's that ran it
@@ -193,14 +157,6 @@ void run_case(Checker& ck, car::FusedVariant variant, int world, DType dt, std::
     if (r == 0 && !first_norm.count(shape_tag)) first_norm[shape_tag] = norm;
     ck.expect(norm == first_norm[shape_tag],
               tag + ": rank " + std::to_string(r) + " norm bitwise = the other variants'");
-    if (quant) {
-      const auto q = fetch(x.quant, bytes / 2), q2 = fetch(x.quant2, bytes / 2);
-      std::size_t qwrong = 0;
-      for (std::size_t i = 0; i < tokens * hidden; ++i)
-        if (q[i] != to_e4m3(load16(norm, i, dt) * (1.0f / s.quant_scale))) ++qwrong;
-      ck.expect(qwrong == 0, tag + ": fp8 copy = host e4m3 (" + std::to_string(qwrong) + " off)");
-      ck.expect(q == q2, tag + ": fp8 copy bitwise = the unfused pair's");
-    }
   }
   for (auto& x : b) x.free_all();
 }
@@ -308,7 +264,7 @@ void absent_case(Checker& ck, car::FusedVariant variant, int world) {
 int run(int argc, char** argv) {
   bool quick = false, sanitize = false;
   std::uint64_t timeout_ns = 2'000'000'000;
-  std::vector<car::FusedVariant> variants(std::begin(kVariants), std::end(kVariants));
+  std::vector<car::FusedVariant> variants(std::begin(kFusedVariants), std::end(kFusedVariants));
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") {

@@ -20,9 +20,8 @@
 #include <thread>
 #include <vector>
 
-#include "car_fused_reference.h"
+#include "car_fused_test_util.h"
 #include "car_process_group.h"
-#include "car_test_util.h"
 
 namespace car = specsim::car;
 using namespace cartest;
@@ -33,39 +32,6 @@ namespace {
 constexpr std::uint64_t kChildTimeoutNs = 30'000'000'000ull;
 constexpr std::size_t kMaxBytes = std::size_t{1} << 20;  // the flag-free cap: 64 x 8192 bf16
 
-constexpr car::FusedVariant kVariants[] = {car::FusedVariant::Cluster, car::FusedVariant::ClusterPush,
-                                           car::FusedVariant::Block, car::FusedVariant::Split};
-
-/// The separate kernel compared with variant v at `hidden`: v's row split where it runs the shape,
-/// else the cluster one (the same bits either way).
-car::FusedVariant separate_for(car::FusedVariant v, std::size_t hidden) {
-  const bool one_cta = v == car::FusedVariant::Block || v == car::FusedVariant::Split;
-  return one_cta && car::fused_variant_refuse_reason(car::FusedVariant::Block, hidden) ? car::FusedVariant::Cluster : v;
-}
-
-/// This rank's device buffers, sized for the largest shape.
-struct Bufs {
-  void *in = nullptr, *res_in = nullptr, *res_out = nullptr, *weight = nullptr, *norm = nullptr, *quant = nullptr;
-  void *ar = nullptr, *res2 = nullptr, *norm2 = nullptr, *quant2 = nullptr;  // the unfused pair's outputs
-  Bufs() {
-    for (void** p : {&in, &res_in, &res_out, &norm, &ar, &res2, &norm2, &weight}) GPU_CHECK(cudaMalloc(p, kMaxBytes));
-    GPU_CHECK(cudaMalloc(&quant, kMaxBytes / 2));
-    GPU_CHECK(cudaMalloc(&quant2, kMaxBytes / 2));
-  }
-  ~Bufs() {
-    for (void* p : {in, res_in, res_out, weight, norm, quant, ar, res2, norm2, quant2}) cudaFree(p);
-  }
-  Bufs(const Bufs&) = delete;
-  Bufs& operator=(const Bufs&) = delete;
-};
-
-std::vector<unsigned char> fetch(const void* d, std::size_t bytes, cudaStream_t st) {
-  std::vector<unsigned char> h(bytes);
-  GPU_CHECK(cudaMemcpyAsync(h.data(), d, bytes, cudaMemcpyDeviceToHost, st));
-  GPU_CHECK(cudaStreamSynchronize(st));
-  return h;
-}
-
 struct Shape {
   std::size_t tokens, hidden;
   DType dt;
@@ -73,7 +39,7 @@ struct Shape {
 };
 
 /// One shape: the unfused pair, then the fused call, then this rank's checks. False when a call threw.
-bool fused_case(Checker& ck, car::Communicator& comm, Bufs& b, car::FusedVariant v, int rank, int world,
+bool fused_case(Checker& ck, car::Communicator& comm, RankBufs& b, car::FusedVariant v, int rank, int world,
                 const Shape& sh, cudaStream_t st) {
   const std::size_t count = sh.tokens * sh.hidden, bytes = count * 2;
   const std::string tag = std::string(car::to_string(v)) + " world " + std::to_string(world) + " rank " +
@@ -84,9 +50,9 @@ bool fused_case(Checker& ck, car::Communicator& comm, Bufs& b, car::FusedVariant
   GPU_CHECK(cudaMemcpyAsync(b.in, p.ar.in[static_cast<std::size_t>(rank)].data(), bytes, cudaMemcpyHostToDevice, st));
   GPU_CHECK(cudaMemcpyAsync(b.res_in, p.residual.data(), bytes, cudaMemcpyHostToDevice, st));
   GPU_CHECK(cudaMemcpyAsync(b.weight, p.weight.data(), sh.hidden * 2, cudaMemcpyHostToDevice, st));
-  for (void* o : {b.res_out, b.norm, b.norm2, b.res2, b.ar}) GPU_CHECK(cudaMemsetAsync(o, kPoison, bytes, st));
-  GPU_CHECK(cudaMemsetAsync(b.quant, 0x55, bytes / 2, st));
-  GPU_CHECK(cudaMemsetAsync(b.quant2, 0x66, bytes / 2, st));
+  for (void* o : {b.res_out, b.norm, b.norm2, b.res2, b.ar}) GPU_CHECK(cudaMemsetAsync(o, kPoison, bytes));
+  GPU_CHECK(cudaMemsetAsync(b.quant, 0x55, bytes / 2));
+  GPU_CHECK(cudaMemsetAsync(b.quant2, 0x66, bytes / 2));
   car::FusedNormShape s;
   s.tokens = sh.tokens, s.hidden = sh.hidden, s.dtype = sh.dt, s.eps = p.eps, s.quant_scale = 0.05f;
   const car::FusedNormIo fio{b.in,
@@ -116,30 +82,19 @@ bool fused_case(Checker& ck, car::Communicator& comm, Bufs& b, car::FusedVariant
     ck.expect(false, tag + ": threw " + e.what());
     return false;
   }
-  const auto ar = fetch(b.ar, bytes, st), res = fetch(fio.residual_out, bytes, st);
-  const auto norm = fetch(fio.norm_out, bytes, st), res2 = fetch(b.res2, bytes, st), norm2 = fetch(b.norm2, bytes, st);
+  const auto ar = fetch(b.ar, bytes), res = fetch(fio.residual_out, bytes);
+  const auto norm = fetch(fio.norm_out, bytes), res2 = fetch(b.res2, bytes), norm2 = fetch(b.norm2, bytes);
+  const std::vector<unsigned char> q = sh.quant ? fetch(b.quant, bytes / 2) : std::vector<unsigned char>{};
+  const std::vector<unsigned char> q2 = sh.quant ? fetch(b.quant2, bytes / 2) : std::vector<unsigned char>{};
   ck.expect(ar == p.ar.ref, tag + ": plain all-reduce bitwise = CPU");
-  ck.expect(res == p.new_residual, tag + ": residual bitwise = CPU");
-  ck.expect(res2 == p.new_residual, tag + ": unfused residual bitwise = CPU");
-  ck.expect(norm == norm2, tag + ": norm bitwise = all-reduce + add_rmsnorm");
-  std::size_t off = 0;
-  for (std::size_t i = 0; i < count; ++i)
-    if (!norm_within(load16(norm, i, sh.dt), p.norm[i], sh.dt)) ++off;
-  ck.expect(off == 0, tag + ": norm within 2 ulps of the CPU: " + std::to_string(off) + " elements off");
-  if (sh.quant) {
-    const auto q = fetch(b.quant, bytes / 2, st), q2 = fetch(b.quant2, bytes / 2, st);
-    std::size_t qwrong = 0;
-    for (std::size_t i = 0; i < count; ++i)
-      if (q[i] != to_e4m3(load16(norm, i, sh.dt) * (1.0f / s.quant_scale))) ++qwrong;
-    ck.expect(qwrong == 0, tag + ": fp8 copy = host e4m3 (" + std::to_string(qwrong) + " off)");
-    ck.expect(q == q2, tag + ": fp8 copy bitwise = the unfused pair's");
-  }
+  check_fused_rank(ck, tag + ":", p, sh.dt, s.quant_scale, res, res2, norm, norm2, sh.quant ? &q : nullptr,
+                   sh.quant ? &q2 : nullptr);
   return true;
 }
 
 /// A graph of fused calls between one-shot-ll calls (both parities of the shared call count),
 /// replayed with poisoned outputs: every replay's outputs right.
-void graph_case(Checker& ck, car::Communicator& comm, Bufs& b, car::FusedVariant v, int rank, int world,
+void graph_case(Checker& ck, car::Communicator& comm, RankBufs& b, car::FusedVariant v, int rank, int world,
                 cudaStream_t st) {
   const DType dt = DType::BF16;
   const std::size_t tokens = 4, hidden = 7168, count = tokens * hidden, bytes = count * 2;
@@ -158,7 +113,7 @@ void graph_case(Checker& ck, car::Communicator& comm, Bufs& b, car::FusedVariant
     comm.allreduce(b.in, b.ar, count, dt, Variant::OneShotLL, st);
     car::add_rmsnorm(std::span<const car::FusedNormIo>(&nio, 1), s, st, separate_for(v, hidden));
     comm.synchronize(st);
-    const auto want_norm = fetch(b.norm2, bytes, st);
+    const auto want_norm = fetch(b.norm2, bytes);
     cudaGraph_t g;
     cudaGraphExec_t ge;
     GPU_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
@@ -169,13 +124,13 @@ void graph_case(Checker& ck, car::Communicator& comm, Bufs& b, car::FusedVariant
     GPU_CHECK(cudaStreamEndCapture(st, &g));
     GPU_CHECK(cudaGraphInstantiate(&ge, g, 0));
     for (int rep = 0; rep < 5; ++rep) {
-      for (void* o : {b.norm, b.res_out, b.ar}) GPU_CHECK(cudaMemsetAsync(o, kPoison, bytes, st));
+      for (void* o : {b.norm, b.res_out, b.ar}) GPU_CHECK(cudaMemsetAsync(o, kPoison, bytes));
       GPU_CHECK(cudaGraphLaunch(ge, st));
       comm.synchronize(st);
       const std::string rtag = tag + " replay " + std::to_string(rep);
-      ck.expect(fetch(b.res_out, bytes, st) == p.new_residual && fetch(b.norm, bytes, st) == want_norm,
+      ck.expect(fetch(b.res_out, bytes) == p.new_residual && fetch(b.norm, bytes) == want_norm,
                 rtag + ": fused outputs");
-      ck.expect(fetch(b.ar, bytes, st) == p.ar.ref, rtag + ": one-shot-ll between fused calls");
+      ck.expect(fetch(b.ar, bytes) == p.ar.ref, rtag + ": one-shot-ll between fused calls");
     }
     GPU_CHECK(cudaGraphExecDestroy(ge));
     GPU_CHECK(cudaGraphDestroy(g));
@@ -192,7 +147,8 @@ int child_fused(int rank, int world, const std::string& dir, car::FusedVariant v
   auto comm = car::Communicator::create_multi_process(rank, world, 0, dir, "fused", opt);
   cudaStream_t st;
   GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  Bufs b;
+  RankBufs b;
+  b.alloc(kMaxBytes, kMaxBytes);
   Checker ck;
   const Shape shapes[] = {{1, 7168, DType::BF16, false, false},  {3, 7168, DType::BF16, false, true},
                           {3, 7168, DType::FP16, false, true},   {5, 4096, DType::BF16, true, true},
@@ -202,6 +158,7 @@ int child_fused(int rank, int world, const std::string& dir, car::FusedVariant v
     if (!fused_case(ck, *comm, b, v, rank, world, sh, st)) return ck.finish("gpu_car_fused_ipc child (stopped)") + 1;
   graph_case(ck, *comm, b, v, rank, world, st);
   GPU_CHECK(cudaStreamDestroy(st));
+  b.free_all();
   return ck.finish(("gpu_car_fused_ipc child " + std::string(car::to_string(v)) + " " + std::to_string(rank) + "/" +
                     std::to_string(world))
                        .c_str());
@@ -277,7 +234,7 @@ int main(int argc, char** argv) {
   }
   devices_or_skip(1, "gpu_car_fused_ipc");
   Checker ck;
-  std::vector<car::FusedVariant> variants(std::begin(kVariants), std::end(kVariants));
+  std::vector<car::FusedVariant> variants(std::begin(kFusedVariants), std::end(kFusedVariants));
   if (quick) variants = {car::FusedVariant::Split};
   const std::vector<int> worlds = quick ? std::vector<int>{2, 4} : std::vector<int>{2, 3, 4, 8};
   for (car::FusedVariant v : variants) {
