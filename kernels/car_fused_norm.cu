@@ -16,8 +16,9 @@
 // split above is `cluster`. `cluster-push`: the same clusters, but each CTA writes its partial
 // into every sibling's shared memory before the row's cluster barrier and reads only its own
 // after it: no remote loads after the barrier, no final cluster barrier (no CTA reads a
-// sibling's memory after its last barrier). `block`: no cluster; one CTA a row whose C thread
-// groups play the C CTAs (thread group g = CTA g: same slices, lanes and warps), the partials
+// sibling's memory after its last barrier); a relaxed cluster barrier arrived at the start and
+// waited on once the sends are out makes every sibling known started before the first write. `block`: no cluster; one
+// CTA a row whose C thread groups play the C CTAs (thread group g = CTA g: same slices, lanes and warps), the partials
 // meet in shared memory. `split`: no cluster; C CTAs a row as in `cluster`, each publishing its
 // partial as one 64-bit word (tag | value) in a per-rank array in global memory and reading its
 // siblings' words (double-buffered by row parity; the tag is the call count and a row bit, so a
@@ -131,6 +132,7 @@ __global__ void __launch_bounds__(kModeMaxThreads<kMode>) fused_kernel(const __g
   // slots of earlier kernels are visible after the wait (car_ll_one_shot.cu).
   grid_dependency_wait();
   trigger_dependents();
+  if constexpr (kMode == kFusedClusterPush) cluster_started_arrive();  // waited on once the sends are out
   // The first vector's input is loaded before the call count, so that the two loads' latencies
   // overlap (a use stalls a warp's later instructions; the sends need both), as one-shot-ll's
   // prologue does: 8 virtual ranks of one H200, 42 KB, 0.46 us off `split` and 0.14 us off
@@ -166,6 +168,7 @@ __global__ void __launch_bounds__(kModeMaxThreads<kMode>) fused_kernel(const __g
   // it was slower): 8 virtual ranks of one H200, 42 KB, `split` 5.00 -> 4.83 us, `cluster-push`
   // 5.03 -> 4.60; one token 0.1 us slower (traces/arbench/fused-hoist-h200-2026-12-02/).
   const uint4 first_res = has_first ? static_cast<const uint4*>(fr.residual_in)[first_i] : make_uint4(0, 0, 0, 0);
+  if constexpr (kMode == kFusedClusterPush) cluster_started_wait();  // before any write into a sibling
   // s_failed initialised and every thread's count load completed
   __syncthreads();
 

@@ -145,10 +145,22 @@ __device__ __forceinline__ float row_sum(float ss, RowSumSmem& sm, const int* fa
   return total;
 }
 
+/// cluster-push writes into its siblings' shared memory, which CUDA allows only once every CTA of
+/// the cluster is known to have started. Every thread arrives (relaxed: no memory order) on the
+/// cluster barrier at the kernel's start and waits on it once its sends are out, so the wait's
+/// latency passes behind the data in flight: 8 virtual ranks of one H200, about 0.05-0.1 us at 1-3
+/// tokens against no barrier, and 0.02-0.06 us less than waiting just before the first remote
+/// write (traces/arbench/fused-cluster-push-started-h200-2026-12-03/).
+__device__ __forceinline__ void cluster_started_arrive() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_started_wait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
+
 /// cluster-push's row sum: as row_sum, but thread c writes this CTA's partial (and failure flag)
 /// into sibling c's shared memory before the one cluster barrier, and every thread then adds the
 /// partials from its own shared memory in cluster rank order. A sibling writes buffer p again two
-/// rows later, after the next barrier, which this CTA reaches only once it has read buffer p.
+/// rows later, after the next barrier, which this CTA reaches only once it has read buffer p. The
+/// kernel has waited for every CTA of the cluster to start before (cluster_started_arrive).
 __device__ __forceinline__ float row_sum_push(float ss, RowSumSmem& sm, const int* failed, unsigned row_iter,
                                               bool& stop) {
   const cg::cluster_group cluster = cg::this_cluster();

@@ -50,9 +50,9 @@ bool fused_case(Checker& ck, car::Communicator& comm, RankBufs& b, car::FusedVar
   GPU_CHECK(cudaMemcpyAsync(b.in, p.ar.in[static_cast<std::size_t>(rank)].data(), bytes, cudaMemcpyHostToDevice, st));
   GPU_CHECK(cudaMemcpyAsync(b.res_in, p.residual.data(), bytes, cudaMemcpyHostToDevice, st));
   GPU_CHECK(cudaMemcpyAsync(b.weight, p.weight.data(), sh.hidden * 2, cudaMemcpyHostToDevice, st));
-  for (void* o : {b.res_out, b.norm, b.norm2, b.res2, b.ar}) GPU_CHECK(cudaMemsetAsync(o, kPoison, bytes));
-  GPU_CHECK(cudaMemsetAsync(b.quant, 0x55, bytes / 2));
-  GPU_CHECK(cudaMemsetAsync(b.quant2, 0x66, bytes / 2));
+  for (void* o : {b.res_out, b.norm, b.norm2, b.res2, b.ar}) GPU_CHECK(cudaMemsetAsync(o, kPoison, bytes, st));
+  GPU_CHECK(cudaMemsetAsync(b.quant, 0x55, bytes / 2, st));
+  GPU_CHECK(cudaMemsetAsync(b.quant2, 0x66, bytes / 2, st));
   car::FusedNormShape s;
   s.tokens = sh.tokens, s.hidden = sh.hidden, s.dtype = sh.dt, s.eps = p.eps, s.quant_scale = 0.05f;
   const car::FusedNormIo fio{b.in,
@@ -124,7 +124,7 @@ void graph_case(Checker& ck, car::Communicator& comm, RankBufs& b, car::FusedVar
     GPU_CHECK(cudaStreamEndCapture(st, &g));
     GPU_CHECK(cudaGraphInstantiate(&ge, g, 0));
     for (int rep = 0; rep < 5; ++rep) {
-      for (void* o : {b.norm, b.res_out, b.ar}) GPU_CHECK(cudaMemsetAsync(o, kPoison, bytes));
+      for (void* o : {b.norm, b.res_out, b.ar}) GPU_CHECK(cudaMemsetAsync(o, kPoison, bytes, st));
       GPU_CHECK(cudaGraphLaunch(ge, st));
       comm.synchronize(st);
       const std::string rtag = tag + " replay " + std::to_string(rep);
