@@ -159,8 +159,8 @@ __device__ __forceinline__ void cluster_started_wait() { asm volatile("barrier.c
 /// cluster-push's row sum: as row_sum, but thread c writes this CTA's partial (and failure flag)
 /// into sibling c's shared memory before the one cluster barrier, and every thread then adds the
 /// partials from its own shared memory in cluster rank order. A sibling writes buffer p again two
-/// rows later, after the next barrier, which this CTA reaches only once it has read buffer p. The
-/// kernel has waited for every CTA of the cluster to start before (cluster_started_arrive).
+/// rows later, after the next barrier, which this CTA reaches only once it has read buffer p. Every
+/// CTA of the cluster is known started by then (cluster_started_arrive).
 __device__ __forceinline__ float row_sum_push(float ss, RowSumSmem& sm, const int* failed, unsigned row_iter,
                                               bool& stop) {
   const cg::cluster_group cluster = cg::this_cluster();
