@@ -13,17 +13,17 @@
 // in the same order with the same split, so all ranks agree bitwise.
 //
 // Variants (FusedVariant, Options::fused_variant; the kernel template's kMode, FusedMode): the
-// split above is `cluster`. `cluster-push`: the same clusters, but each CTA writes its partial
-// into every sibling's shared memory before the row's cluster barrier and reads only its own
-// after it: no remote loads after the barrier, no final cluster barrier (no CTA reads a
-// sibling's memory after its last barrier); a relaxed cluster barrier, arrived on at the start
-// and waited on once the sends are out, makes every sibling known started before the first
-// write. `block`: no cluster; one CTA a row whose C thread groups play the C CTAs (thread group
-// g = CTA g: same slices, lanes and warps), the partials meet in shared memory. `split`: no cluster; C CTAs a row as in
-// `cluster`, each publishing its partial as one 64-bit word (tag | value) in a per-rank array in global memory and
-// reading its siblings' words (double-buffered by row parity; the tag is the call count and a row bit, so a stale word
-// does not match and nothing is reset: row_sum_split). Every variant adds in the order below, so all write the same
-// bits.
+// split above is `cluster`. `cluster-push`: the same clusters, but each CTA writes its partial into
+// every sibling's shared memory before the row's cluster barrier and reads only its own after it:
+// no remote loads after the barrier, no final cluster barrier (no CTA reads a sibling's memory
+// after its last barrier); a relaxed cluster barrier, arrived on at the start and waited on once
+// the sends are out, makes every sibling known started before the first write. `block`: no cluster;
+// one CTA a row whose C thread groups play the C CTAs (thread group g = CTA g: same slices, lanes
+// and warps), the partials meet in shared memory. `split`: no cluster; C CTAs a row as in
+// `cluster`, each publishing its partial as one 64-bit word (tag | value) in a per-rank array in
+// global memory and reading its siblings' words (double-buffered by row parity; the tag is the call
+// count and a row bit, so a stale word does not match and nothing is reset: row_sum_split). Every
+// variant adds in the order below, so all write the same bits.
 //
 // Arithmetic (fixed order, no contraction, identical in the fused and the separate kernel):
 //   s = the all-reduce sum rounded to T (rank order 0..world-1, as every variant)
