@@ -143,6 +143,48 @@ TEST_CASE("EAGLE-3-only and vocab-map terms count only where the draft has them"
   CHECK(at(runtime_cost(p, run, hw, 4000, 4000), PhaseKind::DraftExtend).host_us == Approx(30));
 }
 
+TEST_CASE("FlashInfer-only terms count where the run's attention is SGLang's FlashInfer backend") {
+  using S = RuntimeTerm::Section;
+  const Hardware hw = load_hardware("h200:nvswitch", 8);
+  RuntimeProfile p = unit_profile(hw);
+  RuntimeTerm plan = term("plan_host_us", S::DraftStep, PhaseKind::DraftDecode, 40, true);
+  plan.times = RuntimeTerm::Times::DraftForwards, plan.when = RuntimeTerm::When::FlashInfer;
+  p.terms.push_back(plan);
+  RuntimeTerm copy = term("copy_host_us", S::Cycle, PhaseKind::DraftDecode, 30, true);
+  copy.when = RuntimeTerm::When::FlashInfer;
+  p.terms.push_back(copy);
+  RunSpec run;
+  run.num_steps = 3, run.topk = 2, run.num_draft_tokens = 6, run.batch_size = 1;
+  run.custom_mask_tree = true;  // a tree on FlashInfer, a chain on FA3
+  // tree: 10 + 40 a forward + 30 once over 2 forwards = 65 per draft forward
+  CHECK(at(runtime_cost(p, run, hw, 4000, 2000), PhaseKind::DraftDecode).host_us == Approx(65));
+  // the chain of the same run attends on FA3: neither term
+  run.topk = 1;
+  CHECK(at(runtime_cost(p, run, hw, 4000, 2000), PhaseKind::DraftDecode).host_us == Approx(10));
+  run.custom_mask_chain = true;
+  CHECK(at(runtime_cost(p, run, hw, 4000, 2000), PhaseKind::DraftDecode).host_us == Approx(65));
+}
+
+TEST_CASE("a per-request term counts once per request of the batch, and loads from its suffix") {
+  using S = RuntimeTerm::Section;
+  const Hardware hw = load_hardware("h200:nvswitch", 8);
+  RuntimeProfile p = unit_profile(hw);
+  RuntimeTerm plan = term("plan_host_us_per_request", S::Cycle, PhaseKind::DraftExtend, 5, true);
+  plan.per = RuntimeTerm::Per::Request;
+  p.terms.push_back(plan);
+  RunSpec run;
+  run.num_steps = 3, run.topk = 2, run.num_draft_tokens = 6, run.batch_size = 4;
+  // draft_extend: 30 + 5 x 4 requests (not x topk, not x tokens)
+  CHECK(at(runtime_cost(p, run, hw, 4000, 2000), PhaseKind::DraftExtend).host_us == Approx(50));
+  // the shipped SGLang profile names its FlashInfer plans this way
+  const RuntimeProfile sglang = load_runtime_profile("sglang");
+  bool found = false;
+  for (const RuntimeTerm& t : sglang.terms)
+    if (t.name == "verify_flashinfer_plan_host_us_per_request")
+      found = t.per == RuntimeTerm::Per::Request && t.when == RuntimeTerm::When::FlashInfer;
+  CHECK(found);
+}
+
 TEST_CASE("with one draft step the draft-step terms move onto verify") {
   const Hardware hw = load_hardware("h200:nvswitch", 8);
   RunSpec run;

@@ -19,6 +19,7 @@ bool applies(RuntimeTerm::When w, const RunSpec& run, int target_vocab, int draf
     case RuntimeTerm::When::Tree: return run.topk > 1;
     case RuntimeTerm::When::Eagle3: return run.algo == SpecAlgo::Eagle3;
     case RuntimeTerm::When::DraftVocabMap: return draft_vocab < target_vocab;
+    case RuntimeTerm::When::FlashInfer: return run.verify_custom_mask();
   }
   return false;
 }
@@ -58,6 +59,7 @@ RuntimeCost runtime_cost(const RuntimeProfile& p, const RunSpec& run, const Hard
                                                  : bs * run.num_draft_tokens;
         break;
       case RuntimeTerm::Per::AcceptedToken: n *= bs * (steps + 1); break;
+      case RuntimeTerm::Per::Request: n *= bs; break;
     }
     double us = t.value_us * n;
     if (t.host) {

@@ -42,8 +42,10 @@ RuntimeTerm parse_term(const std::string& name, const json& sec, RuntimeTerm::Se
     r.per = RuntimeTerm::Per::AcceptedToken;
   else if (ends_with(name, "_us_per_token"))
     r.per = RuntimeTerm::Per::Token;
+  else if (ends_with(name, "_us_per_request"))
+    r.per = RuntimeTerm::Per::Request;
   else if (!ends_with(name, "_us"))
-    throw InputError("a term's name must end in _us, _us_per_token or _us_per_accepted_token", where);
+    throw InputError("a term's name must end in _us, _us_per_token, _us_per_accepted_token or _us_per_request", where);
   const std::string kind = json_string(t, "kind", where);
   if (kind != "host" && kind != "gpu")
     throw InputError("kind must be host or gpu, got '" + kind + "'", where + ".kind");
@@ -67,9 +69,12 @@ RuntimeTerm parse_term(const std::string& name, const json& sec, RuntimeTerm::Se
       r.when = RuntimeTerm::When::Eagle3;
     else if (when == "draft_vocab_map")
       r.when = RuntimeTerm::When::DraftVocabMap;
+    else if (when == "flashinfer")
+      r.when = RuntimeTerm::When::FlashInfer;
     else
-      throw InputError("when must be 'sampling', 'tree', 'eagle3' or 'draft_vocab_map', got '" + when + "'",
-                       where + ".when");
+      throw InputError(
+          "when must be 'sampling', 'tree', 'eagle3', 'draft_vocab_map' or 'flashinfer', got '" + when + "'",
+          where + ".when");
   }
   if (t.contains("vocab_basis")) {
     r.vocab_basis = json_double(t, "vocab_basis", where);

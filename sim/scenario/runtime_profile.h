@@ -14,7 +14,9 @@ namespace specsim {
 struct RuntimeTerm {
   std::string name;  ///< the JSON key, unit in the name (`_us`, `_us_per_token`, ...)
   enum class Section { DraftStep, Cycle, PlainStep } section = Section::Cycle;
-  enum class Per { Once, Token, AcceptedToken } per = Per::Once;   ///< from the name's suffix
+  /// From the name's suffix: once, per token of the phase, per accepted token, per request of
+  /// the batch.
+  enum class Per { Once, Token, AcceptedToken, Request } per = Per::Once;
   enum class Times { Steps, DraftForwards } times = Times::Steps;  ///< per_draft_step terms only
   double value_us = 0;
   bool host = true;  ///< kind "host" (else "gpu")
@@ -23,9 +25,10 @@ struct RuntimeTerm {
   int syncs = 0;
   bool counted_by_forward = false;  ///< already in the forward model (a graph replay's launch)
   /// The term's `when`: always, or only when a request samples (temperature > 0), for tree
-  /// drafts (topk > 1), for EAGLE-3 drafts (aux hidden states of the target), or when the
-  /// draft's vocabulary is smaller than the target's.
-  enum class When { Always, Sampling, Tree, Eagle3, DraftVocabMap } when = When::Always;
+  /// drafts (topk > 1), for EAGLE-3 drafts (aux hidden states of the target), when the
+  /// draft's vocabulary is smaller than the target's, or when the run's attention is SGLang's
+  /// FlashInfer backend for MHA models (RunSpec::verify_custom_mask: its draft plans each step).
+  enum class When { Always, Sampling, Tree, Eagle3, DraftVocabMap, FlashInfer } when = When::Always;
   double vocab_basis = 0;    ///< per-token terms over a vocabulary: the vocab `value_us` is for
   bool cycle_phase = false;  ///< phase "cycle": between forwards, booked on verify
   PhaseKind phase = PhaseKind::Verify;
