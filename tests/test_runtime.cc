@@ -163,6 +163,54 @@ TEST_CASE("FlashInfer-only terms count where the run's attention is SGLang's Fla
   CHECK(at(runtime_cost(p, run, hw, 4000, 2000), PhaseKind::DraftDecode).host_us == Approx(10));
   run.custom_mask_chain = true;
   CHECK(at(runtime_cost(p, run, hw, 4000, 2000), PhaseKind::DraftDecode).host_us == Approx(65));
+  // one draft step: SGLang makes no draft decode backend, so neither the plans nor the copy
+  // happen; they must not move onto verify as the other draft-step terms do
+  run.num_steps = 1, run.num_draft_tokens = 2;
+  const RuntimeCost one = runtime_cost(p, run, hw, 4000, 2000);
+  CHECK(at(one, PhaseKind::Verify).host_us ==
+        Approx(at(runtime_cost(unit_profile(hw), run, hw, 4000, 2000), PhaseKind::Verify).host_us));
+}
+
+TEST_CASE("SGLang's FlashInfer plans price a Llama tree on Hopper, not its FA3 chain, vLLM or an MLA model") {
+  RunArgs a;
+  a.model_path = "llama-3.1-8b";
+  a.draft_model_path = "llama-3.1-8b/eagle3";
+  a.hardware = "h200:nvswitch";
+  a.tp_size = 1;
+  a.algorithm = "EAGLE3";
+  a.num_steps = 5, a.num_draft_tokens = 6;
+  a.accept_len = 3.0;
+  auto spec_host = [](const RunArgs& r, PhaseKind k) {
+    const Scenario s = resolve_scenario(r);
+    return at(runtime_for(s, s.run, s.hw), k).host_us;
+  };
+  RunArgs chain = a, tree = a;
+  chain.topk = 1, tree.topk = 3;
+  chain.runtime = tree.runtime = "sglang";
+  // the tree on FlashInfer (SGLang's default on Hopper) pays the verify's plan, 406.2 + 4.1 a
+  // request at bs 1 (the chain on FA3 pays none), the extend's 124.5 + 5.2 and a draft step's 28
+  // + the copy's 16 over 4 forwards
+  CHECK(spec_host(tree, PhaseKind::Verify) - spec_host(chain, PhaseKind::Verify) == Approx(410.3));
+  CHECK(spec_host(tree, PhaseKind::DraftExtend) - spec_host(chain, PhaseKind::DraftExtend) == Approx(129.7));
+  CHECK(spec_host(tree, PhaseKind::DraftDecode) - spec_host(chain, PhaseKind::DraftDecode) == Approx(28 + 16.0 / 4));
+  // --attention-backend fa3 takes the tree off FlashInfer: no plans
+  RunArgs fa3 = tree;
+  fa3.attention_backend = "fa3";
+  CHECK(spec_host(fa3, PhaseKind::Verify) == Approx(spec_host(chain, PhaseKind::Verify)));
+  // vLLM's runtime never prices SGLang's backend
+  RunArgs vllm = tree;
+  vllm.runtime = "vllm";
+  for (const RuntimeTerm& t : resolve_scenario(vllm).runtime->terms) CHECK(t.when != RuntimeTerm::When::FlashInfer);
+  CHECK_FALSE(resolve_scenario(vllm).run.verify_custom_mask());
+  // an MLA model's tree runs FA3 on Hopper: no FlashInfer MHA plans
+  RunArgs mla;
+  mla.model_path = "deepseek-v3";
+  mla.hardware = "h200:nvswitch";
+  mla.tp_size = 8;
+  mla.topk = 2, mla.num_steps = 3, mla.num_draft_tokens = 6;
+  mla.accept_len = 2.0;
+  mla.runtime = "sglang";
+  CHECK_FALSE(resolve_scenario(mla).run.verify_custom_mask());
 }
 
 TEST_CASE("a per-request term counts once per request of the batch, and loads from its suffix") {
@@ -260,6 +308,15 @@ TEST_CASE("a bad runtime profile is one error naming file:field") {
   j["per_cycle"]["scheduler_host_us"]["kind"] = "cpu";
   test::write_text(dir + "/kind.json", j.dump());
   CHECK_THROWS_AS(load_runtime_profile(dir + "/kind.json"), InputError);
+  // a name whose suffix says no count, and a `when` the loader does not know
+  j = nlohmann::json::parse(test::slurp(test::models_path("runtime/sglang.json")));
+  j["per_cycle"]["scheduler_host_us_per_batch"] = j["per_cycle"]["scheduler_host_us"];
+  test::write_text(dir + "/suffix.json", j.dump());
+  CHECK_THROWS_AS(load_runtime_profile(dir + "/suffix.json"), InputError);
+  j = nlohmann::json::parse(test::slurp(test::models_path("runtime/sglang.json")));
+  j["per_cycle"]["verify_flashinfer_plan_host_us"]["when"] = "flashinfer_mla";
+  test::write_text(dir + "/when.json", j.dump());
+  CHECK_THROWS_AS(load_runtime_profile(dir + "/when.json"), InputError);
 
   const auto cli = test::run_specsim({"--runtime", dir + "/bad.json"});
   CHECK(cli.exit_code == 2);

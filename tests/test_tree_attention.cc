@@ -99,9 +99,12 @@ TEST_CASE("the cascade follows SGLang's attention backend: FlashInfer for a Llam
   const auto [def_v, def_d] = attention_us({"--speculative-eagle-topk", "3"});
   const auto [fa3_v, fa3_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "fa3"});
   const auto [fi_v, fi_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "flashinfer"});
-  // SGLang's default for an MHA model's tree: FlashInfer, one pass, its mask a custom mask that
-  // costs flashinfer_custom_mask_factor() causal passes (the chain runs FA3 here, unmasked).
-  CHECK(def_v == Approx(chain_v * flashinfer_custom_mask_factor()));
+  // SGLang's default for an MHA model's tree: FlashInfer, one pass, its mask a custom mask: one
+  // more attention kernel over (factor - 1) x the causal pass's bytes and FLOPs, its own fixed
+  // cost included (the chain runs FA3 here, unmasked).
+  const double s = flashinfer_custom_mask_factor();
+  CHECK(def_v > chain_v * s);
+  CHECK(def_v < chain_v * std::max(2.0, s));
   CHECK(fi_v == Approx(def_v));
   CHECK(fa3_v > chain_v + 32 * 2.0);  // at least a kernel's floor more in each of 32 layers
   CHECK(fa3_d > fi_d);
@@ -259,7 +262,9 @@ TEST_CASE("which verifies read a custom mask: SGLang's default backend per model
   };
   const double fi = verify_attention(with(a100, {"--speculative-eagle-topk", "1"}));
   const double fa3 = verify_attention(with(a100, {"--speculative-eagle-topk", "1", "--attention-backend", "fa3"}));
-  CHECK(fi == Approx(fa3 * flashinfer_custom_mask_factor()));
+  const double s = flashinfer_custom_mask_factor();
+  CHECK(fi > fa3 * s);
+  CHECK(fi < fa3 * std::max(2.0, s));
 }
 
 TEST_CASE("SGLang's FA3 architectures and the shipped custom-mask factor") {
@@ -267,8 +272,9 @@ TEST_CASE("SGLang's FA3 architectures and the shipped custom-mask factor") {
   CHECK(sglang_fa3_default_architecture("Qwen3MoeForCausalLM"));
   CHECK_FALSE(sglang_fa3_default_architecture("MixtralForCausalLM"));
   CHECK_FALSE(sglang_fa3_default_architecture("GptOssForCausalLM"));  // FA3 by its own rule on Hopper
-  // The published figure models/kernels/flashinfer_custom_mask.json labels (flashinfer issue 724).
-  CHECK(flashinfer_custom_mask_factor() == Approx(2.0));
+  // The median models/kernels/flashinfer_custom_mask.json records from the H200 measurement
+  // (traces/attnbench/flashinfer-mask-h200-2026-12-03/), between 1 and the published 2.
+  CHECK(flashinfer_custom_mask_factor() == Approx(1.74));
 }
 
 TEST_CASE("a tree's note and JSON name the backend it is priced on: FlashInfer's custom mask, or one pass") {

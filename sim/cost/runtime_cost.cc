@@ -42,6 +42,9 @@ RuntimeCost runtime_cost(const RuntimeProfile& p, const RunSpec& run, const Hard
 
   for (const auto& t : p.terms) {
     if (t.counted_by_forward || !applies(t.when, run, target_vocab, draft_vocab)) continue;
+    // With one draft step SGLang builds no draft decode backend (draft_utils.py,
+    // create_decode_backend): FlashInfer's draft-side terms lapse instead of moving onto verify.
+    if (t.when == RuntimeTerm::When::FlashInfer && t.phase == PhaseKind::DraftDecode && draft_forwards == 0) continue;
     const bool plain = t.section == RuntimeTerm::Section::PlainStep;
     if (!plain && !run.speculative()) continue;
     PhaseKind phase = t.cycle_phase ? PhaseKind::Verify : t.phase;

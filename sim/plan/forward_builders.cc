@@ -85,8 +85,9 @@ void gqa_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const Forw
   const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, f.kv_bytes);
   const double flops = 2.0 * t * ql * f.context * (hd + hd);
   ops.push_back(attention("attention", t, ql, kv_read + 2.0 * t * ql * hd * kB, flops));
-  // FlashInfer's verify reads its mask as a custom mask: one kernel costing attention_scale causal
-  // passes, its time beyond one pass shown as an op of its own.
+  // FlashInfer's verify reads its mask as a custom mask, a kernel measured at attention_scale
+  // times the causal one: the extra shown as an op of its own, one more attention kernel over
+  // (attention_scale - 1) x the pass's bytes and FLOPs (its fixed cost included).
   if (f.attention_scale > 1) {
     Op mask = ops.back();
     mask.name = "attention_custom_mask";

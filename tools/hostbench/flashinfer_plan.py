@@ -9,11 +9,12 @@ nothing queued meanwhile, so these host calls sit in series with the draft forwa
 times, on the host clock:
 
   copy      the once-a-cycle `.cpu()` of a (steps, requests + 1) int32 index-pointer tensor,
-            just after a small kernel was queued (what the cycle waits for is not in it);
+            just after a small kernel was queued outside the timed region (what the cycle waits
+            for is not in it);
   fast      one step's plan the way SGLang calls it: two empty device tensors for the dtypes,
             a device guard, and the compiled module's plan with the host index pointer already
             on the host (the tensor-core path also copies the last-page lengths to the host and
-            derives the KV lengths, as SGLang's trimmed plan does);
+            derives the KV lengths, as SGLang 0.4-0.5's trimmed plan does);
   raw       the compiled module's plan call alone;
   standard  FlashInfer's own `plan` (buffer copies included), for comparison;
   verify    the target verify's plan on the tree: FlashInfer's paged prefill wrapper in CUDA-graph
@@ -55,14 +56,19 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
-def timed(fn, iters, warmup=50, drain_every=100):
-    """Median and 90th percentile of fn's host time in us. The GPU queue is drained every
-    `drain_every` calls, outside the timed region, so that queued copies never fill it."""
+def timed(fn, iters, warmup=50, drain_every=100, setup=None):
+    """Median and 90th percentile of fn's host time in us; `setup` runs before each call, outside
+    the timed region. The GPU queue is drained every `drain_every` calls, outside the timed
+    region, so that queued copies never fill it."""
     for _ in range(warmup):
+        if setup:
+            setup()
         fn()
     torch.cuda.synchronize()
     samples = []
     for i in range(iters):
+        if setup:
+            setup()
         t0 = time.perf_counter_ns()
         fn()
         samples.append((time.perf_counter_ns() - t0) / 1000.0)
@@ -185,6 +191,8 @@ def main():
     ap.add_argument("--verify-tokens", default="4,8,16", help="draft tokens a request in the verify's plan")
     ap.add_argument("--verify-batches", default="1,4,8,32", help="batch sizes for the verify's and extend's plans")
     ap.add_argument("--extend-tokens", default="4,8", help="accepted tokens a request in the draft extend's plan")
+    ap.add_argument("--what", default="decode,verify,extend,copy", help="which of decode (raw, fast, standard), "
+                    "verify, extend and copy to time")
     ap.add_argument("--iters", type=int, default=2000)
     ap.add_argument("--json", help="write the rows here as JSON")
     a = ap.parse_args()
@@ -224,30 +232,27 @@ def main():
         print(f"{what:<10} {tc:>2} {requests:>8} {n:>5} {med:>10.1f} {p90:>8.1f}", flush=True)
 
     small = torch.zeros(1024, device="cuda")
-    for tc in parse_ints(a.tensor_cores):
+    what = set(a.what.split(","))
+    for tc in parse_ints(a.tensor_cores) if "decode" in what else []:
         for n in parse_ints(a.requests):
             c = Case(flashinfer, n, a.kv_len, a.qo_heads, a.kv_heads, a.head_dim, bool(tc), dtype)
             args = c.raw_args()
             record("raw", tc, n, 1, *timed(lambda: c.module.plan(*args), a.iters))
             record("fast", tc, n, 1, *timed(c.fast, a.iters))
             record("standard", tc, n, 1, *timed(c.standard, a.iters))
-    for q in parse_ints(a.verify_tokens):
+    for q in parse_ints(a.verify_tokens) if "verify" in what else []:
         for b in parse_ints(a.verify_batches):
             v = VerifyCase(flashinfer, b, q, a.kv_len, a.qo_heads, a.kv_heads, a.head_dim, dtype)
             record("verify", 1, b, q, *timed(v.plan, a.iters))
-    for q in parse_ints(a.extend_tokens):
+    for q in parse_ints(a.extend_tokens) if "extend" in what else []:
         for b in parse_ints(a.verify_batches):
             e = VerifyCase(flashinfer, b, q, a.kv_len, a.qo_heads, a.kv_heads, a.head_dim, dtype, masked=False)
             record("extend", 1, b, q, *timed(e.plan, a.iters))
-    for s in parse_ints(a.steps):
+    for s in parse_ints(a.steps) if "copy" in what else []:
         for n in parse_ints(a.requests):
             ptrs = torch.zeros((s, n + 1), dtype=torch.int32, device="cuda")
-
-            def copy():
-                small.add_(1.0)  # a queued kernel the copy waits behind, as the cycle's would
-                ptrs.cpu()
-
-            record("copy", -1, n, s, *timed(copy, a.iters))
+            # a queued kernel the copy waits behind, as the cycle's would; launched untimed
+            record("copy", -1, n, s, *timed(ptrs.cpu, a.iters, setup=lambda: small.add_(1.0)))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"meta": meta, "rows": rows}, f, indent=1)

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""FlashInfer's paged prefill kernel with a custom mask against the same kernel with its causal mask.
+
+SGLang's FlashInfer backend runs a speculative verify's attention (every layer) as FlashInfer's
+paged prefill with the verify's tree passed as a custom mask, which FlashInfer reads bit-packed
+beside the KV tiles. This script times that kernel on verify shapes (a few query tokens a request
+over a long KV cache) with the mask given as a custom mask and, for the same shapes, with the
+kernel's own causal mask, and prints their ratio: what `attention_time_factor` in
+models/kernels/flashinfer_custom_mask.json stands for. The custom mask holds the causal pattern,
+so both runs attend to the same keys.
+
+Each case runs `--layers` attention calls, each over its own KV cache (so that the caches together
+exceed the L2 and are read from memory, as a forward's layers are), captured in one CUDA graph;
+the graph is replayed `--reps` times between CUDA events and the time per call is the median over
+`--rounds` such timings. Needs PyTorch with CUDA and an importable FlashInfer of the 0.2-0.3
+series (its JIT compiles the prefill module on first use).
+
+Usage: python3 tools/attnbench/flashinfer_mask.py --batches 1,4,8 --query-tokens 4,8,16 \
+         --kv-lens 1024,4096 --qo-heads 32 --kv-heads 8 --head-dim 128 [--json OUT]
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import torch
+
+
+def parse_ints(text):
+    return [int(x) for x in text.split(",") if x]
+
+
+def causal_tree_mask(batch, q_len, kv_len, device):
+    """Per request: q_len query rows over kv_len + q_len keys, row i seeing the cached keys and
+    the query keys 0..i (the causal pattern, so that both runs do the same work)."""
+    total = kv_len + q_len
+    rows = torch.arange(q_len, device=device).unsqueeze(1)
+    cols = torch.arange(total, device=device).unsqueeze(0)
+    one = cols < kv_len + rows + 1
+    return one.expand(batch, q_len, total).reshape(-1).contiguous()
+
+
+class Layers:
+    """`layers` paged-prefill calls of one shape, each over its own KV cache, on one wrapper in
+    CUDA-graph mode (planned once: every layer shares the index pointers, as a forward's do)."""
+
+    def __init__(self, flashinfer, batch, q_len, kv_len, qo_heads, kv_heads, head_dim, layers, masked, dtype):
+        dev = torch.device("cuda")
+        total = kv_len + q_len
+        workspace = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=dev)
+        qo_indptr = torch.arange(batch + 1, dtype=torch.int32, device=dev) * q_len
+        kv_indptr = torch.arange(batch + 1, dtype=torch.int32, device=dev) * total
+        kv_indices = torch.arange(batch * total, dtype=torch.int32, device=dev)
+        last = torch.ones(batch, dtype=torch.int32, device=dev)
+        bufs = {}
+        if masked:
+            bufs = dict(
+                custom_mask_buf=torch.zeros((batch * q_len * total + 7) // 8, dtype=torch.uint8, device=dev),
+                mask_indptr_buf=torch.zeros(batch + 1, dtype=torch.int32, device=dev),
+            )
+        self.wrapper = flashinfer.BatchPrefillWithPagedKVCacheWrapper(
+            workspace,
+            "NHD",
+            use_cuda_graph=True,
+            qo_indptr_buf=torch.zeros_like(qo_indptr),
+            paged_kv_indptr_buf=torch.zeros_like(kv_indptr),
+            paged_kv_indices_buf=torch.zeros_like(kv_indices),
+            paged_kv_last_page_len_buf=torch.zeros_like(last),
+            backend="fa2",
+            **bufs,
+        )
+        kwargs = dict(q_data_type=dtype, kv_data_type=dtype)
+        if masked:
+            kwargs["custom_mask"] = causal_tree_mask(batch, q_len, kv_len, dev)
+        else:
+            kwargs["causal"] = True
+        self.wrapper.plan(qo_indptr, kv_indptr, kv_indices, last, qo_heads, kv_heads, head_dim, 1, **kwargs)
+        g = torch.Generator(device=dev).manual_seed(1234)
+        self.q = torch.randn(batch * q_len, qo_heads, head_dim, device=dev, dtype=dtype, generator=g)
+        # page size 1, NHD: (pages, 2, 1, kv_heads, head_dim)
+        self.caches = [
+            torch.randn(batch * total, 2, 1, kv_heads, head_dim, device=dev, dtype=dtype, generator=g)
+            for _ in range(layers)
+        ]
+        self.out = torch.empty_like(self.q)
+        torch.cuda.synchronize()
+
+    def forward(self):
+        for kv in self.caches:
+            self.wrapper.run(self.q, kv, out=self.out)
+
+
+def time_graph(fn, calls, reps, rounds):
+    """us per call: fn (`calls` attention calls) captured in a CUDA graph, replayed `reps` times
+    between events; median over `rounds`."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    for _ in range(3):
+        graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(rounds):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(reps):
+            graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1000.0 / (reps * calls))
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--batches", default="1,4,8")
+    ap.add_argument("--query-tokens", default="4,8,16", help="verify tokens a request")
+    ap.add_argument("--kv-lens", default="1024,4096", help="cached tokens a request")
+    ap.add_argument("--qo-heads", type=int, default=32)
+    ap.add_argument("--kv-heads", type=int, default=8)
+    ap.add_argument("--head-dim", type=int, default=128)
+    ap.add_argument("--layers", type=int, default=32, help="attention calls a graph, each over its own KV cache")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--json", help="write the rows here as JSON")
+    a = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("error: no CUDA device visible to PyTorch", file=sys.stderr)
+        return 2
+    try:
+        import flashinfer
+    except ImportError as e:
+        print(f"error: FlashInfer is not importable ({e}); put its source on PYTHONPATH", file=sys.stderr)
+        return 2
+    dtype = torch.bfloat16
+    meta = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+            "flashinfer": getattr(flashinfer, "__version__", "unknown"), "qo_heads": a.qo_heads,
+            "kv_heads": a.kv_heads, "head_dim": a.head_dim, "layers": a.layers,
+            "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
+    print("# " + json.dumps(meta))
+    print(f"{'batch':>5} {'q':>3} {'kv':>6} {'causal_us':>10} {'custom_us':>10} {'ratio':>6}")
+    rows = []
+    for kv_len in parse_ints(a.kv_lens):
+        for b in parse_ints(a.batches):
+            for q in parse_ints(a.query_tokens):
+                t = {}
+                for masked in (False, True):
+                    layers = Layers(flashinfer, b, q, kv_len, a.qo_heads, a.kv_heads, a.head_dim, a.layers, masked,
+                                    dtype)
+                    t[masked] = time_graph(layers.forward, a.layers, a.reps, a.rounds)
+                    del layers
+                    torch.cuda.empty_cache()
+                ratio = t[True] / t[False]
+                rows.append({"batch": b, "query_tokens": q, "kv_len": kv_len, "causal_us": t[False],
+                             "custom_us": t[True], "ratio": ratio})
+                print(f"{b:>5} {q:>3} {kv_len:>6} {t[False]:>10.2f} {t[True]:>10.2f} {ratio:>6.2f}", flush=True)
+    print(f"# median ratio {statistics.median(r['ratio'] for r in rows):.3f} over {len(rows)} shapes")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"meta": meta, "rows": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
