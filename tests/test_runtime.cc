@@ -200,8 +200,10 @@ TEST_CASE("SGLang's FlashInfer plans price a Llama tree on Hopper, not its FA3 c
   // vLLM's runtime never prices SGLang's backend
   RunArgs vllm = tree;
   vllm.runtime = "vllm";
-  for (const RuntimeTerm& t : resolve_scenario(vllm).runtime->terms) CHECK(t.when != RuntimeTerm::When::FlashInfer);
-  CHECK_FALSE(resolve_scenario(vllm).run.verify_custom_mask());
+  const Scenario on_vllm = resolve_scenario(vllm);
+  REQUIRE(on_vllm.runtime);
+  for (const RuntimeTerm& t : on_vllm.runtime->terms) CHECK(t.when != RuntimeTerm::When::FlashInfer);
+  CHECK_FALSE(on_vllm.run.verify_custom_mask());
   // an MLA model's tree runs FA3 on Hopper: no FlashInfer MHA plans
   RunArgs mla;
   mla.model_path = "deepseek-v3";
