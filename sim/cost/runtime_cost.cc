@@ -11,15 +11,19 @@ double PhaseRuntime::exposed_us(double forward_us) const {
 
 namespace {
 
-// Greedy requests: sampling-only terms never apply.
-bool applies(RuntimeTerm::When w, const RunSpec& run, int target_vocab, int draft_vocab) {
-  switch (w) {
+// Whether term t happens in this run. Greedy requests: sampling-only terms never apply.
+bool applies(const RuntimeTerm& t, const RunSpec& run, int target_vocab, int draft_vocab) {
+  switch (t.when) {
     case RuntimeTerm::When::Always: return true;
     case RuntimeTerm::When::Sampling: return false;
     case RuntimeTerm::When::Tree: return run.topk > 1;
     case RuntimeTerm::When::Eagle3: return run.algo == SpecAlgo::Eagle3;
     case RuntimeTerm::When::DraftVocabMap: return draft_vocab < target_vocab;
-    case RuntimeTerm::When::FlashInfer: return run.verify_custom_mask();
+    // With one draft step SGLang builds no draft decode backend (draft_utils.py,
+    // create_decode_backend), so FlashInfer's draft-side terms do not happen at all (where other
+    // draft-step terms move onto verify).
+    case RuntimeTerm::When::FlashInfer:
+      return run.verify_custom_mask() && !(t.phase == PhaseKind::DraftDecode && run.num_steps <= 1);
   }
   return false;
 }
@@ -41,10 +45,7 @@ RuntimeCost runtime_cost(const RuntimeProfile& p, const RunSpec& run, const Hard
   std::array<double, kNumPhaseKinds> host{}, eager{}, graphed{};
 
   for (const auto& t : p.terms) {
-    if (t.counted_by_forward || !applies(t.when, run, target_vocab, draft_vocab)) continue;
-    // With one draft step SGLang builds no draft decode backend (draft_utils.py,
-    // create_decode_backend): FlashInfer's draft-side terms lapse instead of moving onto verify.
-    if (t.when == RuntimeTerm::When::FlashInfer && t.phase == PhaseKind::DraftDecode && draft_forwards == 0) continue;
+    if (t.counted_by_forward || !applies(t, run, target_vocab, draft_vocab)) continue;
     const bool plain = t.section == RuntimeTerm::Section::PlainStep;
     if (!plain && !run.speculative()) continue;
     PhaseKind phase = t.cycle_phase ? PhaseKind::Verify : t.phase;
