@@ -20,15 +20,15 @@ Usage: python3 tools/attnbench/flashinfer_mask.py --batches 1,4,8 --query-tokens
 """
 import argparse
 import json
+import pathlib
 import statistics
 import sys
-import time
 
 import torch
 
-
-def parse_ints(text):
-    return [int(x) for x in text.split(",") if x]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from flashinfer_common import (add_head_args, json_path, load_flashinfer, paged_prefill, positive_int,  # noqa: E402
+                               positive_ints, run_meta, write_json)
 
 
 def causal_tree_mask(batch, q_len, kv_len, device):
@@ -48,34 +48,13 @@ class Layers:
     def __init__(self, flashinfer, batch, q_len, kv_len, qo_heads, kv_heads, head_dim, layers, masked, dtype):
         dev = torch.device("cuda")
         total = kv_len + q_len
-        workspace = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=dev)
-        qo_indptr = torch.arange(batch + 1, dtype=torch.int32, device=dev) * q_len
-        kv_indptr = torch.arange(batch + 1, dtype=torch.int32, device=dev) * total
-        kv_indices = torch.arange(batch * total, dtype=torch.int32, device=dev)
-        last = torch.ones(batch, dtype=torch.int32, device=dev)
-        bufs = {}
-        if masked:
-            bufs = dict(
-                custom_mask_buf=torch.zeros((batch * q_len * total + 7) // 8, dtype=torch.uint8, device=dev),
-                mask_indptr_buf=torch.zeros(batch + 1, dtype=torch.int32, device=dev),
-            )
-        self.wrapper = flashinfer.BatchPrefillWithPagedKVCacheWrapper(
-            workspace,
-            "NHD",
-            use_cuda_graph=True,
-            qo_indptr_buf=torch.zeros_like(qo_indptr),
-            paged_kv_indptr_buf=torch.zeros_like(kv_indptr),
-            paged_kv_indices_buf=torch.zeros_like(kv_indices),
-            paged_kv_last_page_len_buf=torch.zeros_like(last),
-            backend="fa2",
-            **bufs,
-        )
+        self.wrapper, index = paged_prefill(flashinfer, batch, q_len, kv_len, masked, "fa2")
         kwargs = dict(q_data_type=dtype, kv_data_type=dtype)
         if masked:
             kwargs["custom_mask"] = causal_tree_mask(batch, q_len, kv_len, dev)
         else:
             kwargs["causal"] = True
-        self.wrapper.plan(qo_indptr, kv_indptr, kv_indices, last, qo_heads, kv_heads, head_dim, 1, **kwargs)
+        self.wrapper.plan(*index, qo_heads, kv_heads, head_dim, 1, **kwargs)
         g = torch.Generator(device=dev).manual_seed(1234)
         self.q = torch.randn(batch * q_len, qo_heads, head_dim, device=dev, dtype=dtype, generator=g)
         # page size 1, NHD: (pages, 2, 1, kv_heads, head_dim)
@@ -121,36 +100,25 @@ def time_graph(fn, calls, reps, rounds):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--batches", default="1,4,8")
-    ap.add_argument("--query-tokens", default="4,8,16", help="verify tokens a request")
-    ap.add_argument("--kv-lens", default="1024,4096", help="cached tokens a request")
-    ap.add_argument("--qo-heads", type=int, default=32)
-    ap.add_argument("--kv-heads", type=int, default=8)
-    ap.add_argument("--head-dim", type=int, default=128)
-    ap.add_argument("--layers", type=int, default=32, help="attention calls a graph, each over its own KV cache")
-    ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--json", help="write the rows here as JSON")
+    ap.add_argument("--batches", type=positive_ints, default="1,4,8")
+    ap.add_argument("--query-tokens", type=positive_ints, default="4,8,16", help="verify tokens a request")
+    ap.add_argument("--kv-lens", type=positive_ints, default="1024,4096", help="cached tokens a request")
+    add_head_args(ap)
+    ap.add_argument("--layers", type=positive_int, default=32,
+                    help="attention calls a graph, each over its own KV cache")
+    ap.add_argument("--reps", type=positive_int, default=20)
+    ap.add_argument("--rounds", type=positive_int, default=5)
+    ap.add_argument("--json", type=json_path, help="write the rows here as JSON")
     a = ap.parse_args()
-    if not torch.cuda.is_available():
-        print("error: no CUDA device visible to PyTorch", file=sys.stderr)
-        return 2
-    try:
-        import flashinfer
-    except ImportError as e:
-        print(f"error: FlashInfer is not importable ({e}); put its source on PYTHONPATH", file=sys.stderr)
-        return 2
+    flashinfer = load_flashinfer()
     dtype = torch.bfloat16
-    meta = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-            "flashinfer": getattr(flashinfer, "__version__", "unknown"), "qo_heads": a.qo_heads,
-            "kv_heads": a.kv_heads, "head_dim": a.head_dim, "layers": a.layers,
-            "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
+    meta = run_meta(flashinfer, a, layers=a.layers)
     print("# " + json.dumps(meta))
     print(f"{'batch':>5} {'q':>3} {'kv':>6} {'causal_us':>10} {'custom_us':>10} {'ratio':>6}")
     rows = []
-    for kv_len in parse_ints(a.kv_lens):
-        for b in parse_ints(a.batches):
-            for q in parse_ints(a.query_tokens):
+    for kv_len in a.kv_lens:
+        for b in a.batches:
+            for q in a.query_tokens:
                 t = {}
                 for masked in (False, True):
                     layers = Layers(flashinfer, b, q, kv_len, a.qo_heads, a.kv_heads, a.head_dim, a.layers, masked,
@@ -164,8 +132,7 @@ def main():
                 print(f"{b:>5} {q:>3} {kv_len:>6} {t[False]:>10.2f} {t[True]:>10.2f} {ratio:>6.2f}", flush=True)
     print(f"# median ratio {statistics.median(r['ratio'] for r in rows):.3f} over {len(rows)} shapes")
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"meta": meta, "rows": rows}, f, indent=1)
+        write_json(a.json, {"meta": meta, "rows": rows})
     return 0
 
 

@@ -33,6 +33,7 @@ Usage: python3 tools/hostbench/flashinfer_plan.py --requests 1,4,8,32 --kv-len 1
 """
 import argparse
 import json
+import pathlib
 import platform
 import statistics
 import sys
@@ -40,9 +41,28 @@ import time
 
 import torch
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from flashinfer_common import (add_head_args, json_path, load_flashinfer, paged_prefill, positive_int,  # noqa: E402
+                               positive_ints, run_meta, write_json)
 
-def parse_ints(text):
-    return [int(x) for x in text.split(",") if x]
+MEASUREMENTS = ("decode", "verify", "extend", "copy")
+
+
+def tensor_core_list(text):
+    """argparse type: 0 (decode kernels), 1 (prefill kernels) or both, comma-separated."""
+    values = [x for x in text.split(",") if x]
+    if not values or any(x not in ("0", "1") for x in values):
+        raise argparse.ArgumentTypeError(f"'{text}': give 0, 1 or 0,1")
+    return [int(x) for x in values]
+
+
+def measurement_list(text):
+    """argparse type: some of decode, verify, extend and copy, comma-separated."""
+    values = [x for x in text.split(",") if x]
+    unknown = [x for x in values if x not in MEASUREMENTS]
+    if not values or unknown:
+        raise argparse.ArgumentTypeError(f"'{text}': give some of {','.join(MEASUREMENTS)}")
+    return set(values)
 
 
 def cpu_model():
@@ -85,38 +105,11 @@ class VerifyCase:
     size 1, CUDA-graph buffers."""
 
     def __init__(self, flashinfer, batch, q_len, kv_len, qo_heads, kv_heads, head_dim, dtype, masked=True):
-        dev = torch.device("cuda")
+        self.wrapper, index = paged_prefill(flashinfer, batch, q_len, kv_len, masked, "auto" if masked else "fa2")
+        self.args = (*index, qo_heads, kv_heads, head_dim, 1)
         total_kv = kv_len + q_len
-        self.args = (
-            torch.arange(batch + 1, dtype=torch.int32, device=dev) * q_len,
-            torch.arange(batch + 1, dtype=torch.int32, device=dev) * total_kv,
-            torch.arange(batch * total_kv, dtype=torch.int32, device=dev),
-            torch.ones(batch, dtype=torch.int32, device=dev),
-            qo_heads,
-            kv_heads,
-            head_dim,
-            1,
-        )
-        self.mask = torch.ones(batch * q_len * total_kv, dtype=torch.bool, device=dev) if masked else None
+        self.mask = torch.ones(batch * q_len * total_kv, dtype=torch.bool, device="cuda") if masked else None
         self.dtype = dtype
-        workspace = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=dev)
-        mask_bufs = {}
-        if masked:
-            mask_bufs = dict(
-                custom_mask_buf=torch.zeros((batch * q_len * total_kv + 7) // 8, dtype=torch.uint8, device=dev),
-                mask_indptr_buf=torch.zeros(batch + 1, dtype=torch.int32, device=dev),
-            )
-        self.wrapper = flashinfer.BatchPrefillWithPagedKVCacheWrapper(
-            workspace,
-            "NHD",
-            use_cuda_graph=True,
-            backend="auto" if masked else "fa2",
-            qo_indptr_buf=torch.zeros(batch + 1, dtype=torch.int32, device=dev),
-            paged_kv_indptr_buf=torch.zeros(batch + 1, dtype=torch.int32, device=dev),
-            paged_kv_indices_buf=torch.zeros(batch * total_kv, dtype=torch.int32, device=dev),
-            paged_kv_last_page_len_buf=torch.zeros(batch, dtype=torch.int32, device=dev),
-            **mask_bufs,
-        )
         self.plan()
         torch.cuda.synchronize()
 
@@ -181,43 +174,28 @@ class Case:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--requests", default="1,3,4,8,16,32,64", help="batch x top-k values, comma-separated")
-    ap.add_argument("--kv-len", type=int, default=1024, help="KV tokens per request")
-    ap.add_argument("--qo-heads", type=int, default=32)
-    ap.add_argument("--kv-heads", type=int, default=8)
-    ap.add_argument("--head-dim", type=int, default=128)
-    ap.add_argument("--tensor-cores", default="0,1", help="0 (decode kernels), 1 (prefill kernels), or both")
-    ap.add_argument("--steps", default="3,5,7", help="draft steps for the once-a-cycle copy")
-    ap.add_argument("--verify-tokens", default="4,8,16", help="draft tokens a request in the verify's plan")
-    ap.add_argument("--verify-batches", default="1,4,8,32", help="batch sizes for the verify's and extend's plans")
-    ap.add_argument("--extend-tokens", default="4,8", help="accepted tokens a request in the draft extend's plan")
-    ap.add_argument("--what", default="decode,verify,extend,copy", help="which of decode (raw, fast, standard), "
-                    "verify, extend and copy to time")
-    ap.add_argument("--iters", type=int, default=2000)
-    ap.add_argument("--json", help="write the rows here as JSON")
+    ap.add_argument("--requests", type=positive_ints, default="1,3,4,8,16,32,64",
+                    help="batch x top-k values, comma-separated")
+    ap.add_argument("--kv-len", type=positive_int, default=1024, help="KV tokens per request")
+    add_head_args(ap)
+    ap.add_argument("--tensor-cores", type=tensor_core_list, default="0,1",
+                    help="0 (decode kernels), 1 (prefill kernels), or both")
+    ap.add_argument("--steps", type=positive_ints, default="3,5,7", help="draft steps for the once-a-cycle copy")
+    ap.add_argument("--verify-tokens", type=positive_ints, default="4,8,16",
+                    help="draft tokens a request in the verify's plan")
+    ap.add_argument("--verify-batches", type=positive_ints, default="1,4,8,32",
+                    help="batch sizes for the verify's and extend's plans")
+    ap.add_argument("--extend-tokens", type=positive_ints, default="4,8",
+                    help="accepted tokens a request in the draft extend's plan")
+    ap.add_argument("--what", type=measurement_list, default=",".join(MEASUREMENTS),
+                    help="which of decode (raw, fast, standard), verify, extend and copy to time")
+    ap.add_argument("--iters", type=positive_int, default=2000)
+    ap.add_argument("--json", type=json_path, help="write the rows here as JSON")
     a = ap.parse_args()
-    if not torch.cuda.is_available():
-        print("error: no CUDA device visible to PyTorch", file=sys.stderr)
-        return 2
-    try:
-        import flashinfer
-    except ImportError as e:
-        print(f"error: FlashInfer is not importable ({e}); put its source on PYTHONPATH", file=sys.stderr)
-        return 2
+    flashinfer = load_flashinfer()
     dtype = torch.bfloat16
-    meta = {
-        "gpu": torch.cuda.get_device_name(),
-        "cpu": cpu_model(),
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "flashinfer": getattr(flashinfer, "__version__", "unknown"),
-        "kv_len": a.kv_len,
-        "qo_heads": a.qo_heads,
-        "kv_heads": a.kv_heads,
-        "head_dim": a.head_dim,
-        "iters": a.iters,
-        "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-    }
+    meta = run_meta(flashinfer, a, cpu=cpu_model(), python=platform.python_version(), kv_len=a.kv_len,
+                    iters=a.iters)
     print("# " + json.dumps(meta))
     rows = []
     print(f"{'what':<10} {'tc':>2} {'requests':>8} {'n':>5} {'median_us':>10} {'p90_us':>8}   (n: draft steps for copy, query tokens a request for verify and extend)")
@@ -232,30 +210,29 @@ def main():
         print(f"{what:<10} {tc:>2} {requests:>8} {n:>5} {med:>10.1f} {p90:>8.1f}", flush=True)
 
     small = torch.zeros(1024, device="cuda")
-    what = set(a.what.split(","))
-    for tc in parse_ints(a.tensor_cores) if "decode" in what else []:
-        for n in parse_ints(a.requests):
+    what = a.what
+    for tc in a.tensor_cores if "decode" in what else []:
+        for n in a.requests:
             c = Case(flashinfer, n, a.kv_len, a.qo_heads, a.kv_heads, a.head_dim, bool(tc), dtype)
             args = c.raw_args()
             record("raw", tc, n, 1, *timed(lambda: c.module.plan(*args), a.iters))
             record("fast", tc, n, 1, *timed(c.fast, a.iters))
             record("standard", tc, n, 1, *timed(c.standard, a.iters))
-    for q in parse_ints(a.verify_tokens) if "verify" in what else []:
-        for b in parse_ints(a.verify_batches):
+    for q in a.verify_tokens if "verify" in what else []:
+        for b in a.verify_batches:
             v = VerifyCase(flashinfer, b, q, a.kv_len, a.qo_heads, a.kv_heads, a.head_dim, dtype)
             record("verify", 1, b, q, *timed(v.plan, a.iters))
-    for q in parse_ints(a.extend_tokens) if "extend" in what else []:
-        for b in parse_ints(a.verify_batches):
+    for q in a.extend_tokens if "extend" in what else []:
+        for b in a.verify_batches:
             e = VerifyCase(flashinfer, b, q, a.kv_len, a.qo_heads, a.kv_heads, a.head_dim, dtype, masked=False)
             record("extend", 1, b, q, *timed(e.plan, a.iters))
-    for s in parse_ints(a.steps) if "copy" in what else []:
-        for n in parse_ints(a.requests):
+    for s in a.steps if "copy" in what else []:
+        for n in a.requests:
             ptrs = torch.zeros((s, n + 1), dtype=torch.int32, device="cuda")
             # a queued kernel the copy waits behind, as the cycle's would; launched untimed
             record("copy", -1, n, s, *timed(ptrs.cpu, a.iters, setup=lambda: small.add_(1.0)))
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"meta": meta, "rows": rows}, f, indent=1)
+        write_json(a.json, {"meta": meta, "rows": rows})
     return 0
 
 

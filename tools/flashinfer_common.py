@@ -1,0 +1,115 @@
+"""What the FlashInfer measurement scripts share (tools/hostbench/flashinfer_plan.py,
+tools/attnbench/flashinfer_mask.py): their shape flags and how they are checked, finding the GPU
+and FlashInfer, the paged-prefill wrapper SGLang builds for a verify or a draft extend, the run's
+header and writing the rows."""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+import torch
+
+
+def positive_int(text):
+    """argparse type: an integer >= 1 (argparse then names the flag and exits with 2)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer")
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{v} is below 1")
+    return v
+
+
+def positive_ints(text):
+    """argparse type: a comma-separated list of integers >= 1."""
+    values = [positive_int(x) for x in text.split(",") if x]
+    if not values:
+        raise argparse.ArgumentTypeError("give at least one value, e.g. 1,4,8")
+    return values
+
+
+def json_path(text):
+    """argparse type: a file path whose folder exists (checked before anything is measured)."""
+    folder = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError(f"folder {folder} does not exist")
+    return text
+
+
+def add_head_args(ap):
+    """The attention shape every script takes (Llama-3.1-8B's draft by default)."""
+    ap.add_argument("--qo-heads", type=positive_int, default=32)
+    ap.add_argument("--kv-heads", type=positive_int, default=8)
+    ap.add_argument("--head-dim", type=positive_int, default=128)
+
+
+def load_flashinfer():
+    """The flashinfer module, or a one-line error and exit 2 where there is no GPU or no FlashInfer."""
+    if not torch.cuda.is_available():
+        print("error: no CUDA device visible to PyTorch", file=sys.stderr)
+        sys.exit(2)
+    try:
+        import flashinfer
+    except ImportError as e:
+        print(f"error: FlashInfer is not importable ({e}); put its source on PYTHONPATH", file=sys.stderr)
+        sys.exit(2)
+    return flashinfer
+
+
+def run_meta(flashinfer, a, **extra):
+    """The header of a run: GPU, versions, the head shape, the date; `extra` after them."""
+    meta = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+            "flashinfer": getattr(flashinfer, "__version__", "unknown"), "qo_heads": a.qo_heads,
+            "kv_heads": a.kv_heads, "head_dim": a.head_dim}
+    meta.update(extra)
+    meta["date_utc"] = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+    return meta
+
+
+def paged_prefill(flashinfer, batch, q_len, kv_len, masked, backend):
+    """FlashInfer's paged prefill wrapper in CUDA-graph mode, as SGLang builds it for a verify
+    (masked: with custom-mask buffers) or a draft extend: `batch` requests of `q_len` query tokens
+    over `kv_len` cached tokens plus themselves, page size 1. Returns the wrapper and its index
+    tensors (qo_indptr, kv_indptr, kv_indices, last_page_len) for `plan`."""
+    dev = torch.device("cuda")
+    total = kv_len + q_len
+    index = (
+        torch.arange(batch + 1, dtype=torch.int32, device=dev) * q_len,
+        torch.arange(batch + 1, dtype=torch.int32, device=dev) * total,
+        torch.arange(batch * total, dtype=torch.int32, device=dev),
+        torch.ones(batch, dtype=torch.int32, device=dev),
+    )
+    mask_bufs = {}
+    if masked:
+        mask_bufs = dict(
+            custom_mask_buf=torch.zeros((batch * q_len * total + 7) // 8, dtype=torch.uint8, device=dev),
+            mask_indptr_buf=torch.zeros(batch + 1, dtype=torch.int32, device=dev),
+        )
+    wrapper = flashinfer.BatchPrefillWithPagedKVCacheWrapper(
+        torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device=dev),
+        "NHD",
+        use_cuda_graph=True,
+        backend=backend,
+        qo_indptr_buf=torch.zeros_like(index[0]),
+        paged_kv_indptr_buf=torch.zeros_like(index[1]),
+        paged_kv_indices_buf=torch.zeros_like(index[2]),
+        paged_kv_last_page_len_buf=torch.zeros_like(index[3]),
+        **mask_bufs,
+    )
+    return wrapper, index
+
+
+def write_json(path, obj):
+    """Writes obj to path whole or not at all (a temporary file renamed over it)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(obj, f, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
