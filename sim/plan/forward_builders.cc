@@ -85,13 +85,25 @@ void gqa_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const Forw
   const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, f.kv_bytes);
   const double flops = 2.0 * t * ql * f.context * (hd + hd);
   ops.push_back(attention("attention", t, ql, kv_read + 2.0 * t * ql * hd * kB, flops));
+  if (f.attention_kernel != AttentionKernel::Roofline) {
+    // FlashInfer's price reads the requests (n) and the query heads a KV head (k)
+    Op& a = ops.back();
+    a.attention_kernel = f.attention_kernel, a.n = f.batch, a.k = ql / kvl;
+    // SGLang's FlashInfer backend decodes on tensor cores past 4 query heads a KV head, and for
+    // an fp8 KV cache (should_use_tensor_core)
+    if (f.attention_kernel == AttentionKernel::FlashInferDecode && (ql > 4 * kvl || f.kv_bytes < 2))
+      a.attention_kernel = AttentionKernel::FlashInferDecodeTc;
+  }
   // FlashInfer's verify reads its mask as a custom mask, a kernel measured at attention_scale
   // times the causal one: the extra shown as an op of its own, one more attention kernel over
-  // (attention_scale - 1) x the pass's bytes and FLOPs (its fixed cost included).
+  // (attention_scale - 1) x the pass's bytes and FLOPs (its fixed cost included). Priced by
+  // FlashInfer's measured kernels, it is the custom-mask kernel's time beyond the causal one's.
   if (f.attention_scale > 1) {
     Op mask = ops.back();
     mask.name = "attention_custom_mask";
     mask.bytes *= f.attention_scale - 1, mask.flops *= f.attention_scale - 1;
+    if (f.attention_kernel == AttentionKernel::FlashInferPrefill)
+      mask.attention_kernel = AttentionKernel::FlashInferMask;
     ops.push_back(mask);
   }
   if (f.cascade_attention) tree_cascade(ops, f, ql, f.batch * f.tree_tokens * 2 * kvl * hd * f.kv_bytes, hd, hd);

@@ -31,6 +31,9 @@ struct ForwardShape {
   /// backend, whose prefill kernel reads the tree mask as a custom mask
   /// (scenario/sglang_attention.h); the time beyond one pass is an op of its own.
   double attention_scale = 1;
+  /// The kernel that prices the attention pass: FlashInfer's where the phase runs SGLang's
+  /// FlashInfer backend (set by the cycle plan), else the GPU profile's roofline.
+  AttentionKernel attention_kernel = AttentionKernel::Roofline;
 };
 
 /// The target model's forward (embedding, layers, lm_head + all-gather, sampling tail).

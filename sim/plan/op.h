@@ -38,28 +38,45 @@ constexpr OpClass op_class(OpKind k) {
 }
 std::string_view op_kind_name(OpKind k);
 
+/// Which kernel prices an attention op. Roofline: the GPU profile's attention terms (fitted to the
+/// GPU replay's own split-KV kernel, what the replay runs). The others are FlashInfer's kernels as
+/// SGLang's FlashInfer backend runs them, priced by their measured times
+/// (models/kernels/flashinfer_attention.json): the paged prefill (a verify, a draft extend), the
+/// extra time of its custom mask (a verify's tree, the op attention_custom_mask), batch decode on
+/// CUDA cores and on tensor cores (SGLang's choice past 4 query heads a KV head).
+enum class AttentionKernel : std::uint8_t {
+  Roofline,
+  FlashInferPrefill,
+  FlashInferMask,
+  FlashInferDecode,
+  FlashInferDecodeTc
+};
+
 struct Op {
   // Doubles first, the small fields packed after them: 88 bytes where interleaving took 104 (the
   // engine walks thousands of ops a cycle evaluation).
-  const char* name = "";       ///< what SGLang calls it (q_b_proj, moe_w13, ...)
-  double m = 0, n = 0, k = 0;  ///< GEMM shape per product (MoE: m = routed token-expert pairs)
-  double batch = 1;            ///< independent products (BMM heads)
-  double experts = 0;          ///< MoE: distinct experts whose weights are read
-  double flops = 0;            ///< total floating-point operations
-  double bytes = 0;            ///< device-memory traffic (weights + activations + KV)
-  double comm_bytes = 0;       ///< collectives: payload bytes
+  const char* name = "";  ///< what SGLang calls it (q_b_proj, moe_w13, ...)
+  /// GEMM shape per product (MoE: m = routed token-expert pairs). Attention: m = query tokens; on
+  /// FlashInfer's kernels n = requests and k = query heads a KV head (their price reads them).
+  double m = 0, n = 0, k = 0;
+  double batch = 1;       ///< independent products (BMM heads)
+  double experts = 0;     ///< MoE: distinct experts whose weights are read
+  double flops = 0;       ///< total floating-point operations
+  double bytes = 0;       ///< device-memory traffic (weights + activations + KV)
+  double comm_bytes = 0;  ///< collectives: payload bytes
   /// Collectives: the ranks taking part (0: the whole tensor-parallel group). DP attention runs
   /// some over one DP rank's attention group (tp / dp ranks).
   int group = 0;
-  OpKind kind = OpKind::Elementwise;
   DType dtype = DType::BF16;  ///< weight dtype for GEMMs, element dtype otherwise
-  bool replicated = false;    ///< a GEMM every rank runs whole (not sharded)
+  OpKind kind = OpKind::Elementwise;
+  bool replicated = false;  ///< a GEMM every rank runs whole (not sharded)
   /// A layer boundary that a fused all-reduce + residual add + RMSNorm kernel replaces: set on a
   /// decoder layer's two all-reduces and its two add-norms (input and post-attention). With the
   /// fusion on, the all-reduce is priced as the fused kernel and the norm is dropped.
   bool fusable_boundary = false;
   bool combine = false;     ///< AllToAll: the combine (expert outputs back to their tokens), else the dispatch
   bool inter_node = false;  ///< SendRecv: the peer stage's GPU sits on another node (network, not NVLink/PCIe)
+  AttentionKernel attention_kernel = AttentionKernel::Roofline;  ///< Attention: what prices it
   bool is_collective() const {
     return kind == OpKind::AllReduce || kind == OpKind::AllGather || kind == OpKind::AllToAll ||
            kind == OpKind::ReduceScatter;

@@ -30,11 +30,13 @@ OpKind parse_op_kind(const std::string& s, const std::string& where) {
 // fused-MoE kernel, and fp8 GEMMs as the block-scaled kernel (128x128 weight scales, 1x128 token
 // scales: gemm_fp8_block_*); replays made before that kernel ran cuBLASLt's per-tensor fp8
 // (gemm_fp8_tensor_fixed_us). Its prediction prices what it ran, each by its own named term: the
-// block kernel by its fitted price on this GPU (replay_block_fp8) where the profile has one.
+// block kernel by its fitted price on this GPU (replay_block_fp8) where the profile has one; its
+// attention by the profile's attention terms (the replay's split-KV kernel), not FlashInfer's.
 Hardware as_replayed(const Hardware& hw, bool block_fp8) {
   Hardware h = hw;
   h.gpu.moe_gemm_memory_efficiency = 0;
   h.gpu.price_as_replay_fp8 = block_fp8 && h.gpu.replay_block_fp8.present;
+  h.gpu.price_stack_attention = false;  // the replay runs its own split-KV attention, not FlashInfer's
   if (!block_fp8) {
     h.gpu.gemm_fp8_block_fixed_us = h.gpu.gemm_fp8_tensor_fixed_us;
     h.gpu.gemm_fp8_block_us_per_kblock = 0;

@@ -43,12 +43,14 @@ def causal_tree_mask(batch, q_len, kv_len, device):
 
 class Layers:
     """`layers` paged-prefill calls of one shape, each over its own KV cache, on one wrapper in
-    CUDA-graph mode (planned once: every layer shares the index pointers, as a forward's do)."""
+    CUDA-graph mode (planned once: every layer shares the index pointers, as a forward's do), on
+    FlashInfer's FA2 kernels or (backend "fa3") its SM90 template."""
 
-    def __init__(self, flashinfer, batch, q_len, kv_len, qo_heads, kv_heads, head_dim, layers, masked, dtype):
+    def __init__(self, flashinfer, batch, q_len, kv_len, qo_heads, kv_heads, head_dim, layers, masked, dtype,
+                 backend="fa2"):
         dev = torch.device("cuda")
         total = kv_len + q_len
-        self.wrapper, index = paged_prefill(flashinfer, batch, q_len, kv_len, masked, "fa2")
+        self.wrapper, index = paged_prefill(flashinfer, batch, q_len, kv_len, masked, backend)
         kwargs = dict(q_data_type=dtype, kv_data_type=dtype)
         if masked:
             kwargs["custom_mask"] = causal_tree_mask(batch, q_len, kv_len, dev)
