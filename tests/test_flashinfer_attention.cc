@@ -4,6 +4,7 @@
 // prediction prices the replay's own kernel instead.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,15 @@ CyclePlan plan_of(const std::string& model, const RunSpec& run) {
   const ModelSpec target = model_from_config(cfg, "--model-path");
   const ModelSpec draft = model_from_config(zoo_draft_config(cfg), "draft");
   return build_plan(target, run.speculative() ? &draft : nullptr, run);
+}
+
+// Phase `kind`'s first op named `name`.
+const Op& op_named(const CyclePlan& plan, PhaseKind kind, const std::string& name) {
+  for (const auto& b : plan.find(kind)->blocks)
+    for (const auto& o : b.ops)
+      if (o.name == name) return o;
+  FAIL("no op " << name);
+  throw std::logic_error("unreachable");
 }
 
 // The kernel of phase `kind`'s op named `name` (every such op must agree).
@@ -59,6 +69,16 @@ TEST_CASE("on SGLang's FlashInfer backend the verify and extend run paged prefil
   CHECK(kernel_of(p, PhaseKind::DraftDecode, "attention") == AttentionKernel::FlashInferDecode);
   // plain decode on Hopper: FA3 (the chain's backend), priced by the GPU profile
   CHECK(kernel_of(p, PhaseKind::BaselineDecode, "attention") == AttentionKernel::Roofline);
+  // what FlashInfer's price reads: the requests (n) and the query heads a KV head (k), on the
+  // verify's pass and on its mask's op alike; a draft step's requests are its branches
+  for (const char* name : {"attention", "attention_custom_mask"}) {
+    const Op& v = op_named(p, PhaseKind::Verify, name);
+    CHECK(v.m == 6);  // one request's 6 draft tokens
+    CHECK(v.n == 1);
+    CHECK(v.k == 4);  // 32 query heads over 8 KV heads
+  }
+  CHECK(op_named(p, PhaseKind::DraftDecode, "attention").n == 3);
+  CHECK(op_named(p, PhaseKind::DraftExtend, "attention").n == 1);
 
   RunSpec chain_fi = eagle3(1);
   chain_fi.custom_mask_chain = true;  // a chain's backend is FlashInfer (off Hopper, or named)
@@ -81,6 +101,10 @@ TEST_CASE("FlashInfer decodes on tensor cores past four query heads a KV head, a
         AttentionKernel::FlashInferDecodeTc);
   CHECK(kernel_of(plan_of("llama-3.1-8b", plain), PhaseKind::BaselineDecode, "attention") ==
         AttentionKernel::FlashInferDecode);
+  // an fp8 KV cache decodes on tensor cores whatever the group
+  plain.kv_cache_bytes = 1;
+  CHECK(kernel_of(plan_of("llama-3.1-8b", plain), PhaseKind::BaselineDecode, "attention") ==
+        AttentionKernel::FlashInferDecodeTc);
 }
 
 TEST_CASE("FlashInfer's query tile follows its CUDA-graph plan: 16, 64 or 128 rows") {

@@ -45,7 +45,9 @@ check(q.returncode == 0 and "fa3: 90 rows, not fitted" in q.stdout, f"fa3.json: 
 
 with tempfile.TemporaryDirectory() as d:
     bad = pathlib.Path(d) / "bad.json"
-    for text in ("not json", '{"rows": 3}', "[]"):
+    row = ('{"kind": "causal", "qo_heads": 8, "kv_heads": 3, "requests": 1, "query_tokens": 4, '
+           '"kv_bytes": 1e6, "flops": 1e9, "us": 10}')
+    for text in ("not json", '{"rows": 3}', "[]", '{"rows": [' + row + ']}'):
         bad.write_text(text)
         q = subprocess.run(FIT + [str(bad)], capture_output=True, text=True)
         check(q.returncode == 2 and len(q.stderr.strip().splitlines()) == 1 and "error:" in q.stderr,

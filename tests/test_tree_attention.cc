@@ -104,12 +104,12 @@ TEST_CASE("the cascade follows SGLang's attention backend: FlashInfer for a Llam
   // chain's FA3 pass times the mask factor (the chain runs FA3 here, unmasked).
   const double s = flashinfer_custom_mask_factor();
   CHECK(def_v > chain_v * s);
-  CHECK(def_v < chain_v * 5);
+  CHECK(def_v < chain_v * 4);
   CHECK(fi_v == Approx(def_v));
   CHECK(fa3_v > chain_v + 32 * 2.0);  // at least a kernel's floor more in each of 32 layers
-  // the draft steps: FA3's two passes and merge against FlashInfer's batch decode (about 19 us a
-  // layer on CUDA cores, measured), the default's
-  CHECK(fa3_d != Approx(fi_d));
+  // the draft steps: FlashInfer's batch decode (the default's; on CUDA cores, about 23 us a layer
+  // for three branches, measured) costs more than FA3's two passes and merge on the profile's terms
+  CHECK(fi_d > fa3_d);
   CHECK(def_d == Approx(fi_d));
 }
 
@@ -266,7 +266,7 @@ TEST_CASE("which verifies read a custom mask: SGLang's default backend per model
   const double fa3 = verify_attention(with(a100, {"--speculative-eagle-topk", "1", "--attention-backend", "fa3"}));
   const double s = flashinfer_custom_mask_factor();
   CHECK(fi > fa3 * s);
-  CHECK(fi < fa3 * 5);
+  CHECK(fi < fa3 * 4);
 }
 
 TEST_CASE("SGLang's FA3 architectures and the shipped custom-mask factor") {

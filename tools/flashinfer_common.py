@@ -1,10 +1,12 @@
 """What the FlashInfer measurement scripts share (tools/hostbench/flashinfer_plan.py,
-tools/attnbench/flashinfer_mask.py): their shape flags and how they are checked, finding the GPU
-and FlashInfer, the paged-prefill wrapper SGLang builds for a verify or a draft extend, the run's
-header and writing the rows."""
+tools/attnbench/flashinfer_mask.py and flashinfer_kernels.py, tools/arbench/flashinfer_norm.py):
+their shape and timing flags and how they are checked, finding the GPU and FlashInfer, the
+paged-prefill wrapper SGLang builds for a verify or a draft extend, timing calls in a CUDA graph,
+the run's header and writing the rows."""
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -44,6 +46,44 @@ def add_head_args(ap):
     ap.add_argument("--qo-heads", type=positive_int, default=32)
     ap.add_argument("--kv-heads", type=positive_int, default=8)
     ap.add_argument("--head-dim", type=positive_int, default=128)
+
+
+def add_timing_args(ap, layers):
+    """How a script times its calls in a CUDA graph: `--layers` calls a graph (default `layers`),
+    `--reps` replays a timing, `--rounds` timings (the median kept); and `--json`."""
+    ap.add_argument("--layers", type=positive_int, default=layers,
+                    help="calls a graph, each over its own data (a KV cache, a buffer)")
+    ap.add_argument("--reps", type=positive_int, default=20, help="graph replays a timing")
+    ap.add_argument("--rounds", type=positive_int, default=5, help="timings, the median kept")
+    ap.add_argument("--json", type=json_path, help="write the rows here as JSON")
+
+
+def time_graph(fn, calls, reps, rounds):
+    """us per call: fn (`calls` calls) captured in a CUDA graph after three warm-up runs on a side
+    stream, replayed `reps` times between CUDA events; the median over `rounds` such timings."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    for _ in range(3):
+        graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(rounds):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(reps):
+            graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1000.0 / (reps * calls))
+    return statistics.median(times)
 
 
 def load_flashinfer():

@@ -23,7 +23,8 @@ double positive(const nlohmann::json& j, const std::string& key, const std::stri
   return v;
 }
 
-// A kernel's block: "terms" {name: coefficient >= 0} of the names above, at least one.
+// A kernel's block: "terms" {name: coefficient >= 0} of the names above, at least one. A bad file
+// is refused by the first run that prices a FlashInfer op, with the file and field named.
 FlashInferKernelPrice read_kernel(const nlohmann::json& j, const std::string& kernel, const std::string& path) {
   const std::string field = "models/" + std::string(kFile);
   if (!j.contains(kernel) || !j[kernel].is_object() || !j[kernel].contains("terms") || !j[kernel]["terms"].is_object())
@@ -36,6 +37,7 @@ FlashInferKernelPrice read_kernel(const nlohmann::json& j, const std::string& ke
       throw InputError(path + ": " + kernel + "." + name + " must be a number >= 0", field);
     p.coef[static_cast<std::size_t>(it - kTermNames.begin())] = value.get<double>();
   }
+  if (j[kernel]["terms"].empty()) throw InputError(path + ": " + kernel + " needs at least one term", field);
   return p;
 }
 

@@ -245,9 +245,10 @@ Scenario resolve_scenario(const RunArgs& a) {
                       "picks one (docs/model.md#tree-attention)");
   if (sglang && s.run.speculative() && s.run.verify_custom_mask())
     s.notes.push_back(fmt::format(
-        "the verify's attention reads its mask as FlashInfer's custom mask: priced at {:g}x a causal pass, the "
-        "median measured on an H200 (models/kernels/flashinfer_custom_mask.json), and FlashInfer plans it on the "
-        "host every cycle (models/runtime/sglang.json)",
+        "the verify's attention reads its mask as FlashInfer's custom mask: priced as FlashInfer's kernels measured "
+        "on an H200 (models/kernels/flashinfer_attention.json; a GPU replay's prediction: {:g}x a causal pass, "
+        "models/kernels/flashinfer_custom_mask.json), and FlashInfer plans it on the host every cycle "
+        "(models/runtime/sglang.json)",
         flashinfer_custom_mask_factor()));
   if (a.enable_flashinfer_allreduce_fusion && s.run.layout.dp_attention) {
     // SGLang's apply_flashinfer_allreduce_fusion() is false under DP attention (communicator.py)

@@ -95,6 +95,8 @@ def read_rows(path):
                 raise ValueError(f"row {i}: {k} must be a number >= {lo}")
         if not isinstance(r.get("us"), (int, float)) or not r["us"] > 0:
             raise ValueError(f"row {i}: us must be a number above 0")
+        if r["qo_heads"] % r["kv_heads"]:
+            raise ValueError(f"row {i}: {r['qo_heads']} query heads do not split over {r['kv_heads']} KV heads")
     return doc["rows"]
 
 

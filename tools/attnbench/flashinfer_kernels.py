@@ -6,7 +6,8 @@ the verify on the paged prefill kernel (FA2) with the draft tree as a custom mas
 extend on the same kernel with its causal mask, and every draft step (and a plain decode step) on
 the batch-decode kernel, its tensor-core path when a KV head serves more than four query heads.
 This script times each at decode-time shapes (a few query tokens a request over a long KV cache)
-and prints, beside each time, the KV bytes and FLOPs the engine prices attention from, so that
+and prints, beside each time, its KV bytes and FLOPs (the KV alone; the engine adds the query and
+output activations, a few percent at these shapes), so that
 the kernels' terms can be fitted (tools/attnbench/fit_flashinfer.py,
 models/kernels/flashinfer_attention.json). `--kinds fa3` times FlashInfer's SM90
 (FlashAttention-3) template with its causal mask at one-token and verify shapes: the closest
@@ -32,8 +33,9 @@ import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from flashinfer_common import json_path, load_flashinfer, positive_int, positive_ints, write_json  # noqa: E402
-from flashinfer_mask import Layers, time_graph  # noqa: E402
+from flashinfer_common import (add_timing_args, load_flashinfer, positive_int, positive_ints,  # noqa: E402
+                               time_graph, write_json)
+from flashinfer_mask import Layers  # noqa: E402
 
 HEAD_DIM = 128
 KINDS = ("causal", "custom", "decode", "fa3")
@@ -111,15 +113,13 @@ def main():
                     help="requests of the decode kind (batch x top-k for a draft step)")
     ap.add_argument("--kinds", type=kinds, default="causal,custom,decode",
                     help="some of causal, custom, decode, fa3 (Hopper only)")
-    ap.add_argument("--layers", type=positive_int, default=16, help="calls a graph, each over its own KV cache")
-    ap.add_argument("--reps", type=positive_int, default=20)
-    ap.add_argument("--rounds", type=positive_int, default=5)
-    ap.add_argument("--json", type=json_path, help="write the rows here as JSON")
+    add_timing_args(ap, layers=16)
     a = ap.parse_args()
     flashinfer = load_flashinfer()
     dtype = torch.bfloat16
     meta = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-            "flashinfer": getattr(flashinfer, "__version__", "unknown"), "head_dim": HEAD_DIM, "layers": a.layers}
+            "flashinfer": getattr(flashinfer, "__version__", "unknown"), "head_dim": HEAD_DIM, "layers": a.layers,
+            "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
     print("# " + json.dumps(meta))
     print(f"{'kind':>6} {'qo':>3} {'kv':>3} {'reqs':>4} {'q':>3} {'kv_len':>6} {'kv_MB':>8} {'GFLOP':>7} {'us':>8}")
     rows = []
@@ -146,7 +146,6 @@ def main():
                              "kv_len": kv_len, "kv_bytes": kv_bytes, "flops": flops, "us": us})
                 print(f"{kind:>6} {qo:>3} {kvh:>3} {reqs:>4} {q:>3} {kv_len:>6} {kv_bytes / 1e6:>8.2f} "
                       f"{flops / 1e9:>7.2f} {us:>8.2f}", flush=True)
-    meta["date_utc"] = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     if a.json:
         write_json(a.json, {"meta": meta, "rows": rows})
     return 0

@@ -27,8 +27,8 @@ import sys
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from flashinfer_common import (add_head_args, json_path, load_flashinfer, paged_prefill, positive_int,  # noqa: E402
-                               positive_ints, run_meta, write_json)
+from flashinfer_common import (add_head_args, add_timing_args, load_flashinfer, paged_prefill,  # noqa: E402
+                               positive_ints, run_meta, time_graph, write_json)
 
 
 def causal_tree_mask(batch, q_len, kv_len, device):
@@ -72,45 +72,13 @@ class Layers:
             self.wrapper.run(self.q, kv, out=self.out)
 
 
-def time_graph(fn, calls, reps, rounds):
-    """us per call: fn (`calls` attention calls) captured in a CUDA graph, replayed `reps` times
-    between events; median over `rounds`."""
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        fn()
-    for _ in range(3):
-        graph.replay()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(rounds):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(reps):
-            graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000.0 / (reps * calls))
-    return statistics.median(times)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--batches", type=positive_ints, default="1,4,8")
     ap.add_argument("--query-tokens", type=positive_ints, default="4,8,16", help="verify tokens a request")
     ap.add_argument("--kv-lens", type=positive_ints, default="1024,4096", help="cached tokens a request")
     add_head_args(ap)
-    ap.add_argument("--layers", type=positive_int, default=32,
-                    help="attention calls a graph, each over its own KV cache")
-    ap.add_argument("--reps", type=positive_int, default=20)
-    ap.add_argument("--rounds", type=positive_int, default=5)
-    ap.add_argument("--json", type=json_path, help="write the rows here as JSON")
+    add_timing_args(ap, layers=32)
     a = ap.parse_args()
     flashinfer = load_flashinfer()
     dtype = torch.bfloat16
