@@ -62,48 +62,54 @@ int flashinfer_query_tile(double requests, double tokens, double group) {
   return packed > 64 ? 128 : packed > 16 ? 64 : 16;
 }
 
-double FlashInferKernelPrice::us(const Op& op, double bytes, double flops, const GpuProfile& g) const {
-  const FlashInferAttentionPrices& ref = flashinfer_attention_prices();
-  const double requests = std::max(1.0, op.n), group = std::max(1.0, op.k);
-  const double q = std::max(1.0, op.m / requests);  // query tokens a request
-  const int tile = flashinfer_query_tile(requests, op.m, group);
-  const double padded = std::ceil(q * group / tile) * tile / (q * group);
-  const double mem = ref.reference_mem_bw_gbps / g.mem_bw_gbps, flop = ref.reference_bf16_tflops / g.peak_bf16_tflops;
-  const std::array<double, kFlashInferTerms> feature = {1,
-                                                        tile == 16 ? 1.0 : 0.0,
-                                                        tile == 64 ? 1.0 : 0.0,
-                                                        tile == 128 ? 1.0 : 0.0,
-                                                        bytes / 1e6 * mem,
-                                                        flops / 1e9 * flop,
-                                                        flops / 1e9 * padded * flop,
-                                                        op.m};
-  double t = 0;
-  for (int i = 0; i < kFlashInferTerms; ++i)
-    t += coef[static_cast<std::size_t>(i)] * feature[static_cast<std::size_t>(i)];
-  return t;
-}
-
 const FlashInferAttentionPrices& flashinfer_attention_prices() {
   static const FlashInferAttentionPrices prices = read_prices();
   return prices;
 }
 
+namespace {
+
+using Features = std::array<double, kFlashInferTerms>;
+
+// The features (FlashInferTerm order) of a call of op's shape reading `bytes` and doing `flops` on
+// `g`: the byte and FLOP terms scaled from the GPU the prices were measured on.
+Features features(const Op& op, double bytes, double flops, const GpuProfile& g, const FlashInferAttentionPrices& p) {
+  const double requests = std::max(1.0, op.n), group = std::max(1.0, op.k);
+  const double q = std::max(1.0, op.m / requests);  // query tokens a request
+  const int tile = flashinfer_query_tile(requests, op.m, group);
+  const double padded = std::ceil(q * group / tile) * tile / (q * group);
+  const double mem = p.reference_mem_bw_gbps / g.mem_bw_gbps, flop = p.reference_bf16_tflops / g.peak_bf16_tflops;
+  return {1,
+          tile == 16 ? 1.0 : 0.0,
+          tile == 64 ? 1.0 : 0.0,
+          tile == 128 ? 1.0 : 0.0,
+          bytes / 1e6 * mem,
+          flops / 1e9 * flop,
+          flops / 1e9 * padded * flop,
+          op.m};
+}
+
+double dot(const FlashInferKernelPrice& k, const Features& f) {
+  double t = 0;
+  for (std::size_t i = 0; i < f.size(); ++i) t += k.coef[i] * f[i];
+  return t;
+}
+
+}  // namespace
+
 double flashinfer_attention_us(const Op& op, const GpuProfile& g, double mask_factor) {
   const FlashInferAttentionPrices& p = flashinfer_attention_prices();
-  switch (op.attention_kernel) {
-    case AttentionKernel::FlashInferPrefill: return std::max(g.kernel_min_us, p.prefill.us(op, op.bytes, op.flops, g));
-    case AttentionKernel::FlashInferDecode: return std::max(g.kernel_min_us, p.decode.us(op, op.bytes, op.flops, g));
-    case AttentionKernel::FlashInferDecodeTc:
-      return std::max(g.kernel_min_us, p.decode_tc.us(op, op.bytes, op.flops, g));
-    case AttentionKernel::FlashInferMask: {
-      // the pass's own bytes and FLOPs, from the extra op's (mask_factor - 1) x them
-      if (mask_factor <= 1) return 0;
-      const double bytes = op.bytes / (mask_factor - 1), flops = op.flops / (mask_factor - 1);
-      return std::max(0.0, p.custom.us(op, bytes, flops, g) - p.prefill.us(op, bytes, flops, g));
-    }
-    case AttentionKernel::Roofline: break;
+  if (op.attention_kernel == AttentionKernel::FlashInferMask) {
+    // the pass's own bytes and FLOPs, from the extra op's (mask_factor - 1) x them
+    if (mask_factor <= 1) return 0;
+    const Features f = features(op, op.bytes / (mask_factor - 1), op.flops / (mask_factor - 1), g, p);
+    return std::max(0.0, dot(p.custom, f) - dot(p.prefill, f));
   }
-  return 0;
+  const FlashInferKernelPrice* k = op.attention_kernel == AttentionKernel::FlashInferPrefill  ? &p.prefill
+                                   : op.attention_kernel == AttentionKernel::FlashInferDecode   ? &p.decode
+                                   : op.attention_kernel == AttentionKernel::FlashInferDecodeTc ? &p.decode_tc
+                                                                                                : nullptr;
+  return k ? std::max(g.kernel_min_us, dot(*k, features(op, op.bytes, op.flops, g, p))) : 0.0;
 }
 
 }  // namespace specsim

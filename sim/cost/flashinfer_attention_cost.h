@@ -27,7 +27,6 @@ inline constexpr int kFlashInferTerms = 8;
 /// One kernel's coefficients (0 where the kernel has no such term).
 struct FlashInferKernelPrice {
   std::array<double, kFlashInferTerms> coef{};
-  double us(const Op& op, double bytes, double flops, const GpuProfile& g) const;
 };
 
 /// The measured kernels (read once from models/kernels/flashinfer_attention.json).
