@@ -195,17 +195,22 @@ TEST_CASE("a broken flashinfer_attention.json is refused in one line, exit 2, no
   REQUIRE(test::run_program("/bin/cp", {"-r", test::models_path(""), dir + "/models"}).exit_code == 0);
   const std::string file = dir + "/models/kernels/flashinfer_attention.json";
   const nlohmann::json good = nlohmann::json::parse(test::slurp(file));
+  // specsim ARGS... with its models/ read from the copy
+  auto run_on_copy = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"SPECSIM_MODELS=" + dir + "/models", test::specsim_bin()};
+    all.insert(all.end(), args.begin(), args.end());
+    return test::run_program("/usr/bin/env", all);
+  };
   auto broken = [&](const std::function<void(nlohmann::json&)>& edit) {
     nlohmann::json j = good;
     edit(j);
     test::write_text(file, j.dump());
     const std::string trace = dir + "/trace.json";
     // a Llama tree on one H200: SGLang's FlashInfer path, so the file is read
-    const auto r = test::run_program(
-        "/usr/bin/env", {"SPECSIM_MODELS=" + dir + "/models", test::specsim_bin(), "run", "--model-path",
-                         "llama-3.1-8b", "--hardware", "h200:nvswitch", "--speculative-algorithm", "EAGLE3",
-                         "--speculative-num-steps", "3", "--speculative-eagle-topk", "2",
-                         "--speculative-num-draft-tokens", "4", "--accept-len", "2", "--trace", trace});
+    const auto r =
+        run_on_copy({"run", "--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch", "--speculative-algorithm",
+                     "EAGLE3", "--speculative-num-steps", "3", "--speculative-eagle-topk", "2",
+                     "--speculative-num-draft-tokens", "4", "--accept-len", "2", "--trace", trace});
     INFO(r.err);
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("flashinfer_attention.json") != std::string::npos);
@@ -219,8 +224,7 @@ TEST_CASE("a broken flashinfer_attention.json is refused in one line, exit 2, no
   broken([](nlohmann::json& j) { j["reference_mem_bw_gbps"]["value"] = 0; });
   // the shipped file, put back, runs
   test::write_text(file, good.dump());
-  CHECK(test::run_program("/usr/bin/env", {"SPECSIM_MODELS=" + dir + "/models", test::specsim_bin(), "run",
-                                           "--model-path", "llama-3.1-8b", "--speculative-algorithm", "EAGLE3",
-                                           "--speculative-eagle-topk", "2", "--accept-len", "2"})
+  CHECK(run_on_copy({"run", "--model-path", "llama-3.1-8b", "--speculative-algorithm", "EAGLE3",
+                     "--speculative-eagle-topk", "2", "--accept-len", "2"})
             .exit_code == 0);
 }

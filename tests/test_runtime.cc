@@ -1,6 +1,7 @@
 // The serving runtime's own work (models/runtime/): loading, pricing per phase, and how it adds
 // to the forwards.
 #include <catch2/catch.hpp>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "cost/runtime_cost.h"
@@ -302,23 +303,18 @@ TEST_CASE("a bad runtime profile is one error naming file:field") {
   } catch (const InputError& e) {
     CHECK(e.where().find("per_cycle.scheduler_host_us.value") != std::string::npos);
   }
-  j = nlohmann::json::parse(test::slurp(test::models_path("runtime/sglang.json")));
-  j["per_cycle"]["scheduler_host_us"].erase("source");
-  test::write_text(dir + "/nosource.json", j.dump());
-  CHECK_THROWS_AS(load_runtime_profile(dir + "/nosource.json"), InputError);
-  j = nlohmann::json::parse(test::slurp(test::models_path("runtime/sglang.json")));
-  j["per_cycle"]["scheduler_host_us"]["kind"] = "cpu";
-  test::write_text(dir + "/kind.json", j.dump());
-  CHECK_THROWS_AS(load_runtime_profile(dir + "/kind.json"), InputError);
+  // the shipped profile with one edit, written to dir/name: refused
+  auto refused = [&](const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json e = nlohmann::json::parse(test::slurp(test::models_path("runtime/sglang.json")));
+    edit(e["per_cycle"]);
+    test::write_text(dir + "/" + name, e.dump());
+    CHECK_THROWS_AS(load_runtime_profile(dir + "/" + name), InputError);
+  };
+  refused("nosource.json", [](nlohmann::json& c) { c["scheduler_host_us"].erase("source"); });
+  refused("kind.json", [](nlohmann::json& c) { c["scheduler_host_us"]["kind"] = "cpu"; });
   // a name whose suffix says no count, and a `when` the loader does not know
-  j = nlohmann::json::parse(test::slurp(test::models_path("runtime/sglang.json")));
-  j["per_cycle"]["scheduler_host_us_per_batch"] = j["per_cycle"]["scheduler_host_us"];
-  test::write_text(dir + "/suffix.json", j.dump());
-  CHECK_THROWS_AS(load_runtime_profile(dir + "/suffix.json"), InputError);
-  j = nlohmann::json::parse(test::slurp(test::models_path("runtime/sglang.json")));
-  j["per_cycle"]["verify_flashinfer_plan_host_us"]["when"] = "flashinfer_mla";
-  test::write_text(dir + "/when.json", j.dump());
-  CHECK_THROWS_AS(load_runtime_profile(dir + "/when.json"), InputError);
+  refused("suffix.json", [](nlohmann::json& c) { c["scheduler_host_us_per_batch"] = c["scheduler_host_us"]; });
+  refused("when.json", [](nlohmann::json& c) { c["verify_flashinfer_plan_host_us"]["when"] = "flashinfer_mla"; });
 
   const auto cli = test::run_specsim({"--runtime", dir + "/bad.json"});
   CHECK(cli.exit_code == 2);

@@ -105,7 +105,7 @@ double flashinfer_attention_us(const Op& op, const GpuProfile& g, double mask_fa
     const Features f = features(op, op.bytes / (mask_factor - 1), op.flops / (mask_factor - 1), g, p);
     return std::max(0.0, dot(p.custom, f) - dot(p.prefill, f));
   }
-  const FlashInferKernelPrice* k = op.attention_kernel == AttentionKernel::FlashInferPrefill  ? &p.prefill
+  const FlashInferKernelPrice* k = op.attention_kernel == AttentionKernel::FlashInferPrefill    ? &p.prefill
                                    : op.attention_kernel == AttentionKernel::FlashInferDecode   ? &p.decode
                                    : op.attention_kernel == AttentionKernel::FlashInferDecodeTc ? &p.decode_tc
                                                                                                 : nullptr;
