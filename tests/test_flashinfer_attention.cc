@@ -23,15 +23,9 @@
 
 using namespace specsim;
 using specsim::test::spec_run;
+using specsim::test::zoo_plan;
 
 namespace {
-
-CyclePlan plan_of(const std::string& model, const RunSpec& run) {
-  const std::string cfg = resolve_model_config(model, "--model-path");
-  const ModelSpec target = model_from_config(cfg, "--model-path");
-  const ModelSpec draft = model_from_config(zoo_draft_config(cfg), "draft");
-  return build_plan(target, run.speculative() ? &draft : nullptr, run);
-}
 
 // Phase `kind`'s first op named `name`.
 const Op& op_named(const CyclePlan& plan, PhaseKind kind, const std::string& name) {
@@ -64,13 +58,14 @@ RunSpec eagle3(int topk) {
 TEST_CASE("on SGLang's FlashInfer backend the verify and extend run paged prefill, the draft steps batch decode") {
   RunSpec tree = eagle3(3);
   tree.custom_mask_tree = true;
-  const CyclePlan p = plan_of("llama-3.1-8b", tree);
+  const CyclePlan p = zoo_plan("llama-3.1-8b", tree);
   CHECK(kernel_of(p, PhaseKind::Verify, "attention") == AttentionKernel::FlashInferPrefill);
   CHECK(kernel_of(p, PhaseKind::Verify, "attention_custom_mask") == AttentionKernel::FlashInferMask);
   CHECK(kernel_of(p, PhaseKind::DraftExtend, "attention") == AttentionKernel::FlashInferPrefill);
   // Llama-3.1-8B's draft: 32 query heads over 8 KV heads, 4 a KV head: CUDA cores
   CHECK(kernel_of(p, PhaseKind::DraftDecode, "attention") == AttentionKernel::FlashInferDecode);
-  // plain decode on Hopper: FA3 (the chain's backend), priced by the GPU profile
+  // plain decode: not FlashInfer's where the chain's backend is not (FA3's is decided apart,
+  // RunSpec::fa3_attention, tests/test_fa3_attention.cc; off here)
   CHECK(kernel_of(p, PhaseKind::BaselineDecode, "attention") == AttentionKernel::Roofline);
   // what FlashInfer's price reads: the requests (n) and the query heads a KV head (k), on the
   // verify's pass and on its mask's op alike; a draft step's requests are its branches
@@ -85,12 +80,13 @@ TEST_CASE("on SGLang's FlashInfer backend the verify and extend run paged prefil
 
   RunSpec chain_fi = eagle3(1);
   chain_fi.custom_mask_chain = true;  // a chain's backend is FlashInfer (off Hopper, or named)
-  const CyclePlan c = plan_of("llama-3.1-8b", chain_fi);
+  const CyclePlan c = zoo_plan("llama-3.1-8b", chain_fi);
   CHECK(kernel_of(c, PhaseKind::Verify, "attention") == AttentionKernel::FlashInferPrefill);
   CHECK(kernel_of(c, PhaseKind::BaselineDecode, "attention") == AttentionKernel::FlashInferDecode);
 
-  // FA3 everywhere: every attention op priced by the profile
-  const CyclePlan fa3 = plan_of("llama-3.1-8b", eagle3(1));
+  // neither FlashInfer nor FA3 (vLLM, or a GPU SGLang runs other backends on): every attention op
+  // priced by the profile
+  const CyclePlan fa3 = zoo_plan("llama-3.1-8b", eagle3(1));
   for (PhaseKind k : {PhaseKind::Verify, PhaseKind::DraftExtend, PhaseKind::DraftDecode, PhaseKind::BaselineDecode})
     CHECK(kernel_of(fa3, k, "attention") == AttentionKernel::Roofline);
 }
@@ -100,13 +96,13 @@ TEST_CASE("FlashInfer decodes on tensor cores past four query heads a KV head, a
   RunSpec plain = spec_run(1, 4, 1, 1, 1);
   plain.algo = SpecAlgo::None;
   plain.custom_mask_chain = true;
-  CHECK(kernel_of(plan_of("qwen3-30b-a3b", plain), PhaseKind::BaselineDecode, "attention") ==
+  CHECK(kernel_of(zoo_plan("qwen3-30b-a3b", plain), PhaseKind::BaselineDecode, "attention") ==
         AttentionKernel::FlashInferDecodeTc);
-  CHECK(kernel_of(plan_of("llama-3.1-8b", plain), PhaseKind::BaselineDecode, "attention") ==
+  CHECK(kernel_of(zoo_plan("llama-3.1-8b", plain), PhaseKind::BaselineDecode, "attention") ==
         AttentionKernel::FlashInferDecode);
   // an fp8 KV cache decodes on tensor cores whatever the group
   plain.kv_cache_bytes = 1;
-  CHECK(kernel_of(plan_of("llama-3.1-8b", plain), PhaseKind::BaselineDecode, "attention") ==
+  CHECK(kernel_of(zoo_plan("llama-3.1-8b", plain), PhaseKind::BaselineDecode, "attention") ==
         AttentionKernel::FlashInferDecodeTc);
 }
 
@@ -171,7 +167,7 @@ TEST_CASE("FlashInfer's kernels cost their measured terms; the custom mask its t
 TEST_CASE("a replay's prediction prices the replay's own attention kernel, not FlashInfer's") {
   RunSpec tree = eagle3(3);
   tree.custom_mask_tree = true;
-  const CyclePlan p = plan_of("llama-3.1-8b", tree);
+  const CyclePlan p = zoo_plan("llama-3.1-8b", tree);
   const Hardware hw = load_hardware("h200:nvswitch", 1);
   PhasePlan verify_attention = *p.find(PhaseKind::Verify);
   for (auto& b : verify_attention.blocks) std::erase_if(b.ops, [](const Op& o) { return o.kind != OpKind::Attention; });

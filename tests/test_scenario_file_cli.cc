@@ -28,6 +28,30 @@ TEST_CASE("--scenario on a saved file gives the same --json, but for naming the 
        "fixed:40@verify"},
       {"--model-path", "llama-3.1-8b", "--tp-size", "2", "--accept-len", "3", "--hardware", "h100-sxm:nvswitch"},
       {"--baseline-from", traces_path("sglang-baseline-old-form-synthetic.log"), "--speculative-num-steps", "3"},
+      // a measurement on another runtime than SGLang is read back as taken on that runtime (not
+      // with SGLang's attention backends)
+      {"--model-path",
+       "llama-3.1-8b",
+       "--speculative-draft-model-path",
+       "llama-3.1-8b/eagle1",
+       "--hardware",
+       "h100-sxm:nvswitch",
+       "--runtime",
+       "vllm",
+       "--speculative-algorithm",
+       "EAGLE",
+       "--speculative-num-steps",
+       "2",
+       "--speculative-eagle-topk",
+       "1",
+       "--speculative-num-draft-tokens",
+       "3",
+       "--accept-len",
+       "2.1",
+       "--measured-baseline-tok-s",
+       "141.44",
+       "--measured-spec-tok-s",
+       "228.83"},
   };
   int i = 0;
   for (auto args : runs) {

@@ -100,15 +100,18 @@ TEST_CASE("the cascade follows SGLang's attention backend: FlashInfer for a Llam
   const auto [fa3_v, fa3_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "fa3"});
   const auto [fi_v, fi_d] = attention_us({"--speculative-eagle-topk", "3", "--attention-backend", "flashinfer"});
   // SGLang's default for an MHA model's tree: FlashInfer, one pass, its mask a custom mask, priced
-  // as FlashInfer's measured custom-mask kernel (tests/test_flashinfer_attention.cc): above the
-  // chain's FA3 pass times the mask factor (the chain runs FA3 here, unmasked).
-  const double s = flashinfer_custom_mask_factor();
-  CHECK(def_v > chain_v * s);
-  CHECK(def_v < chain_v * 4);
+  // as FlashInfer's measured custom-mask kernel (tests/test_flashinfer_attention.cc); the chain runs
+  // FA3's kernel at its measured price (tests/test_fa3_attention.cc), unmasked. Both measured at
+  // about 18 us and 15 us a layer at these shapes.
+  INFO("verify attention us: chain " << chain_v << ", default tree " << def_v << ", fa3 tree " << fa3_v
+                                     << "; a draft step's: default " << def_d << ", fa3 " << fa3_d);
+  CHECK(def_v > chain_v * 1.1);
+  CHECK(def_v < chain_v * flashinfer_custom_mask_factor());
   CHECK(fi_v == Approx(def_v));
   CHECK(fa3_v > chain_v + 32 * 2.0);  // at least a kernel's floor more in each of 32 layers
   // the draft steps: FlashInfer's batch decode (the default's; on CUDA cores, about 23 us a layer
-  // for three branches, measured) costs more than FA3's two passes and merge on the profile's terms
+  // for three branches, measured) costs more than FA3's two passes and merge (its prefix pass at
+  // FA3's measured price, the tree pass and merge on the profile's terms)
   CHECK(fi_d > fa3_d);
   CHECK(def_d == Approx(fi_d));
 }

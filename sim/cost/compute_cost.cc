@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cost/bus_bandwidth.h"
+#include "cost/fa3_attention_cost.h"
 #include "cost/flashinfer_attention_cost.h"
 #include "cost/replay_fp8_cost.h"
 #include "scenario/sglang_attention.h"
@@ -54,10 +55,12 @@ double compute_us(const Op& op, const GpuProfile& g) {
   // A replay's prediction prices the fp8 GEMMs it ran with its own kernel's fitted price.
   if (t.cls == RooflineClass::Gemm && op.dtype == DType::FP8 && g.price_as_replay_fp8 && g.replay_block_fp8.present)
     return std::max(g.kernel_min_us, replay_fp8_us(g.replay_block_fp8, replay_gemm_dims(op)));
-  // SGLang's FlashInfer backend: FlashInfer's kernels at their measured price (a replay's
+  // SGLang's FlashInfer and FA3 backends: their kernels at their measured price (a replay's
   // prediction prices the replay's own kernel instead: price_stack_attention off).
   if (op.kind == OpKind::Attention && op.attention_kernel != AttentionKernel::Roofline && g.price_stack_attention)
-    return flashinfer_attention_us(op, g, flashinfer_custom_mask_factor());
+    return op.attention_kernel == AttentionKernel::Fa3
+               ? fa3_attention_us(op, g)
+               : flashinfer_attention_us(op, g, flashinfer_custom_mask_factor());
   RooflineParams p = roofline_params(t.cls, g);
   // Block-scaled fp8 GEMMs (DeepSeek's dense and expert weights, with their per-128 scales) pay a
   // larger fixed cost at small M than bf16 cuBLAS GEMMs (docs/sources-runtime.md#fp8-block-gemm-small-m).

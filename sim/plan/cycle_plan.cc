@@ -153,11 +153,13 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
     // and tune change topk after the scenario is resolved.
     const bool tree_on_fa3 = run.fa3_tree_attention && run.topk > 1;
     // On SGLang's FlashInfer backend (the verify reads a custom mask) the draft steps run
-    // FlashInfer's batch decode, the verify and the draft extend its paged prefill.
+    // FlashInfer's batch decode, the verify and the draft extend its paged prefill; on its FA3
+    // backend every phase runs FA3's paged-KV kernel.
     const bool on_flashinfer = run.verify_custom_mask();
+    const AttentionKernel fa3 = run.fa3_attention ? AttentionKernel::Fa3 : AttentionKernel::Roofline;
     if (run.num_steps > 1) {
       ForwardShape dec = draft_shape(PhaseKind::DraftDecode, t_dec, t_dec);
-      if (on_flashinfer) dec.attention_kernel = AttentionKernel::FlashInferDecode;
+      dec.attention_kernel = on_flashinfer ? AttentionKernel::FlashInferDecode : fa3;
       // A branch's own path so far: about half the draft steps on average over the steps.
       dec.cascade_attention = tree_on_fa3, dec.tree_tokens = run.num_steps / 2.0;
       phase(PhaseKind::DraftDecode, run.num_steps - 1, t_dec,
@@ -166,6 +168,7 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
     const double t_ver = bs * run.num_draft_tokens;
     ForwardShape ver = shape(PhaseKind::Verify, t_ver, bs);
     ver.cascade_attention = tree_on_fa3, ver.tree_tokens = run.num_draft_tokens;
+    ver.attention_kernel = fa3;
     if (on_flashinfer)
       ver.attention_scale = flashinfer_custom_mask_factor(), ver.attention_kernel = AttentionKernel::FlashInferPrefill;
     // A request's tree candidates for one position route partly alike: its verify tokens touch
@@ -176,13 +179,17 @@ CyclePlan build_plan(const ModelSpec& target, const ModelSpec* draft, const RunS
     phase(PhaseKind::Verify, 1, t_ver, target_forward(target, weights, ver));
     const double t_ext = bs * (run.num_steps + 1);
     ForwardShape ext = draft_shape(PhaseKind::DraftExtend, t_ext, bs);
-    if (on_flashinfer) ext.attention_kernel = AttentionKernel::FlashInferPrefill;
+    ext.attention_kernel = on_flashinfer ? AttentionKernel::FlashInferPrefill : fa3;
     phase(PhaseKind::DraftExtend, 1, t_ext, in_attn_group(draft_forward(*draft, target.hidden, ext, true, weights)));
   }
   // Plain decode runs FlashInfer's batch decode where SGLang's default backend for a chain is
-  // FlashInfer (scenario/sglang_attention.h): the backend a server without speculation picks.
+  // FlashInfer (scenario/sglang_attention.h), FA3's kernel where it is FA3: the backend a server
+  // without speculation picks.
   ForwardShape base = shape(PhaseKind::BaselineDecode, bs, bs);
-  if (run.custom_mask_chain) base.attention_kernel = AttentionKernel::FlashInferDecode;
+  if (run.custom_mask_chain)
+    base.attention_kernel = AttentionKernel::FlashInferDecode;
+  else if (run.fa3_attention)
+    base.attention_kernel = AttentionKernel::Fa3;
   phase(PhaseKind::BaselineDecode, 1, bs, target_forward(target, weights, base));
   if (lay.pp > 1) {
     // The target's forwards run the stages in sequence with a hand-off between each two; the

@@ -85,8 +85,10 @@ void gqa_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const Forw
   const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, f.kv_bytes);
   const double flops = 2.0 * t * ql * f.context * (hd + hd);
   ops.push_back(attention("attention", t, ql, kv_read + 2.0 * t * ql * hd * kB, flops));
-  if (f.attention_kernel != AttentionKernel::Roofline) {
-    // FlashInfer's price reads the requests (n) and the query heads a KV head (k)
+  // FA3's kernel was measured at head dim 128 with a bf16 KV cache: other shapes keep the profile's terms.
+  const bool fa3_measured = f.attention_kernel != AttentionKernel::Fa3 || (hd == 128 && f.kv_bytes == 2);
+  if (f.attention_kernel != AttentionKernel::Roofline && fa3_measured) {
+    // the measured kernels' prices read the requests (n) and the query heads a KV head (k)
     Op& a = ops.back();
     a.attention_kernel = f.attention_kernel, a.n = f.batch, a.k = ql / kvl;
     // SGLang's FlashInfer backend decodes on tensor cores past 4 query heads a KV head, and for

@@ -43,13 +43,15 @@ std::string_view op_kind_name(OpKind k);
 /// SGLang's FlashInfer backend runs them, priced by their measured times
 /// (models/kernels/flashinfer_attention.json): the paged prefill (a verify, a draft extend), the
 /// extra time of its custom mask (a verify's tree, the op attention_custom_mask), batch decode on
-/// CUDA cores and on tensor cores (SGLang's choice past 4 query heads a KV head).
+/// CUDA cores and on tensor cores (SGLang's choice past 4 query heads a KV head). Fa3: FA3's
+/// paged-KV kernel as SGLang's FA3 backend calls it (models/kernels/fa3_attention.json).
 enum class AttentionKernel : std::uint8_t {
   Roofline,
   FlashInferPrefill,
   FlashInferMask,
   FlashInferDecode,
-  FlashInferDecodeTc
+  FlashInferDecodeTc,
+  Fa3
 };
 
 struct Op {

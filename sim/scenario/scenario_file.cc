@@ -407,6 +407,10 @@ void apply_scenario_file(const json& f, Scenario& s, const std::string& w) {
       if (f.contains("draft")) ma.draft_model_path = json_string(f, "draft", w);
       ma.hardware = json_string(mj, "hardware", wi);
       fill_args(mj.at("settings"), ma, wi + ".settings");
+      // Taken on the scenario's serving runtime unless its settings name another (the runtime
+      // decides what the measurement ran: SGLang's attention backends, the runtime's own terms).
+      if (!ma.runtime && f.contains("settings") && f.at("settings").contains("runtime"))
+        fill_args(json{{"runtime", f.at("settings").at("runtime")}}, ma, w + ".settings");
       // Taken with a known accept len, a speculative tok/s reveals the cycle; without one, the
       // acceptance (the placeholder only lets the settings resolve).
       const std::optional<double> measured_accept_len = ma.accept_len;

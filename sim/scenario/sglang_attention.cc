@@ -32,13 +32,14 @@ void decide_sglang_attention(RunSpec& run, const ModelSpec& target, const Hardwa
   const std::optional<std::string>& named = run.attention_backend;
   // A tree on FA3 (docs/sources.md#S-fa3-tree-cascade).
   run.fa3_tree_attention = named ? *named == "fa3" : nvidia_hopper(hw) && (target.has_mla || gpt_oss(target));
-  // The verify on FlashInfer's MHA backend reads a custom mask; MLA models and gpt-oss run other
-  // backends (SGLang refuses flashinfer for gpt-oss), AMD GPUs aiter or triton.
-  const bool mha_flashinfer_possible = !target.has_mla && !gpt_oss(target) && !hw.gpu.amd;
-  run.custom_mask_tree = mha_flashinfer_possible && (named ? *named == "flashinfer" : true);
-  run.custom_mask_chain =
-      mha_flashinfer_possible &&
-      (named ? *named == "flashinfer" : !(nvidia_hopper(hw) && sglang_fa3_default_architecture(target.architecture)));
+  // An MHA model on an NVIDIA GPU runs FlashInfer's or FA3's MHA backend; MLA models and gpt-oss
+  // run other backends (SGLang refuses flashinfer for gpt-oss), AMD GPUs aiter or triton. The
+  // verify on FlashInfer reads a custom mask; FA3 runs on Hopper only.
+  const bool mha_nvidia = !target.has_mla && !gpt_oss(target) && !hw.gpu.amd;
+  run.custom_mask_tree = mha_nvidia && (named ? *named == "flashinfer" : true);
+  const bool fa3_default = nvidia_hopper(hw) && sglang_fa3_default_architecture(target.architecture);
+  run.custom_mask_chain = mha_nvidia && (named ? *named == "flashinfer" : !fa3_default);
+  run.fa3_attention = mha_nvidia && nvidia_hopper(hw) && (named ? *named == "fa3" : fa3_default);
 }
 
 std::string sglang_tree_backend(const RunSpec& run, const ModelSpec& target, const Hardware& hw) {

@@ -14,7 +14,7 @@ namespace specsim {
 /// by default on Hopper when it drafts chains (utils.py, is_fa3_default_architecture).
 bool sglang_fa3_default_architecture(const std::string& architecture);
 
-/// Sets `run`'s fa3_tree_attention, custom_mask_chain and custom_mask_tree for SGLang serving
+/// Sets `run`'s fa3_tree_attention, custom_mask_chain, custom_mask_tree and fa3_attention for SGLang serving
 /// `target` on `hw`: the command's --attention-backend, else SGLang's default (model_runner.py:
 /// FA3 for MLA models on Hopper and for an MHA model's chains where its architecture is on the FA3
 /// list; FlashInfer for other MHA models and every MHA tree; gpt-oss FA3 on Hopper, never

@@ -1,0 +1,183 @@
+// SGLang's FA3 backend priced as FA3's own paged-KV kernel (models/kernels/fa3_attention.json):
+// when SGLang runs FA3, which attention ops the plan marks, what they cost, which shapes keep the
+// profile's terms, and that a broken price file is refused.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cost/compute_cost.h"
+#include "cost/fa3_attention_cost.h"
+#include "plan/cycle_plan.h"
+#include "scenario/hardware.h"
+#include "scenario/paths.h"
+#include "scenario/resolve.h"
+#include "spec_run.h"
+#include "test_util.h"
+#include "util/json_io.h"
+
+using namespace specsim;
+using specsim::test::spec_run;
+using specsim::test::zoo_plan;
+
+namespace {
+
+// The kernel of phase `kind`'s ops named "attention" (every such op must agree).
+AttentionKernel fa3_test_kernel_of(const CyclePlan& plan, PhaseKind kind) {
+  std::vector<AttentionKernel> seen;
+  for (const auto& b : plan.find(kind)->blocks)
+    for (const auto& o : b.ops)
+      if (std::string(o.name) == "attention") seen.push_back(o.attention_kernel);
+  REQUIRE(!seen.empty());
+  for (AttentionKernel k : seen) REQUIRE(k == seen.front());
+  return seen.front();
+}
+
+const Op& fa3_test_first_attention(const CyclePlan& plan, PhaseKind kind) {
+  for (const auto& b : plan.find(kind)->blocks)
+    for (const auto& o : b.ops)
+      if (std::string(o.name) == "attention") return o;
+  FAIL("no attention op");
+  throw std::logic_error("unreachable");
+}
+
+// The resolved run of `model` on `hardware` under SGLang, with `extra` (key, value) pairs: runtime,
+// attention_backend, tp.
+RunSpec fa3_test_resolved(const std::string& model, const std::string& hardware,
+                          const std::vector<std::string>& extra = {}) {
+  RunArgs a;
+  a.model_path = model;
+  a.hardware = hardware;
+  a.accept_len = 2.0;
+  for (std::size_t i = 0; i + 1 < extra.size(); i += 2) {
+    if (extra[i] == "runtime") a.runtime = extra[i + 1];
+    if (extra[i] == "attention_backend") a.attention_backend = extra[i + 1];
+    if (extra[i] == "tp") a.tp_size = std::stoi(extra[i + 1]);
+  }
+  return resolve_scenario(a).run;
+}
+
+RunSpec fa3_test_chain() {
+  RunSpec r = spec_run(1, 1, 3, 1, 4);
+  r.algo = SpecAlgo::Eagle3;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("SGLang runs FA3 for an MHA model on Hopper where its FA3 list or the command says so") {
+  CHECK(fa3_test_resolved("llama-3.1-8b", "h200:nvswitch").fa3_attention);
+  CHECK(fa3_test_resolved("qwen3-30b-a3b", "h100-sxm:nvswitch").fa3_attention);
+  CHECK(fa3_test_resolved("llama-3.1-8b", "h200:nvswitch", {"attention_backend", "fa3"}).fa3_attention);
+  // named FlashInfer, another GPU generation, vLLM, an MLA model, gpt-oss: not this kernel
+  CHECK_FALSE(fa3_test_resolved("llama-3.1-8b", "h200:nvswitch", {"attention_backend", "flashinfer"}).fa3_attention);
+  CHECK_FALSE(fa3_test_resolved("llama-3.1-8b", "b200:nvswitch").fa3_attention);
+  CHECK_FALSE(fa3_test_resolved("llama-3.1-8b", "a100-sxm:nvswitch").fa3_attention);
+  CHECK_FALSE(fa3_test_resolved("llama-3.1-8b", "h200:nvswitch", {"runtime", "vllm"}).fa3_attention);
+  CHECK_FALSE(fa3_test_resolved("deepseek-v3", "h200:nvswitch", {"tp", "8"}).fa3_attention);
+  CHECK_FALSE(fa3_test_resolved("gpt-oss-20b", "h200:nvswitch").fa3_attention);
+}
+
+TEST_CASE("on SGLang's FA3 backend every phase of a chain runs FA3's kernel; a tree's draft phases FlashInfer's") {
+  RunSpec chain = fa3_test_chain();
+  chain.fa3_attention = true;
+  const CyclePlan c = zoo_plan("llama-3.1-8b", chain);
+  for (PhaseKind k : {PhaseKind::DraftDecode, PhaseKind::Verify, PhaseKind::DraftExtend, PhaseKind::BaselineDecode})
+    CHECK(fa3_test_kernel_of(c, k) == AttentionKernel::Fa3);
+  // what the price reads: requests (n), query heads a KV head (k), query tokens (m)
+  const Op& v = fa3_test_first_attention(c, PhaseKind::Verify);
+  CHECK(v.m == 4);
+  CHECK(v.n == 1);
+  CHECK(v.k == 4);                                                    // 32 query heads over 8 KV heads
+  CHECK(fa3_test_first_attention(c, PhaseKind::DraftExtend).m == 4);  // steps + 1
+
+  // a tree (SGLang's default: FlashInfer with a custom mask) keeps FlashInfer's kernels for the
+  // speculative phases; plain decode stays on FA3, the server's backend without speculation
+  RunSpec tree = spec_run(1, 1, 3, 3, 6);
+  tree.algo = SpecAlgo::Eagle3;
+  tree.fa3_attention = true, tree.custom_mask_tree = true;
+  const CyclePlan t = zoo_plan("llama-3.1-8b", tree);
+  CHECK(fa3_test_kernel_of(t, PhaseKind::Verify) == AttentionKernel::FlashInferPrefill);
+  CHECK(fa3_test_kernel_of(t, PhaseKind::DraftDecode) == AttentionKernel::FlashInferDecode);
+  CHECK(fa3_test_kernel_of(t, PhaseKind::BaselineDecode) == AttentionKernel::Fa3);
+
+  // shapes it was not measured at keep the profile's terms: an fp8 KV cache, head dim 64 (gpt-oss)
+  RunSpec fp8 = chain;
+  fp8.kv_cache_bytes = 1;
+  CHECK(fa3_test_kernel_of(zoo_plan("llama-3.1-8b", fp8), PhaseKind::Verify) == AttentionKernel::Roofline);
+  RunSpec plain = spec_run(1, 1, 1, 1, 1);
+  plain.algo = SpecAlgo::None;
+  plain.fa3_attention = true;
+  CHECK(fa3_test_kernel_of(zoo_plan("gpt-oss-20b", plain), PhaseKind::BaselineDecode) == AttentionKernel::Roofline);
+}
+
+TEST_CASE("FA3's kernel costs its measured terms, scaled to another GPU's bandwidth and peak") {
+  // the shipped coefficients, read here apart from the engine's reader
+  const nlohmann::json j = read_json_file(models_dir() + "/kernels/fa3_attention.json");
+  const auto& terms = j["fa3"]["terms"];
+  auto price = [&](double mb, double gflop) {
+    return terms["fixed_us"].get<double>() + terms["us_per_mb"].get<double>() * mb +
+           terms["us_per_gflop"].get<double>() * gflop;
+  };
+  const Hardware h200 = load_hardware("h200:nvswitch", 1), h100 = load_hardware("h100-sxm:nvswitch", 1);
+  // one request's 4-token verify layer of Llama-3.1-8B over 8k cached tokens: 34 MB of KV, 0.54 GFLOP
+  Op op;
+  op.kind = OpKind::Attention;
+  op.m = 4, op.n = 1, op.k = 4, op.bytes = 34e6, op.flops = 0.54e9;
+  const double roofline = compute_us(op, h200.gpu);
+  op.attention_kernel = AttentionKernel::Fa3;
+  const double fa3 = compute_us(op, h200.gpu);
+  CHECK(fa3 == Approx(price(34, 0.54)));
+  CHECK(fa3 == Approx(fa3_attention_us(op, h200.gpu)));
+  // measured 21.9 us at this shape (traces/attnbench/fa3-kernels-h200-2026-12-03/); the profile's
+  // terms (the replay's own kernel) give about 3.3 us + 34 MB at 3.4 TB/s
+  CHECK(fa3 == Approx(21.9).epsilon(0.1));
+  CHECK(fa3 > roofline);
+  const double bw = 4800 / h100.gpu.mem_bw_gbps, pk = 989.4 / h100.gpu.peak_bf16_tflops;
+  CHECK(compute_us(op, h100.gpu) == Approx(price(34 * bw, 0.54 * pk)));
+  // the replay's prediction (price_stack_attention off): the profile's roofline
+  GpuProfile off = h200.gpu;
+  off.price_stack_attention = false;
+  CHECK(compute_us(op, off) == Approx(roofline));
+}
+
+TEST_CASE("a broken fa3_attention.json is refused in one line, exit 2, no output file") {
+  const std::string dir = test::fresh_dir();
+  REQUIRE(test::run_program("/bin/cp", {"-r", test::models_path(""), dir + "/models"}).exit_code == 0);
+  const std::string file = dir + "/models/kernels/fa3_attention.json";
+  const nlohmann::json good = nlohmann::json::parse(test::slurp(file));
+  // a Llama chain on one H200: SGLang's FA3 path, so the file is read
+  const std::vector<std::string> chain = {"run",        "--model-path",  "llama-3.1-8b",
+                                          "--hardware", "h200:nvswitch", "--speculative-algorithm",
+                                          "EAGLE3",     "--accept-len",  "2"};
+  auto run_on_copy = [&](std::vector<std::string> args) {
+    std::vector<std::string> all = {"SPECSIM_MODELS=" + dir + "/models", test::specsim_bin()};
+    all.insert(all.end(), args.begin(), args.end());
+    return test::run_program("/usr/bin/env", all);
+  };
+  auto broken = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = good;
+    edit(j);
+    test::write_text(file, j.dump());
+    const std::string trace = dir + "/trace.json";
+    std::vector<std::string> args = chain;
+    args.insert(args.end(), {"--trace", trace});
+    const auto r = run_on_copy(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("fa3_attention.json") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_FALSE(test::exists(trace));
+  };
+  broken([](nlohmann::json& j) { j["fa3"]["terms"]["us_per_parsec"] = 1.0; });  // unknown term
+  broken([](nlohmann::json& j) { j["fa3"]["terms"]["fixed_us"] = -1.0; });
+  broken([](nlohmann::json& j) { j["fa3"]["terms"] = nlohmann::json::object(); });
+  broken([](nlohmann::json& j) { j.erase("fa3"); });
+  broken([](nlohmann::json& j) { j["reference_bf16_tflops"]["value"] = 0; });
+  // the shipped file, put back, runs
+  test::write_text(file, good.dump());
+  CHECK(run_on_copy(chain).exit_code == 0);
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""models/kernels/fa3_attention.json against the measurement it was fitted to: the fit tool
+(tools/attnbench/fit_fa3.py) over the shipped H200 rows gives every coefficient the model holds;
+the first run's rows go through it too; it refuses a file that is not its input (FlashInfer's rows
+among them) with one line and exit 2."""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FIT = [sys.executable, str(ROOT / "tools" / "attnbench" / "fit_fa3.py")]
+ROWS = ROOT / "traces" / "attnbench" / "fa3-kernels-h200-2026-12-03"
+MODEL = ROOT / "models" / "kernels" / "fa3_attention.json"
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+
+
+def fitted_terms(path):
+    p = subprocess.run(FIT + [str(path)], capture_output=True, text=True)
+    check(p.returncode == 0, f"fit over {path.name} exits {p.returncode}: {p.stderr.strip()}")
+    m = re.match(r"fa3: (.*?); 144 rows", p.stdout)
+    check(m is not None, f"{path.name}: no fit of 144 rows printed: {p.stdout!r}")
+    return {k: float(v) for k, v in re.findall(r"(\w+) ([-\d.e+]+)", m.group(1))} if m else {}
+
+
+terms = json.loads(MODEL.read_text())["fa3"]["terms"]
+fitted = fitted_terms(ROWS / "fa3-kernels.json")
+check(set(terms) == set(fitted), f"the model's terms {sorted(terms)} are not the fit's {sorted(fitted)}")
+for name, value in terms.items():
+    got = fitted.get(name)
+    check(got is not None and abs(got - value) <= 0.005 * abs(value), f"fa3.{name}: model {value}, fit {got}")
+# the first run, on another machine of the same kind, is within 2% of every coefficient
+first = fitted_terms(ROWS / "first-run.json")
+for name, value in terms.items():
+    got = first.get(name)
+    check(got is not None and abs(got - value) <= 0.02 * abs(value), f"first run's {name}: {got} against {value}")
+
+flashinfer = ROOT / "traces" / "attnbench" / "flashinfer-kernels-h200-2026-12-03"
+with tempfile.TemporaryDirectory() as d:
+    bad = pathlib.Path(d) / "bad.json"
+    row = ('{"kind": "fa3", "qo_heads": 8, "kv_heads": 1, "requests": 1, "query_tokens": 4, '
+           '"kv_bytes": 1e6, "flops": 1e9, "us": 10}')
+    cases = {"not json": "not json", "no rows": '{"rows": 3}', "a list": "[]",
+             "no meta": '{"rows": [' + row + ']}', "a bad meta": '{"meta": 3, "rows": [' + row + ']}'}
+    for what, text in cases.items():
+        bad.write_text(text)
+        q = subprocess.run(FIT + [str(bad)], capture_output=True, text=True)
+        check(q.returncode == 2 and len(q.stderr.strip().splitlines()) == 1 and "error:" in q.stderr,
+              f"{what}: exit {q.returncode}, stderr {q.stderr.strip()!r}")
+    # FlashInfer's rows, its SM90 template's among them: another kernel
+    for path in (flashinfer / "kernels.json", flashinfer / "fa3.json", pathlib.Path(d) / "missing.json"):
+        q = subprocess.run(FIT + [str(path)], capture_output=True, text=True)
+        check(q.returncode == 2 and len(q.stderr.strip().splitlines()) == 1 and "error:" in q.stderr,
+              f"{path.name}: exit {q.returncode}, stderr {q.stderr.strip()!r}")
+
+for f in failures:
+    print("FAIL:", f)
+print(f"{len(failures)} failures")
+sys.exit(1 if failures else 0)

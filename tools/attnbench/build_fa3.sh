@@ -1,0 +1,67 @@
+#!/bin/bash
+# Builds FlashAttention-3's forward kernels (head dim 128, bf16, paged KV, split, varlen: what
+# SGLang's FA3 backend calls for Llama- and Qwen-class models) into an importable package, for
+# tools/attnbench/fa3_kernels.py. Nothing of it is committed.
+#
+#   tools/attnbench/build_fa3.sh FLASH_ATTENTION_DIR CUTLASS_INCLUDE_DIR OUT_DIR [objects|package|all]
+#
+# FLASH_ATTENTION_DIR: a checkout of github.com/Dao-AILab/flash-attention (its hopper/ folder);
+# CUTLASS_INCLUDE_DIR: the include/ folder of the CUTLASS commit its csrc/cutlass submodule pins.
+# `objects` compiles the CUDA files (nvcc only, no GPU or PyTorch needed: about 7 minutes on 2
+# cores); `package` compiles FA3's PyTorch binding against the local PyTorch and links it
+# (needs objects); `all` (the default) does both. Then: PYTHONPATH=OUT_DIR/pkg.
+set -euo pipefail
+if [ $# -lt 3 ]; then
+  echo "usage: $0 FLASH_ATTENTION_DIR CUTLASS_INCLUDE_DIR OUT_DIR [objects|package|all]" >&2
+  exit 2
+fi
+FA=$1/hopper; CUTLASS=$2; OUT=$3; STEP=${4:-all}
+case $STEP in objects|package|all) ;; *) echo "error: step must be objects, package or all, not '$STEP'" >&2; exit 2;; esac
+[ -f "$FA/flash_api_stable.cpp" ] || { echo "error: $1 has no hopper/flash_api_stable.cpp: give a flash-attention checkout" >&2; exit 2; }
+[ -f "$CUTLASS/cutlass/numeric_types.h" ] || { echo "error: $2 has no cutlass/numeric_types.h: give CUTLASS's include/ folder" >&2; exit 2; }
+NVCC=${NVCC:-nvcc}
+CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v "$NVCC")")")}
+# Only what the calls need: no backward, fp16/fp8, other head dims, softcap, local window,
+# appended KV or clusters.
+DISABLED="BACKWARD APPENDKV LOCAL SOFTCAP FP16 FP8 CLUSTER HDIM64 HDIM96 HDIM192 HDIM256 SM8x"
+FEAT=""
+for f in $DISABLED; do FEAT="$FEAT -DFLASHATTENTION_DISABLE_$f"; done
+FEAT="$FEAT -DFLASH_ATTENTION_DISABLE_HDIMDIFF64 -DFLASH_ATTENTION_DISABLE_HDIMDIFF192"
+SRCS="instantiations/flash_fwd_hdim128_bf16_paged_split_sm90.cu instantiations/flash_fwd_hdim128_bf16_paged_sm90.cu
+      instantiations/flash_fwd_hdim128_bf16_split_sm90.cu instantiations/flash_fwd_hdim128_bf16_sm90.cu
+      instantiations/flash_fwd_hdim128_bf16_packgqa_sm90.cu flash_fwd_combine.cu flash_prepare_scheduler.cu"
+mkdir -p "$OUT/obj" "$OUT/pkg/flash_attn_3"
+
+if [ "$STEP" != package ]; then
+  export CPLUS_INCLUDE_PATH="$CUDA_HOME/include/cccl${CPLUS_INCLUDE_PATH:+:$CPLUS_INCLUDE_PATH}"
+  for s in $SRCS; do
+    echo "$NVCC -c $FA/$s -o $OUT/obj/$(basename "$s" .cu).o -Xcompiler -fPIC -O3 -std=c++17 --use_fast_math \
+      --expt-relaxed-constexpr -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED -DCUTLASS_ENABLE_GDC_FOR_SM90 \
+      -DCUTLASS_DEBUG_TRACE_LEVEL=0 -DNDEBUG -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF_CONVERSIONS__ \
+      -D__CUDA_NO_BFLOAT16_CONVERSIONS__ -D__CUDA_NO_HALF2_OPERATORS__ -gencode arch=compute_90a,code=sm_90a \
+      $FEAT -I$FA -I$CUTLASS"
+  done | xargs -P "${JOBS:-$(nproc)}" -I{} bash -c '{}'
+fi
+
+if [ "$STEP" != objects ]; then
+  PY=${PYTHON:-python3}
+  TI=$($PY -c "from torch.utils.cpp_extension import include_paths; print(' '.join('-I' + p for p in include_paths()))")
+  PI=$($PY -c "import sysconfig; print(sysconfig.get_paths()['include'])")
+  TL=$($PY -c "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))")
+  g++ -O3 -std=c++17 -fPIC -w $FEAT -DPy_LIMITED_API=0x03090000 -DTORCH_TARGET_VERSION=0x0209000000000000 \
+    -I"$FA" -I"$CUTLASS" $TI -I"$PI" -I"$CUDA_HOME/include" -I"$CUDA_HOME/include/cccl" \
+    -c "$FA/flash_api_stable.cpp" -o "$OUT/obj/flash_api_stable.o"
+  g++ -shared "$OUT"/obj/*.o -o "$OUT/pkg/flash_attn_3/_C.abi3.so" -L"$TL" -lc10 -ltorch -ltorch_cpu -ltorch_cuda \
+    -lc10_cuda -L"$CUDA_HOME/lib64" -lcudart -Wl,-rpath,"$TL" -Wl,-rpath,"$CUDA_HOME/lib64"
+  cp "$FA/flash_attn_3/__init__.py" "$OUT/pkg/flash_attn_3/"
+  cp "$FA/flash_attn_interface.py" "$OUT/pkg/"
+  # The interface reads which head dims were built from this module (setup.py writes it).
+  {
+    echo "_DISABLED = {$(for f in $DISABLED; do printf '"FLASHATTENTION_DISABLE_%s", ' "$f"; done)"
+    echo "             \"FLASH_ATTENTION_DISABLE_HDIMDIFF64\", \"FLASH_ATTENTION_DISABLE_HDIMDIFF192\"}"
+    echo "_BUILT = {\"FLASHATTENTION_DISABLE_SPLIT\", \"FLASHATTENTION_DISABLE_PAGEDKV\", \"FLASHATTENTION_DISABLE_PACKGQA\","
+    echo "          \"FLASHATTENTION_DISABLE_VARLEN\", \"FLASHATTENTION_DISABLE_HDIM128\"}"
+    echo "CONFIG = {\"build_flags\": {k: k in _DISABLED for k in _DISABLED | _BUILT}}"
+  } > "$OUT/pkg/flash_attn_config.py"
+  echo "built: PYTHONPATH=$OUT/pkg"
+fi

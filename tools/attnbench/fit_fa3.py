@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Fits the price of FA3's paged-KV kernel to the rows of fa3_kernels.py --json.
+
+One call's time (its scheduler, attention and, when FA3 splits the KV, combine kernels) is
+
+  fa3: fixed_us + us_per_mb x KV MB + us_per_gflop x GFLOP
+
+fitted by least squares on the relative error over every row (one-token and multi-token calls
+alike: FA3 runs the same kernel for both). It prints the coefficients with the median and worst
+error: the values of models/kernels/fa3_attention.json, which the engine reads
+(sim/cost/fa3_attention_cost.cc).
+
+Usage: python3 tools/attnbench/fit_fa3.py KERNELS.json
+"""
+import argparse
+import json
+import pathlib
+import statistics
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from fit_flashinfer import read_rows, solve  # noqa: E402
+
+TERMS = {
+    "fixed_us": lambda r: 1.0,
+    "us_per_mb": lambda r: r["kv_bytes"] / 1e6,
+    "us_per_gflop": lambda r: r["flops"] / 1e9,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("kernels_json")
+    a = ap.parse_args()
+    try:
+        rows = [r for r in read_rows(a.kernels_json) if r["kind"] == "fa3"]
+        if not rows:
+            raise ValueError("no row of kind fa3")
+        with open(a.kernels_json) as f:
+            meta = json.load(f).get("meta")
+        kernel = meta.get("kernel", "") if isinstance(meta, dict) else ""
+        if not str(kernel).startswith("FlashAttention-3"):
+            # flashinfer_kernels.py --kinds fa3 writes rows of FlashInfer's SM90 template, another kernel
+            raise ValueError(f"its meta.kernel is {kernel!r}, not FlashAttention-3 (fa3_kernels.py writes it)")
+    except (OSError, ValueError) as e:
+        print(f"error: {a.kernels_json}: not a fa3_kernels.py --json file: {e}", file=sys.stderr)
+        return 2
+    names = list(TERMS)
+    try:
+        coef = solve([[TERMS[n](r) / r["us"] for n in names] for r in rows], [1.0] * len(rows))
+    except ValueError as e:
+        print(f"error: {a.kernels_json}: {e}", file=sys.stderr)
+        return 2
+    errs = [sum(c * TERMS[n](r) for c, n in zip(coef, names)) / r["us"] - 1 for r in rows]
+    print("fa3: " + ", ".join(f"{n} {c:.4g}" for n, c in zip(names, coef)) +
+          f"; {len(rows)} rows, |error| median {100 * statistics.median(abs(e) for e in errs):.1f}%, "
+          f"worst {100 * max(errs, key=abs):+.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
