@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cost/compute_cost.h"
@@ -20,29 +21,12 @@
 #include "util/json_io.h"
 
 using namespace specsim;
+using specsim::test::kernel_of;
+using specsim::test::op_named;
 using specsim::test::spec_run;
 using specsim::test::zoo_plan;
 
 namespace {
-
-// The kernel of phase `kind`'s ops named "attention" (every such op must agree).
-AttentionKernel fa3_test_kernel_of(const CyclePlan& plan, PhaseKind kind) {
-  std::vector<AttentionKernel> seen;
-  for (const auto& b : plan.find(kind)->blocks)
-    for (const auto& o : b.ops)
-      if (std::string(o.name) == "attention") seen.push_back(o.attention_kernel);
-  REQUIRE(!seen.empty());
-  for (AttentionKernel k : seen) REQUIRE(k == seen.front());
-  return seen.front();
-}
-
-const Op& fa3_test_first_attention(const CyclePlan& plan, PhaseKind kind) {
-  for (const auto& b : plan.find(kind)->blocks)
-    for (const auto& o : b.ops)
-      if (std::string(o.name) == "attention") return o;
-  FAIL("no attention op");
-  throw std::logic_error("unreachable");
-}
 
 // The resolved run of `model` on `hardware` under SGLang, with `extra` (key, value) pairs: runtime,
 // attention_backend, tp.
@@ -86,13 +70,13 @@ TEST_CASE("on SGLang's FA3 backend every phase of a chain runs FA3's kernel; a t
   chain.fa3_attention = true;
   const CyclePlan c = zoo_plan("llama-3.1-8b", chain);
   for (PhaseKind k : {PhaseKind::DraftDecode, PhaseKind::Verify, PhaseKind::DraftExtend, PhaseKind::BaselineDecode})
-    CHECK(fa3_test_kernel_of(c, k) == AttentionKernel::Fa3);
+    CHECK(kernel_of(c, k, "attention") == AttentionKernel::Fa3);
   // what the price reads: requests (n), query heads a KV head (k), query tokens (m)
-  const Op& v = fa3_test_first_attention(c, PhaseKind::Verify);
+  const Op& v = op_named(c, PhaseKind::Verify, "attention");
   CHECK(v.m == 4);
   CHECK(v.n == 1);
-  CHECK(v.k == 4);                                                    // 32 query heads over 8 KV heads
-  CHECK(fa3_test_first_attention(c, PhaseKind::DraftExtend).m == 4);  // steps + 1
+  CHECK(v.k == 4);                                                 // 32 query heads over 8 KV heads
+  CHECK(op_named(c, PhaseKind::DraftExtend, "attention").m == 4);  // steps + 1
 
   // a tree (SGLang's default: FlashInfer with a custom mask) keeps FlashInfer's kernels for the
   // speculative phases; plain decode stays on FA3, the server's backend without speculation
@@ -100,29 +84,31 @@ TEST_CASE("on SGLang's FA3 backend every phase of a chain runs FA3's kernel; a t
   tree.algo = SpecAlgo::Eagle3;
   tree.fa3_attention = true, tree.custom_mask_tree = true;
   const CyclePlan t = zoo_plan("llama-3.1-8b", tree);
-  CHECK(fa3_test_kernel_of(t, PhaseKind::Verify) == AttentionKernel::FlashInferPrefill);
-  CHECK(fa3_test_kernel_of(t, PhaseKind::DraftDecode) == AttentionKernel::FlashInferDecode);
-  CHECK(fa3_test_kernel_of(t, PhaseKind::BaselineDecode) == AttentionKernel::Fa3);
+  CHECK(kernel_of(t, PhaseKind::Verify, "attention") == AttentionKernel::FlashInferPrefill);
+  CHECK(kernel_of(t, PhaseKind::DraftDecode, "attention") == AttentionKernel::FlashInferDecode);
+  CHECK(kernel_of(t, PhaseKind::BaselineDecode, "attention") == AttentionKernel::Fa3);
 
   // shapes it was not measured at keep the profile's terms: an fp8 KV cache, head dim 64 (gpt-oss)
   RunSpec fp8 = chain;
   fp8.kv_cache_bytes = 1;
-  CHECK(fa3_test_kernel_of(zoo_plan("llama-3.1-8b", fp8), PhaseKind::Verify) == AttentionKernel::Roofline);
+  CHECK(kernel_of(zoo_plan("llama-3.1-8b", fp8), PhaseKind::Verify, "attention") == AttentionKernel::Roofline);
   RunSpec plain = spec_run(1, 1, 1, 1, 1);
   plain.algo = SpecAlgo::None;
   plain.fa3_attention = true;
-  CHECK(fa3_test_kernel_of(zoo_plan("gpt-oss-20b", plain), PhaseKind::BaselineDecode) == AttentionKernel::Roofline);
+  CHECK(kernel_of(zoo_plan("gpt-oss-20b", plain), PhaseKind::BaselineDecode, "attention") == AttentionKernel::Roofline);
 }
 
 TEST_CASE("FA3's kernel costs its measured terms, scaled to another GPU's bandwidth and peak") {
-  // the shipped coefficients, read here apart from the engine's reader
+  // the shipped coefficients and reference GPU, read here apart from the engine's reader
   const nlohmann::json j = read_json_file(models_dir() + "/kernels/fa3_attention.json");
   const auto& terms = j["fa3"]["terms"];
   auto price = [&](double mb, double gflop) {
     return terms["fixed_us"].get<double>() + terms["us_per_mb"].get<double>() * mb +
            terms["us_per_gflop"].get<double>() * gflop;
   };
-  const Hardware h200 = load_hardware("h200:nvswitch", 1), h100 = load_hardware("h100-sxm:nvswitch", 1);
+  const double ref_bw = j["reference_mem_bw_gbps"]["value"].get<double>();
+  const double ref_tflops = j["reference_bf16_tflops"]["value"].get<double>();
+  const Hardware h200 = load_hardware("h200:nvswitch", 1), h20 = load_hardware("h20:nvswitch", 1);
   // one request's 4-token verify layer of Llama-3.1-8B over 8k cached tokens: 34 MB of KV, 0.54 GFLOP
   Op op;
   op.kind = OpKind::Attention;
@@ -132,16 +118,50 @@ TEST_CASE("FA3's kernel costs its measured terms, scaled to another GPU's bandwi
   const double fa3 = compute_us(op, h200.gpu);
   CHECK(fa3 == Approx(price(34, 0.54)));
   CHECK(fa3 == Approx(fa3_attention_us(op, h200.gpu)));
-  // measured 21.9 us at this shape (traces/attnbench/fa3-kernels-h200-2026-12-03/); the profile's
-  // terms (the replay's own kernel) give about 3.3 us + 34 MB at 3.4 TB/s
-  CHECK(fa3 == Approx(21.9).epsilon(0.1));
+  // measured 21.6 us at this shape (traces/attnbench/fa3-kernels-h200-2026-12-03/fa3-kernels.log);
+  // the profile's terms (the replay's own kernel) give about 3.3 us + 34 MB at 3.4 TB/s
+  CHECK(fa3 == Approx(21.6).epsilon(0.1));
   CHECK(fa3 > roofline);
-  const double bw = 4800 / h100.gpu.mem_bw_gbps, pk = 989.4 / h100.gpu.peak_bf16_tflops;
-  CHECK(compute_us(op, h100.gpu) == Approx(price(34 * bw, 0.54 * pk)));
+  // the H20: less bandwidth than the H200 and a sixth of its bf16 peak, so both terms scale
+  const double bw = ref_bw / h20.gpu.mem_bw_gbps, pk = ref_tflops / h20.gpu.peak_bf16_tflops;
+  REQUIRE(pk > 2);
+  CHECK(compute_us(op, h20.gpu) == Approx(price(34 * bw, 0.54 * pk)));
   // the replay's prediction (price_stack_attention off): the profile's roofline
   GpuProfile off = h200.gpu;
   off.price_stack_attention = false;
   CHECK(compute_us(op, off) == Approx(roofline));
+}
+
+TEST_CASE("run says where FA3's measured price applies, and where its shape keeps the profile's terms") {
+  // a chain on one H200 unless `extra` names a top-k or the hardware
+  auto notes = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run",
+                                     "--model-path",
+                                     "llama-3.1-8b",
+                                     "--speculative-algorithm",
+                                     "EAGLE3",
+                                     "--speculative-num-steps",
+                                     "3",
+                                     "--speculative-num-draft-tokens",
+                                     "4",
+                                     "--accept-len",
+                                     "2"};
+    for (const auto& [flag, value] : {std::pair<std::string, std::string>{"--speculative-eagle-topk", "1"},
+                                      std::pair<std::string, std::string>{"--hardware", "h200:nvswitch"}})
+      if (std::find(extra.begin(), extra.end(), flag) == extra.end()) args.insert(args.end(), {flag, value});
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = test::run_specsim(args);
+    REQUIRE(r.exit_code == 0);
+    return r.out + r.err;
+  };
+  CHECK(notes({}).find("FA3 backend (every phase) is priced as FA3's paged-KV kernel") != std::string::npos);
+  CHECK(notes({"--kv-cache-dtype", "fp8_e4m3"}).find("FA3 backend (every phase) stays on the GPU profile's terms") !=
+        std::string::npos);
+  CHECK(notes({"--speculative-eagle-topk", "2"}).find("FA3 backend (plain decode)") != std::string::npos);
+  CHECK(notes({"--hardware", "b200:nvswitch"}).find("FA3 backend") == std::string::npos);
+  CHECK(notes({"--runtime", "vllm"}).find("FA3 backend") == std::string::npos);
+  // named FA3 off Hopper is not FA3's measured kernel (FA3 runs on Hopper only)
+  CHECK_FALSE(fa3_test_resolved("llama-3.1-8b", "b200:nvswitch", {"attention_backend", "fa3"}).fa3_attention);
 }
 
 TEST_CASE("a broken fa3_attention.json is refused in one line, exit 2, no output file") {
@@ -177,6 +197,7 @@ TEST_CASE("a broken fa3_attention.json is refused in one line, exit 2, no output
   broken([](nlohmann::json& j) { j["fa3"]["terms"] = nlohmann::json::object(); });
   broken([](nlohmann::json& j) { j.erase("fa3"); });
   broken([](nlohmann::json& j) { j["reference_bf16_tflops"]["value"] = 0; });
+  broken([](nlohmann::json& j) { j["measured_head_dim"]["value"] = 0; });
   // the shipped file, put back, runs
   test::write_text(file, good.dump());
   CHECK(run_on_copy(chain).exit_code == 0);

@@ -24,21 +24,27 @@ def check(ok, what):
 
 
 def fitted_terms(path):
+    """The coefficients the fit prints for `path`, and its error summary ("median M%, worst W%")."""
     p = subprocess.run(FIT + [str(path)], capture_output=True, text=True)
     check(p.returncode == 0, f"fit over {path.name} exits {p.returncode}: {p.stderr.strip()}")
-    m = re.match(r"fa3: (.*?); 144 rows", p.stdout)
+    m = re.match(r"fa3: (.*?); 144 rows, \|error\| (median [\d.]+%, worst [-+\d.]+%)", p.stdout)
     check(m is not None, f"{path.name}: no fit of 144 rows printed: {p.stdout!r}")
-    return {k: float(v) for k, v in re.findall(r"(\w+) ([-\d.e+]+)", m.group(1))} if m else {}
+    if not m:
+        return {}, ""
+    return {k: float(v) for k, v in re.findall(r"(\w+) ([-\d.e+]+)", m.group(1))}, m.group(2)
 
 
-terms = json.loads(MODEL.read_text())["fa3"]["terms"]
-fitted = fitted_terms(ROWS / "fa3-kernels.json")
+model = json.loads(MODEL.read_text())
+terms = model["fa3"]["terms"]
+fitted, errors = fitted_terms(ROWS / "fa3-kernels.json")
+# the error the model states is the fit's
+check(f"|error| {errors}" in model["fa3"]["fit"], f"the model's fit text does not say {errors!r}")
 check(set(terms) == set(fitted), f"the model's terms {sorted(terms)} are not the fit's {sorted(fitted)}")
 for name, value in terms.items():
     got = fitted.get(name)
     check(got is not None and abs(got - value) <= 0.005 * abs(value), f"fa3.{name}: model {value}, fit {got}")
 # the first run, on another machine of the same kind, is within 2% of every coefficient
-first = fitted_terms(ROWS / "first-run.json")
+first, _ = fitted_terms(ROWS / "first-run.json")
 for name, value in terms.items():
     got = first.get(name)
     check(got is not None and abs(got - value) <= 0.02 * abs(value), f"first run's {name}: {got} against {value}")
@@ -49,7 +55,8 @@ with tempfile.TemporaryDirectory() as d:
     row = ('{"kind": "fa3", "qo_heads": 8, "kv_heads": 1, "requests": 1, "query_tokens": 4, '
            '"kv_bytes": 1e6, "flops": 1e9, "us": 10}')
     cases = {"not json": "not json", "no rows": '{"rows": 3}', "a list": "[]",
-             "no meta": '{"rows": [' + row + ']}', "a bad meta": '{"meta": 3, "rows": [' + row + ']}'}
+             "no meta": '{"rows": [' + row + ']}', "a bad meta": '{"meta": 3, "rows": [' + row + ']}',
+             "a NaN": '{"meta": {"kernel": "FlashAttention-3"}, "rows": [' + row.replace("1e6", "NaN") + ']}'}
     for what, text in cases.items():
         bad.write_text(text)
         q = subprocess.run(FIT + [str(bad)], capture_output=True, text=True)

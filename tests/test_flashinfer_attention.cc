@@ -22,30 +22,12 @@
 #include "util/json_io.h"
 
 using namespace specsim;
+using specsim::test::kernel_of;
+using specsim::test::op_named;
 using specsim::test::spec_run;
 using specsim::test::zoo_plan;
 
 namespace {
-
-// Phase `kind`'s first op named `name`.
-const Op& op_named(const CyclePlan& plan, PhaseKind kind, const std::string& name) {
-  for (const auto& b : plan.find(kind)->blocks)
-    for (const auto& o : b.ops)
-      if (o.name == name) return o;
-  FAIL("no op " << name);
-  throw std::logic_error("unreachable");
-}
-
-// The kernel of phase `kind`'s op named `name` (every such op must agree).
-AttentionKernel kernel_of(const CyclePlan& plan, PhaseKind kind, const std::string& name) {
-  std::vector<AttentionKernel> seen;
-  for (const auto& b : plan.find(kind)->blocks)
-    for (const auto& o : b.ops)
-      if (o.name == name) seen.push_back(o.attention_kernel);
-  REQUIRE(!seen.empty());
-  for (AttentionKernel k : seen) REQUIRE(k == seen.front());
-  return seen.front();
-}
 
 RunSpec eagle3(int topk) {
   RunSpec r = spec_run(1, 1, 5, topk, 6);

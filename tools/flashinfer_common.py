@@ -1,5 +1,6 @@
 """What the FlashInfer measurement scripts share (tools/hostbench/flashinfer_plan.py,
-tools/attnbench/flashinfer_mask.py and flashinfer_kernels.py, tools/arbench/flashinfer_norm.py):
+tools/attnbench/flashinfer_mask.py and flashinfer_kernels.py, tools/arbench/flashinfer_norm.py;
+tools/attnbench/fa3_kernels.py takes its flags and timing too):
 their shape and timing flags and how they are checked, finding the GPU and FlashInfer, the
 paged-prefill wrapper SGLang builds for a verify or a draft extend, timing calls in a CUDA graph,
 the run's header and writing the rows."""
@@ -31,6 +32,22 @@ def positive_ints(text):
     if not values:
         raise argparse.ArgumentTypeError("give at least one value, e.g. 1,4,8")
     return values
+
+
+def head_pairs(text):
+    """argparse type: qo:kv head pairs a rank holds, comma-separated (e.g. 32:8,8:1)."""
+    pairs = []
+    for item in (x for x in text.split(",") if x):
+        parts = item.split(":")
+        if len(parts) != 2:
+            raise argparse.ArgumentTypeError(f"'{item}' is not qo:kv, e.g. 32:8")
+        qo, kv = (positive_int(p) for p in parts)
+        if qo % kv:
+            raise argparse.ArgumentTypeError(f"{qo} query heads do not split over {kv} KV heads")
+        pairs.append((qo, kv))
+    if not pairs:
+        raise argparse.ArgumentTypeError("give at least one pair, e.g. 32:8")
+    return pairs
 
 
 def json_path(text):

@@ -11,6 +11,7 @@ namespace specsim {
 
 namespace {
 
+// In AttentionTerm's order: the JSON's name of each term.
 constexpr std::array<const char*, kAttentionTerms> kAttentionTermNames = {
     "fixed_us",  "fixed_us_tile16", "fixed_us_tile64",     "fixed_us_tile128",
     "us_per_mb", "us_per_gflop",    "us_per_padded_gflop", "us_per_token"};
@@ -59,6 +60,9 @@ int flashinfer_query_tile(double requests, double tokens, double group) {
 
 AttentionFeatures attention_features(const Op& op, double bytes, double flops, const GpuProfile& g,
                                      const AttentionReference& ref) {
+  static_assert(static_cast<int>(AttentionTerm::FixedUs) == 0 && static_cast<int>(AttentionTerm::UsPerMb) == 4 &&
+                    static_cast<int>(AttentionTerm::UsPerToken) == 7,
+                "the features below are listed in AttentionTerm's order");
   const double requests = std::max(1.0, op.n), group = std::max(1.0, op.k);
   const double q = std::max(1.0, op.m / requests);  // query tokens a request
   const int tile = flashinfer_query_tile(requests, op.m, group);

@@ -22,7 +22,7 @@ enum class AttentionTerm {
   UsPerPaddedGflop,  ///< the same over whole query tiles (the rows a tile pads to)
   UsPerToken,        ///< query tokens of the call
 };
-inline constexpr int kAttentionTerms = 8;
+inline constexpr int kAttentionTerms = static_cast<int>(AttentionTerm::UsPerToken) + 1;
 
 /// One kernel's coefficients (0 where the kernel has no such term).
 struct AttentionKernelPrice {
@@ -41,7 +41,8 @@ nlohmann::json read_attention_file(const std::string& file, AttentionReference& 
 /// `kernel`'s block of a file: "terms" {name: coefficient >= 0}, at least one, names as above.
 AttentionKernelPrice read_attention_kernel(const nlohmann::json& j, const std::string& kernel, const std::string& file);
 
-/// FlashInfer's FA2 query tile (rows) for a CUDA-graph plan of `requests` requests with `tokens`
+/// FlashInfer's FA2 query tile (rows) for a CUDA-graph plan (here because the tile terms above
+/// read it) of `requests` requests with `tokens`
 /// query tokens in all and `group` query heads a KV head (FA2DetermineCtaTileQ on the largest
 /// packed query length the plan allows for: (tokens - requests + 1) x group).
 int flashinfer_query_tile(double requests, double tokens, double group);

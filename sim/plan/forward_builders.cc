@@ -9,6 +9,7 @@
 
 #include "plan/expert_parallel.h"
 #include "plan/op_builders.h"
+#include "scenario/sglang_attention.h"
 #include "util/error.h"
 
 namespace specsim {
@@ -85,8 +86,8 @@ void gqa_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const Forw
   const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, f.kv_bytes);
   const double flops = 2.0 * t * ql * f.context * (hd + hd);
   ops.push_back(attention("attention", t, ql, kv_read + 2.0 * t * ql * hd * kB, flops));
-  // FA3's kernel was measured at head dim 128 with a bf16 KV cache: other shapes keep the profile's terms.
-  const bool fa3_measured = f.attention_kernel != AttentionKernel::Fa3 || (hd == 128 && f.kv_bytes == 2);
+  // FA3's price covers the shape it was measured at: other shapes keep the profile's terms.
+  const bool fa3_measured = f.attention_kernel != AttentionKernel::Fa3 || fa3_price_covers(hd, f.kv_bytes);
   if (f.attention_kernel != AttentionKernel::Roofline && fa3_measured) {
     // the measured kernels' prices read the requests (n) and the query heads a KV head (k)
     Op& a = ops.back();

@@ -36,7 +36,7 @@ Hardware as_replayed(const Hardware& hw, bool block_fp8) {
   Hardware h = hw;
   h.gpu.moe_gemm_memory_efficiency = 0;
   h.gpu.price_as_replay_fp8 = block_fp8 && h.gpu.replay_block_fp8.present;
-  h.gpu.price_stack_attention = false;  // the replay runs its own split-KV attention, not FlashInfer's
+  h.gpu.price_stack_attention = false;  // the replay runs its own split-KV attention, not FlashInfer's or FA3's
   if (!block_fp8) {
     h.gpu.gemm_fp8_block_fixed_us = h.gpu.gemm_fp8_tensor_fixed_us;
     h.gpu.gemm_fp8_block_us_per_kblock = 0;

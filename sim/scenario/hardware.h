@@ -67,7 +67,7 @@ struct GpuProfile {
   /// a replay's prediction only: sim/replay_report).
   ReplayFp8Kernel replay_block_fp8;
   bool price_as_replay_fp8 = false;
-  /// Attention ops marked as a serving stack's own kernel (Op::attention_kernel: FlashInfer's) are
+  /// Attention ops marked as a serving stack's own kernel (Op::attention_kernel: FlashInfer's, FA3's) are
   /// priced as that kernel; off for a replay's prediction, which prices the kernel the replay ran.
   bool price_stack_attention = true;
   /// CUDA compute capability, e.g. 9.0 (optional; 0: unknown). vLLM picks its all-reduce limits by it.

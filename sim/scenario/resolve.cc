@@ -250,12 +250,19 @@ Scenario resolve_scenario(const RunArgs& a) {
         "models/kernels/flashinfer_custom_mask.json), and FlashInfer plans it on the host every cycle "
         "(models/runtime/sglang.json)",
         flashinfer_custom_mask_factor()));
-  if (sglang && s.run.fa3_attention)
-    s.notes.push_back(std::string("attention on SGLang's FA3 backend (") +
-                      (s.run.speculative() && !s.run.verify_custom_mask() ? "every phase" : "plain decode") +
-                      ") is priced as FA3's paged-KV kernel measured on an H200 (models/kernels/fa3_attention.json) "
-                      "at head dim 128 with a bf16 KV cache; other shapes, and a GPU replay's prediction, on the GPU "
-                      "profile's terms");
+  if (sglang && s.run.fa3_attention) {
+    const std::string where = s.run.speculative() && !s.run.verify_custom_mask() ? "every phase" : "plain decode";
+    if (fa3_price_covers(s.target.head_dim, s.run.kv_cache_bytes))
+      s.notes.push_back("attention on SGLang's FA3 backend (" + where +
+                        ") is priced as FA3's paged-KV kernel measured on an H200 (models/kernels/fa3_attention.json); "
+                        "a GPU replay's prediction prices the replay's own kernel");
+    else
+      s.notes.push_back(fmt::format(
+          "attention on SGLang's FA3 backend ({}) stays on the GPU profile's terms: FA3 was measured at another head "
+          "dim or KV-cache type than this run's (head dim {}, {:g} KV bytes an element; "
+          "models/kernels/fa3_attention.json)",
+          where, s.target.head_dim, s.run.kv_cache_bytes));
+  }
   if (a.enable_flashinfer_allreduce_fusion && s.run.layout.dp_attention) {
     // SGLang's apply_flashinfer_allreduce_fusion() is false under DP attention (communicator.py)
     s.notes.push_back("--enable-flashinfer-allreduce-fusion does nothing under --enable-dp-attention, as in SGLang");

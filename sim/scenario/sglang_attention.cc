@@ -50,6 +50,14 @@ std::string sglang_tree_backend(const RunSpec& run, const ModelSpec& target, con
   return "";
 }
 
+bool fa3_price_covers(double head_dim, double kv_cache_bytes) {
+  static const double measured_head_dim =
+      model_constant("kernels/fa3_attention.json", "measured_head_dim", 1, 1024, "the head dim FA3 was measured at");
+  static const double measured_kv_bytes = model_constant("kernels/fa3_attention.json", "measured_kv_cache_bytes", 0.5,
+                                                         4, "the KV-cache bytes an element FA3 was measured at");
+  return head_dim == measured_head_dim && kv_cache_bytes == measured_kv_bytes;
+}
+
 double flashinfer_custom_mask_factor() {
   static const double factor = model_constant("kernels/flashinfer_custom_mask.json", "attention_time_factor", 1, 10,
                                               "causal passes one custom-mask pass costs");

@@ -26,6 +26,11 @@ void decide_sglang_attention(RunSpec& run, const ModelSpec& target, const Hardwa
 /// (triton, aiter, trtllm_mha), priced as one pass. Needs decide_sglang_attention first.
 std::string sglang_tree_backend(const RunSpec& run, const ModelSpec& target, const Hardware& hw);
 
+/// Whether FA3's measured price (models/kernels/fa3_attention.json) covers attention of this
+/// head dim over a KV cache of `kv_cache_bytes` an element: the shape it was measured at
+/// (`measured_head_dim`, `measured_kv_cache_bytes`); other shapes keep the GPU profile's terms.
+bool fa3_price_covers(double head_dim, double kv_cache_bytes);
+
 /// How many causal passes of the same attention one pass of FlashInfer's prefill kernel with a
 /// custom mask costs (models/kernels/flashinfer_custom_mask.json, `attention_time_factor`, in
 /// [1, 10]); InputError naming the file when it is missing or out of range.

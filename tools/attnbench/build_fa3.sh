@@ -20,6 +20,7 @@ case $STEP in objects|package|all) ;; *) echo "error: step must be objects, pack
 [ -f "$FA/flash_api_stable.cpp" ] || { echo "error: $1 has no hopper/flash_api_stable.cpp: give a flash-attention checkout" >&2; exit 2; }
 [ -f "$CUTLASS/cutlass/numeric_types.h" ] || { echo "error: $2 has no cutlass/numeric_types.h: give CUTLASS's include/ folder" >&2; exit 2; }
 NVCC=${NVCC:-nvcc}
+command -v "$NVCC" > /dev/null || { echo "error: no $NVCC on PATH: install the CUDA toolkit or set NVCC" >&2; exit 2; }
 CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v "$NVCC")")")}
 # Only what the calls need: no backward, fp16/fp8, other head dims, softcap, local window,
 # appended KV or clusters.
@@ -32,26 +33,43 @@ SRCS="instantiations/flash_fwd_hdim128_bf16_paged_split_sm90.cu instantiations/f
       instantiations/flash_fwd_hdim128_bf16_packgqa_sm90.cu flash_fwd_combine.cu flash_prepare_scheduler.cu"
 mkdir -p "$OUT/obj" "$OUT/pkg/flash_attn_3"
 
+# One object a source, named after it.
+object_of() { echo "$OUT/obj/$(basename "$1" .cu).o"; }
+
 if [ "$STEP" != package ]; then
   export CPLUS_INCLUDE_PATH="$CUDA_HOME/include/cccl${CPLUS_INCLUDE_PATH:+:$CPLUS_INCLUDE_PATH}"
+  FLAGS=(-Xcompiler -fPIC -O3 -std=c++17 --use_fast_math --expt-relaxed-constexpr
+         -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED -DCUTLASS_ENABLE_GDC_FOR_SM90 -DCUTLASS_DEBUG_TRACE_LEVEL=0 -DNDEBUG
+         -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF_CONVERSIONS__ -D__CUDA_NO_BFLOAT16_CONVERSIONS__
+         -D__CUDA_NO_HALF2_OPERATORS__ -gencode arch=compute_90a,code=sm_90a $FEAT -I"$FA" -I"$CUTLASS")
+  pids=()
   for s in $SRCS; do
-    echo "$NVCC -c $FA/$s -o $OUT/obj/$(basename "$s" .cu).o -Xcompiler -fPIC -O3 -std=c++17 --use_fast_math \
-      --expt-relaxed-constexpr -DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED -DCUTLASS_ENABLE_GDC_FOR_SM90 \
-      -DCUTLASS_DEBUG_TRACE_LEVEL=0 -DNDEBUG -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF_CONVERSIONS__ \
-      -D__CUDA_NO_BFLOAT16_CONVERSIONS__ -D__CUDA_NO_HALF2_OPERATORS__ -gencode arch=compute_90a,code=sm_90a \
-      $FEAT -I$FA -I$CUTLASS"
-  done | xargs -P "${JOBS:-$(nproc)}" -I{} bash -c '{}'
+    # at most JOBS compiles at once
+    while [ "$(jobs -rp | wc -l)" -ge "${JOBS:-$(nproc)}" ]; do wait -n || true; done
+    "$NVCC" -c "$FA/$s" -o "$(object_of "$s")" "${FLAGS[@]}" &
+    pids+=($!)
+  done
+  failed=0
+  for p in "${pids[@]}"; do wait "$p" || failed=1; done
+  [ $failed = 0 ] || { echo "error: nvcc failed on FA3's sources (above)" >&2; exit 1; }
 fi
 
 if [ "$STEP" != objects ]; then
+  for s in $SRCS; do
+    [ -f "$(object_of "$s")" ] || { echo "error: $(object_of "$s") is missing: run the objects step first" >&2; exit 2; }
+  done
   PY=${PYTHON:-python3}
+  $PY -c "import torch.utils.cpp_extension" 2> /dev/null ||
+    { echo "error: $PY cannot import torch: the package step builds FA3's PyTorch binding" >&2; exit 2; }
   TI=$($PY -c "from torch.utils.cpp_extension import include_paths; print(' '.join('-I' + p for p in include_paths()))")
   PI=$($PY -c "import sysconfig; print(sysconfig.get_paths()['include'])")
   TL=$($PY -c "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'lib'))")
   g++ -O3 -std=c++17 -fPIC -w $FEAT -DPy_LIMITED_API=0x03090000 -DTORCH_TARGET_VERSION=0x0209000000000000 \
     -I"$FA" -I"$CUTLASS" $TI -I"$PI" -I"$CUDA_HOME/include" -I"$CUDA_HOME/include/cccl" \
     -c "$FA/flash_api_stable.cpp" -o "$OUT/obj/flash_api_stable.o"
-  g++ -shared "$OUT"/obj/*.o -o "$OUT/pkg/flash_attn_3/_C.abi3.so" -L"$TL" -lc10 -ltorch -ltorch_cpu -ltorch_cuda \
+  OBJS=("$OUT/obj/flash_api_stable.o")
+  for s in $SRCS; do OBJS+=("$(object_of "$s")"); done
+  g++ -shared "${OBJS[@]}" -o "$OUT/pkg/flash_attn_3/_C.abi3.so" -L"$TL" -lc10 -ltorch -ltorch_cpu -ltorch_cuda \
     -lc10_cuda -L"$CUDA_HOME/lib64" -lcudart -Wl,-rpath,"$TL" -Wl,-rpath,"$CUDA_HOME/lib64"
   cp "$FA/flash_attn_3/__init__.py" "$OUT/pkg/flash_attn_3/"
   cp "$FA/flash_attn_interface.py" "$OUT/pkg/"
@@ -63,5 +81,10 @@ if [ "$STEP" != objects ]; then
     echo "          \"FLASHATTENTION_DISABLE_VARLEN\", \"FLASHATTENTION_DISABLE_HDIM128\"}"
     echo "CONFIG = {\"build_flags\": {k: k in _DISABLED for k in _DISABLED | _BUILT}}"
   } > "$OUT/pkg/flash_attn_config.py"
+  # What was built, for fa3_kernels.py's header: the sources' commits where they are git checkouts.
+  FA_COMMIT=$(git -C "$1" rev-parse HEAD 2> /dev/null || echo unknown)
+  CUTLASS_COMMIT=$(git -C "$CUTLASS" rev-parse HEAD 2> /dev/null || echo unknown)
+  echo "BUILD = {\"flash_attention\": \"$FA_COMMIT\", \"cutlass\": \"$CUTLASS_COMMIT\", \"nvcc\": \"$("$NVCC" --version | tail -1)\"}" \
+    > "$OUT/pkg/fa3_build_info.py"
   echo "built: PYTHONPATH=$OUT/pkg"
 fi

@@ -30,8 +30,8 @@ import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from flashinfer_common import add_timing_args, positive_int, positive_ints, time_graph, write_json  # noqa: E402
-from flashinfer_kernels import head_pairs  # noqa: E402
+from flashinfer_common import (add_timing_args, head_pairs, positive_int, positive_ints,  # noqa: E402
+                               time_graph, write_json)
 
 HEAD_DIM = 128
 
@@ -132,11 +132,21 @@ def main():
     a = ap.parse_args()
     fa3 = load_fa3()
     dtype = torch.bfloat16
-    worst = check(fa3, dtype)
+    try:
+        worst = check(fa3, dtype)
+    except (RuntimeError, torch.cuda.OutOfMemoryError) as e:
+        print(f"error: FA3 failed its check ({str(e).splitlines()[0]}); is it built for head dim 128, bf16?",
+              file=sys.stderr)
+        return 1
     if worst > 0.01:
         print(f"error: FA3's output differs from PyTorch's attention by {worst:.4f}; not timed", file=sys.stderr)
         return 1
+    try:
+        from fa3_build_info import BUILD  # written by tools/attnbench/build_fa3.sh
+    except ImportError:
+        BUILD = "unknown (not built by tools/attnbench/build_fa3.sh)"
     meta = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "kernel": "FlashAttention-3 (hopper/)",
+            "build": BUILD, "cuda": str(torch.version.cuda),
             "head_dim": HEAD_DIM, "layers": a.layers, "table_width": a.table_width, "check_max_abs_diff": worst,
             "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
     print("# " + json.dumps(meta))
@@ -146,8 +156,13 @@ def main():
         shapes = ([(r, 1, L) for L in a.kv_lens for r in a.decode_requests] +
                   [(b, q, L) for L in a.kv_lens for b in a.batches for q in a.query_tokens if q > 1])
         for reqs, q, kv_len in shapes:
-            layers = Fa3Layers(fa3, reqs, q, kv_len, qo, kvh, a.layers, a.table_width, dtype)
-            us = time_graph(layers.forward, a.layers, a.reps, a.rounds)
+            try:
+                layers = Fa3Layers(fa3, reqs, q, kv_len, qo, kvh, a.layers, a.table_width, dtype)
+                us = time_graph(layers.forward, a.layers, a.reps, a.rounds)
+            except (RuntimeError, torch.cuda.OutOfMemoryError) as e:
+                print(f"error: {qo}:{kvh} heads, {reqs} requests of {q} tokens over {kv_len}: "
+                      f"{str(e).splitlines()[0]} (fewer --layers or smaller shapes)", file=sys.stderr)
+                return 1
             del layers
             torch.cuda.empty_cache()
             kv_bytes, flops = work(reqs, q, kv_len, qo, kvh)

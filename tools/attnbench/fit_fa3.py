@@ -13,13 +13,12 @@ error: the values of models/kernels/fa3_attention.json, which the engine reads
 Usage: python3 tools/attnbench/fit_fa3.py KERNELS.json
 """
 import argparse
-import json
 import pathlib
 import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from fit_flashinfer import read_rows, solve  # noqa: E402
+from fit_flashinfer import read_doc, solve  # noqa: E402
 
 TERMS = {
     "fixed_us": lambda r: 1.0,
@@ -33,11 +32,11 @@ def main():
     ap.add_argument("kernels_json")
     a = ap.parse_args()
     try:
-        rows = [r for r in read_rows(a.kernels_json) if r["kind"] == "fa3"]
+        doc = read_doc(a.kernels_json)
+        rows = [r for r in doc["rows"] if r["kind"] == "fa3"]
         if not rows:
             raise ValueError("no row of kind fa3")
-        with open(a.kernels_json) as f:
-            meta = json.load(f).get("meta")
+        meta = doc.get("meta")
         kernel = meta.get("kernel", "") if isinstance(meta, dict) else ""
         if not str(kernel).startswith("FlashAttention-3"):
             # flashinfer_kernels.py --kinds fa3 writes rows of FlashInfer's SM90 template, another kernel
@@ -50,6 +49,11 @@ def main():
         coef = solve([[TERMS[n](r) / r["us"] for n in names] for r in rows], [1.0] * len(rows))
     except ValueError as e:
         print(f"error: {a.kernels_json}: {e}", file=sys.stderr)
+        return 2
+    negative = [n for n, c in zip(names, coef) if c < 0]
+    if negative:
+        print(f"error: {a.kernels_json}: the fit gives a negative {', '.join(negative)}, which the engine refuses: "
+              f"the rows do not determine FA3's price (time more shapes)", file=sys.stderr)
         return 2
     errs = [sum(c * TERMS[n](r) for c, n in zip(coef, names)) / r["us"] - 1 for r in rows]
     print("fa3: " + ", ".join(f"{n} {c:.4g}" for n, c in zip(names, coef)) +

@@ -81,8 +81,9 @@ def solve(a, b):
 FIELDS = {"qo_heads": 1, "kv_heads": 1, "requests": 1, "query_tokens": 1, "kv_bytes": 0, "flops": 0}
 
 
-def read_rows(path):
-    """The rows of a flashinfer_kernels.py --json file; ValueError naming what is wrong."""
+def read_doc(path):
+    """A flashinfer_kernels.py (or fa3_kernels.py) --json file, its rows checked; ValueError naming
+    what is wrong."""
     with open(path) as f:
         doc = json.load(f)
     if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list) or not doc["rows"]:
@@ -91,13 +92,19 @@ def read_rows(path):
         if not isinstance(r, dict) or r.get("kind") not in ("causal", "custom", "decode", "fa3"):
             raise ValueError(f"row {i}: kind must be causal, custom, decode or fa3")
         for k, lo in FIELDS.items():
-            if not isinstance(r.get(k), (int, float)) or isinstance(r.get(k), bool) or r[k] < lo:
-                raise ValueError(f"row {i}: {k} must be a number >= {lo}")
-        if not isinstance(r.get("us"), (int, float)) or not r["us"] > 0:
-            raise ValueError(f"row {i}: us must be a number above 0")
+            v = r.get(k)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < lo:
+                raise ValueError(f"row {i}: {k} must be a finite number >= {lo}")
+        if not isinstance(r.get("us"), (int, float)) or not math.isfinite(r["us"]) or not r["us"] > 0:
+            raise ValueError(f"row {i}: us must be a finite number above 0")
         if r["qo_heads"] % r["kv_heads"]:
             raise ValueError(f"row {i}: {r['qo_heads']} query heads do not split over {r['kv_heads']} KV heads")
-    return doc["rows"]
+    return doc
+
+
+def read_rows(path):
+    """The rows of a flashinfer_kernels.py --json file; ValueError naming what is wrong."""
+    return read_doc(path)["rows"]
 
 
 def main():

@@ -33,28 +33,12 @@ import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from flashinfer_common import (add_timing_args, load_flashinfer, positive_int, positive_ints,  # noqa: E402
+from flashinfer_common import (add_timing_args, head_pairs, load_flashinfer, positive_ints,  # noqa: E402
                                time_graph, write_json)
 from flashinfer_mask import Layers  # noqa: E402
 
 HEAD_DIM = 128
 KINDS = ("causal", "custom", "decode", "fa3")
-
-
-def head_pairs(text):
-    """argparse type: qo:kv head pairs a rank holds, comma-separated (e.g. 32:8,8:1)."""
-    pairs = []
-    for item in (x for x in text.split(",") if x):
-        parts = item.split(":")
-        if len(parts) != 2:
-            raise argparse.ArgumentTypeError(f"'{item}' is not qo:kv, e.g. 32:8")
-        qo, kv = (positive_int(p) for p in parts)
-        if qo % kv:
-            raise argparse.ArgumentTypeError(f"{qo} query heads do not split over {kv} KV heads")
-        pairs.append((qo, kv))
-    if not pairs:
-        raise argparse.ArgumentTypeError("give at least one pair, e.g. 32:8")
-    return pairs
 
 
 def kinds(text):
