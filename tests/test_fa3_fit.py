@@ -43,11 +43,15 @@ check(set(terms) == set(fitted), f"the model's terms {sorted(terms)} are not the
 for name, value in terms.items():
     got = fitted.get(name)
     check(got is not None and abs(got - value) <= 0.005 * abs(value), f"fa3.{name}: model {value}, fit {got}")
-# the first run, on another machine of the same kind, is within 2% of every coefficient
-first, _ = fitted_terms(ROWS / "first-run.json")
-for name, value in terms.items():
-    got = first.get(name)
-    check(got is not None and abs(got - value) <= 0.02 * abs(value), f"first run's {name}: {got} against {value}")
+# the other runs, on other machines of the same kind, agree: the fixed and byte terms within 1%,
+# the FLOP term (a few us at most over these shapes, the least determined) within 5%
+TOLERANCE = {"fixed_us": 0.01, "us_per_mb": 0.01, "us_per_gflop": 0.05}
+for run in ("first-run.json", "third-run.json"):
+    other, _ = fitted_terms(ROWS / run)
+    for name, value in terms.items():
+        got = other.get(name)
+        check(got is not None and abs(got - value) <= TOLERANCE[name] * abs(value),
+              f"{run}'s {name}: {got} against {value}")
 
 flashinfer = ROOT / "traces" / "attnbench" / "flashinfer-kernels-h200-2026-12-03"
 with tempfile.TemporaryDirectory() as d:

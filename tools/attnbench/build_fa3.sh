@@ -81,9 +81,15 @@ if [ "$STEP" != objects ]; then
     echo "          \"FLASHATTENTION_DISABLE_VARLEN\", \"FLASHATTENTION_DISABLE_HDIM128\"}"
     echo "CONFIG = {\"build_flags\": {k: k in _DISABLED for k in _DISABLED | _BUILT}}"
   } > "$OUT/pkg/flash_attn_config.py"
-  # What was built, for fa3_kernels.py's header: the sources' commits where they are git checkouts.
-  FA_COMMIT=$(git -C "$1" rev-parse HEAD 2> /dev/null || echo unknown)
-  CUTLASS_COMMIT=$(git -C "$CUTLASS" rev-parse HEAD 2> /dev/null || echo unknown)
+  # What was built, for fa3_kernels.py's header: the sources' commits where each is the top of its
+  # own git checkout (not a folder inside another repository's).
+  commit_of() {
+    local top
+    top=$(git -C "$1" rev-parse --show-toplevel 2> /dev/null) && [ "$top" = "$(cd "$1" && pwd -P)" ] &&
+      git -C "$1" rev-parse HEAD || echo unknown
+  }
+  FA_COMMIT=$(commit_of "$1")
+  CUTLASS_COMMIT=$(commit_of "$CUTLASS/..")
   echo "BUILD = {\"flash_attention\": \"$FA_COMMIT\", \"cutlass\": \"$CUTLASS_COMMIT\", \"nvcc\": \"$("$NVCC" --version | tail -1)\"}" \
     > "$OUT/pkg/fa3_build_info.py"
   echo "built: PYTHONPATH=$OUT/pkg"
