@@ -3,13 +3,13 @@
 // profile's terms, and that a broken price file is refused.
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "broken_model_file.h"
 #include "cost/compute_cost.h"
 #include "cost/fa3_attention_cost.h"
 #include "plan/cycle_plan.h"
@@ -165,40 +165,18 @@ TEST_CASE("run says where FA3's measured price applies, and where its shape keep
 }
 
 TEST_CASE("a broken fa3_attention.json is refused in one line, exit 2, no output file") {
-  const std::string dir = test::fresh_dir();
-  REQUIRE(test::run_program("/bin/cp", {"-r", test::models_path(""), dir + "/models"}).exit_code == 0);
-  const std::string file = dir + "/models/kernels/fa3_attention.json";
-  const nlohmann::json good = nlohmann::json::parse(test::slurp(file));
+  const test::BrokenModelFile f("kernels/fa3_attention.json");
   // a Llama chain on one H200: SGLang's FA3 path, so the file is read
   const std::vector<std::string> chain = {"run",        "--model-path",  "llama-3.1-8b",
                                           "--hardware", "h200:nvswitch", "--speculative-algorithm",
                                           "EAGLE3",     "--accept-len",  "2"};
-  auto run_on_copy = [&](std::vector<std::string> args) {
-    std::vector<std::string> all = {"SPECSIM_MODELS=" + dir + "/models", test::specsim_bin()};
-    all.insert(all.end(), args.begin(), args.end());
-    return test::run_program("/usr/bin/env", all);
-  };
-  auto broken = [&](const std::function<void(nlohmann::json&)>& edit) {
-    nlohmann::json j = good;
-    edit(j);
-    test::write_text(file, j.dump());
-    const std::string trace = dir + "/trace.json";
-    std::vector<std::string> args = chain;
-    args.insert(args.end(), {"--trace", trace});
-    const auto r = run_on_copy(args);
-    INFO(r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(r.err.find("fa3_attention.json") != std::string::npos);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-    CHECK_FALSE(test::exists(trace));
-  };
-  broken([](nlohmann::json& j) { j["fa3"]["terms"]["us_per_parsec"] = 1.0; });  // unknown term
-  broken([](nlohmann::json& j) { j["fa3"]["terms"]["fixed_us"] = -1.0; });
-  broken([](nlohmann::json& j) { j["fa3"]["terms"] = nlohmann::json::object(); });
-  broken([](nlohmann::json& j) { j.erase("fa3"); });
-  broken([](nlohmann::json& j) { j["reference_bf16_tflops"]["value"] = 0; });
-  broken([](nlohmann::json& j) { j["measured_head_dim"]["value"] = 0; });
+  f.check_refused([](nlohmann::json& j) { j["fa3"]["terms"]["us_per_parsec"] = 1.0; }, chain);  // unknown term
+  f.check_refused([](nlohmann::json& j) { j["fa3"]["terms"]["fixed_us"] = -1.0; }, chain);
+  f.check_refused([](nlohmann::json& j) { j["fa3"]["terms"] = nlohmann::json::object(); }, chain);
+  f.check_refused([](nlohmann::json& j) { j.erase("fa3"); }, chain);
+  f.check_refused([](nlohmann::json& j) { j["reference_bf16_tflops"]["value"] = 0; }, chain);
+  f.check_refused([](nlohmann::json& j) { j["measured_head_dim"]["value"] = 0; }, chain);
   // the shipped file, put back, runs
-  test::write_text(file, good.dump());
-  CHECK(run_on_copy(chain).exit_code == 0);
+  f.restore();
+  CHECK(f.run(chain).exit_code == 0);
 }

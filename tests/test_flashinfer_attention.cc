@@ -4,12 +4,12 @@
 // prediction prices the replay's own kernel instead.
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "broken_model_file.h"
 #include "cost/compute_cost.h"
 #include "cost/flashinfer_attention_cost.h"
 #include "plan/cycle_plan.h"
@@ -169,40 +169,31 @@ TEST_CASE("a replay's prediction prices the replay's own attention kernel, not F
 }
 
 TEST_CASE("a broken flashinfer_attention.json is refused in one line, exit 2, no output file") {
-  const std::string dir = test::fresh_dir();
-  REQUIRE(test::run_program("/bin/cp", {"-r", test::models_path(""), dir + "/models"}).exit_code == 0);
-  const std::string file = dir + "/models/kernels/flashinfer_attention.json";
-  const nlohmann::json good = nlohmann::json::parse(test::slurp(file));
-  // specsim ARGS... with its models/ read from the copy
-  auto run_on_copy = [&](const std::vector<std::string>& args) {
-    std::vector<std::string> all = {"SPECSIM_MODELS=" + dir + "/models", test::specsim_bin()};
-    all.insert(all.end(), args.begin(), args.end());
-    return test::run_program("/usr/bin/env", all);
-  };
-  auto broken = [&](const std::function<void(nlohmann::json&)>& edit) {
-    nlohmann::json j = good;
-    edit(j);
-    test::write_text(file, j.dump());
-    const std::string trace = dir + "/trace.json";
-    // a Llama tree on one H200: SGLang's FlashInfer path, so the file is read
-    const auto r =
-        run_on_copy({"run", "--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch", "--speculative-algorithm",
-                     "EAGLE3", "--speculative-num-steps", "3", "--speculative-eagle-topk", "2",
-                     "--speculative-num-draft-tokens", "4", "--accept-len", "2", "--trace", trace});
-    INFO(r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(r.err.find("flashinfer_attention.json") != std::string::npos);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-    CHECK_FALSE(test::exists(trace));
-  };
-  broken([](nlohmann::json& j) { j["custom"]["terms"]["us_per_parsec"] = 1.0; });  // unknown term
-  broken([](nlohmann::json& j) { j["prefill"]["terms"]["fixed_us"] = -1.0; });
-  broken([](nlohmann::json& j) { j["decode"]["terms"] = nlohmann::json::object(); });
-  broken([](nlohmann::json& j) { j.erase("decode_tc"); });
-  broken([](nlohmann::json& j) { j["reference_mem_bw_gbps"]["value"] = 0; });
+  const test::BrokenModelFile f("kernels/flashinfer_attention.json");
+  // a Llama tree on one H200: SGLang's FlashInfer path, so the file is read
+  const std::vector<std::string> tree = {"run",
+                                         "--model-path",
+                                         "llama-3.1-8b",
+                                         "--hardware",
+                                         "h200:nvswitch",
+                                         "--speculative-algorithm",
+                                         "EAGLE3",
+                                         "--speculative-num-steps",
+                                         "3",
+                                         "--speculative-eagle-topk",
+                                         "2",
+                                         "--speculative-num-draft-tokens",
+                                         "4",
+                                         "--accept-len",
+                                         "2"};
+  f.check_refused([](nlohmann::json& j) { j["custom"]["terms"]["us_per_parsec"] = 1.0; }, tree);  // unknown term
+  f.check_refused([](nlohmann::json& j) { j["prefill"]["terms"]["fixed_us"] = -1.0; }, tree);
+  f.check_refused([](nlohmann::json& j) { j["decode"]["terms"] = nlohmann::json::object(); }, tree);
+  f.check_refused([](nlohmann::json& j) { j.erase("decode_tc"); }, tree);
+  f.check_refused([](nlohmann::json& j) { j["reference_mem_bw_gbps"]["value"] = 0; }, tree);
   // the shipped file, put back, runs
-  test::write_text(file, good.dump());
-  CHECK(run_on_copy({"run", "--model-path", "llama-3.1-8b", "--speculative-algorithm", "EAGLE3",
-                     "--speculative-eagle-topk", "2", "--accept-len", "2"})
+  f.restore();
+  CHECK(f.run({"run", "--model-path", "llama-3.1-8b", "--speculative-algorithm", "EAGLE3", "--speculative-eagle-topk",
+               "2", "--accept-len", "2"})
             .exit_code == 0);
 }

@@ -159,6 +159,22 @@ def paged_prefill(flashinfer, batch, q_len, kv_len, masked, backend):
     return wrapper, index
 
 
+KERNEL_ROW_HEADER = (f"{'kind':>6} {'qo':>3} {'kv':>3} {'reqs':>4} {'q':>3} {'kv_len':>6} {'kv_MB':>8} {'GFLOP':>7} "
+                     f"{'us':>8}")
+
+
+def kernel_row(kind, qo_heads, kv_heads, requests, q_len, kv_len, context, us, head_dim=128):
+    """One timed attention call as the fit tools read it, printed as a line under KERNEL_ROW_HEADER,
+    with the KV bytes and FLOPs the engine counts for such an op: K and V of each request's
+    `context` tokens read once (bf16), QK and PV over the context for every query token."""
+    kv_bytes = requests * context * 2 * kv_heads * head_dim * 2
+    flops = 2.0 * requests * q_len * qo_heads * context * 2 * head_dim
+    print(f"{kind:>6} {qo_heads:>3} {kv_heads:>3} {requests:>4} {q_len:>3} {kv_len:>6} {kv_bytes / 1e6:>8.2f} "
+          f"{flops / 1e9:>7.2f} {us:>8.2f}", flush=True)
+    return {"kind": kind, "qo_heads": qo_heads, "kv_heads": kv_heads, "requests": requests, "query_tokens": q_len,
+            "kv_len": kv_len, "kv_bytes": kv_bytes, "flops": flops, "us": us}
+
+
 def write_json(path, obj):
     """Writes obj to path whole or not at all (a temporary file renamed over it)."""
     folder = os.path.dirname(os.path.abspath(path))

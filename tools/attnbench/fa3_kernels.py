@@ -30,8 +30,8 @@ import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from flashinfer_common import (add_timing_args, head_pairs, positive_int, positive_ints,  # noqa: E402
-                               time_graph, write_json)
+from flashinfer_common import (KERNEL_ROW_HEADER, add_timing_args, head_pairs, kernel_row,  # noqa: E402
+                               positive_int, positive_ints, time_graph, write_json)
 
 HEAD_DIM = 128
 
@@ -108,15 +108,6 @@ def check(fa3, dtype):
     return worst
 
 
-def work(requests, q_len, kv_len, qo_heads, kv_heads):
-    """The KV bytes and FLOPs of one call as the engine counts an attention op: K and V of every
-    request's context read once (bf16), QK and PV over the context for every query token."""
-    context = kv_len + q_len
-    kv_bytes = requests * context * 2 * kv_heads * HEAD_DIM * 2
-    flops = 2.0 * requests * q_len * qo_heads * context * 2 * HEAD_DIM
-    return kv_bytes, flops
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--heads", type=head_pairs, default="32:8,16:2,8:1", help="qo:kv heads a rank holds")
@@ -150,7 +141,7 @@ def main():
             "head_dim": HEAD_DIM, "layers": a.layers, "table_width": a.table_width, "check_max_abs_diff": worst,
             "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
     print("# " + json.dumps(meta))
-    print(f"{'kind':>6} {'qo':>3} {'kv':>3} {'reqs':>4} {'q':>3} {'kv_len':>6} {'kv_MB':>8} {'GFLOP':>7} {'us':>8}")
+    print(KERNEL_ROW_HEADER)
     rows = []
     for qo, kvh in a.heads:
         shapes = ([(r, 1, L) for L in a.kv_lens for r in a.decode_requests] +
@@ -165,11 +156,8 @@ def main():
                 return 1
             del layers
             torch.cuda.empty_cache()
-            kv_bytes, flops = work(reqs, q, kv_len, qo, kvh)
-            rows.append({"kind": "fa3", "qo_heads": qo, "kv_heads": kvh, "requests": reqs, "query_tokens": q,
-                         "kv_len": kv_len, "kv_bytes": kv_bytes, "flops": flops, "us": us})
-            print(f"{'fa3':>6} {qo:>3} {kvh:>3} {reqs:>4} {q:>3} {kv_len:>6} {kv_bytes / 1e6:>8.2f} "
-                  f"{flops / 1e9:>7.2f} {us:>8.2f}", flush=True)
+            # the cache holds the new tokens' K and V too (SGLang stores them before the call)
+            rows.append(kernel_row("fa3", qo, kvh, reqs, q, kv_len, kv_len + q, us, HEAD_DIM))
     if a.json:
         write_json(a.json, {"meta": meta, "rows": rows})
     return 0

@@ -14,11 +14,10 @@ Usage: python3 tools/attnbench/fit_fa3.py KERNELS.json
 """
 import argparse
 import pathlib
-import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from fit_flashinfer import read_doc, solve  # noqa: E402
+from fit_flashinfer import fit, fit_line, read_doc  # noqa: E402
 
 TERMS = {
     "fixed_us": lambda r: 1.0,
@@ -46,7 +45,7 @@ def main():
         return 2
     names = list(TERMS)
     try:
-        coef = solve([[TERMS[n](r) / r["us"] for n in names] for r in rows], [1.0] * len(rows))
+        coef, errs = fit(rows, names, lambda n, r: TERMS[n](r))
     except ValueError as e:
         print(f"error: {a.kernels_json}: {e}", file=sys.stderr)
         return 2
@@ -55,10 +54,7 @@ def main():
         print(f"error: {a.kernels_json}: the fit gives a negative {', '.join(negative)}, which the engine refuses: "
               f"the rows do not determine FA3's price (time more shapes)", file=sys.stderr)
         return 2
-    errs = [sum(c * TERMS[n](r) for c, n in zip(coef, names)) / r["us"] - 1 for r in rows]
-    print("fa3: " + ", ".join(f"{n} {c:.4g}" for n, c in zip(names, coef)) +
-          f"; {len(rows)} rows, |error| median {100 * statistics.median(abs(e) for e in errs):.1f}%, "
-          f"worst {100 * max(errs, key=abs):+.1f}%")
+    print(fit_line("fa3", names, coef, errs))
     return 0
 
 

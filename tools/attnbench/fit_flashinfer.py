@@ -78,6 +78,20 @@ def solve(a, b):
     return [v[i] / m[i][i] for i in range(n)]
 
 
+def fit(rows, names, feature):
+    """Least squares on the relative error of the terms `names` (feature(name, row) each) over `rows`:
+    the coefficients and each row's relative error; ValueError where the rows do not determine them."""
+    coef = solve([[feature(n, r) / r["us"] for n in names] for r in rows], [1.0] * len(rows))
+    return coef, [sum(c * feature(n, r) for c, n in zip(coef, names)) / r["us"] - 1 for r in rows]
+
+
+def fit_line(kind, names, coef, errs):
+    """A fit as the tools print it (and the tests read it): coefficients, rows, median and worst error."""
+    return (f"{kind}: " + ", ".join(f"{n} {c:.4g}" for n, c in zip(names, coef)) +
+            f"; {len(errs)} rows, |error| median {100 * statistics.median(abs(e) for e in errs):.1f}%, "
+            f"worst {100 * max(errs, key=abs):+.1f}%")
+
+
 FIELDS = {"qo_heads": 1, "kv_heads": 1, "requests": 1, "query_tokens": 1, "kv_bytes": 0, "flops": 0}
 
 
@@ -121,14 +135,11 @@ def main():
         if not mine:
             continue
         try:
-            coef = solve([[feature(n, r) / r["us"] for n in names] for r in mine], [1.0] * len(mine))
+            coef, errs = fit(mine, names, feature)
         except ValueError as e:
             print(f"{kind}: not fitted: {e}")
             continue
-        errs = [sum(c * feature(n, r) for c, n in zip(coef, names)) / r["us"] - 1 for r in mine]
-        print(f"{kind}: " + ", ".join(f"{n} {c:.4g}" for n, c in zip(names, coef)) +
-              f"; {len(mine)} rows, |error| median {100 * statistics.median(abs(e) for e in errs):.1f}%, "
-              f"worst {100 * max(errs, key=abs):+.1f}%")
+        print(fit_line(kind, names, coef, errs))
     others = sorted({r["kind"] for r in rows if r["kind"] == "fa3"})
     for kind in others:
         print(f"{kind}: {sum(r['kind'] == kind for r in rows)} rows, not fitted (nothing is priced from them)")

@@ -33,8 +33,8 @@ import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from flashinfer_common import (add_timing_args, head_pairs, load_flashinfer, positive_ints,  # noqa: E402
-                               time_graph, write_json)
+from flashinfer_common import (KERNEL_ROW_HEADER, add_timing_args, head_pairs, kernel_row,  # noqa: E402
+                               load_flashinfer, positive_ints, time_graph, write_json)
 from flashinfer_mask import Layers  # noqa: E402
 
 HEAD_DIM = 128
@@ -77,16 +77,6 @@ class DecodeLayers:
             self.wrapper.run(self.q, kv, out=self.out)
 
 
-def work(kind, requests, q_len, kv_len, qo_heads, kv_heads):
-    """The KV bytes and FLOPs of one call as the engine counts an attention op: K and V of every
-    request's context read once (bf16), QK and PV over the context for every query token."""
-    tokens = requests * q_len
-    context = kv_len + (q_len if kind != "decode" else 0)
-    kv_bytes = requests * context * 2 * kv_heads * HEAD_DIM * 2
-    flops = 2.0 * tokens * qo_heads * context * 2 * HEAD_DIM
-    return kv_bytes, flops
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--heads", type=head_pairs, default="32:8,16:2,8:1", help="qo:kv heads a rank holds")
@@ -105,7 +95,7 @@ def main():
             "flashinfer": getattr(flashinfer, "__version__", "unknown"), "head_dim": HEAD_DIM, "layers": a.layers,
             "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
     print("# " + json.dumps(meta))
-    print(f"{'kind':>6} {'qo':>3} {'kv':>3} {'reqs':>4} {'q':>3} {'kv_len':>6} {'kv_MB':>8} {'GFLOP':>7} {'us':>8}")
+    print(KERNEL_ROW_HEADER)
     rows = []
     for qo, kvh in a.heads:
         for kind in a.kinds:
@@ -125,11 +115,9 @@ def main():
                 us = time_graph(layers.forward, a.layers, a.reps, a.rounds)
                 del layers
                 torch.cuda.empty_cache()
-                kv_bytes, flops = work(kind, reqs, q, kv_len, qo, kvh)
-                rows.append({"kind": kind, "qo_heads": qo, "kv_heads": kvh, "requests": reqs, "query_tokens": q,
-                             "kv_len": kv_len, "kv_bytes": kv_bytes, "flops": flops, "us": us})
-                print(f"{kind:>6} {qo:>3} {kvh:>3} {reqs:>4} {q:>3} {kv_len:>6} {kv_bytes / 1e6:>8.2f} "
-                      f"{flops / 1e9:>7.2f} {us:>8.2f}", flush=True)
+                # decode's KV holds the context only; a prefill's its new tokens too
+                context = kv_len + (q if kind != "decode" else 0)
+                rows.append(kernel_row(kind, qo, kvh, reqs, q, kv_len, context, us, HEAD_DIM))
     if a.json:
         write_json(a.json, {"meta": meta, "rows": rows})
     return 0
