@@ -12,6 +12,8 @@
 #include "broken_model_file.h"
 #include "cost/compute_cost.h"
 #include "cost/fa3_attention_cost.h"
+#include "engine/op_cost.h"
+#include "engine/phase_timer.h"
 #include "plan/cycle_plan.h"
 #include "scenario/hardware.h"
 #include "scenario/paths.h"
@@ -52,16 +54,23 @@ RunSpec fa3_test_chain() {
 
 }  // namespace
 
-TEST_CASE("SGLang runs FA3 for an MHA model on Hopper where its FA3 list or the command says so") {
+TEST_CASE("SGLang runs FA3 on Hopper for an MHA model where its FA3 list or the command says so, and for MLA models") {
   CHECK(fa3_test_resolved("llama-3.1-8b", "h200:nvswitch").fa3_attention);
   CHECK(fa3_test_resolved("qwen3-30b-a3b", "h100-sxm:nvswitch").fa3_attention);
   CHECK(fa3_test_resolved("llama-3.1-8b", "h200:nvswitch", {"attention_backend", "fa3"}).fa3_attention);
-  // named FlashInfer, another GPU generation, vLLM, an MLA model, gpt-oss: not this kernel
+  // MLA models: FA3 on Hopper by default (model_runner.py) or named
+  CHECK(fa3_test_resolved("deepseek-v3", "h200:nvswitch", {"tp", "8"}).fa3_attention);
+  CHECK(fa3_test_resolved("kimi-k2", "h200:nvswitch", {"tp", "8", "attention_backend", "fa3"}).fa3_attention);
+  // named FlashInfer, another GPU generation, AMD, vLLM, gpt-oss: not this kernel
   CHECK_FALSE(fa3_test_resolved("llama-3.1-8b", "h200:nvswitch", {"attention_backend", "flashinfer"}).fa3_attention);
+  CHECK_FALSE(
+      fa3_test_resolved("deepseek-v3", "h200:nvswitch", {"tp", "8", "attention_backend", "flashinfer"}).fa3_attention);
   CHECK_FALSE(fa3_test_resolved("llama-3.1-8b", "b200:nvswitch").fa3_attention);
+  CHECK_FALSE(fa3_test_resolved("deepseek-v3", "b200:nvswitch", {"tp", "8"}).fa3_attention);
+  CHECK_FALSE(fa3_test_resolved("deepseek-v3", "mi300x:xgmi", {"tp", "8"}).fa3_attention);
   CHECK_FALSE(fa3_test_resolved("llama-3.1-8b", "a100-sxm:nvswitch").fa3_attention);
   CHECK_FALSE(fa3_test_resolved("llama-3.1-8b", "h200:nvswitch", {"runtime", "vllm"}).fa3_attention);
-  CHECK_FALSE(fa3_test_resolved("deepseek-v3", "h200:nvswitch", {"tp", "8"}).fa3_attention);
+  CHECK_FALSE(fa3_test_resolved("deepseek-v3", "h200:nvswitch", {"tp", "8", "runtime", "vllm"}).fa3_attention);
   CHECK_FALSE(fa3_test_resolved("gpt-oss-20b", "h200:nvswitch").fa3_attention);
 }
 
@@ -132,6 +141,66 @@ TEST_CASE("FA3's kernel costs its measured terms, scaled to another GPU's bandwi
   CHECK(compute_us(op, off) == Approx(roofline));
 }
 
+TEST_CASE("an MLA model's attention on SGLang's FA3 backend is FA3's absorbed MLA call, its merge inside it") {
+  // DeepSeek-V3's MTP chain at TP 8: 16 query heads a rank over the one latent KV head
+  RunSpec chain = spec_run(8, 1, 3, 1, 4);
+  chain.algo = SpecAlgo::NextN;
+  chain.fa3_attention = true;
+  const CyclePlan c = zoo_plan("deepseek-v3", chain);
+  for (PhaseKind k : {PhaseKind::Verify, PhaseKind::BaselineDecode}) {
+    CHECK(kernel_of(c, k, "mla_attention") == AttentionKernel::Fa3Mla);
+    CHECK(kernel_of(c, k, "mla_split_merge") == AttentionKernel::Fa3Mla);
+  }
+  // the zoo's draft for it is an EAGLE-3 layer (MHA, head dim 128): FA3's paged-KV kernel
+  for (PhaseKind k : {PhaseKind::DraftDecode, PhaseKind::DraftExtend})
+    CHECK(kernel_of(c, k, "attention") == AttentionKernel::Fa3);
+  const Op& v = op_named(c, PhaseKind::Verify, "mla_attention");
+  CHECK(v.m == 4);
+  CHECK(v.n == 1);
+  CHECK(v.k == 16);
+  // the profile's terms where FA3 is not the backend, or for an fp8 KV cache (not measured)
+  RunSpec other = chain;
+  other.fa3_attention = false;
+  CHECK(kernel_of(zoo_plan("deepseek-v3", other), PhaseKind::Verify, "mla_attention") == AttentionKernel::Roofline);
+  CHECK(kernel_of(zoo_plan("deepseek-v3", other), PhaseKind::Verify, "mla_split_merge") == AttentionKernel::Roofline);
+  RunSpec fp8 = chain;
+  fp8.kv_cache_bytes = 1;
+  CHECK(kernel_of(zoo_plan("deepseek-v3", fp8), PhaseKind::Verify, "mla_attention") == AttentionKernel::Roofline);
+
+  // the price: the JSON's fa3_mla terms, read here apart from the engine's reader
+  const nlohmann::json j = read_json_file(models_dir() + "/kernels/fa3_attention.json");
+  const auto& terms = j["fa3_mla"]["terms"];
+  const Hardware h200 = load_hardware("h200:nvswitch", 8);
+  const double mb = v.bytes / 1e6, gflop = v.flops / 1e9;
+  // one request's 4-token verify over the context the plan gives (2048 by default): 2.36 MB of
+  // latent cache and 0.14 MB of query and output, 0.29 GFLOP (QK over 576, PV over 512)
+  REQUIRE(mb == Approx(2.50).epsilon(0.01));
+  REQUIRE(gflop == Approx(0.285).epsilon(0.01));
+  const double fa3_mla = compute_us(v, h200.gpu);
+  CHECK(fa3_mla == Approx(terms["fixed_us"].get<double>() + terms["us_per_mb"].get<double>() * mb +
+                          terms["us_per_gflop"].get<double>() * gflop));
+  // measured 18.73 us at this shape (traces/attnbench/fa3-mla-kernels-h200-2026-12-03/fa3-mla-kernels.log)
+  CHECK(fa3_mla == Approx(18.73).epsilon(0.1));
+  // the replay's prediction (price_stack_attention off): the profile's terms, and the merge kernel
+  GpuProfile off = h200.gpu;
+  off.price_stack_attention = false;
+  Op roofline = v;
+  roofline.attention_kernel = AttentionKernel::Roofline;
+  CHECK(compute_us(v, off) == Approx(compute_us(roofline, h200.gpu)));
+  const RunSpec resolved = fa3_test_resolved("deepseek-v3", "h200:nvswitch", {"tp", "8"});
+  Hardware replayed = h200;
+  replayed.gpu.price_stack_attention = false;
+  const CostContext stack{&h200, &resolved, AllReduceChoice{}, Anchors{}, 8},
+      replay{&replayed, &resolved, AllReduceChoice{}, Anchors{}, 8};
+  const Op& merge = op_named(c, PhaseKind::Verify, "mla_split_merge");
+  CHECK(fused_away(merge, stack));  // FA3's measured call includes its combine kernel
+  CHECK_FALSE(fused_away(merge, replay));
+  CHECK_FALSE(fused_away(v, stack));
+  // so a verify on FA3 launches one kernel a layer fewer than the replay's
+  const PhasePlan& ver = *c.find(PhaseKind::Verify);
+  CHECK(time_phase(ver, stack).attention_us != Approx(time_phase(ver, replay).attention_us));
+}
+
 TEST_CASE("run says where FA3's measured price applies, and where its shape keeps the profile's terms") {
   // a chain on one H200 unless `extra` names a top-k or the hardware
   auto notes = [&](const std::vector<std::string>& extra) {
@@ -162,6 +231,30 @@ TEST_CASE("run says where FA3's measured price applies, and where its shape keep
   CHECK(notes({"--runtime", "vllm"}).find("FA3 backend") == std::string::npos);
   // named FA3 off Hopper is not FA3's measured kernel (FA3 runs on Hopper only)
   CHECK_FALSE(fa3_test_resolved("llama-3.1-8b", "b200:nvswitch", {"attention_backend", "fa3"}).fa3_attention);
+  // an MLA model: its absorbed call, or the profile's terms for a shape not measured
+  auto mla_notes = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run",
+                                     "--model-path",
+                                     "deepseek-v3",
+                                     "--tp-size",
+                                     "8",
+                                     "--hardware",
+                                     "h200:nvswitch",
+                                     "--speculative-algorithm",
+                                     "NEXTN",
+                                     "--accept-len",
+                                     "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = test::run_specsim(args);
+    REQUIRE(r.exit_code == 0);
+    return r.out + r.err;
+  };
+  CHECK(mla_notes({}).find("MLA attention on SGLang's FA3 backend is priced as FA3's absorbed MLA call") !=
+        std::string::npos);
+  CHECK(mla_notes({"--kv-cache-dtype", "fp8_e4m3"})
+            .find("MLA attention on SGLang's FA3 backend stays on the GPU "
+                  "profile's terms") != std::string::npos);
+  CHECK(mla_notes({"--attention-backend", "flashinfer"}).find("FA3 backend") == std::string::npos);
 }
 
 TEST_CASE("a broken fa3_attention.json is refused in one line, exit 2, no output file") {
@@ -176,7 +269,24 @@ TEST_CASE("a broken fa3_attention.json is refused in one line, exit 2, no output
   f.check_refused([](nlohmann::json& j) { j.erase("fa3"); }, chain);
   f.check_refused([](nlohmann::json& j) { j["reference_bf16_tflops"]["value"] = 0; }, chain);
   f.check_refused([](nlohmann::json& j) { j["measured_head_dim"]["value"] = 0; }, chain);
+  f.check_refused([](nlohmann::json& j) { j.erase("fa3_mla"); }, chain);
+  f.check_refused([](nlohmann::json& j) { j["fa3_mla"]["terms"]["us_per_gflop"] = -0.5; }, chain);
+  // an MLA model reads its measured shape
+  const std::vector<std::string> mla = {"run",
+                                        "--model-path",
+                                        "deepseek-v3",
+                                        "--tp-size",
+                                        "8",
+                                        "--hardware",
+                                        "h200:nvswitch",
+                                        "--speculative-algorithm",
+                                        "NEXTN",
+                                        "--accept-len",
+                                        "2"};
+  f.check_refused([](nlohmann::json& j) { j.erase("measured_mla_latent_dim"); }, mla);
+  f.check_refused([](nlohmann::json& j) { j["measured_mla_rope_dim"]["value"] = -64; }, mla);
   // the shipped file, put back, runs
   f.restore();
   CHECK(f.run(chain).exit_code == 0);
+  CHECK(f.run(mla).exit_code == 0);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""models/kernels/fa3_attention.json against the measurement it was fitted to: the fit tool
-(tools/attnbench/fit_fa3.py) over the shipped H200 rows gives every coefficient the model holds;
-the first run's rows go through it too; it refuses a file that is not its input (FlashInfer's rows
+"""models/kernels/fa3_attention.json against the measurements it was fitted to: the fit tool
+(tools/attnbench/fit_fa3.py) over the shipped H200 rows (head dim 128, and MLA's call) gives every
+coefficient the model holds; the other runs' rows go through it too and agree; it refuses a file that is not its input (FlashInfer's rows
 among them) with one line and exit 2."""
 import json
 import pathlib
@@ -23,12 +23,13 @@ def check(ok, what):
         failures.append(what)
 
 
-def fitted_terms(path):
-    """The coefficients the fit prints for `path`, and its error summary ("median M%, worst W%")."""
+def fitted_terms(path, kind="fa3", rows=144):
+    """The coefficients the fit prints for `kind` over `path`, and its error summary ("median M%,
+    worst W%")."""
     p = subprocess.run(FIT + [str(path)], capture_output=True, text=True)
     check(p.returncode == 0, f"fit over {path.name} exits {p.returncode}: {p.stderr.strip()}")
-    m = re.match(r"fa3: (.*?); 144 rows, \|error\| (median [\d.]+%, worst [-+\d.]+%)", p.stdout)
-    check(m is not None, f"{path.name}: no fit of 144 rows printed: {p.stdout!r}")
+    m = re.search(rf"^{kind}: (.*?); {rows} rows, \|error\| (median [\d.]+%, worst [-+\d.]+%)", p.stdout, re.M)
+    check(m is not None, f"{path.name}: no {kind} fit of {rows} rows printed: {p.stdout!r}")
     if not m:
         return {}, ""
     return {k: float(v) for k, v in re.findall(r"(\w+) ([-\d.e+]+)", m.group(1))}, m.group(2)
@@ -52,6 +53,22 @@ for run in ("first-run.json", "third-run.json"):
         got = other.get(name)
         check(got is not None and abs(got - value) <= TOLERANCE[name] * abs(value),
               f"{run}'s {name}: {got} against {value}")
+
+# MLA's absorbed call (fa3_mla): the shipped run gives the model's terms, the other two agree
+MLA_ROWS = ROOT / "traces" / "attnbench" / "fa3-mla-kernels-h200-2026-12-03"
+mla_terms = model["fa3_mla"]["terms"]
+mla_fitted, mla_errors = fitted_terms(MLA_ROWS / "fa3-mla-kernels.json", "fa3_mla", 192)
+check(f"|error| {mla_errors}" in model["fa3_mla"]["fit"], f"the model's fa3_mla fit text does not say {mla_errors!r}")
+check(set(mla_terms) == set(mla_fitted), f"fa3_mla terms {sorted(mla_terms)} are not the fit's {sorted(mla_fitted)}")
+for name, value in mla_terms.items():
+    got = mla_fitted.get(name)
+    check(got is not None and abs(got - value) <= 0.005 * abs(value), f"fa3_mla.{name}: model {value}, fit {got}")
+for run in ("second-run.json", "third-run.json"):
+    other, _ = fitted_terms(MLA_ROWS / run, "fa3_mla", 192)
+    for name, value in mla_terms.items():
+        got = other.get(name)
+        check(got is not None and abs(got - value) <= TOLERANCE[name] * abs(value),
+              f"MLA {run}'s {name}: {got} against {value}")
 
 flashinfer = ROOT / "traces" / "attnbench" / "flashinfer-kernels-h200-2026-12-03"
 with tempfile.TemporaryDirectory() as d:

@@ -172,6 +172,7 @@ TEST_CASE("a replayed forward prices what the replay runs: dense batched expert 
   Hardware block = s.hw;
   block.gpu.moe_gemm_memory_efficiency = 0;
   block.gpu.price_as_replay_fp8 = true;
+  block.gpu.price_stack_attention = false;  // its own split-KV attention, not SGLang's FA3 MLA call
   // A profile without that price: the stack's block terms.
   Hardware block_stack_terms = block;
   block_stack_terms.gpu.replay_block_fp8.present = false;

@@ -163,12 +163,19 @@ KERNEL_ROW_HEADER = (f"{'kind':>6} {'qo':>3} {'kv':>3} {'reqs':>4} {'q':>3} {'kv
                      f"{'us':>8}")
 
 
-def kernel_row(kind, qo_heads, kv_heads, requests, q_len, kv_len, context, us, head_dim=128):
+def kernel_row(kind, qo_heads, kv_heads, requests, q_len, kv_len, context, us, head_dim=128, latent_v_dim=None):
     """One timed attention call as the fit tools read it, printed as a line under KERNEL_ROW_HEADER,
     with the KV bytes and FLOPs the engine counts for such an op: K and V of each request's
-    `context` tokens read once (bf16), QK and PV over the context for every query token."""
-    kv_bytes = requests * context * 2 * kv_heads * head_dim * 2
-    flops = 2.0 * requests * q_len * qo_heads * context * 2 * head_dim
+    `context` tokens read once (bf16), QK and PV over the context for every query token. With
+    `latent_v_dim` (MLA's absorbed form) there is one cache, `head_dim` wide (the latent and the
+    rope part), whose first `latent_v_dim` columns are V: its bytes are read once, QK is `head_dim`
+    wide and PV `latent_v_dim`."""
+    if latent_v_dim is None:
+        kv_bytes = requests * context * 2 * kv_heads * head_dim * 2
+        flops = 2.0 * requests * q_len * qo_heads * context * 2 * head_dim
+    else:
+        kv_bytes = requests * context * kv_heads * head_dim * 2
+        flops = 2.0 * requests * q_len * qo_heads * context * (head_dim + latent_v_dim)
     print(f"{kind:>6} {qo_heads:>3} {kv_heads:>3} {requests:>4} {q_len:>3} {kv_len:>6} {kv_bytes / 1e6:>8.2f} "
           f"{flops / 1e9:>7.2f} {us:>8.2f}", flush=True)
     return {"kind": kind, "qo_heads": qo_heads, "kv_heads": kv_heads, "requests": requests, "query_tokens": q_len,

@@ -58,7 +58,7 @@ double compute_us(const Op& op, const GpuProfile& g) {
   // SGLang's FlashInfer and FA3 backends: their kernels at their measured price (a replay's
   // prediction prices the replay's own kernel instead: price_stack_attention off).
   if (op.kind == OpKind::Attention && op.attention_kernel != AttentionKernel::Roofline && g.price_stack_attention)
-    return op.attention_kernel == AttentionKernel::Fa3
+    return op.attention_kernel == AttentionKernel::Fa3 || op.attention_kernel == AttentionKernel::Fa3Mla
                ? fa3_attention_us(op, g)
                : flashinfer_attention_us(op, g, flashinfer_custom_mask_factor());
   RooflineParams p = roofline_params(t.cls, g);

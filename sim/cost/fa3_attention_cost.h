@@ -14,11 +14,12 @@ namespace specsim {
 struct Fa3AttentionPrice {
   AttentionReference reference;  ///< the GPU it was measured on
   AttentionKernelPrice fa3;      ///< one call: scheduler, attention and (when split) combine kernels
+  AttentionKernelPrice fa3_mla;  ///< the same for MLA's absorbed call (64-wide rope QK, 512-wide latent)
 };
 const Fa3AttentionPrice& fa3_attention_price();
 
-/// GPU time of an attention op whose attention_kernel is Fa3 on `g`, us (at least the GPU's
-/// per-kernel floor).
+/// GPU time of an attention op whose attention_kernel is Fa3 or Fa3Mla on `g`, us (at least the
+/// GPU's per-kernel floor).
 double fa3_attention_us(const Op& op, const GpuProfile& g);
 
 }  // namespace specsim

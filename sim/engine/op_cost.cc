@@ -45,6 +45,9 @@ Fusion boundary_fusion(double ar_bytes, const CostContext& ctx) {
 }  // namespace
 
 bool fused_away(const Op& op, const CostContext& ctx) {
+  // the MLA split merge where FA3's measured call, which includes its combine kernel, prices the attention
+  if (op.kind != OpKind::Attention && op.attention_kernel == AttentionKernel::Fa3Mla)
+    return ctx.hw->gpu.price_stack_attention;
   // an add-norm reads x and residual and writes both (forward_builders.cc add_norm): 4 x the all-reduce's bytes
   return op.kind == OpKind::Norm && op.fusable_boundary && boundary_fusion(op.bytes / 4.0, ctx) != Fusion::None;
 }

@@ -47,7 +47,8 @@ CostContext in_phase(const CostContext& ctx, PhaseKind phase);
 
 /// Whether `op` is a layer boundary's add-norm that the fused all-reduce kernel absorbs in this
 /// context (--enable-flashinfer-allreduce-fusion, or --allreduce custom:fused within its caps):
-/// it is not launched, and its all-reduce is priced as the fused kernel (op_cost).
+/// it is not launched, and its all-reduce is priced as the fused kernel (op_cost). Also the MLA
+/// split merge where FA3's measured MLA call (which includes its combine) prices the attention.
 bool fused_away(const Op& op, const CostContext& ctx);
 
 /// Cost of one op in a phase that runs from a graph (`graph`) or eagerly.

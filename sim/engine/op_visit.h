@@ -34,8 +34,9 @@ class OpVisitor {
 
   /// Calls f(i, op, cost, gap_us) for each op of `block` in order, once per distinct op (the
   /// block's repeats are identical). gap_us is kernel_switch_us where the op's class differs
-  /// from the one before it (the block's last op precedes its first), else 0. An add-norm the
-  /// fused all-reduce absorbs (fused_away) is skipped: no kernel, no cost, no switch.
+  /// from the one before it (the block's last op precedes its first), else 0. An op fused into
+  /// another kernel (fused_away: an add-norm the fused all-reduce absorbs, the MLA split merge
+  /// inside FA3's call) is skipped: no kernel, no cost, no switch.
   template <class F>
   void visit(const OpBlock& block, F&& f) {
     const std::size_t n = block.ops.size();

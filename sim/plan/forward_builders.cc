@@ -134,11 +134,21 @@ void mla_attention(std::vector<Op>& ops, const ModelSpec& m, DType w, const Forw
   const double kv_read = f.batch * f.context * kv_bytes_per_token_layer(m, f.tp, f.kv_bytes);
   const double flops = 2.0 * t * hl * f.context * (latent + a.kv_lora_rank);
   ops.push_back(attention("mla_attention", t, hl, kv_read + t * hl * (latent + a.kv_lora_rank) * kB, flops));
+  // SGLang's FA3 backend: FA3's absorbed MLA call where its measured price covers the shape (the
+  // requests in n, the query heads of the one latent KV head in k)
+  const bool fa3_mla =
+      f.attention_kernel == AttentionKernel::Fa3 && fa3_mla_price_covers(a.qk_rope_dim, a.kv_lora_rank, f.kv_bytes);
+  if (fa3_mla) {
+    Op& op = ops.back();
+    op.attention_kernel = AttentionKernel::Fa3Mla, op.n = f.batch, op.k = hl;
+  }
   if (f.cascade_attention)
     tree_cascade(ops, f, hl, f.batch * f.tree_tokens * latent * f.kv_bytes, latent, a.kv_lora_rank);
   // At decode sizes the MLA kernels split the KV sequence across CTAs and merge the partial
-  // outputs in a second kernel (Triton stage 2, FA3's split combine).
+  // outputs in a second kernel (Triton stage 2, FA3's split combine: inside FA3's measured call,
+  // so not launched apart where that prices the attention).
   ops.push_back(small("mla_split_merge", OpKind::Elementwise, 2.0 * t * hl * a.kv_lora_rank * 4.0));
+  if (fa3_mla) ops.back().attention_kernel = AttentionKernel::Fa3Mla;
   maybe_quant(ops, w, "bmm_quant", t, hl * a.kv_lora_rank);
   ops.push_back(bmm("w_vc", t, a.v_head_dim, a.kv_lora_rank, hl, DType::BF16));
   // [heads, t, v] -> [t, heads * v]: transpose(0, 1).flatten(1, 2) copies

@@ -44,14 +44,17 @@ std::string_view op_kind_name(OpKind k);
 /// (models/kernels/flashinfer_attention.json): the paged prefill (a verify, a draft extend), the
 /// extra time of its custom mask (a verify's tree, the op attention_custom_mask), batch decode on
 /// CUDA cores and on tensor cores (SGLang's choice past 4 query heads a KV head). Fa3: FA3's
-/// paged-KV kernel as SGLang's FA3 backend calls it (models/kernels/fa3_attention.json).
+/// paged-KV kernel as SGLang's FA3 backend calls it (models/kernels/fa3_attention.json); Fa3Mla:
+/// the same for an MLA model's absorbed call (its `fa3_mla` terms), and on the MLA split merge,
+/// which that call's measured time includes (not launched while the stack's price applies).
 enum class AttentionKernel : std::uint8_t {
   Roofline,
   FlashInferPrefill,
   FlashInferMask,
   FlashInferDecode,
   FlashInferDecodeTc,
-  Fa3
+  Fa3,
+  Fa3Mla
 };
 
 struct Op {

@@ -250,7 +250,19 @@ Scenario resolve_scenario(const RunArgs& a) {
         "models/kernels/flashinfer_custom_mask.json), and FlashInfer plans it on the host every cycle "
         "(models/runtime/sglang.json)",
         flashinfer_custom_mask_factor()));
-  if (sglang && s.run.fa3_attention) {
+  if (sglang && s.run.fa3_attention && s.target.has_mla) {
+    const MlaDims& mla = s.target.mla;
+    if (fa3_mla_price_covers(mla.qk_rope_dim, mla.kv_lora_rank, s.run.kv_cache_bytes))
+      s.notes.push_back(
+          "MLA attention on SGLang's FA3 backend is priced as FA3's absorbed MLA call measured on an H200 "
+          "(models/kernels/fa3_attention.json, fa3_mla); a GPU replay's prediction prices the replay's own kernel");
+    else
+      s.notes.push_back(fmt::format(
+          "MLA attention on SGLang's FA3 backend stays on the GPU profile's terms: FA3's MLA call was measured at "
+          "another shape or KV-cache type than this run's (rope {}, latent {}, {:g} KV bytes an element; "
+          "models/kernels/fa3_attention.json)",
+          mla.qk_rope_dim, mla.kv_lora_rank, s.run.kv_cache_bytes));
+  } else if (sglang && s.run.fa3_attention) {
     const std::string where = s.run.speculative() && !s.run.verify_custom_mask() ? "every phase" : "plain decode";
     if (fa3_price_covers(s.target.head_dim, s.run.kv_cache_bytes))
       s.notes.push_back("attention on SGLang's FA3 backend (" + where +

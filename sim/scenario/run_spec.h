@@ -96,9 +96,10 @@ struct RunSpec {
   /// a tree apart: SGLang's default rule picks FlashInfer for a tree of any MHA model, and for a
   /// chain off Hopper or of an architecture outside its FA3 list; or --attention-backend flashinfer.
   bool custom_mask_chain = false, custom_mask_tree = false;
-  /// SGLang runs this MHA model's attention on FA3 (flashattention_backend.py) on Hopper: named
-  /// --attention-backend fa3, or its default for an architecture on the FA3 list. The phases that do
-  /// not read a custom mask then run FA3's paged-KV kernel (docs/model.md#fa3-kernel).
+  /// SGLang runs this model's attention on FA3 (flashattention_backend.py) on Hopper: named
+  /// --attention-backend fa3, or its default for an MHA architecture on the FA3 list and for every
+  /// MLA model. The phases that do not read a custom mask then run FA3's paged-KV kernel, an MLA
+  /// target's its absorbed MLA call (docs/model.md#fa3-kernel).
   bool fa3_attention = false;
   /// Whether this plan's verify (by its topk) reads a custom mask.
   bool verify_custom_mask() const { return topk > 1 ? custom_mask_tree : custom_mask_chain; }

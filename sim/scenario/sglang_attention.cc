@@ -39,7 +39,9 @@ void decide_sglang_attention(RunSpec& run, const ModelSpec& target, const Hardwa
   run.custom_mask_tree = mha_nvidia && (named ? *named == "flashinfer" : true);
   const bool fa3_default = nvidia_hopper(hw) && sglang_fa3_default_architecture(target.architecture);
   run.custom_mask_chain = mha_nvidia && (named ? *named == "flashinfer" : !fa3_default);
-  run.fa3_attention = mha_nvidia && nvidia_hopper(hw) && (named ? *named == "fa3" : fa3_default);
+  // MLA models run FA3 on Hopper unless another backend is named (model_runner.py)
+  const bool mla_fa3 = target.has_mla && (named ? *named == "fa3" : true);
+  run.fa3_attention = nvidia_hopper(hw) && ((mha_nvidia && (named ? *named == "fa3" : fa3_default)) || mla_fa3);
 }
 
 std::string sglang_tree_backend(const RunSpec& run, const ModelSpec& target, const Hardware& hw) {
@@ -56,6 +58,16 @@ bool fa3_price_covers(double head_dim, double kv_cache_bytes) {
   static const double measured_kv_bytes = model_constant("kernels/fa3_attention.json", "measured_kv_cache_bytes", 0.5,
                                                          4, "the KV-cache bytes an element FA3 was measured at");
   return head_dim == measured_head_dim && kv_cache_bytes == measured_kv_bytes;
+}
+
+bool fa3_mla_price_covers(double rope_dim, double latent_dim, double kv_cache_bytes) {
+  static const double measured_rope = model_constant("kernels/fa3_attention.json", "measured_mla_rope_dim", 1, 1024,
+                                                     "the rope width FA3's MLA call was measured at");
+  static const double measured_latent = model_constant("kernels/fa3_attention.json", "measured_mla_latent_dim", 1, 4096,
+                                                       "the latent width FA3's MLA call was measured at");
+  static const double measured_kv_bytes = model_constant("kernels/fa3_attention.json", "measured_kv_cache_bytes", 0.5,
+                                                         4, "the KV-cache bytes an element FA3 was measured at");
+  return rope_dim == measured_rope && latent_dim == measured_latent && kv_cache_bytes == measured_kv_bytes;
 }
 
 double flashinfer_custom_mask_factor() {

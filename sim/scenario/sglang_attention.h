@@ -31,6 +31,11 @@ std::string sglang_tree_backend(const RunSpec& run, const ModelSpec& target, con
 /// (`measured_head_dim`, `measured_kv_cache_bytes`); other shapes keep the GPU profile's terms.
 bool fa3_price_covers(double head_dim, double kv_cache_bytes);
 
+/// The same for MLA's absorbed call: a rope part `rope_dim` wide and a latent `latent_dim` wide
+/// (`measured_mla_rope_dim`, `measured_mla_latent_dim`; DeepSeek-V3's 64 and 512) over a KV cache
+/// of `kv_cache_bytes` an element.
+bool fa3_mla_price_covers(double rope_dim, double latent_dim, double kv_cache_bytes);
+
 /// How many causal passes of the same attention one pass of FlashInfer's prefill kernel with a
 /// custom mask costs (models/kernels/flashinfer_custom_mask.json, `attention_time_factor`, in
 /// [1, 10]); InputError naming the file when it is missing or out of range.

@@ -10,6 +10,12 @@ same call at decode-time shapes and prints, beside each time, its KV bytes and F
 the engine counts an attention op), so that the kernel's terms can be fitted
 (`tools/attnbench/fit_fa3.py`, models/kernels/fa3_attention.json).
 
+`--kind mla` makes the call SGLang's FA3 backend makes for an MLA model (DeepSeek-V3/R1, Kimi-K2)
+instead: the absorbed form, one cache of 576 columns a token (the 512-wide latent and the 64-wide
+rope key), the query's rope part as `q` against the rope columns and its latent part as `qv`
+against the latent ones, which are V too; `--mla-heads` query heads a rank (rows of kind
+`fa3_mla`).
+
 First FA3's output is checked against attention computed by PyTorch at three small shapes (a
 difference over 0.01 stops the run). Each case runs `--layers` calls, each over its own KV cache (so that the caches together exceed
 the L2 and are read from memory, as a forward's layers are), captured in one CUDA graph, replayed
@@ -19,6 +25,7 @@ Needs PyTorch with CUDA on a Hopper GPU and FA3's `flash_attn_interface` importa
 
 Usage: python3 tools/attnbench/fa3_kernels.py --heads 32:8,16:2,8:1 --batches 1,4,16 \
          --query-tokens 2,4,8,16 --kv-lens 512,2048,8192 --decode-requests 1,4,16,64 [--json OUT]
+       python3 tools/attnbench/fa3_kernels.py --kind mla --mla-heads 8,16,32,128 [the same shape flags]
 """
 import argparse
 import json
@@ -34,6 +41,7 @@ from flashinfer_common import (KERNEL_ROW_HEADER, add_timing_args, head_pairs, k
                                positive_int, positive_ints, time_graph, write_json)
 
 HEAD_DIM = 128
+MLA_ROPE_DIM, MLA_LATENT_DIM = 64, 512  # DeepSeek-V3's qk_rope_head_dim and kv_lora_rank (Kimi-K2's too)
 
 
 def load_fa3():
@@ -56,17 +64,31 @@ def load_fa3():
 
 class Fa3Layers:
     """`layers` FA3 calls of one shape (`requests` x `q_len` query tokens, causal, over `kv_len`
-    cached tokens plus themselves), each over its own paged KV cache, with SGLang's arguments."""
+    cached tokens plus themselves), each over its own paged KV cache, with SGLang's arguments.
+    `mla`: MLA's absorbed call (one KV head; `q` the rope part, `qv` the latent part; the cache's
+    latent columns are V)."""
 
-    def __init__(self, fa3, requests, q_len, kv_len, qo_heads, kv_heads, layers, table_width, dtype):
+    def __init__(self, fa3, requests, q_len, kv_len, qo_heads, kv_heads, layers, table_width, dtype, mla=False):
         dev = torch.device("cuda")
         total = kv_len + q_len  # SGLang stores the new tokens' K and V before the call
         g = torch.Generator(device=dev).manual_seed(1234)
-        self.fa3, self.q_len = fa3, q_len
-        self.q = torch.randn(requests * q_len, qo_heads, HEAD_DIM, device=dev, dtype=dtype, generator=g)
-        self.caches = [(torch.randn(requests * total, 1, kv_heads, HEAD_DIM, device=dev, dtype=dtype, generator=g),
-                        torch.randn(requests * total, 1, kv_heads, HEAD_DIM, device=dev, dtype=dtype, generator=g))
-                       for _ in range(layers)]
+        self.fa3, self.q_len, self.mla = fa3, q_len, mla
+        qk_dim = MLA_ROPE_DIM if mla else HEAD_DIM
+        self.q = torch.randn(requests * q_len, qo_heads, qk_dim, device=dev, dtype=dtype, generator=g)
+        if mla:
+            self.qv = torch.randn(requests * q_len, qo_heads, MLA_LATENT_DIM, device=dev, dtype=dtype, generator=g)
+            # SGLang's MLA cache: [tokens, 1, latent + rope]; the rope columns are K, the latent ones V
+            caches = [torch.randn(requests * total, 1, MLA_LATENT_DIM + MLA_ROPE_DIM, device=dev, dtype=dtype,
+                                  generator=g) for _ in range(layers)]
+            self.caches = [(c[:, :, MLA_LATENT_DIM:].view(-1, 1, 1, MLA_ROPE_DIM),
+                            c[:, :, :MLA_LATENT_DIM].view(-1, 1, 1, MLA_LATENT_DIM)) for c in caches]
+            self.scale = (MLA_LATENT_DIM + MLA_ROPE_DIM) ** -0.5
+        else:
+            self.qv = None
+            self.caches = [(torch.randn(requests * total, 1, kv_heads, HEAD_DIM, device=dev, dtype=dtype, generator=g),
+                            torch.randn(requests * total, 1, kv_heads, HEAD_DIM, device=dev, dtype=dtype, generator=g))
+                           for _ in range(layers)]
+            self.scale = HEAD_DIM ** -0.5
         # One page a token; the table is as wide as the context SGLang's CUDA graphs are built for.
         self.page_table = torch.zeros(requests, max(table_width, total), dtype=torch.int32, device=dev)
         self.page_table[:, :total] = (torch.arange(requests, dtype=torch.int32, device=dev)[:, None] * total +
@@ -74,43 +96,54 @@ class Fa3Layers:
         self.cache_seqlens = torch.full((requests,), total, dtype=torch.int32, device=dev)
         self.cu_seqlens_q = torch.arange(requests + 1, dtype=torch.int32, device=dev) * q_len
         self.cu_seqlens_k = torch.arange(requests + 1, dtype=torch.int32, device=dev) * total
-        self.scale = HEAD_DIM ** -0.5
         torch.cuda.synchronize()
+
+    def call(self, k, v):
+        extra = {"qv": self.qv} if self.mla else {}
+        return self.fa3(q=self.q, k_cache=k, v_cache=v, page_table=self.page_table, cache_seqlens=self.cache_seqlens,
+                        cu_seqlens_q=self.cu_seqlens_q, cu_seqlens_k_new=self.cu_seqlens_k, max_seqlen_q=self.q_len,
+                        softmax_scale=self.scale, causal=True, **extra)
 
     def forward(self):
         for k, v in self.caches:
-            self.fa3(q=self.q, k_cache=k, v_cache=v, page_table=self.page_table, cache_seqlens=self.cache_seqlens,
-                     cu_seqlens_q=self.cu_seqlens_q, cu_seqlens_k_new=self.cu_seqlens_k, max_seqlen_q=self.q_len,
-                     softmax_scale=self.scale, causal=True)
+            self.call(k, v)
 
 
-def check(fa3, dtype):
+def check(fa3, dtype, mla):
     """FA3's output against attention computed in fp32 by PyTorch, through a shuffled page table, at
     three small shapes; the worst absolute difference (bf16 outputs: about 1e-3 when right)."""
     worst = 0.0
-    for reqs, q_len, kv_len, qo, kvh in [(1, 1, 700, 32, 8), (3, 4, 1500, 16, 2), (2, 8, 5000, 8, 1)]:
-        layer = Fa3Layers(fa3, reqs, q_len, kv_len, qo, kvh, 1, 8192, dtype)
+    shapes = ([(1, 1, 700, 16, 1), (3, 4, 1500, 8, 1), (2, 8, 5000, 128, 1)] if mla else
+              [(1, 1, 700, 32, 8), (3, 4, 1500, 16, 2), (2, 8, 5000, 8, 1)])
+    for reqs, q_len, kv_len, qo, kvh in shapes:
+        layer = Fa3Layers(fa3, reqs, q_len, kv_len, qo, kvh, 1, 8192, dtype, mla)
         total = kv_len + q_len
         layer.page_table[:, :total] = torch.randperm(reqs * total, device="cuda").int().view(reqs, total)
         k, v = layer.caches[0]
-        out = fa3(q=layer.q, k_cache=k, v_cache=v, page_table=layer.page_table, cache_seqlens=layer.cache_seqlens,
-                  cu_seqlens_q=layer.cu_seqlens_q, cu_seqlens_k_new=layer.cu_seqlens_k, max_seqlen_q=q_len,
-                  softmax_scale=layer.scale, causal=True)
+        out = layer.call(k, v)
         # query token i of a request sees its context and the new tokens up to itself
         hidden = torch.arange(total, device="cuda")[None, :] > (kv_len + torch.arange(q_len, device="cuda"))[:, None]
         for r in range(reqs):
             pages = layer.page_table[r, :total].long()
             kk = k[pages, 0].float().repeat_interleave(qo // kvh, dim=1)
             vv = v[pages, 0].float().repeat_interleave(qo // kvh, dim=1)
-            s = torch.einsum("qhd,khd->hqk", layer.q[r * q_len:(r + 1) * q_len].float(), kk) * layer.scale
-            ref = torch.einsum("hqk,khd->qhd", s.masked_fill(hidden[None], float("-inf")).softmax(-1), vv)
-            worst = max(worst, (out[r * q_len:(r + 1) * q_len].float() - ref).abs().max().item())
+            rows = slice(r * q_len, (r + 1) * q_len)
+            s = torch.einsum("qhd,khd->hqk", layer.q[rows].float(), kk)
+            if mla:  # the latent part of the query against the latent columns (V)
+                s = s + torch.einsum("qhd,khd->hqk", layer.qv[rows].float(), vv)
+            p = (s * layer.scale).masked_fill(hidden[None], float("-inf")).softmax(-1)
+            ref = torch.einsum("hqk,khd->qhd", p, vv)
+            worst = max(worst, (out[rows].float() - ref).abs().max().item())
     return worst
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--heads", type=head_pairs, default="32:8,16:2,8:1", help="qo:kv heads a rank holds")
+    ap.add_argument("--kind", choices=["mha", "mla"], default="mha",
+                    help="mha: --heads query:KV heads of head dim 128; mla: MLA's absorbed call, --mla-heads")
+    ap.add_argument("--heads", type=head_pairs, default="32:8,16:2,8:1", help="qo:kv heads a rank holds (mha)")
+    ap.add_argument("--mla-heads", type=positive_ints, default="8,16,32,128",
+                    help="query heads a rank holds (mla: DeepSeek-V3's 128 at TP 16, 8, 4 and 1, Kimi-K2's 64 at TP 8)")
     ap.add_argument("--batches", type=positive_ints, default="1,4,16", help="requests of the multi-token calls")
     ap.add_argument("--query-tokens", type=positive_ints, default="2,4,8,16",
                     help="query tokens a request (verify, draft extend)")
@@ -123,10 +156,12 @@ def main():
     a = ap.parse_args()
     fa3 = load_fa3()
     dtype = torch.bfloat16
+    mla = a.kind == "mla"
     try:
-        worst = check(fa3, dtype)
+        worst = check(fa3, dtype, mla)
     except (RuntimeError, torch.cuda.OutOfMemoryError) as e:
-        print(f"error: FA3 failed its check ({str(e).splitlines()[0]}); is it built for head dim 128, bf16?",
+        built = "MLA's 64 x 512" if mla else "head dim 128"
+        print(f"error: FA3 failed its check ({str(e).splitlines()[0]}); is it built for {built}, bf16?",
               file=sys.stderr)
         return 1
     if worst > 0.01:
@@ -138,17 +173,19 @@ def main():
         BUILD = "unknown (not built by tools/attnbench/build_fa3.sh)"
     meta = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "kernel": "FlashAttention-3 (hopper/)",
             "build": BUILD, "cuda": str(torch.version.cuda),
-            "head_dim": HEAD_DIM, "layers": a.layers, "table_width": a.table_width, "check_max_abs_diff": worst,
+            "call": "mla" if mla else "mha",
+            "head_dim": MLA_LATENT_DIM + MLA_ROPE_DIM if mla else HEAD_DIM, "layers": a.layers, "table_width": a.table_width, "check_max_abs_diff": worst,
             "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
     print("# " + json.dumps(meta))
     print(KERNEL_ROW_HEADER)
     rows = []
-    for qo, kvh in a.heads:
+    kind = "fa3_mla" if mla else "fa3"
+    for qo, kvh in ([(h, 1) for h in a.mla_heads] if mla else a.heads):
         shapes = ([(r, 1, L) for L in a.kv_lens for r in a.decode_requests] +
                   [(b, q, L) for L in a.kv_lens for b in a.batches for q in a.query_tokens if q > 1])
         for reqs, q, kv_len in shapes:
             try:
-                layers = Fa3Layers(fa3, reqs, q, kv_len, qo, kvh, a.layers, a.table_width, dtype)
+                layers = Fa3Layers(fa3, reqs, q, kv_len, qo, kvh, a.layers, a.table_width, dtype, mla)
                 us = time_graph(layers.forward, a.layers, a.reps, a.rounds)
             except (RuntimeError, torch.cuda.OutOfMemoryError) as e:
                 print(f"error: {qo}:{kvh} heads, {reqs} requests of {q} tokens over {kv_len}: "
@@ -157,7 +194,11 @@ def main():
             del layers
             torch.cuda.empty_cache()
             # the cache holds the new tokens' K and V too (SGLang stores them before the call)
-            rows.append(kernel_row("fa3", qo, kvh, reqs, q, kv_len, kv_len + q, us, HEAD_DIM))
+            if mla:
+                rows.append(kernel_row(kind, qo, kvh, reqs, q, kv_len, kv_len + q, us, MLA_LATENT_DIM + MLA_ROPE_DIM,
+                                       latent_v_dim=MLA_LATENT_DIM))
+            else:
+                rows.append(kernel_row(kind, qo, kvh, reqs, q, kv_len, kv_len + q, us, HEAD_DIM))
     if a.json:
         write_json(a.json, {"meta": meta, "rows": rows})
     return 0

@@ -3,12 +3,12 @@
 
 One call's time (its scheduler, attention and, when FA3 splits the KV, combine kernels) is
 
-  fa3: fixed_us + us_per_mb x KV MB + us_per_gflop x GFLOP
+  fa3 (head dim 128), fa3_mla (MLA's absorbed call): fixed_us + us_per_mb x KV MB + us_per_gflop x GFLOP
 
-fitted by least squares on the relative error over every row (one-token and multi-token calls
-alike: FA3 runs the same kernel for both). It prints the coefficients with the median and worst
-error: the values of models/kernels/fa3_attention.json, which the engine reads
-(sim/cost/fa3_attention_cost.cc).
+fitted by least squares on the relative error over every row of a kind (one-token and multi-token
+calls alike: FA3 runs the same kernel for both). It prints the coefficients with the median and
+worst error for each kind the file has: the values of models/kernels/fa3_attention.json, which the
+engine reads (sim/cost/fa3_attention_cost.cc).
 
 Usage: python3 tools/attnbench/fit_fa3.py KERNELS.json
 """
@@ -19,6 +19,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from fit_flashinfer import fit, fit_line, read_doc  # noqa: E402
 
+KINDS = ("fa3", "fa3_mla")
 TERMS = {
     "fixed_us": lambda r: 1.0,
     "us_per_mb": lambda r: r["kv_bytes"] / 1e6,
@@ -32,9 +33,9 @@ def main():
     a = ap.parse_args()
     try:
         doc = read_doc(a.kernels_json)
-        rows = [r for r in doc["rows"] if r["kind"] == "fa3"]
-        if not rows:
-            raise ValueError("no row of kind fa3")
+        kinds = [k for k in KINDS if any(r["kind"] == k for r in doc["rows"])]
+        if not kinds:
+            raise ValueError("no row of kind " + " or ".join(KINDS))
         meta = doc.get("meta")
         kernel = meta.get("kernel", "") if isinstance(meta, dict) else ""
         if not str(kernel).startswith("FlashAttention-3"):
@@ -44,17 +45,21 @@ def main():
         print(f"error: {a.kernels_json}: not a fa3_kernels.py --json file: {e}", file=sys.stderr)
         return 2
     names = list(TERMS)
-    try:
-        coef, errs = fit(rows, names, lambda n, r: TERMS[n](r))
-    except ValueError as e:
-        print(f"error: {a.kernels_json}: {e}", file=sys.stderr)
-        return 2
-    negative = [n for n, c in zip(names, coef) if c < 0]
-    if negative:
-        print(f"error: {a.kernels_json}: the fit gives a negative {', '.join(negative)}, which the engine refuses: "
-              f"the rows do not determine FA3's price (time more shapes)", file=sys.stderr)
-        return 2
-    print(fit_line("fa3", names, coef, errs))
+    lines = []
+    for kind in kinds:
+        rows = [r for r in doc["rows"] if r["kind"] == kind]
+        try:
+            coef, errs = fit(rows, names, lambda n, r: TERMS[n](r))
+        except ValueError as e:
+            print(f"error: {a.kernels_json}: {kind}: {e}", file=sys.stderr)
+            return 2
+        negative = [n for n, c in zip(names, coef) if c < 0]
+        if negative:
+            print(f"error: {a.kernels_json}: {kind}: the fit gives a negative {', '.join(negative)}, which the engine "
+                  f"refuses: the rows do not determine FA3's price (time more shapes)", file=sys.stderr)
+            return 2
+        lines.append(fit_line(kind, names, coef, errs))
+    print("\n".join(lines))
     return 0
 
 

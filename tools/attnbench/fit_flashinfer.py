@@ -103,8 +103,8 @@ def read_doc(path):
     if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list) or not doc["rows"]:
         raise ValueError('needs an object with a non-empty "rows" list')
     for i, r in enumerate(doc["rows"]):
-        if not isinstance(r, dict) or r.get("kind") not in ("causal", "custom", "decode", "fa3"):
-            raise ValueError(f"row {i}: kind must be causal, custom, decode or fa3")
+        if not isinstance(r, dict) or r.get("kind") not in ("causal", "custom", "decode", "fa3", "fa3_mla"):
+            raise ValueError(f"row {i}: kind must be causal, custom, decode, fa3 or fa3_mla")
         for k, lo in FIELDS.items():
             v = r.get(k)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < lo:
@@ -140,9 +140,9 @@ def main():
             print(f"{kind}: not fitted: {e}")
             continue
         print(fit_line(kind, names, coef, errs))
-    others = sorted({r["kind"] for r in rows if r["kind"] == "fa3"})
+    others = sorted({r["kind"] for r in rows if r["kind"] in ("fa3", "fa3_mla")})
     for kind in others:
-        print(f"{kind}: {sum(r['kind'] == kind for r in rows)} rows, not fitted (nothing is priced from them)")
+        print(f"{kind}: {sum(r['kind'] == kind for r in rows)} rows, not fitted here (FA3's own rows: tools/attnbench/fit_fa3.py)")
     return 0
 
 
