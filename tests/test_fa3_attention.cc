@@ -151,9 +151,25 @@ TEST_CASE("an MLA model's attention on SGLang's FA3 backend is FA3's absorbed ML
     CHECK(kernel_of(c, k, "mla_attention") == AttentionKernel::Fa3Mla);
     CHECK(kernel_of(c, k, "mla_split_merge") == AttentionKernel::Fa3Mla);
   }
-  // the zoo's draft for it is an EAGLE-3 layer (MHA, head dim 128): FA3's paged-KV kernel
+  // the zoo's EAGLE-3 draft for it (MHA, head dim 128) runs the same backend: FA3's paged-KV kernel
   for (PhaseKind k : {PhaseKind::DraftDecode, PhaseKind::DraftExtend})
     CHECK(kernel_of(c, k, "attention") == AttentionKernel::Fa3);
+  // its NextN draft (one MLA layer) the absorbed call; a tree's prefix pass too (the tree's own
+  // second pass keeps the profile's terms)
+  const std::string cfg = resolve_model_config("deepseek-v3", "--model-path");
+  const ModelSpec target = model_from_config(cfg, "--model-path");
+  const ModelSpec nextn = model_from_config(zoo_draft_config(cfg, true), "draft");
+  REQUIRE(nextn.has_mla);
+  for (PhaseKind k : {PhaseKind::DraftDecode, PhaseKind::DraftExtend})
+    CHECK(kernel_of(build_plan(target, &nextn, chain), k, "mla_attention") == AttentionKernel::Fa3Mla);
+  RunSpec tree = spec_run(8, 1, 3, 2, 6);
+  tree.algo = SpecAlgo::NextN;
+  tree.fa3_attention = true, tree.fa3_tree_attention = true;
+  const CyclePlan t = build_plan(target, &nextn, tree);
+  for (PhaseKind k : {PhaseKind::DraftDecode, PhaseKind::Verify}) {
+    CHECK(kernel_of(t, k, "mla_attention") == AttentionKernel::Fa3Mla);
+    CHECK(kernel_of(t, k, "tree_attention") == AttentionKernel::Roofline);
+  }
   const Op& v = op_named(c, PhaseKind::Verify, "mla_attention");
   CHECK(v.m == 4);
   CHECK(v.n == 1);
@@ -196,9 +212,12 @@ TEST_CASE("an MLA model's attention on SGLang's FA3 backend is FA3's absorbed ML
   CHECK(fused_away(merge, stack));  // FA3's measured call includes its combine kernel
   CHECK_FALSE(fused_away(merge, replay));
   CHECK_FALSE(fused_away(v, stack));
-  // so a verify on FA3 launches one kernel a layer fewer than the replay's
+  // so a verify on FA3 launches one kernel a layer fewer than the replay's, and its other
+  // (elementwise) time leaves out the merge's cost on each of the 61 layers
   const PhasePlan& ver = *c.find(PhaseKind::Verify);
-  CHECK(time_phase(ver, stack).attention_us != Approx(time_phase(ver, replay).attention_us));
+  const PhaseTiming on_fa3 = time_phase(ver, stack), replayed_ver = time_phase(ver, replay);
+  CHECK(replayed_ver.kernels - on_fa3.kernels == 61);
+  CHECK(replayed_ver.other_us - on_fa3.other_us == Approx(61 * compute_us(merge, h200.gpu)));
 }
 
 TEST_CASE("run says where FA3's measured price applies, and where its shape keeps the profile's terms") {
@@ -255,6 +274,12 @@ TEST_CASE("run says where FA3's measured price applies, and where its shape keep
             .find("MLA attention on SGLang's FA3 backend stays on the GPU "
                   "profile's terms") != std::string::npos);
   CHECK(mla_notes({"--attention-backend", "flashinfer"}).find("FA3 backend") == std::string::npos);
+  // the NextN draft is an MLA layer; an EAGLE-3 draft's MHA attention takes the head-dim-128 price
+  CHECK(mla_notes({}).find("the draft's MHA attention") == std::string::npos);
+  const auto eagle = test::run_specsim({"run", "--model-path", "deepseek-v3", "--tp-size", "8", "--hardware",
+                                        "h200:nvswitch", "--speculative-algorithm", "EAGLE3", "--accept-len", "2"});
+  REQUIRE(eagle.exit_code == 0);
+  CHECK((eagle.out + eagle.err).find("the draft's MHA attention as FA3's paged-KV kernel") != std::string::npos);
 }
 
 TEST_CASE("a broken fa3_attention.json is refused in one line, exit 2, no output file") {

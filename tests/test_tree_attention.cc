@@ -135,7 +135,9 @@ TEST_CASE("an MLA model's tree on Hopper takes FA3's two passes by default; else
   CHECK(h200_fi_backend == "flashinfer");
   CHECK(b200_backend == "flashinfer");
   CHECK(vllm_backend.is_null());
-  CHECK(h200 == h200_fi + 61 * 4);  // 61 MLA layers, four kernels each
+  // 61 MLA layers, four kernels each for the tree's second pass, its LSE copies and the merge, less
+  // the split merge FA3's measured call includes
+  CHECK(h200 == h200_fi + 61 * 4 - 61);
   CHECK(vllm == h200_fi);
 }
 

@@ -43,12 +43,13 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
     LagMap m;
     double gemm = 0, attn = 0, ar = 0, ag = 0, other = 0, ar_bytes = 0, ag_bytes = 0, a2a = 0, a2a_bytes = 0;
     double p2p = 0, p2p_bytes = 0;
-    int n_ar = 0, n_ag = 0, n_a2a = 0, n_p2p = 0;
+    int n_ar = 0, n_ag = 0, n_a2a = 0, n_p2p = 0, launched = 0;
     double switches = 0;
     ops.visit(block, [&](std::size_t, const Op& op, const OpCost& c, double gap) {
       // A switch gap delays a kernel that follows its predecessor back to back; an eager kernel
       // that waits for its launch (b) starts on an idle GPU and pays none.
       switches += gap;
+      ++launched;  // fused_away ops are not visited: no kernel of their own
       m.then(c.gpu_us + gap - c.host_us, c.gpu_us, c.host_us);
       switch (op_class(op.kind)) {
         case OpClass::Gemm: gemm += c.gpu_us; break;
@@ -67,7 +68,7 @@ PhaseTiming time_phase(const PhasePlan& phase, const CostContext& ctx) {
     t.allreduce_bytes += r * ar_bytes, t.allgather_bytes += r * ag_bytes;
     t.alltoall_us += r * a2a, t.alltoall_bytes += r * a2a_bytes, t.alltoall_count += block.repeat * n_a2a;
     t.p2p_us += r * p2p, t.p2p_bytes += r * p2p_bytes, t.p2p_count += block.repeat * n_p2p;
-    t.kernels += block.repeat * static_cast<int>(block.ops.size());
+    t.kernels += block.repeat * launched;
     t.switch_us += r * switches;
     const LagMap rep = m.repeated(block.repeat);
     total.then(rep.a, rep.b, rep.host);

@@ -252,10 +252,13 @@ Scenario resolve_scenario(const RunArgs& a) {
         flashinfer_custom_mask_factor()));
   if (sglang && s.run.fa3_attention && s.target.has_mla) {
     const MlaDims& mla = s.target.mla;
+    // an EAGLE draft of an MLA target is an MHA layer on the same backend
+    const bool mha_draft = s.run.speculative() && s.draft && !s.draft->has_mla;
     if (fa3_mla_price_covers(mla.qk_rope_dim, mla.kv_lora_rank, s.run.kv_cache_bytes))
-      s.notes.push_back(
-          "MLA attention on SGLang's FA3 backend is priced as FA3's absorbed MLA call measured on an H200 "
-          "(models/kernels/fa3_attention.json, fa3_mla); a GPU replay's prediction prices the replay's own kernel");
+      s.notes.push_back(std::string("MLA attention on SGLang's FA3 backend is priced as FA3's absorbed MLA call "
+                                    "measured on an H200 (models/kernels/fa3_attention.json, fa3_mla)") +
+                        (mha_draft ? ", the draft's MHA attention as FA3's paged-KV kernel" : "") +
+                        "; a GPU replay's prediction prices the replay's own kernel");
     else
       s.notes.push_back(fmt::format(
           "MLA attention on SGLang's FA3 backend stays on the GPU profile's terms: FA3's MLA call was measured at "

@@ -19,15 +19,18 @@ ForwardTimeline expand_forward(const PhasePlan& phase, const CostContext& ctx) {
   }
   struct Costed {
     OpCost cost;
-    double gap_us;
+    double gap_us = 0;
+    bool launched = false;  ///< false: fused into another kernel (fused_away), not on the timeline
   };
   std::vector<Costed> costs;
   OpVisitor visitor(phase, ctx);  // the costs and gaps time_phase uses
   for (const auto& block : phase.blocks) {
-    costs.clear();  // one cost per distinct op; repeats reuse it (the layers are identical)
-    visitor.visit(block, [&](std::size_t, const Op&, const OpCost& c, double gap) { costs.push_back({c, gap}); });
+    // one cost per distinct op, by its index in the block; repeats reuse it (the layers are identical)
+    costs.assign(block.ops.size(), Costed{});
+    visitor.visit(block, [&](std::size_t i, const Op&, const OpCost& c, double gap) { costs[i] = {c, gap, true}; });
     for (int r = 0; r < block.repeat; ++r) {
       for (std::size_t i = 0; i < block.ops.size(); ++i) {
+        if (!costs[i].launched) continue;
         OpEvent e;
         e.op = &block.ops[i];
         e.block = block.name;

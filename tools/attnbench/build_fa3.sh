@@ -9,7 +9,7 @@
 #
 # FLASH_ATTENTION_DIR: a checkout of github.com/Dao-AILab/flash-attention (its hopper/ folder);
 # CUTLASS_INCLUDE_DIR: the include/ folder of the CUTLASS commit its csrc/cutlass submodule pins.
-# `objects` compiles the CUDA files (nvcc only, no GPU or PyTorch needed: about 15 minutes on 2
+# `objects` compiles the CUDA files (nvcc only, no GPU or PyTorch needed: about 12 minutes on 2
 # cores); `package` compiles FA3's PyTorch binding against the local PyTorch and links it
 # (needs objects); `all` (the default) does both. Then: PYTHONPATH=OUT_DIR/pkg.
 set -euo pipefail
