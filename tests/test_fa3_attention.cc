@@ -46,6 +46,21 @@ RunSpec fa3_test_resolved(const std::string& model, const std::string& hardware,
   return resolve_scenario(a).run;
 }
 
+/// `specsim run` of DeepSeek-V3's MTP chain at TP 8 on H200s: SGLang's FA3 MLA path.
+std::vector<std::string> fa3_test_mla_command() {
+  return {"run",
+          "--model-path",
+          "deepseek-v3",
+          "--tp-size",
+          "8",
+          "--hardware",
+          "h200:nvswitch",
+          "--speculative-algorithm",
+          "NEXTN",
+          "--accept-len",
+          "2"};
+}
+
 RunSpec fa3_test_chain() {
   RunSpec r = spec_run(1, 1, 3, 1, 4);
   r.algo = SpecAlgo::Eagle3;
@@ -252,17 +267,7 @@ TEST_CASE("run says where FA3's measured price applies, and where its shape keep
   CHECK_FALSE(fa3_test_resolved("llama-3.1-8b", "b200:nvswitch", {"attention_backend", "fa3"}).fa3_attention);
   // an MLA model: its absorbed call, or the profile's terms for a shape not measured
   auto mla_notes = [](const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"run",
-                                     "--model-path",
-                                     "deepseek-v3",
-                                     "--tp-size",
-                                     "8",
-                                     "--hardware",
-                                     "h200:nvswitch",
-                                     "--speculative-algorithm",
-                                     "NEXTN",
-                                     "--accept-len",
-                                     "2"};
+    std::vector<std::string> args = fa3_test_mla_command();
     args.insert(args.end(), extra.begin(), extra.end());
     const auto r = test::run_specsim(args);
     REQUIRE(r.exit_code == 0);
@@ -297,17 +302,7 @@ TEST_CASE("a broken fa3_attention.json is refused in one line, exit 2, no output
   f.check_refused([](nlohmann::json& j) { j.erase("fa3_mla"); }, chain);
   f.check_refused([](nlohmann::json& j) { j["fa3_mla"]["terms"]["us_per_gflop"] = -0.5; }, chain);
   // an MLA model reads its measured shape
-  const std::vector<std::string> mla = {"run",
-                                        "--model-path",
-                                        "deepseek-v3",
-                                        "--tp-size",
-                                        "8",
-                                        "--hardware",
-                                        "h200:nvswitch",
-                                        "--speculative-algorithm",
-                                        "NEXTN",
-                                        "--accept-len",
-                                        "2"};
+  const std::vector<std::string> mla = fa3_test_mla_command();
   f.check_refused([](nlohmann::json& j) { j.erase("measured_mla_latent_dim"); }, mla);
   f.check_refused([](nlohmann::json& j) { j["measured_mla_rope_dim"]["value"] = -64; }, mla);
   // the shipped file, put back, runs
