@@ -11,6 +11,15 @@ bool nvidia_hopper(const Hardware& hw) { return hw.gpu.arch == GpuArch::Hopper &
 
 bool gpt_oss(const ModelSpec& m) { return m.architecture == "GptOssForCausalLM"; }
 
+constexpr const char* kFa3MeasuredShapeFile = "kernels/fa3_attention.json";
+
+/// The KV-cache bytes an element FA3 was measured at (both of its prices).
+double fa3_measured_kv_bytes() {
+  static const double bytes = model_constant(kFa3MeasuredShapeFile, "measured_kv_cache_bytes", 0.5, 4,
+                                             "the KV-cache bytes an element FA3 was measured at");
+  return bytes;
+}
+
 }  // namespace
 
 bool sglang_fa3_default_architecture(const std::string& architecture) {
@@ -54,20 +63,16 @@ std::string sglang_tree_backend(const RunSpec& run, const ModelSpec& target, con
 
 bool fa3_price_covers(double head_dim, double kv_cache_bytes) {
   static const double measured_head_dim =
-      model_constant("kernels/fa3_attention.json", "measured_head_dim", 1, 1024, "the head dim FA3 was measured at");
-  static const double measured_kv_bytes = model_constant("kernels/fa3_attention.json", "measured_kv_cache_bytes", 0.5,
-                                                         4, "the KV-cache bytes an element FA3 was measured at");
-  return head_dim == measured_head_dim && kv_cache_bytes == measured_kv_bytes;
+      model_constant(kFa3MeasuredShapeFile, "measured_head_dim", 1, 1024, "the head dim FA3 was measured at");
+  return head_dim == measured_head_dim && kv_cache_bytes == fa3_measured_kv_bytes();
 }
 
 bool fa3_mla_price_covers(double rope_dim, double latent_dim, double kv_cache_bytes) {
-  static const double measured_rope = model_constant("kernels/fa3_attention.json", "measured_mla_rope_dim", 1, 1024,
+  static const double measured_rope = model_constant(kFa3MeasuredShapeFile, "measured_mla_rope_dim", 1, 1024,
                                                      "the rope width FA3's MLA call was measured at");
-  static const double measured_latent = model_constant("kernels/fa3_attention.json", "measured_mla_latent_dim", 1, 4096,
+  static const double measured_latent = model_constant(kFa3MeasuredShapeFile, "measured_mla_latent_dim", 1, 4096,
                                                        "the latent width FA3's MLA call was measured at");
-  static const double measured_kv_bytes = model_constant("kernels/fa3_attention.json", "measured_kv_cache_bytes", 0.5,
-                                                         4, "the KV-cache bytes an element FA3 was measured at");
-  return rope_dim == measured_rope && latent_dim == measured_latent && kv_cache_bytes == measured_kv_bytes;
+  return rope_dim == measured_rope && latent_dim == measured_latent && kv_cache_bytes == fa3_measured_kv_bytes();
 }
 
 double flashinfer_custom_mask_factor() {

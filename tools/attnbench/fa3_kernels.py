@@ -42,6 +42,7 @@ from flashinfer_common import (KERNEL_ROW_HEADER, add_timing_args, head_pairs, k
 
 HEAD_DIM = 128
 MLA_ROPE_DIM, MLA_LATENT_DIM = 64, 512  # DeepSeek-V3's qk_rope_head_dim and kv_lora_rank (Kimi-K2's too)
+DEFAULT_HEADS, DEFAULT_MLA_HEADS = "32:8,16:2,8:1", "8,16,32,128"
 
 
 def load_fa3():
@@ -141,10 +142,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kind", choices=["mha", "mla"], default="mha",
                     help="mha: --heads query:KV heads of head dim 128; mla: MLA's absorbed call, --mla-heads")
-    ap.add_argument("--heads", type=head_pairs, help="qo:kv heads a rank holds (mha; default 32:8,16:2,8:1)")
+    ap.add_argument("--heads", type=head_pairs, help=f"qo:kv heads a rank holds (mha; default {DEFAULT_HEADS})")
     ap.add_argument("--mla-heads", type=positive_ints,
-                    help="query heads a rank holds (mla; default 8,16,32,128: DeepSeek-V3's 128 at TP 16, 8, 4 and "
-                         "1, Kimi-K2's 64 at TP 8)")
+                    help=f"query heads a rank holds (mla; default {DEFAULT_MLA_HEADS}: DeepSeek-V3's 128 at TP 16, 8, "
+                         "4 and 1, Kimi-K2's 64 at TP 8)")
     ap.add_argument("--batches", type=positive_ints, default="1,4,16", help="requests of the multi-token calls")
     ap.add_argument("--query-tokens", type=positive_ints, default="2,4,8,16",
                     help="query tokens a request (verify, draft extend)")
@@ -159,8 +160,8 @@ def main():
         ap.error("--heads is for --kind mha; give MLA's query heads a rank with --mla-heads")
     if a.kind == "mha" and a.mla_heads is not None:
         ap.error("--mla-heads is for --kind mla")
-    a.heads = a.heads or head_pairs("32:8,16:2,8:1")
-    a.mla_heads = a.mla_heads or positive_ints("8,16,32,128")
+    a.heads = a.heads or head_pairs(DEFAULT_HEADS)
+    a.mla_heads = a.mla_heads or positive_ints(DEFAULT_MLA_HEADS)
     fa3 = load_fa3()
     dtype = torch.bfloat16
     mla = a.kind == "mla"
