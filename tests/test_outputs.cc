@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <thread>
 
 #include "hostile_cases.h"
@@ -132,6 +133,14 @@ std::string stub_gnuplot(const std::string& dir, const std::string& body) {
   return bin;
 }
 
+// The process id a stub wrote to `file` (a full line), 0 until it has.
+pid_t pid_in(const std::string& file) {
+  std::ifstream in(file);
+  std::string line;
+  if (!std::getline(in, line) || in.eof() || line.empty()) return 0;
+  return static_cast<pid_t>(std::stol(line));
+}
+
 // A process id that is not running (a child that has exited and been reaped).
 pid_t dead_pid() {
   const pid_t pid = ::fork();
@@ -147,8 +156,13 @@ TEST_CASE("outputs: SIGTERM or SIGINT during a plot removes the temporary files"
     INFO("signal " << sig);
     count_cases();
     const std::string dir = fresh_dir(), tmp = dir + "/tmp", out = dir + "/out";
-    // A gnuplot that never finishes while specsim runs, and leaves when specsim is gone.
-    const std::string bin = stub_gnuplot(dir, "while kill -0 $PPID 2>/dev/null; do sleep 0.1; done");
+    // A gnuplot that never finishes while specsim runs and, once specsim is gone, writes its image
+    // (the temporary name its script gives) and leaves, as a real one would finish its plot.
+    const std::string bin = stub_gnuplot(dir, "echo $$ > " + dir +
+                                                  "/gnuplot.pid\n"
+                                                  "img=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\")\n"
+                                                  "while kill -0 $PPID 2>/dev/null; do sleep 0.05; done\n"
+                                                  ": > \"$img\"");
     ::mkdir(tmp.c_str(), 0755), ::mkdir(out.c_str(), 0755);
     const pid_t pid = ::fork();
     if (pid == 0) {
@@ -161,14 +175,21 @@ TEST_CASE("outputs: SIGTERM or SIGINT during a plot removes the temporary files"
               static_cast<char*>(nullptr));
       ::_exit(127);
     }
-    // Wait for the gnuplot folder to appear, then end specsim. Up to 30 s: a sanitizer build on a
-    // loaded machine can take seconds to reach the plot.
-    for (int i = 0; i < 600 && listing(tmp).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Wait for gnuplot to start, then end specsim. Up to 30 s: a sanitizer build on a loaded
+    // machine can take seconds to reach the plot.
+    pid_t gnuplot = 0;
+    for (int i = 0; i < 600 && (gnuplot = pid_in(dir + "/gnuplot.pid")) == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE(gnuplot > 0);
     CHECK_FALSE(listing(tmp).empty());
     ::kill(pid, sig);
     int status = 0;
     ::waitpid(pid, &status, 0);
     CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);
+    // specsim killed its gnuplot before removing the files: it never wrote its image. Give an
+    // orphaned one time to write it, were it still running.
+    for (int i = 0; i < 100 && ::kill(gnuplot, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     CHECK(listing(tmp).empty());
     CHECK(listing(out).empty());
   }

@@ -1,13 +1,17 @@
 #include "report/gnuplot.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "util/error.h"
@@ -38,16 +42,30 @@ std::string terminal(const std::string& path) {
 }
 
 void run_gnuplot(const std::string& gnuplot, const std::string& script, const std::string& log) {
+  // The log is made here, not by the child: a child that made it after a signal's clean-up would
+  // leave it behind.
+  const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd < 0)
+    throw EnvironmentError("cannot write gnuplot's log in " + fs::path(log).parent_path().string(),
+                           "set TMPDIR to an existing writable folder");
+  std::optional<SignalsHeld> held(std::in_place);  // no gap between fork() and the child's registration
   const pid_t pid = fork();
-  if (pid < 0) throw EnvironmentError("cannot start gnuplot", "the system refused a new process");
   if (pid == 0) {
-    std::FILE* f = std::freopen(log.c_str(), "w", stderr);
-    if (f) dup2(fileno(stderr), 1);
+    ::dup2(log_fd, 1), ::dup2(log_fd, 2);
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_DFL);  // exec keeps a held mask
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     execl(gnuplot.c_str(), "gnuplot", script.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
+  ::close(log_fd);
+  if (pid < 0) throw EnvironmentError("cannot start gnuplot", "the system refused a new process");
+  const TempWriter writer(pid);
+  held.reset();
   int status = 0;
-  waitpid(pid, &status, 0);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::ifstream in(log);
     std::string line, last;
@@ -102,12 +120,11 @@ void render_gnuplot(const std::string& path, const std::string& script_path, con
   plot_safe(script_path, "the plot script path", "--plot-script");
   check_plot_tools();
   check_outputs({{path, "--plot"}, {script_path, "--plot-script"}});
-  std::string tmpl = (fs::path(temp_folder()) / "specsim-plot-XXXXXX").string();  // $TMPDIR, else /tmp
-  if (!mkdtemp(tmpl.data()))
+  // $TMPDIR, else /tmp. Registered so that SIGINT/SIGTERM removes them too (files before their folder).
+  const TempPath dir_guard(TempPath::NewFolder{(fs::path(temp_folder()) / "specsim-plot-XXXXXX").string()});
+  if (dir_guard.path().empty())
     throw EnvironmentError("cannot make a temporary folder for gnuplot", "set TMPDIR to an existing writable folder");
-  const fs::path dir = tmpl;
-  // Registered so that SIGINT/SIGTERM removes them too (files before their folder).
-  const TempPath dir_guard(dir.string());
+  const fs::path dir = dir_guard.path();
   const TempPath script_guard((dir / "plot.gp").string()), log_guard((dir / "gnuplot.log").string());
   TempPath out_guard(temp_name_beside(path));
   const std::string tmp_out = out_guard.path();

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -26,17 +27,26 @@ namespace fs = std::filesystem;
 namespace {
 
 // The registry the signal handler reads: fixed slots of plain chars, so the handler touches no
-// allocator and no lock.
+// allocator and no lock. A slot is claimed (kClaimed) before its path is copied and read by the
+// handler only once ready (kReady), so the handler never sees half a path.
 constexpr int kSlots = 64;
 constexpr std::size_t kSlotChars = 4096;
+constexpr int kFree = 0, kClaimed = 1, kReady = 2;
 char g_paths[kSlots][kSlotChars];
-std::atomic<bool> g_used[kSlots];
+std::atomic<int> g_state[kSlots];
+std::atomic<pid_t> g_writer{0};  // a child writing into the paths, killed before they are removed
+
+constexpr int kHandledSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 extern "C" void remove_temps_and_reraise(int sig) {
+  if (const pid_t writer = g_writer.load(); writer > 0) {
+    ::kill(writer, SIGKILL);
+    ::waitpid(writer, nullptr, 0);
+  }
   for (int i = 0; i < kSlots; ++i)  // files first, then the (now empty) folders
-    if (g_used[i].load()) ::unlink(g_paths[i]);
+    if (g_state[i].load() == kReady) ::unlink(g_paths[i]);
   for (int i = 0; i < kSlots; ++i)
-    if (g_used[i].load()) ::rmdir(g_paths[i]);
+    if (g_state[i].load() == kReady) ::rmdir(g_paths[i]);
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
@@ -44,7 +54,7 @@ extern "C" void remove_temps_and_reraise(int sig) {
 void install_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
-    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    for (const int sig : kHandledSignals) {
       struct sigaction sa {};
       if (::sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler == SIG_IGN) continue;  // nohup: keep ignoring
       sa.sa_handler = remove_temps_and_reraise;
@@ -121,28 +131,50 @@ void check_outputs(const std::vector<OutputFile>& outputs, const std::vector<std
   }
 }
 
+SignalsHeld::SignalsHeld() {
+  sigset_t held;
+  sigemptyset(&held);
+  for (const int sig : kHandledSignals) sigaddset(&held, sig);
+  ::pthread_sigmask(SIG_BLOCK, &held, &old_);
+}
+
+SignalsHeld::~SignalsHeld() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
 TempPath::TempPath(std::string path) : path_(std::move(path)) {
   install_handlers();
-  if (path_.size() >= kSlotChars) return;  // not registered; still removed by the destructor
+  if (path_.empty() || path_.size() >= kSlotChars) return;  // not registered; still removed by the destructor
   for (int i = 0; i < kSlots; ++i) {
-    bool expected = false;
-    if (g_used[i].load() || !g_used[i].compare_exchange_strong(expected, true)) continue;
+    int expected = kFree;
+    if (!g_state[i].compare_exchange_strong(expected, kClaimed)) continue;
     std::memcpy(g_paths[i], path_.c_str(), path_.size() + 1);
+    g_state[i].store(kReady);
     slot_ = i;
     return;
   }
 }
 
+TempPath::TempPath(NewFolder folder) : TempPath(std::string()) {
+  const SignalsHeld held;  // a signal between mkdtemp and the registration would leave the folder
+  if (!::mkdtemp(folder.tmpl.data())) return;
+  TempPath made(folder.tmpl);
+  std::swap(path_, made.path_);
+  std::swap(slot_, made.slot_);
+}
+
 void TempPath::keep() {
-  if (slot_ >= 0) g_used[slot_].store(false);
+  if (slot_ >= 0) g_state[slot_].store(kFree);
   slot_ = -1;
   path_.clear();
 }
 
 TempPath::~TempPath() {
-  if (slot_ >= 0) g_used[slot_].store(false);
+  if (slot_ >= 0) g_state[slot_].store(kFree);
   if (!path_.empty() && ::unlink(path_.c_str()) != 0) ::rmdir(path_.c_str());
 }
+
+TempWriter::TempWriter(pid_t pid) { g_writer.store(pid); }
+
+TempWriter::~TempWriter() { g_writer.store(0); }
 
 namespace {
 

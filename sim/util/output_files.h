@@ -3,6 +3,9 @@
 // device, fifo, folder or symbolic link, not one of the inputs, not another output), then each is
 // written to a temporary file beside it and renamed into place. Temporary files are removed on
 // every exit path, SIGINT and SIGTERM included.
+#include <signal.h>
+#include <sys/types.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,12 +27,32 @@ void check_outputs(const std::vector<OutputFile>& outputs, const std::vector<std
 /// then all renames, so a failure leaves every old file in place. Checks the outputs first.
 void write_outputs_atomic(const std::vector<std::pair<OutputFile, std::string>>& files);
 
-/// A temporary path removed by the SIGINT/SIGTERM handler (and by release()) until dropped.
+/// Holds SIGINT, SIGTERM and SIGHUP (the signals the handler below takes) on this thread until
+/// destroyed; one that arrives meanwhile is delivered then. So a path or a process can be made and
+/// registered with no gap for a signal to fall into.
+class SignalsHeld {
+ public:
+  SignalsHeld();
+  ~SignalsHeld();
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t old_{};
+};
+
+/// A temporary path removed by the SIGINT/SIGTERM handler (and by the destructor) until dropped.
 /// The handler is installed on first use; it unlinks (or rmdir-s) every registered path and then
 /// lets the signal end the process as it would have.
 class TempPath {
  public:
   explicit TempPath(std::string path);
+  /// A new folder made from `tmpl` (mkdtemp's trailing XXXXXX), registered with the signals held
+  /// between the two. path() is empty when it could not be made.
+  struct NewFolder {
+    std::string tmpl;
+  };
+  explicit TempPath(NewFolder folder);
   ~TempPath();  ///< removes the path (unless kept)
   TempPath(const TempPath&) = delete;
   TempPath& operator=(const TempPath&) = delete;
@@ -40,6 +63,17 @@ class TempPath {
  private:
   std::string path_;
   int slot_ = -1;
+};
+
+/// A child process that writes into registered temporary paths (gnuplot writing its log and image).
+/// Until dropped, the signal handler kills (SIGKILL) and reaps it before removing the paths, so it
+/// cannot write a file after they are gone. Register it with the signals held across its fork().
+class TempWriter {
+ public:
+  explicit TempWriter(pid_t pid);
+  ~TempWriter();
+  TempWriter(const TempWriter&) = delete;
+  TempWriter& operator=(const TempWriter&) = delete;
 };
 
 /// A temporary file name beside `path` for writing it: `.NAME.specsim-tmp.PID-N` in the same
