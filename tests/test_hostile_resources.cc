@@ -138,10 +138,12 @@ TEST_CASE("resources: a pipe whose writer stays silent or never closes ends in a
     std::thread writer([&] {
       while (!stop) f.send("line\n"), std::this_thread::sleep_for(std::chrono::milliseconds(40));
     });
-    const std::string err = error_of([&] { read_bounded(f.path, "--x", specsim::kMaxInputBytes, quick); });
+    // An idle limit 12x the writer's 40 ms cadence, so a writer held up by a loaded machine
+    // (sanitizer builds, two cores) does not look silent.
+    const std::string err = error_of([&] { read_bounded(f.path, "--x", specsim::kMaxInputBytes, {1500, 500}); });
     stop = true;
     writer.join();
-    CHECK(err.find("still open after 600 ms") != std::string::npos);
+    CHECK(err.find("still open after 1500 ms") != std::string::npos);
     CHECK(err.find("(--x)") != std::string::npos);
   }
   {  // a writer that pauses under the idle limit, sends, and closes: read whole
