@@ -71,6 +71,35 @@ TEST_CASE("--sglang-args takes the command as one string; specsim's own flags ov
   CHECK(no_model.exit_code == 2);
 }
 
+TEST_CASE("words that start no launch command are refused as such, not read as a command without flags") {
+  const std::string dir = fresh_dir();
+  // `--json FILE`: --json takes no value, so FILE lands where a pasted command goes.
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"run", "--json", dir + "/out.json"},
+           {"run", "--hardware", "h200:nvswitch", "--", "out.json", "--tp", "8"},
+           {"run", "--hardware", "h200:nvswitch", "--sglang-args", "docker run --gpus all"}}) {
+    const CliResult r = run_specsim(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("does not start a launch command (python -m sglang.launch_server ... or vllm serve MODEL") !=
+          std::string::npos);
+    CHECK(r.out.empty());
+  }
+  CHECK_FALSE(exists(dir + "/out.json"));
+  // Launchers in every spelling the shipped commands use still run.
+  for (const auto& launch : std::vector<std::vector<std::string>>{
+           {"CUDA_VISIBLE_DEVICES=0", "python3", "-m", "sglang.launch_server", "--model-path", "llama-3.1-8b"},
+           {"/usr/bin/python3.10", "-m", "sglang.launch_server", "--model-path", "llama-3.1-8b"},
+           {"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"},
+           {"--model-path", "llama-3.1-8b"}}) {
+    std::vector<std::string> args = {"run", "--hardware", "h200:nvswitch", "--accept-len", "2", "--"};
+    args.insert(args.end(), launch.begin(), launch.end());
+    const CliResult r = run_specsim(args);
+    INFO(launch.front() << ": " << r.err);
+    CHECK(r.exit_code == 0);
+  }
+}
+
 TEST_CASE("vocabularies are padded as SGLang pads them: 128257 runs at tp 8") {
   const std::string dir = fresh_dir();
   json cfg = json::parse(slurp(models_path("llama-3.1-8b/config.json")));
