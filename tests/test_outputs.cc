@@ -195,6 +195,39 @@ TEST_CASE("outputs: SIGTERM or SIGINT during a plot removes the temporary files"
   }
 }
 
+TEST_CASE("outputs: gnuplot keeps an ignored SIGHUP (nohup) and a stderr when specsim was started without one") {
+  for (const std::string mode : {"nohup", "no stderr"}) {
+    INFO(mode);
+    count_cases();
+    const std::string dir = fresh_dir(), out = dir + "/p.png";
+    // A gnuplot that draws only when its stderr is open and SIGHUP is ignored (bit 0 of SigIgn).
+    const std::string bin = stub_gnuplot(dir,
+                                         "img=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\")\n"
+                                         "[ -e /proc/$$/fd/2 ] || exit 3\n"
+                                         "grep -q '^SigIgn:.*[13579bdfBDF]$' /proc/$$/status || exit 4\n"
+                                         "printf x > \"$img\"");
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::setenv("PATH", (bin + ":/usr/bin:/bin").c_str(), 1);
+      ::signal(SIGHUP, SIG_IGN);  // both modes: the stub checks it
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, 1);
+      if (mode == "no stderr")
+        ::close(2);
+      else
+        ::dup2(null, 2);
+      ::execl(specsim_bin().c_str(), "specsim", "sweep", "--batch-size", "1,2", "--plot", out.c_str(),
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(exists(out));
+  }
+}
+
 TEST_CASE("outputs: temporary files are named after their output and fit in NAME_MAX") {
   const std::string dir = fresh_dir();
   for (const std::string name : {std::string("report.json"), std::string(255, 'n'), std::string(250, 'p') + ".png"}) {

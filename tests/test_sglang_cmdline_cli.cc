@@ -71,25 +71,30 @@ TEST_CASE("--sglang-args takes the command as one string; specsim's own flags ov
   CHECK(no_model.exit_code == 2);
 }
 
-TEST_CASE("words that start no launch command are refused as such, not read as a command without flags") {
+TEST_CASE("a file name where the launch command goes is refused as such, not read as a command without flags") {
   const std::string dir = fresh_dir();
   // `--json FILE`: --json takes no value, so FILE lands where a pasted command goes.
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"run", "--json", dir + "/out.json"},
-           {"run", "--hardware", "h200:nvswitch", "--", "out.json", "--tp", "8"},
-           {"run", "--hardware", "h200:nvswitch", "--sglang-args", "docker run --gpus all"}}) {
+           {"run", "--model-path", "llama-3.1-8b", "--json", dir + "/sglang-out.json"},
+           {"run", "--hardware", "h200:nvswitch", "--", "out.CSV", "--tp", "8"}}) {
     const CliResult r = run_specsim(args);
     INFO(r.err);
     CHECK(r.exit_code == 2);
-    CHECK(r.err.find("does not start a launch command (python -m sglang.launch_server ... or vllm serve MODEL") !=
-          std::string::npos);
+    CHECK(r.err.find("is a file name where a launch command goes") != std::string::npos);
+    CHECK(r.err.find("--json prints to stdout") != std::string::npos);
     CHECK(r.out.empty());
   }
   CHECK_FALSE(exists(dir + "/out.json"));
-  // Launchers in every spelling the shipped commands use still run.
+  const CliResult quoted = run_specsim({"run", "--hardware", "h200:nvswitch", "--sglang-args", "report.json --tp 8"});
+  CHECK(quoted.exit_code == 2);
+  CHECK(quoted.err.find("'report.json' is a file name where a launch command goes") != std::string::npos);
+  CHECK(quoted.err.find("--json") == std::string::npos);  // nothing about specsim's flags inside a quoted command
+  // Launchers in the spellings people paste still run, wrapper scripts included.
   for (const auto& launch : std::vector<std::vector<std::string>>{
            {"CUDA_VISIBLE_DEVICES=0", "python3", "-m", "sglang.launch_server", "--model-path", "llama-3.1-8b"},
            {"/usr/bin/python3.10", "-m", "sglang.launch_server", "--model-path", "llama-3.1-8b"},
+           {"./serve.sh", "--model-path", "llama-3.1-8b", "--tp", "1"},
            {"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"},
            {"--model-path", "llama-3.1-8b"}}) {
     std::vector<std::string> args = {"run", "--hardware", "h200:nvswitch", "--accept-len", "2", "--"};

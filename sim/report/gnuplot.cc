@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -43,26 +44,35 @@ std::string terminal(const std::string& path) {
 
 void run_gnuplot(const std::string& gnuplot, const std::string& script, const std::string& log) {
   // The log is made here, not by the child: a child that made it after a signal's clean-up would
-  // leave it behind.
-  const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // leave it behind. Kept off fds 0-2, so the child's dup2 onto 1 and 2 always clears close-on-exec.
+  int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd >= 0 && log_fd <= 2) {
+    const int moved = ::fcntl(log_fd, F_DUPFD_CLOEXEC, 3);
+    ::close(log_fd);
+    log_fd = moved;
+  }
   if (log_fd < 0)
-    throw EnvironmentError("cannot write gnuplot's log in " + fs::path(log).parent_path().string(),
-                           "set TMPDIR to an existing writable folder");
+    throw EnvironmentError(
+        "cannot write gnuplot's log in " + fs::path(log).parent_path().string() + ": " + std::strerror(errno),
+        "free disk space or file descriptors, or set TMPDIR to another writable folder");
   std::optional<SignalsHeld> held(std::in_place);  // no gap between fork() and the child's registration
   const pid_t pid = fork();
   if (pid == 0) {
     ::dup2(log_fd, 1), ::dup2(log_fd, 2);
-    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_DFL);  // exec keeps a held mask
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    default_temp_handlers();  // as exec would, before the mask lets a signal in
+    ::sigprocmask(SIG_SETMASK, &held->before(), nullptr);
     execl(gnuplot.c_str(), "gnuplot", script.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   ::close(log_fd);
   if (pid < 0) throw EnvironmentError("cannot start gnuplot", "the system refused a new process");
-  const TempWriter writer(pid);
+  std::optional<TempWriter> writer(std::in_place, pid);
   held.reset();
+  // Wait without reaping, unregister, then reap: a signal in between never kills a reused pid.
+  siginfo_t exited{};
+  while (::waitid(P_PID, static_cast<id_t>(pid), &exited, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  writer.reset();
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

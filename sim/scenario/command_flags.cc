@@ -1,6 +1,5 @@
 #include "scenario/command_flags.h"
 
-#include <algorithm>
 #include <cctype>
 #include <regex>
 
@@ -76,18 +75,19 @@ CommandFlags read_command_flags(const std::vector<std::string>& tokens, const st
   // The program: words up to the first flag (python -m MODULE counts its -m).
   std::vector<std::string> program;
   while (i < tokens.size() && (!is_flag(tokens[i]) || tokens[i] == "-m")) program.push_back(tokens[i++]);
-  // Words before the first flag that name no launcher are not a command: most often a file given
-  // to a flag that takes none (`--json out.json`), which would read as a command without flags.
-  auto launcher = [](const std::string& w) {
-    for (const char* name : {"python", "sglang", "vllm", "launch_server"})
-      if (w.find(name) != std::string::npos) return true;
-    return false;
-  };
-  if (!program.empty() && std::none_of(program.begin(), program.end(), launcher))
-    throw InputError("'" + program.front() +
-                         "' does not start a launch command (python -m sglang.launch_server ... or vllm serve MODEL "
-                         "...); a flag's file goes right after that flag (--trace FILE), and --json prints to stdout",
-                     where);
+  // A file name where the program goes is no command: most often an output given to a flag that
+  // takes none (`--json out.json`), which would otherwise read as a command without flags.
+  if (!program.empty()) {
+    static const std::regex kOutputFile(R"(.*\.(json|csv|png|svg|yaml|yml|txt|log))", std::regex::icase);
+    if (std::regex_match(program.front(), kOutputFile))
+      throw InputError("'" + program.front() + "' is a file name where a launch command goes (python -m " +
+                           "sglang.launch_server ... or vllm serve MODEL ...)" +
+                           (where == "-- COMMAND"
+                                ? ": a flag's file goes right after that flag (--trace FILE), and --json prints to "
+                                  "stdout"
+                                : ""),
+                       where);
+  }
   c.stack = "sglang";  // flags alone: SGLang's, as --sglang-args has always read them
   for (const auto& w : program)
     if (w.find("vllm") != std::string::npos) c.stack = "vllm";

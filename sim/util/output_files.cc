@@ -59,6 +59,7 @@ void install_handlers() {
       if (::sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler == SIG_IGN) continue;  // nohup: keep ignoring
       sa.sa_handler = remove_temps_and_reraise;
       sigemptyset(&sa.sa_mask);
+      for (const int other : kHandledSignals) sigaddset(&sa.sa_mask, other);  // one clean-up at a time
       sa.sa_flags = 0;
       ::sigaction(sig, &sa, nullptr);
     }
@@ -170,6 +171,13 @@ void TempPath::keep() {
 TempPath::~TempPath() {
   if (slot_ >= 0) g_state[slot_].store(kFree);
   if (!path_.empty() && ::unlink(path_.c_str()) != 0) ::rmdir(path_.c_str());
+}
+
+void default_temp_handlers() {
+  for (const int sig : kHandledSignals) {
+    struct sigaction sa {};
+    if (::sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler == remove_temps_and_reraise) std::signal(sig, SIG_DFL);
+  }
 }
 
 TempWriter::TempWriter(pid_t pid) { g_writer.store(pid); }

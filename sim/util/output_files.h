@@ -36,6 +36,8 @@ class SignalsHeld {
   ~SignalsHeld();
   SignalsHeld(const SignalsHeld&) = delete;
   SignalsHeld& operator=(const SignalsHeld&) = delete;
+  /// The mask from before: what a forked child restores before exec.
+  const sigset_t& before() const { return old_; }
 
  private:
   sigset_t old_{};
@@ -75,6 +77,10 @@ class TempWriter {
   TempWriter(const TempWriter&) = delete;
   TempWriter& operator=(const TempWriter&) = delete;
 };
+
+/// In a forked child before exec: the handled signals whose handler is the one above go back to
+/// their default, as exec would do; an ignored one (nohup) stays ignored.
+void default_temp_handlers();
 
 /// A temporary file name beside `path` for writing it: `.NAME.specsim-tmp.PID-N` in the same
 /// folder (NAME cut so the whole fits in NAME_MAX), recognisable by `ls -a`. SIGKILL cannot be
