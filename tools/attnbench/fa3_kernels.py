@@ -165,6 +165,8 @@ def main():
     fa3 = load_fa3()
     dtype = torch.bfloat16
     mla = a.kind == "mla"
+    # the width kernel_row counts: MLA's one cache of latent + rope columns, the first latent_v_dim V
+    head_dim, latent_v_dim = (MLA_LATENT_DIM + MLA_ROPE_DIM, MLA_LATENT_DIM) if mla else (HEAD_DIM, None)
     try:
         worst = check(fa3, dtype, mla)
     except (RuntimeError, torch.cuda.OutOfMemoryError) as e:
@@ -182,7 +184,7 @@ def main():
     meta = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "kernel": "FlashAttention-3 (hopper/)",
             "build": BUILD, "cuda": str(torch.version.cuda),
             "call": "mla" if mla else "mha",
-            "head_dim": MLA_LATENT_DIM + MLA_ROPE_DIM if mla else HEAD_DIM, "layers": a.layers, "table_width": a.table_width, "check_max_abs_diff": worst,
+            "head_dim": head_dim, "layers": a.layers, "table_width": a.table_width, "check_max_abs_diff": worst,
             "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
     print("# " + json.dumps(meta))
     print(KERNEL_ROW_HEADER)
@@ -202,11 +204,7 @@ def main():
             del layers
             torch.cuda.empty_cache()
             # the cache holds the new tokens' K and V too (SGLang stores them before the call)
-            if mla:
-                rows.append(kernel_row(kind, qo, kvh, reqs, q, kv_len, kv_len + q, us, MLA_LATENT_DIM + MLA_ROPE_DIM,
-                                       latent_v_dim=MLA_LATENT_DIM))
-            else:
-                rows.append(kernel_row(kind, qo, kvh, reqs, q, kv_len, kv_len + q, us, HEAD_DIM))
+            rows.append(kernel_row(kind, qo, kvh, reqs, q, kv_len, kv_len + q, us, head_dim, latent_v_dim))
     if a.json:
         write_json(a.json, {"meta": meta, "rows": rows})
     return 0

@@ -17,9 +17,8 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from fit_flashinfer import fit, fit_line, read_doc  # noqa: E402
+from fit_flashinfer import FA3_KINDS as KINDS, fit, fit_line, read_doc  # noqa: E402
 
-KINDS = ("fa3", "fa3_mla")
 TERMS = {
     "fixed_us": lambda r: 1.0,
     "us_per_mb": lambda r: r["kv_bytes"] / 1e6,

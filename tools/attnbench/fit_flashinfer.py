@@ -92,6 +92,7 @@ def fit_line(kind, names, coef, errs):
             f"worst {100 * max(errs, key=abs):+.1f}%")
 
 
+FA3_KINDS = ("fa3", "fa3_mla")  # fa3_kernels.py's rows, fitted by fit_fa3.py
 FIELDS = {"qo_heads": 1, "kv_heads": 1, "requests": 1, "query_tokens": 1, "kv_bytes": 0, "flops": 0}
 
 
@@ -103,7 +104,7 @@ def read_doc(path):
     if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list) or not doc["rows"]:
         raise ValueError('needs an object with a non-empty "rows" list')
     for i, r in enumerate(doc["rows"]):
-        if not isinstance(r, dict) or r.get("kind") not in ("causal", "custom", "decode", "fa3", "fa3_mla"):
+        if not isinstance(r, dict) or r.get("kind") not in ("causal", "custom", "decode") + FA3_KINDS:
             raise ValueError(f"row {i}: kind must be causal, custom, decode, fa3 or fa3_mla")
         for k, lo in FIELDS.items():
             v = r.get(k)
@@ -140,7 +141,7 @@ def main():
             print(f"{kind}: not fitted: {e}")
             continue
         print(fit_line(kind, names, coef, errs))
-    others = sorted({r["kind"] for r in rows if r["kind"] in ("fa3", "fa3_mla")})
+    others = sorted({r["kind"] for r in rows if r["kind"] in FA3_KINDS})
     for kind in others:
         print(f"{kind}: {sum(r['kind'] == kind for r in rows)} rows, not fitted here (FA3's own rows: tools/attnbench/fit_fa3.py)")
     return 0
