@@ -23,7 +23,8 @@ namespace specsim::car {
 static_assert(static_cast<int>(FusedVariant::Cluster) == detail::kFusedCluster &&
                   static_cast<int>(FusedVariant::ClusterPush) == detail::kFusedClusterPush &&
                   static_cast<int>(FusedVariant::Block) == detail::kFusedBlock &&
-                  static_cast<int>(FusedVariant::Split) == detail::kFusedSplit,
+                  static_cast<int>(FusedVariant::Split) == detail::kFusedSplit &&
+                  static_cast<int>(FusedVariant::TwoShot) == detail::kFusedTwoShot,
               "FusedVariant and FusedMode name the kernels in one order");
 
 namespace {
@@ -105,11 +106,11 @@ struct Communicator::Impl {
   /// size 1, 2, 4, 8 (index log2) and threads a CTA (index 0: up to kFusedCtaVectors, 1: up to
   /// kFusedMaxThreads), capped so that every cluster of every rank is resident at once.
   int fused_cluster_cap[4][2] = {};
-  /// The same caps (row groups a rank) for the cluster-push and split variants (index 0, 1), by
+  /// The same caps (row groups a rank) for the cluster-push, split and two-shot variants (index 0, 1, 2), by
   /// the same CTAs a row and threads buckets; and for block (one CTA a row, counted at
   /// kFusedBlockMaxThreads threads, where the fewest fit). Computed at creation, so that a call
   /// (maybe under graph capture) asks the device nothing.
-  int fused_push_split_cap[2][4][2] = {};
+  int fused_push_split_cap[3][4][2] = {};
   int fused_block_cap = 1;
   /// The split variant's partial words: kFusedPartialWords for each rank driven here, zeroed once.
   unsigned long long* fused_partials = nullptr;
@@ -138,11 +139,10 @@ struct Communicator::Impl {
         const int threads = j == 0 ? detail::kFusedCtaVectors : detail::kFusedMaxThreads;
         fused_cluster_cap[i][j] = std::clamp(detail::fused_max_groups(detail::kFusedCluster, c, threads) / ranks_here,
                                              1, detail::kMaxBlocks / c);
-        for (int m = 0; m < 2; ++m)
-          fused_push_split_cap[m][i][j] = std::clamp(
-              detail::fused_max_groups(m == 0 ? detail::kFusedClusterPush : detail::kFusedSplit, c, threads) /
-                  ranks_here,
-              1, detail::kMaxBlocks / c);
+        constexpr int kModes[3] = {detail::kFusedClusterPush, detail::kFusedSplit, detail::kFusedTwoShot};
+        for (int m = 0; m < 3; ++m)
+          fused_push_split_cap[m][i][j] =
+              std::clamp(detail::fused_max_groups(kModes[m], c, threads) / ranks_here, 1, detail::kMaxBlocks / c);
       }
     fused_block_cap =
         std::clamp(detail::fused_max_groups(detail::kFusedBlock, 1, detail::kFusedBlockMaxThreads) / ranks_here, 1,
@@ -254,7 +254,7 @@ struct Communicator::Impl {
 
   /// The launch shape of a fused call (Communicator::fused_geometry).
   FusedGeometry geometry(const FusedNormShape& s) const {
-    const FusedVariant v = opt.fused_variant;
+    const FusedVariant v = resolve_fused_variant(opt.fused_variant, s.tokens);
     if (auto why = fused_variant_refuse_reason(v, s.hidden))
       throw std::runtime_error("custom all-reduce refused: " + *why);
     FusedGeometry g;
@@ -270,7 +270,9 @@ struct Communicator::Impl {
       case FusedVariant::Cluster: cap = fused_cluster_cap[log2c][j]; break;
       case FusedVariant::ClusterPush: cap = fused_push_split_cap[0][log2c][j]; break;
       case FusedVariant::Split: cap = fused_push_split_cap[1][log2c][j]; break;
+      case FusedVariant::TwoShot: cap = fused_push_split_cap[2][log2c][j]; break;
       case FusedVariant::Block: cap = fused_block_cap; break;
+      case FusedVariant::Auto: break;  // resolved above
     }
     const std::size_t groups = std::min<std::size_t>(s.tokens, static_cast<std::size_t>(cap));
     g.blocks = static_cast<int>(groups) * (v == FusedVariant::Block ? 1 : g.parts);
@@ -318,7 +320,7 @@ void check_options(const Options& opt) {
                              std::to_string(detail::kLlMaxThreads));
   if (!parse_fused_variant(to_string(opt.fused_variant)))
     throw std::runtime_error(
-        "custom all-reduce: Options::fused_variant is not one of cluster, cluster-push, block, split");
+        "custom all-reduce: Options::fused_variant is not one of cluster, cluster-push, block, split, two-shot, auto");
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ inline constexpr int kFusedMaxHeld = 1;
 inline constexpr int kFusedBlockMaxThreads = 1024;
 
 /// The kernels' names for FusedVariant (custom_allreduce.h), in its order.
-enum FusedMode : int { kFusedCluster = 0, kFusedClusterPush = 1, kFusedBlock = 2, kFusedSplit = 3 };
+enum FusedMode : int { kFusedCluster = 0, kFusedClusterPush = 1, kFusedBlock = 2, kFusedSplit = 3, kFusedTwoShot = 4 };
 
 /// 64-bit words of a rank's split-variant partials: [row parity][CTA] (car_fused_norm.cu).
 inline constexpr int kFusedPartialWords = 2 * kMaxBlocks;
@@ -46,7 +46,8 @@ struct FusedLaunchArgs {
   std::size_t hidden;     ///< elements a row
   float eps;              ///< RMSNorm epsilon
   float quant_inv_scale;  ///< 1 / quant_scale
-  int cluster;            ///< CTAs a row (thread-block cluster size: 1, 2, 4 or 8); block: thread groups a row
+  int cluster;            ///< CTAs a row (thread-block cluster size: 1, 2, 4 or 8); block: thread groups a row;
+                          ///< two-shot: the row's slices, slice c owned by rank c % world
   int mode;               ///< FusedMode
 };
 static_assert(sizeof(FusedLaunchArgs) < 4000, "kernel parameters must stay under 4 KB");

@@ -71,14 +71,22 @@ std::string_view to_string(FusedVariant v) {
     case FusedVariant::ClusterPush: return "cluster-push";
     case FusedVariant::Block: return "block";
     case FusedVariant::Split: return "split";
+    case FusedVariant::TwoShot: return "two-shot";
+    case FusedVariant::Auto: return "auto";
   }
   return "?";
 }
 
 std::optional<FusedVariant> parse_fused_variant(std::string_view name) {
-  for (FusedVariant v : {FusedVariant::Cluster, FusedVariant::ClusterPush, FusedVariant::Block, FusedVariant::Split})
+  for (FusedVariant v : {FusedVariant::Cluster, FusedVariant::ClusterPush, FusedVariant::Block, FusedVariant::Split,
+                         FusedVariant::TwoShot, FusedVariant::Auto})
     if (name == to_string(v)) return v;
   return std::nullopt;
+}
+
+FusedVariant resolve_fused_variant(FusedVariant v, std::size_t tokens) {
+  if (v != FusedVariant::Auto) return v;
+  return tokens >= kFusedTwoShotMinTokens ? FusedVariant::TwoShot : FusedVariant::Split;
 }
 
 int fused_cta_threads(FusedVariant v, std::size_t hidden) {
@@ -166,7 +174,7 @@ void add_rmsnorm(std::span<const FusedNormIo> io, const FusedNormShape& s, cudaS
     a.f[r] = {io[r].residual_in, io[r].residual_out, io[r].weight, io[r].quant_out, nullptr};
   }
   // the cluster kernel for the cluster variants, else one CTA a row (its thread groups the CTAs)
-  const bool one_cta = v == FusedVariant::Block || v == FusedVariant::Split;
+  const bool one_cta = v != FusedVariant::Cluster && v != FusedVariant::ClusterPush;
   if (auto why = fused_variant_refuse_reason(one_cta ? FusedVariant::Block : v, s.hidden))
     throw std::runtime_error("add_rmsnorm refused: " + *why);
   a.base.ranks = static_cast<int>(io.size());

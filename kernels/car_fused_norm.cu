@@ -72,27 +72,6 @@ namespace cg = cooperative_groups;
 
 static_assert(kPack<__nv_bfloat16> == 8 && kPack<__half> == 8, "a vector is 8 elements");
 
-/// Writes row vector i's norm output (and fp8 copy) from the new residual `r` and weight vector `w`.
-template <typename T>
-__device__ __forceinline__ void write_norm(const FusedRank& fr, void* norm_out, std::size_t i, const uint4& r,
-                                           const uint4& w, float inv, float quant_inv_scale) {
-  const uint4 o = normalize<T>(r, w, inv);
-  static_cast<uint4*>(norm_out)[i] = o;
-  if (fr.quant_out != nullptr) static_cast<uint2*>(fr.quant_out)[i] = quantize<T>(o, quant_inv_scale);
-}
-
-/// The weight vectors a thread's columns use, the same for every row: loaded once, before the
-/// first reduce, so that the norm waits for no load.
-template <int kHeld>
-__device__ __forceinline__ void load_weights(const FusedRank& fr, const Slice& sl, const RowSplit& rs,
-                                             uint4 (&w)[kHeld]) {
-#pragma unroll
-  for (int k = 0; k < kHeld; ++k) {
-    const std::size_t c = sl.begin + rs.local + static_cast<std::size_t>(k) * rs.lanes;
-    w[k] = c < sl.end ? static_cast<const uint4*>(fr.weight)[c] : make_uint4(0, 0, 0, 0);
-  }
-}
-
 /// Most threads a CTA of mode kMode (block: one CTA a row).
 template <int kMode>
 inline constexpr int kModeMaxThreads = kMode == kFusedBlock ? kFusedBlockMaxThreads : kFusedMaxThreads;
@@ -293,8 +272,6 @@ __global__ void __launch_bounds__(kModeMaxThreads<kMode>)
   if constexpr (kMode != kFusedBlock) cg::this_cluster().sync();
 }
 
-using FusedKernel = void (*)(const FusedLaunchArgs);
-
 /// Threads of a row slice: a CTA's threads, or for block a CTA's thread group.
 int slice_lanes(const FusedLaunchArgs& a) {
   return a.mode == kFusedBlock && a.cluster > 0 ? a.base.threads / a.cluster : a.base.threads;
@@ -304,7 +281,7 @@ int slice_lanes(const FusedLaunchArgs& a) {
 /// keeps room for more); 0 when the shape is not one the kernels run.
 int held_for(const FusedLaunchArgs& a) {
   const int c = a.cluster;
-  if (c < 1 || c > kFusedMaxCluster || (c & (c - 1)) != 0 || a.mode < kFusedCluster || a.mode > kFusedSplit) return 0;
+  if (c < 1 || c > kFusedMaxCluster || (c & (c - 1)) != 0 || a.mode < kFusedCluster || a.mode > kFusedTwoShot) return 0;
   if (a.mode == kFusedBlock && (a.base.threads % c != 0 || a.base.threads > kFusedBlockMaxThreads)) return 0;
   const int t = slice_lanes(a);
   if (t < 32 || t > kFusedMaxThreads || t % 32 != 0 || a.hidden == 0 || a.hidden % 8 != 0 || a.tokens == 0) return 0;
@@ -323,6 +300,7 @@ FusedKernel fused_for(int mode, int held) {
     case kFusedClusterPush: return fused_kernel<T, kWorld, 1, kFusedClusterPush>;
     case kFusedBlock: return fused_kernel<T, kWorld, 1, kFusedBlock>;
     case kFusedSplit: return fused_kernel<T, kWorld, 1, kFusedSplit>;
+    case kFusedTwoShot: return fused_two_shot_for<T>();  // any world: car_fused_two_shot.cu
     default: return nullptr;
   }
 }
@@ -421,6 +399,10 @@ int fused_max_groups(int mode, int cluster, int threads) {
     case kFusedCluster: fused_mode_kernels<kFusedCluster>(kernels); break;
     case kFusedClusterPush: fused_mode_kernels<kFusedClusterPush>(kernels); break;
     case kFusedBlock: fused_mode_kernels<kFusedBlock>(kernels); break;
+    case kFusedTwoShot:
+      kernels[0] = kernels[1] = fused_two_shot_for<__nv_bfloat16>();
+      kernels[2] = kernels[3] = fused_two_shot_for<__half>();
+      break;
     default: fused_mode_kernels<kFusedSplit>(kernels); break;
   }
   int sms = 1, dev = 0;
@@ -441,8 +423,8 @@ int fused_max_groups(int mode, int cluster, int threads) {
     } else {
       int per_sm = 0;
       if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0) != cudaSuccess) per_sm = 0;
-      // split: groups of `cluster` CTAs; block: one CTA a group
-      n = per_sm * sms / (mode == kFusedSplit ? cluster : 1);
+      // split, two-shot: groups of `cluster` CTAs; block: one CTA a group
+      n = per_sm * sms / (mode == kFusedBlock ? 1 : cluster);
     }
     if (n == 0) {
       (void)cudaGetLastError();  // not left for the next launch check to find

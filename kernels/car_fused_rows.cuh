@@ -1,8 +1,8 @@
 #pragma once
-// The fused all-reduce + add + RMSNorm's row split and row sums (car_fused_norm.cu): which CTA
-// and thread own which vectors of a row, and the sum of squares over a row's CTAs for each
-// variant (cluster, cluster-push, block, split: see the top of car_fused_norm.cu). Internal to
-// car_fused_norm.cu.
+// The fused all-reduce + add + RMSNorm's row split and row sums (car_fused_norm.cu,
+// car_fused_two_shot.cu): which CTA and thread own which vectors of a row, the weight loads and
+// norm stores of a thread's vectors, and the sum of squares over a row's CTAs for each variant
+// (cluster, cluster-push, block, split: see the top of car_fused_norm.cu). Internal to those files.
 #include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -14,6 +14,7 @@
 
 #include "car_device.cuh"
 #include "car_fused_args.h"
+#include "car_fused_math.cuh"
 #include "car_layout.h"
 #include "car_ll_device.cuh"
 
@@ -59,7 +60,7 @@ __device__ __forceinline__ RowSplit row_split(int parts) {
     s.group = blockIdx.x;
     s.groups = gridDim.x;
   } else {
-    if constexpr (kMode == kFusedSplit) {
+    if constexpr (kMode == kFusedSplit || kMode == kFusedTwoShot) {
       s.parts = static_cast<unsigned>(parts);
       s.part = blockIdx.x % s.parts;
     } else {
@@ -72,6 +73,27 @@ __device__ __forceinline__ RowSplit row_split(int parts) {
     s.groups = gridDim.x / s.parts;
   }
   return s;
+}
+
+/// Writes row vector i's norm output (and fp8 copy) from the new residual `r` and weight vector `w`.
+template <typename T>
+__device__ __forceinline__ void write_norm(const FusedRank& fr, void* norm_out, std::size_t i, const uint4& r,
+                                           const uint4& w, float inv, float quant_inv_scale) {
+  const uint4 o = normalize<T>(r, w, inv);
+  static_cast<uint4*>(norm_out)[i] = o;
+  if (fr.quant_out != nullptr) static_cast<uint2*>(fr.quant_out)[i] = quantize<T>(o, quant_inv_scale);
+}
+
+/// The weight vectors a thread's columns use, the same for every row: loaded once, before the
+/// first reduce, so that the norm waits for no load.
+template <int kHeld>
+__device__ __forceinline__ void load_weights(const FusedRank& fr, const Slice& sl, const RowSplit& rs,
+                                             uint4 (&w)[kHeld]) {
+#pragma unroll
+  for (int k = 0; k < kHeld; ++k) {
+    const std::size_t c = sl.begin + rs.local + static_cast<std::size_t>(k) * rs.lanes;
+    w[k] = c < sl.end ? static_cast<const uint4*>(fr.weight)[c] : make_uint4(0, 0, 0, 0);
+  }
 }
 
 /// Warp butterfly of every thread's `ss`, the warps' sums into sm.warp; one block barrier.

@@ -46,9 +46,14 @@ cudaError_t launch_fused(const FusedLaunchArgs& a, cudaStream_t stream);
 /// are read; mode: the cluster kernel for the cluster modes, one CTA a row for the others).
 template <typename T>
 cudaError_t launch_add_rmsnorm(const FusedLaunchArgs& a, cudaStream_t stream);
+/// A fused kernel's address (launched by car_fused_norm.cu's launch_fused).
+using FusedKernel = void (*)(const FusedLaunchArgs);
+/// car_fused_two_shot.cu: the fused kernel of the two-shot variant (one instantiation: any world).
+template <typename T>
+FusedKernel fused_two_shot_for();
 /// Row groups of the fused kernel of FusedMode `mode` resident at once on the current device (the
 /// least over its instantiations; at least 1): clusters of `cluster` CTAs of `threads` threads
-/// (cluster modes), groups of `cluster` such CTAs (split), CTAs of `threads` threads (block).
+/// (cluster modes), groups of `cluster` such CTAs (split, two-shot), CTAs of `threads` threads (block).
 int fused_max_groups(int mode, int cluster, int threads);
 
 }  // namespace specsim::car::detail

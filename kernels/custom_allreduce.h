@@ -113,9 +113,19 @@ int fused_threads(std::size_t hidden);
 /// `cluster-push`: the same clusters, each CTA's partial written into its siblings' shared memory
 /// before the row's one cluster barrier, no final barrier. `block`: no cluster, one CTA of C x
 /// threads a row (hidden up to 8192). `split`: no cluster, C CTAs a row, partials through a
-/// per-rank word array in global memory.
-enum class FusedVariant { Cluster, ClusterPush, Block, Split };
-/// `cluster`, `cluster-push`, `block`, `split`.
+/// per-rank word array in global memory. `two-shot` (car_fused_two_shot.cu): the row's C slices
+/// each reduced once, by their owner rank, which sends the new residual and the slice's partial
+/// to every rank with the all-gather (two hops, no exchange between a row's CTAs after the
+/// reduce; residual_in must be the same on every rank, as tensor parallelism keeps it).
+/// `auto`: `split` below kFusedTwoShotMinTokens rows, `two-shot` from there (kernels/README.md).
+enum class FusedVariant { Cluster, ClusterPush, Block, Split, TwoShot, Auto };
+/// Rows from which `auto` runs `two-shot` instead of `split`: on 8 virtual ranks of one H200
+/// (graph of 200 calls, hidden 4096/7168/8192) two-shot is 0.4-1.4 us slower at 1 and 3 rows and
+/// faster at 8, 16, 32 and 64 (kernels/README.md; 4-7 rows not measured).
+inline constexpr std::size_t kFusedTwoShotMinTokens = 8;
+/// The variant `v` runs for `tokens` rows (`auto` resolved; any other `v` itself).
+FusedVariant resolve_fused_variant(FusedVariant v, std::size_t tokens);
+/// `cluster`, `cluster-push`, `block`, `split`, `two-shot`, `auto`.
 std::string_view to_string(FusedVariant v);
 /// Parses the names above; nullopt for anything else.
 std::optional<FusedVariant> parse_fused_variant(std::string_view name);
@@ -130,7 +140,7 @@ int fused_cta_threads(FusedVariant v, std::size_t hidden);
 /// all-reduce output `io[r].in`, every buffer on the current device, one launch for all 1..8 entries
 /// (as the virtual all-reduce drives its ranks); the same arithmetic and order as the fused kernel,
 /// so the two agree bitwise. Refused like a fused call (no world or size caps).
-/// `v`: the row split (Cluster and ClusterPush: the cluster kernel; Block and Split: one CTA a row).
+/// `v`: the row split (Cluster and ClusterPush: the cluster kernel; Block, Split, TwoShot and Auto: one CTA a row).
 void add_rmsnorm(std::span<const FusedNormIo> io, const FusedNormShape& s, cudaStream_t stream,
                  FusedVariant v = FusedVariant::Split);
 
@@ -150,8 +160,9 @@ struct Options {
   std::uint64_t timeout_ns = kDefaultTimeoutNs;  ///< bound on every spin-wait in the kernels
   std::optional<Link> link;                      ///< topology for Auto; detected when empty
   int ll_threads = 0;                            ///< threads a block of the flag-free kernels: 0 auto, or 32..256
-  /// Row split of allreduce_add_rmsnorm: split, the fastest at every measured shape (kernels/README.md).
-  FusedVariant fused_variant = FusedVariant::Split;
+  /// Row split of allreduce_add_rmsnorm: auto (split below 8 rows, two-shot from 8: the fastest of
+  /// the variants at every measured shape, kernels/README.md).
+  FusedVariant fused_variant = FusedVariant::Auto;
   /// Test hook (virtual mode only): the blocks of this rank return at once without arriving,
   /// so its peers must time out. -1: off.
   int debug_absent_rank = -1;

@@ -36,12 +36,12 @@ inline std::vector<unsigned char> fetch(const void* d, std::size_t bytes) {
 
 inline constexpr specsim::car::FusedVariant kFusedVariants[] = {
     specsim::car::FusedVariant::Cluster, specsim::car::FusedVariant::ClusterPush, specsim::car::FusedVariant::Block,
-    specsim::car::FusedVariant::Split};
+    specsim::car::FusedVariant::Split, specsim::car::FusedVariant::TwoShot};
 
 /// The separate kernel compared with variant v at `hidden`: v's row split where it runs the shape,
 /// else the cluster one (the same bits either way).
 inline specsim::car::FusedVariant separate_for(specsim::car::FusedVariant v, std::size_t hidden) {
-  const bool one_cta = v == specsim::car::FusedVariant::Block || v == specsim::car::FusedVariant::Split;
+  const bool one_cta = v != specsim::car::FusedVariant::Cluster && v != specsim::car::FusedVariant::ClusterPush;
   return one_cta && specsim::car::fused_variant_refuse_reason(specsim::car::FusedVariant::Block, hidden)
              ? specsim::car::FusedVariant::Cluster
              : v;

@@ -76,6 +76,7 @@ void host_refusals(Checker& ck) {
   ck.expect(car::fused_cta_threads(car::FusedVariant::Block, 7168) == 1024 &&
                 car::fused_cta_threads(car::FusedVariant::Block, 4096) == 512 &&
                 car::fused_cta_threads(car::FusedVariant::Split, 7168) == 128 &&
+                car::fused_cta_threads(car::FusedVariant::TwoShot, 7168) == 128 &&
                 car::fused_cta_threads(car::FusedVariant::Cluster, 16384) == 256,
             "threads a CTA: block puts the row's slices side by side in one CTA");
   ck.expect(!car::fused_variant_refuse_reason(car::FusedVariant::Block, 8192) &&
@@ -83,6 +84,13 @@ void host_refusals(Checker& ck) {
                 !car::fused_variant_refuse_reason(car::FusedVariant::Split, 16384) &&
                 !car::fused_variant_refuse_reason(car::FusedVariant::ClusterPush, 16384),
             "block refuses rows needing more than 1024 threads; the others run every hidden size");
+  ck.expect(car::resolve_fused_variant(car::FusedVariant::Auto, car::kFusedTwoShotMinTokens - 1) ==
+                    car::FusedVariant::Split &&
+                car::resolve_fused_variant(car::FusedVariant::Auto, car::kFusedTwoShotMinTokens) ==
+                    car::FusedVariant::TwoShot &&
+                car::resolve_fused_variant(car::FusedVariant::Cluster, 64) == car::FusedVariant::Cluster &&
+                car::Options{}.fused_variant == car::FusedVariant::Auto,
+            "auto: split below kFusedTwoShotMinTokens rows, two-shot from there; the default");
   ck.expect(to_e4m3(1.0f) == 0x38 && to_e4m3(-448.0f) == 0xfe && to_e4m3(1e6f) == 0x7e && to_e4m3(0.0f) == 0,
             "host e4m3 reference");
 }
@@ -222,6 +230,22 @@ void graph_case(Checker& ck, car::FusedVariant variant, int world, std::uint64_t
   for (auto& x : b) x.free_all();
 }
 
+/// auto on both sides of its threshold: the launch runs the variant it resolves to, with its outputs.
+void auto_cases(Checker& ck, std::uint64_t timeout_ns) {
+  car::Options opt;
+  opt.max_bytes = 64 * 7168 * 2;
+  auto comm = car::Communicator::create_virtual(8, 0, opt);
+  for (std::size_t tokens : {car::kFusedTwoShotMinTokens - 1, car::kFusedTwoShotMinTokens}) {
+    car::FusedNormShape s;
+    s.tokens = tokens, s.hidden = 7168, s.dtype = DType::BF16;
+    const car::FusedVariant want =
+        tokens < car::kFusedTwoShotMinTokens ? car::FusedVariant::Split : car::FusedVariant::TwoShot;
+    ck.expect(comm->fused_geometry(s).variant == want,
+              "auto at " + std::to_string(tokens) + " rows launches " + std::string(car::to_string(want)));
+    run_case(ck, car::FusedVariant::Auto, 8, DType::BF16, tokens, 7168, false, true, timeout_ns);
+  }
+}
+
 /// A rank that never arrives: the call ends within the bound and says who was missing.
 void absent_case(Checker& ck, car::FusedVariant variant, int world) {
   const std::size_t tokens = 2, hidden = 4096, bytes = tokens * hidden * 2;
@@ -278,7 +302,7 @@ int run(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "error: usage: gpu_car_fused [--quick | --sanitize] [--timeout-ms N] [--variant "
-                   "cluster|cluster-push|block|split]\n");
+                   "cluster|cluster-push|block|split|two-shot|auto]\n");
       return 2;
     }
   }
@@ -309,6 +333,7 @@ int run(int argc, char** argv) {
     for (int world : quick ? std::vector<int>{8} : std::vector<int>{2, 4, 8}) graph_case(ck, v, world, timeout_ns);
     absent_case(ck, v, quick ? 2 : 4);
   }
+  if (variants.size() > 1) auto_cases(ck, timeout_ns);
   return ck.finish("gpu_car_fused");
 }
 

@@ -16,7 +16,7 @@ T0=$(date +%s)
 left() { echo $((BUDGET_S - ($(date +%s) - T0))); }
 # timeout for a step: at most $1 seconds and what is left of the budget (0: skip the step)
 cap() { local l; l=$(left); if [ "$l" -lt "$1" ]; then echo $((l > 5 ? l : 0)); else echo "$1"; fi; }
-VARIANTS="cluster cluster-push block split"
+VARIANTS="cluster cluster-push block split two-shot"
 B=build
 { date -u; nvidia-smi; nvcc --version | tail -1; git rev-parse HEAD; git status --short | head -20; } > "$OUT/env.log" 2>&1
 echo "== build (Release, sm_90)"
@@ -50,7 +50,7 @@ awk '
   END {
     printf "%-13s %-9s %8s %8s %8s %9s %10s %12s %5s %6s  %s\n", "variant", "shape", "ar", "+norm", "fused",
            "fused-ar", "pair/fus", "bestpair/fus", "rows", "wrong", "targets (<= ar+0.4, >= 1.6x best pair)"
-    split("cluster cluster-push block split", order, " ")
+    split("cluster cluster-push block split two-shot", order, " ")
     for (i = 1; i <= n; ++i) for (j = 1; j <= 4; ++j) {
       v = order[j]; k = keys[i]
       if (!((v, k) in fused)) continue

@@ -156,7 +156,7 @@ struct Args {
   double timeout_ms = 2000;
   int ll_threads = 0;
   int floors = 1;
-  std::string fused_hidden, tokens = "1,2,4,8,16,32,64", fused_variant = "cluster";
+  std::string fused_hidden, tokens = "1,2,4,8,16,32,64", fused_variant = "auto";
 };
 
 /// A comma list of positive integers (flag `flag`).
@@ -204,7 +204,8 @@ int real_main(int argc, char** argv) {
   app.add_option("--tokens", a.tokens, "comma list of rows for --fused-hidden");
   app.add_option("--fused-variant", a.fused_variant,
                  "row split of the fused kernel (and of the separate norm it is compared with): cluster, "
-                 "cluster-push, block or split");
+                 "cluster-push, block, split, two-shot or auto (the library's default: split below 8 rows, two-shot "
+                 "from 8)");
   app.add_option("--floors", a.floors, "1: measure an empty graph node and, with -g >= 2, a GPU0->GPU1 flag first");
   try {
     app.parse(argc, argv);
@@ -232,8 +233,9 @@ int real_main(int argc, char** argv) {
 
   const auto fused_variant = car::parse_fused_variant(a.fused_variant);
   if (!fused_variant)
-    throw specsim::InputError("unknown fused variant '" + a.fused_variant + "' (cluster, cluster-push, block, split)",
-                              "--fused-variant");
+    throw specsim::InputError(
+        "unknown fused variant '" + a.fused_variant + "' (cluster, cluster-push, block, split, two-shot, auto)",
+        "--fused-variant");
   std::vector<std::size_t> fused_hidden, fused_tokens;
   if (!a.fused_hidden.empty()) {
     fused_hidden = parse_list(a.fused_hidden, "--fused-hidden");
