@@ -23,7 +23,8 @@
 // `cluster`, each publishing its partial as one 64-bit word (tag | value) in a per-rank array in
 // global memory and reading its siblings' words (double-buffered by row parity; the tag is the call
 // count and a row bit, so a stale word does not match and nothing is reset: row_sum_split). Every
-// variant adds in the order below, so all write the same bits.
+// variant adds in the order below, so all write the same bits. `two-shot`, with the same slices and
+// order but each slice reduced once by its owner rank, is car_fused_two_shot.cu.
 //
 // Arithmetic (fixed order, no contraction, identical in the fused and the separate kernel):
 //   s = the all-reduce sum rounded to T (rank order 0..world-1, as every variant)

@@ -2,7 +2,8 @@
 // The fused all-reduce + add + RMSNorm's row split and row sums (car_fused_norm.cu,
 // car_fused_two_shot.cu): which CTA and thread own which vectors of a row, the weight loads and
 // norm stores of a thread's vectors, and the sum of squares over a row's CTAs for each variant
-// (cluster, cluster-push, block, split: see the top of car_fused_norm.cu). Internal to those files.
+// (cluster, cluster-push, block, split: see the top of car_fused_norm.cu; two-shot folds the same
+// CTA partials after its all-gather: car_fused_two_shot.cu). Internal to those files.
 #include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

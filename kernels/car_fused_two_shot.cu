@@ -35,7 +35,10 @@
 // every peer had finished this call. Deadlock freedom: every round-1 send comes first and never
 // waits; an owner's reduce waits only on round-1 data; every other wait is on an owner's round 2.
 // All CTAs of all ranks on a GPU are resident at once (the host caps row groups by occupancy).
-// Waits are bounded: a CTA that gives up records the error word and writes no norm from then on.
+// Waits are bounded: an owner's by timeout_ns, the others' by twice that (a call that fails takes
+// up to 2 x timeout_ns), so the owner that sees a missing rank names it in the error word first; a
+// rank that owns no slice (world > C) names the owner it waited for. A CTA that gives up writes no
+// norm from then on.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -88,11 +91,6 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_two_shot_kernel(const 
   const uint4* in = static_cast<const uint4*>(me.in);
   grid_dependency_wait();  // the earlier kernels' writes (inputs, emptied slots, call count) visible
   trigger_dependents();
-  // The first row's input is loaded before the call count, as the other fused variants do (their
-  // sends waited for the two loads in turn); here within 0.1 us either way on 8 virtual ranks of
-  // one H200 (traces/arbench/fused-two-shot-h200-2026-12-03/).
-  const bool has_first = has && rs.group < fa.tokens;
-  const uint4 first_raw = has_first ? in[rs.group * vpr + c] : make_uint4(0, 0, 0, 0);
   std::uint32_t* calls = reinterpret_cast<std::uint32_t*>(me.base[me.rank] + kLlCallsOff);
   const std::uint32_t call = calls[blk] + 1;
   if (threadIdx.x == 0) s_failed = 0;
@@ -109,7 +107,7 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_two_shot_kernel(const 
   if (!owned && has)
     for (std::size_t row = rs.group; row < fa.tokens; row += rs.groups) {
       const std::size_t i = row * vpr + c;
-      store_relaxed_sys(slot(owner, me.rank) + i, unreserve<T>(row == rs.group ? first_raw : in[i]));
+      store_relaxed_sys(slot(owner, me.rank) + i, unreserve<T>(in[i]));
     }
   __syncthreads();  // s_failed initialised; every thread's call-count load done before the count is stored
 
@@ -121,7 +119,7 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_two_shot_kernel(const 
     if (owned) {
       // 2. reduce the slice, add the residual, send r and (below) the partial
       if (has) {
-        const uint4 own = unreserve<T>(row == rs.group ? first_raw : in[i]);  // before the polls: latencies overlap
+        const uint4 own = unreserve<T>(in[i]);  // issued before the polls: latencies overlap
         const uint4 res = static_cast<const uint4*>(fr.residual_in)[i];
         uint4 v[kR];
         unsigned pending = 0;
@@ -161,8 +159,12 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_two_shot_kernel(const 
           ss = add_squares<T>(r, 0.0f);
         }
       }
-      warp_partials(ss, s_sum);  // one block barrier: every thread's flag final after it
-      if (atomicOr(&s_failed, 0) != 0) break;
+      // the warps' sums into s_sum.warp, and one barrier that also decides, for every thread alike,
+      // whether any gave up (warp 0 may set the flag again in 3b before a slower warp reads it)
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) ss = __fadd_rn(ss, __shfl_xor_sync(0xffffffffu, ss, o));
+      if ((threadIdx.x & 31) == 0) s_sum.warp[threadIdx.x >> 5] = ss;
+      if (__syncthreads_or(atomicOr(&s_failed, 0) != 0)) break;
       if (threadIdx.x < 32) {
         const uint4 pk = partial_packet(fold_warps(s_sum, 0, blockDim.x >> 5));
         const std::size_t at = row * vpr + sl.begin;
@@ -228,8 +230,7 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_two_shot_kernel(const 
       if (__any_sync(0xffffffffu, bad) != 0 && threadIdx.x == 0) atomicExch(&s_failed, 1);
       if (threadIdx.x == 0) s_total = total;
     }
-    __syncthreads();
-    if (atomicOr(&s_failed, 0) != 0) break;  // uniform over the CTA after the barrier
+    if (__syncthreads_or(atomicOr(&s_failed, 0) != 0)) break;  // the same answer in every thread
     const float inv = inv_rms(s_total, fa.hidden, fa.eps);
     if (has) write_norm<T>(fr, me.out, i, r, wt[0], inv, fa.quant_inv_scale);
     __syncthreads();  // s_total and s_sum read before the next row writes them

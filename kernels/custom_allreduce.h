@@ -120,7 +120,7 @@ int fused_threads(std::size_t hidden);
 /// `auto`: `split` below kFusedTwoShotMinTokens rows, `two-shot` from there (kernels/README.md).
 enum class FusedVariant { Cluster, ClusterPush, Block, Split, TwoShot, Auto };
 /// Rows from which `auto` runs `two-shot` instead of `split`: on 8 virtual ranks of one H200
-/// (graph of 200 calls, hidden 4096/7168/8192) two-shot is 0.4-1.4 us slower at 1 and 3 rows and
+/// (graph of 200 calls, hidden 4096/7168/8192) two-shot is 0.4-1.45 us slower at 1 and 3 rows and
 /// faster at 8, 16, 32 and 64 (kernels/README.md; 4-7 rows not measured).
 inline constexpr std::size_t kFusedTwoShotMinTokens = 8;
 /// The variant `v` runs for `tokens` rows (`auto` resolved; any other `v` itself).
@@ -160,8 +160,8 @@ struct Options {
   std::uint64_t timeout_ns = kDefaultTimeoutNs;  ///< bound on every spin-wait in the kernels
   std::optional<Link> link;                      ///< topology for Auto; detected when empty
   int ll_threads = 0;                            ///< threads a block of the flag-free kernels: 0 auto, or 32..256
-  /// Row split of allreduce_add_rmsnorm: auto (split below 8 rows, two-shot from 8: the fastest of
-  /// the variants at every measured shape, kernels/README.md).
+  /// Row split of allreduce_add_rmsnorm: auto (split below 8 rows, two-shot from 8: the faster of
+  /// the two at every measured shape, kernels/README.md).
   FusedVariant fused_variant = FusedVariant::Auto;
   /// Test hook (virtual mode only): the blocks of this rank return at once without arriving,
   /// so its peers must time out. -1: off.
