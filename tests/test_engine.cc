@@ -1,6 +1,7 @@
 // The scenario engine: the built-in scenario's anchoring, tok/s and break-even algebra.
 #include <catch2/catch.hpp>
 
+#include "cost/allreduce_fusion.h"
 #include "evaluate/evaluate_scenario.h"
 #include "report/report.h"
 #include "scenario/resolve.h"
@@ -127,4 +128,33 @@ TEST_CASE("JSON report keeps the contract") {
   CHECK(verify["allreduce_count"] == 123);
   CHECK(verify["allreduce_bytes"].get<double>() == Approx(123.0 * 43008));
   CHECK(verify["allgather_count"] == 1);
+}
+
+TEST_CASE("custom:fused prices split's extra below two_shot_min_rows rows and two-shot's from there") {
+  const AllReduceFusionModel& m = allreduce_fusion_model();
+  REQUIRE(m.custom_two_shot_min_rows == 8);
+  REQUIRE(m.custom_two_shot_extra_us != m.custom_extra_us);
+  // the fused kernel's extra over the plain custom all-reduce, summed over a phase's all-reduces
+  auto extra = [](int batch, PhaseKind kind) {
+    RunArgs a;
+    a.batch_size = batch;
+    a.allreduce = {"custom", "custom:fused"};
+    const ScenarioResult r = run_scenario(resolve_scenario(a));
+    const PhaseTiming* fused = nullptr;
+    const PhaseTiming* plain = nullptr;
+    for (const auto& c : r.results) {
+      REQUIRE(c.refused.empty());
+      (c.backend.fused_norm ? fused : plain) = c.phase(kind);
+    }
+    REQUIRE(fused);
+    REQUIRE(plain);
+    return fused->allreduce_us - plain->allreduce_us;
+  };
+  // the built-in scenario verifies 3 tokens a request: 3 rows at bs 1 (split), 12 at bs 4 (two-shot);
+  // its plain decode step at bs 4 has 4 rows (split): the same boundaries in every phase
+  const double verify_bs1 = extra(1, PhaseKind::Verify), verify_bs4 = extra(4, PhaseKind::Verify);
+  const double decode_bs4 = extra(4, PhaseKind::BaselineDecode);
+  CHECK(verify_bs1 > 0);
+  CHECK(verify_bs4 / verify_bs1 == Approx(m.custom_two_shot_extra_us / m.custom_extra_us));
+  CHECK(decode_bs4 == Approx(verify_bs1));
 }

@@ -15,6 +15,10 @@ double AllReduceFusionModel::flashinfer_us(double bytes, int world) const {
   return base + slope * bytes / 1024.0 + fi_norm_extra_us;
 }
 
+double AllReduceFusionModel::custom_extra_for(double rows) const {
+  return rows >= custom_two_shot_min_rows && rows > 0 ? custom_two_shot_extra_us : custom_extra_us;
+}
+
 const AllReduceFusionModel& allreduce_fusion_model() {
   static const AllReduceFusionModel m = [] {
     const std::string path = models_dir() + "/kernels/allreduce_fusion.json";
@@ -32,6 +36,8 @@ const AllReduceFusionModel& allreduce_fusion_model() {
     r.fi_tp8_us_per_kib = sourced_number(fi, "tp8_us_per_kib", w + "flashinfer");
     r.fi_norm_extra_us = sourced_number(fi, "norm_extra_us", w + "flashinfer");
     r.custom_extra_us = sourced_number(cu, "extra_us", w + "custom");
+    r.custom_two_shot_min_rows = sourced_number(cu, "two_shot_min_rows", w + "custom");
+    r.custom_two_shot_extra_us = sourced_number(cu, "two_shot_extra_us", w + "custom");
     r.custom_max_bytes = sourced_number(cu, "max_bytes", w + "custom");
     r.custom_max_hidden = sourced_number(cu, "max_hidden", w + "custom");
     return r;

@@ -84,7 +84,7 @@ OpCost op_cost(const Op& op, const CostContext& ctx, bool graph) {
           case Fusion::FlashInfer:
             c.gpu_us = std::max(allreduce_fusion_model().flashinfer_us(op.comm_bytes, ctx.world), gpu.kernel_min_us);
             break;
-          case Fusion::Custom: c.gpu_us += allreduce_fusion_model().custom_extra_us; break;
+          case Fusion::Custom: c.gpu_us += allreduce_fusion_model().custom_extra_for(op.rows); break;
           case Fusion::None: break;
         }
       break;

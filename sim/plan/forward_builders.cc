@@ -253,8 +253,9 @@ OpBlock decoder_layer(const char* name, int repeat, bool moe, const ModelSpec& m
   OpBlock b{name, repeat, {}};
   // the four ops of the two fused boundaries (op.h: fusable_boundary): the mlp all-reduce and the
   // next layer's input norm, the attention all-reduce and the post-attention norm; 2 per layer
-  auto boundary = [](Op op) {
+  auto boundary = [t](Op op) {
     op.fusable_boundary = true;
+    if (op.kind == OpKind::AllReduce) op.rows = static_cast<std::uint16_t>(std::min(t, 65535.0));
     return op;
   };
   b.ops.push_back(boundary(add_norm("input_layernorm", t, h)));
