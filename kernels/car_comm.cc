@@ -110,7 +110,7 @@ struct Communicator::Impl {
   /// the same CTAs a row and threads buckets; and for block (one CTA a row, counted at
   /// kFusedBlockMaxThreads threads, where the fewest fit). Computed at creation, so that a call
   /// (maybe under graph capture) asks the device nothing.
-  int fused_push_split_cap[3][4][2] = {};
+  int fused_group_cap[3][4][2] = {};
   int fused_block_cap = 1;
   /// The split variant's partial words: kFusedPartialWords for each rank driven here, zeroed once.
   unsigned long long* fused_partials = nullptr;
@@ -141,7 +141,7 @@ struct Communicator::Impl {
                                              1, detail::kMaxBlocks / c);
         constexpr int kModes[3] = {detail::kFusedClusterPush, detail::kFusedSplit, detail::kFusedTwoShot};
         for (int m = 0; m < 3; ++m)
-          fused_push_split_cap[m][i][j] =
+          fused_group_cap[m][i][j] =
               std::clamp(detail::fused_max_groups(kModes[m], c, threads) / ranks_here, 1, detail::kMaxBlocks / c);
       }
     fused_block_cap =
@@ -268,9 +268,9 @@ struct Communicator::Impl {
     int cap = 1;  // row groups a rank
     switch (v) {
       case FusedVariant::Cluster: cap = fused_cluster_cap[log2c][j]; break;
-      case FusedVariant::ClusterPush: cap = fused_push_split_cap[0][log2c][j]; break;
-      case FusedVariant::Split: cap = fused_push_split_cap[1][log2c][j]; break;
-      case FusedVariant::TwoShot: cap = fused_push_split_cap[2][log2c][j]; break;
+      case FusedVariant::ClusterPush: cap = fused_group_cap[0][log2c][j]; break;
+      case FusedVariant::Split: cap = fused_group_cap[1][log2c][j]; break;
+      case FusedVariant::TwoShot: cap = fused_group_cap[2][log2c][j]; break;
       case FusedVariant::Block: cap = fused_block_cap; break;
       case FusedVariant::Auto: break;  // resolved above
     }

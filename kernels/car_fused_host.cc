@@ -174,7 +174,7 @@ void add_rmsnorm(std::span<const FusedNormIo> io, const FusedNormShape& s, cudaS
     a.f[r] = {io[r].residual_in, io[r].residual_out, io[r].weight, io[r].quant_out, nullptr};
   }
   // the cluster kernel for the cluster variants, else one CTA a row (its thread groups the CTAs)
-  const bool one_cta = v != FusedVariant::Cluster && v != FusedVariant::ClusterPush;
+  const bool one_cta = !fused_clustered(v);
   if (auto why = fused_variant_refuse_reason(one_cta ? FusedVariant::Block : v, s.hidden))
     throw std::runtime_error("add_rmsnorm refused: " + *why);
   a.base.ranks = static_cast<int>(io.size());

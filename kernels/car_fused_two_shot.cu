@@ -79,7 +79,6 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_two_shot_kernel(const 
   const FusedRank& fr = fa.f[blockIdx.y];
   if (me.absent) return;
   __shared__ int s_failed;
-  __shared__ float s_total;
   __shared__ RowSumSmem s_sum;
   const std::size_t vpr = fa.hidden / 8;
   const RowSplit rs = row_split<kFusedTwoShot>(fa.cluster);
@@ -122,28 +121,9 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_two_shot_kernel(const 
         const uint4 own = unreserve<T>(in[i]);  // issued before the polls: latencies overlap
         const uint4 res = static_cast<const uint4*>(fr.residual_in)[i];
         uint4 v[kR];
-        unsigned pending = 0;
-#pragma unroll
-        for (int q = 0; q < kR; ++q) {
-          v[q] = make_uint4(0, 0, 0, 0);
-          if (q < world && q != me.rank) pending |= 1u << q;
-        }
-        SpinBound bound;
-        while (true) {
-#pragma unroll
-          for (int q = 0; q < kR; ++q)
-            if (pending & (1u << q)) v[q] = load_relaxed_sys(slot(me.rank, q) + i);
-#pragma unroll
-          for (int q = 0; q < kR; ++q)
-            if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
-          if (pending == 0 || atomicOr(&s_failed, 0) != 0) break;
-          if (bound.expired(a.timeout_ns)) {
-            record_wait_failure(me, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
-            atomicExch(&s_failed, 1);
-            break;
-          }
-        }
-        ok = pending == 0;
+        ok = poll_peers<T, kR>(
+            v, [&](int q) { return slot(me.rank, q) + i; }, world, me, &s_failed, a.timeout_ns, static_cast<int>(blk),
+            call);
         if (ok) {
 #pragma unroll
           for (int q = 0; q < kR; ++q)
@@ -177,21 +157,8 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_two_shot_kernel(const 
     } else if (has) {
       // 3a. r of this slice from its owner
       uint4* src = slot(me.rank, me.rank) + i;
-      SpinBound bound;
-      while (true) {
-        r = load_relaxed_sys(src);
-        if (filled<T>(r)) break;
-        if (atomicOr(&s_failed, 0) != 0) {
-          ok = false;
-          break;
-        }
-        if (bound.expired(2 * a.timeout_ns)) {  // the owner, itself waiting, gives up first
-          record_wait_failure(me, owner, kLlWait, static_cast<int>(blk), call);
-          atomicExch(&s_failed, 1);
-          ok = false;
-          break;
-        }
-      }
+      // twice the bound: the owner, itself waiting, gives up first and names the missing rank
+      ok = poll_filled<T>(src, r, owner, me, &s_failed, 2 * a.timeout_ns, static_cast<int>(blk), call);
       if (ok) {
         *src = empty_vec();  // plain: kernel order
         static_cast<uint4*>(fr.residual_out)[i] = r;
@@ -205,35 +172,23 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_two_shot_kernel(const 
         const Slice from = row_slice(vpr, threadIdx.x, rs.parts);
         const int o = static_cast<int>(threadIdx.x % static_cast<unsigned>(world));
         uint4* p = slot(me.rank, o) + row * vpr + from.begin + rs.part;
-        SpinBound bound;
-        while (true) {
-          const uint4 pk = load_relaxed_sys(p);
-          if (filled<T>(pk)) {
-            *p = empty_vec();  // plain: kernel order
-            v = packet_partial(pk);
-            break;
-          }
-          if (atomicOr(&s_failed, 0) != 0) {
-            bad = 1;
-            break;
-          }
-          if (bound.expired(2 * a.timeout_ns)) {
-            record_wait_failure(me, o, kLlWait, static_cast<int>(blk), call);
-            atomicExch(&s_failed, 1);
-            bad = 1;
-            break;
-          }
+        uint4 pk;
+        if (poll_filled<T>(p, pk, o, me, &s_failed, 2 * a.timeout_ns, static_cast<int>(blk), call)) {
+          *p = empty_vec();  // plain: kernel order
+          v = packet_partial(pk);
+        } else {
+          bad = 1;
         }
       }
       __syncwarp();
       const float total = fold_lanes(v, rs.parts);
       if (__any_sync(0xffffffffu, bad) != 0 && threadIdx.x == 0) atomicExch(&s_failed, 1);
-      if (threadIdx.x == 0) s_total = total;
+      if (threadIdx.x == 0) s_sum.part[0] = total;
     }
     if (__syncthreads_or(atomicOr(&s_failed, 0) != 0)) break;  // the same answer in every thread
-    const float inv = inv_rms(s_total, fa.hidden, fa.eps);
+    const float inv = inv_rms(s_sum.part[0], fa.hidden, fa.eps);
     if (has) write_norm<T>(fr, me.out, i, r, wt[0], inv, fa.quant_inv_scale);
-    __syncthreads();  // s_total and s_sum read before the next row writes them
+    __syncthreads();  // s_sum read before the next row writes it
   }
   store_call_count(calls, blk, nblk, call, threadIdx.x, blockDim.x);
 }

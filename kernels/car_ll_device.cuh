@@ -134,6 +134,53 @@ __device__ __forceinline__ uint4 reduce_regs(const uint4 (&v)[kR], const uint4& 
   return make_uint4(out[0], out[1], out[2], out[3]);
 }
 
+/// Polls `src(q)` of every peer q != self below world, all pending loads in flight at once, then
+/// the checks, until every one is filled (v[q]: peer q's vector; v[self] is not written). False
+/// when the block's give-up flag `failed` is set, or when `bound_ns` passes: then the wait is
+/// recorded against the first missing peer and the flag set.
+template <typename T, int kR, typename Src>
+__device__ __forceinline__ bool poll_peers(uint4 (&v)[kR], Src src, int world, const RankPtrs& me, int* failed,
+                                           std::uint64_t bound_ns, int blk, std::uint32_t call) {
+  unsigned pending = 0;
+#pragma unroll
+  for (int q = 0; q < kR; ++q)
+    if (q < world && q != me.rank) pending |= 1u << q;
+  SpinBound bound;
+  while (true) {
+#pragma unroll
+    for (int q = 0; q < kR; ++q)
+      if (pending & (1u << q)) v[q] = load_relaxed_sys(src(q));
+#pragma unroll
+    for (int q = 0; q < kR; ++q)
+      if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
+    if (pending == 0) return true;
+    if (atomicOr(failed, 0) != 0) return false;
+    if (bound.expired(bound_ns)) {
+      record_wait_failure(me, __ffs(static_cast<int>(pending)) - 1, kLlWait, blk, call);
+      atomicExch(failed, 1);
+      return false;
+    }
+  }
+}
+
+/// Polls `p` until filled (into `v`); false when the block's give-up flag `failed` is set, or when
+/// `bound_ns` passes: then the wait is recorded against rank `from` and the flag set.
+template <typename T>
+__device__ __forceinline__ bool poll_filled(const uint4* p, uint4& v, int from, const RankPtrs& me, int* failed,
+                                            std::uint64_t bound_ns, int blk, std::uint32_t call) {
+  SpinBound bound;
+  while (true) {
+    v = load_relaxed_sys(p);
+    if (filled<T>(v)) return true;
+    if (atomicOr(failed, 0) != 0) return false;
+    if (bound.expired(bound_ns)) {
+      record_wait_failure(me, from, kLlWait, blk, call);
+      atomicExch(failed, 1);
+      return false;
+    }
+  }
+}
+
 /// Stores a rank's new call count into calls[j] for every j = blk (mod nblk) below kMaxBlocks,
 /// so that every entry is current whatever the next call's block count; `lanes` threads share
 /// the stores, this one being `lane` (threadIdx.x, blockDim.x: the whole block; 0, 1: one thread).

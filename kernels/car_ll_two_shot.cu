@@ -92,23 +92,6 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   const auto slot = [&](int q, int idx) {
     return reinterpret_cast<uint4*>(me.base[q] + area + a.ll_slot * static_cast<std::size_t>(idx));
   };
-  /// Round 3: polls `p` until filled; false once this thread or another of the block gave up.
-  /// `from`: the slice's owner (named in the error word). Bounded by twice timeout_ns: an owner
-  /// that waits for a missing rank in round 2 sends nothing, so the round-2 waiters, which see the
-  /// missing rank directly, give up first and the error word names it, not the owner.
-  const auto wait_filled = [&](const uint4* p, int from, uint4& v) {
-    SpinBound bound;
-    while (true) {
-      v = load_relaxed_sys(p);  // relaxed.sys poll: see above
-      if (filled<T>(v)) return true;
-      if (atomicOr(&s_failed, 0) != 0) return false;
-      if (bound.expired(2 * a.timeout_ns)) {
-        record_wait_failure(me, from, kLlWait, static_cast<int>(blk), call);
-        atomicExch(&s_failed, 1);
-        return false;
-      }
-    }
-  };
   bool ok = true;
 
   // 1. reduce-scatter sends: posted stores, no waiting
@@ -121,27 +104,9 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   for (std::uint32_t j = lo + first2; ok && j < hi; j += stride) {
     const uint4 own = unreserve<T>(load_input<T>(me.in, j, a.count));  // issued before the polls
     uint4 v[kR];
-    unsigned pending = 0;
-#pragma unroll
-    for (int q = 0; q < kR; ++q)
-      if (q < world && q != me.rank) pending |= 1u << q;
-    SpinBound bound;
-    while (true) {
-      // all pending peers' loads in flight at once, then the checks
-#pragma unroll
-      for (int q = 0; q < kR; ++q)
-        if (pending & (1u << q)) v[q] = load_relaxed_sys(slot(me.rank, q) + j);
-#pragma unroll
-      for (int q = 0; q < kR; ++q)
-        if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
-      if (pending == 0 || atomicOr(&s_failed, 0) != 0) break;
-      if (bound.expired(a.timeout_ns)) {
-        record_wait_failure(me, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
-        atomicExch(&s_failed, 1);
-        break;
-      }
-    }
-    if (pending != 0) {  // gave up: the error word says why; nothing more is written
+    if (!poll_peers<T, kR>(
+            v, [&](int q) { return slot(me.rank, q) + j; }, world, me, &s_failed, a.timeout_ns, static_cast<int>(blk),
+            call)) {  // gave up: the error word says why; nothing more is written
       ok = false;
       break;
     }
@@ -165,7 +130,10 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     if (o == me.rank) continue;
     uint4 v;
     uint4* p = slot(me.rank, me.rank) + i;
-    if (!wait_filled(p, o, v)) break;
+    // round 3, bounded by twice timeout_ns: an owner that waits for a missing rank in round 2 sends
+    // nothing, so the round-2 waiters, which see the missing rank directly, give up first and the
+    // error word names it, not the owner
+    if (!poll_filled<T>(p, v, o, me, &s_failed, 2 * a.timeout_ns, static_cast<int>(blk), call)) break;
     *p = empty_vec();  // plain: kernel order
     store_output<T>(me.out, i, a.count, v);
   }

@@ -125,6 +125,9 @@ enum class FusedVariant { Cluster, ClusterPush, Block, Split, TwoShot, Auto };
 inline constexpr std::size_t kFusedTwoShotMinTokens = 8;
 /// The variant `v` runs for `tokens` rows (`auto` resolved; any other `v` itself).
 FusedVariant resolve_fused_variant(FusedVariant v, std::size_t tokens);
+/// Whether `v` runs thread-block clusters (cluster, cluster-push): add_rmsnorm then runs the
+/// cluster kernel, else one CTA a row.
+inline bool fused_clustered(FusedVariant v) { return v == FusedVariant::Cluster || v == FusedVariant::ClusterPush; }
 /// `cluster`, `cluster-push`, `block`, `split`, `two-shot`, `auto`.
 std::string_view to_string(FusedVariant v);
 /// Parses the names above; nullopt for anything else.

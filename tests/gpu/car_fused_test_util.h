@@ -41,8 +41,8 @@ inline constexpr specsim::car::FusedVariant kFusedVariants[] = {
 /// The separate kernel compared with variant v at `hidden`: v's row split where it runs the shape,
 /// else the cluster one (the same bits either way).
 inline specsim::car::FusedVariant separate_for(specsim::car::FusedVariant v, std::size_t hidden) {
-  const bool one_cta = v != specsim::car::FusedVariant::Cluster && v != specsim::car::FusedVariant::ClusterPush;
-  return one_cta && specsim::car::fused_variant_refuse_reason(specsim::car::FusedVariant::Block, hidden)
+  return !specsim::car::fused_clustered(v) &&
+                 specsim::car::fused_variant_refuse_reason(specsim::car::FusedVariant::Block, hidden)
              ? specsim::car::FusedVariant::Cluster
              : v;
 }

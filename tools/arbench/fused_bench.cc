@@ -48,7 +48,7 @@ std::size_t run_fused_bench(Ranks& R, DType dt, const std::vector<std::size_t>& 
       specsim::dtype_name(dt), R.world, R.virt ? "virtual, one GPU" : "one a GPU", graph ? "one CUDA graph" : "eager",
       iters, car::to_string(fv));
   for (std::size_t h : hiddens) {
-    const bool one_cta = fv != car::FusedVariant::Cluster && fv != car::FusedVariant::ClusterPush;
+    const bool one_cta = !car::fused_clustered(fv);
     fmt::print(
         "# hidden {}: allreduce = auto (variant below); +norm = allreduce then the separate add+RMSNorm "
         "kernel ({}); fused = one kernel ({} of {} threads a row); ctas = fused CTAs a rank; rows = rows a "
