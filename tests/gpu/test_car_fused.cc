@@ -5,7 +5,8 @@
 // place, a CUDA graph of fused calls mixed with one-shot-ll calls (they share the slots and the
 // call count), an absent rank (bounded wait, error reported), and the host refusals (these run
 // first, without a GPU). Every fused variant (Options::fused_variant) writes the same bits as the
-// others and as the separate kernel. Flags: --quick (fewer worlds and shapes), --timeout-ms N,
+// others and as the separate kernel, and `auto`'s calls of split and two-shot alternate on one
+// communicator. Flags: --quick (fewer worlds and shapes), --timeout-ms N,
 // --variant NAME (one variant; default every one).
 #include <cuda_runtime.h>
 
@@ -246,6 +247,131 @@ void auto_cases(Checker& ck, std::uint64_t timeout_ns) {
   }
 }
 
+/// auto's pattern across batch sizes, on one communicator: fused calls below the two-shot threshold
+/// (split) and at it (two-shot) alternating with each other and with a one-shot-ll call, enqueued
+/// back to back and then as a graph replayed; every call writes its own outputs, each checked (the
+/// slots and call counts the variants share stay consistent across the switches).
+void alternating_case(Checker& ck, int world, std::uint64_t timeout_ns) {
+  const DType dt = DType::BF16;
+  const std::size_t hidden = 7168;
+  const std::size_t rows[2] = {car::kFusedTwoShotMinTokens - 1, car::kFusedTwoShotMinTokens};
+  car::Options opt;
+  opt.max_bytes = rows[1] * hidden * 2;
+  opt.timeout_ns = timeout_ns;
+  auto comm = car::Communicator::create_virtual(world, 0, opt);
+  const std::string who = "auto alternating world " + std::to_string(world);
+  std::fprintf(stderr, "case %s\n", who.c_str());
+  FusedProblem p[2];
+  car::FusedNormShape s[2];
+  std::vector<RankBufs> ref[2];
+  for (int k = 0; k < 2; ++k) {
+    p[k] = make_fused_problem(dt, world, rows[k], hidden, 777 + 13 * k + world);
+    s[k].tokens = rows[k], s[k].hidden = hidden, s[k].dtype = dt, s[k].eps = p[k].eps;
+    const car::FusedVariant v = comm->fused_geometry(s[k]).variant;
+    ck.expect(v == (k == 0 ? car::FusedVariant::Split : car::FusedVariant::TwoShot),
+              who + ": " + std::to_string(rows[k]) + " rows run " + std::string(car::to_string(v)));
+  }
+  // every call's buffers: the problem's inputs, its own outputs
+  auto make_bufs = [&](int k) {
+    const std::size_t bytes = rows[k] * hidden * 2;
+    std::vector<RankBufs> b(static_cast<std::size_t>(world));
+    for (int r = 0; r < world; ++r) {
+      RankBufs& x = b[static_cast<std::size_t>(r)];
+      x.alloc(bytes, hidden * 2);
+      GPU_CHECK(cudaMemcpy(x.in, p[k].ar.in[static_cast<std::size_t>(r)].data(), bytes, cudaMemcpyHostToDevice));
+      GPU_CHECK(cudaMemcpy(x.res_in, p[k].residual.data(), bytes, cudaMemcpyHostToDevice));
+      GPU_CHECK(cudaMemcpy(x.weight, p[k].weight.data(), hidden * 2, cudaMemcpyHostToDevice));
+    }
+    return b;
+  };
+  auto io = [&](std::vector<RankBufs>& b, bool pair) {
+    std::vector<car::FusedNormIo> v;
+    for (RankBufs& x : b)
+      v.push_back(pair ? car::FusedNormIo{x.ar, x.res_in, x.res2, x.weight, x.norm2, nullptr}
+                       : car::FusedNormIo{x.in, x.res_in, x.res_out, x.weight, x.norm, nullptr});
+    return v;
+  };
+  auto ptrs = [](std::vector<RankBufs>& b, bool out) {
+    std::vector<void*> v;
+    for (RankBufs& x : b) v.push_back(out ? x.ar : x.in);
+    return v;
+  };
+  // the unfused pair of each problem: the norms every fused call must match bitwise
+  for (int k = 0; k < 2; ++k) {
+    ref[k] = make_bufs(k);
+    const std::vector<void*> in = ptrs(ref[k], false), out = ptrs(ref[k], true);
+    const std::vector<const void*> cin(in.begin(), in.end());
+    comm->allreduce_virtual(cin, out, rows[k] * hidden, dt, car::Variant::OneShotLL, nullptr);
+    car::add_rmsnorm(io(ref[k], true), s[k], nullptr,
+                     separate_for(k == 0 ? car::FusedVariant::Split : car::FusedVariant::TwoShot, hidden));
+  }
+  comm->synchronize(nullptr);
+  // two-shot, split, one-shot-ll, split, two-shot, two-shot, split: both parities after each switch
+  const int seq[] = {1, 0, -1, 0, 1, 1, 0};
+  std::vector<std::vector<RankBufs>> calls;
+  for (int k : seq) calls.push_back(make_bufs(k < 0 ? 0 : k));
+  auto enqueue = [&](cudaStream_t st) {
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      if (seq[c] < 0) {
+        const std::vector<void*> in = ptrs(calls[c], false), out = ptrs(calls[c], true);
+        const std::vector<const void*> cin(in.begin(), in.end());
+        comm->allreduce_virtual(cin, out, rows[0] * hidden, dt, car::Variant::OneShotLL, st);
+      } else {
+        comm->allreduce_add_rmsnorm_virtual(io(calls[c], false), s[seq[c]], st);
+      }
+    }
+  };
+  auto check = [&](const std::string& when) {
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      const int k = seq[c] < 0 ? 0 : seq[c];
+      const std::size_t bytes = rows[k] * hidden * 2;
+      for (int r = 0; r < world; ++r) {
+        const RankBufs& x = calls[c][static_cast<std::size_t>(r)];
+        const RankBufs& y = ref[k][static_cast<std::size_t>(r)];
+        const std::string tag = who + " " + when + " call " + std::to_string(c) + " rank " + std::to_string(r);
+        if (seq[c] < 0) {
+          ck.expect(fetch(x.ar, bytes) == p[0].ar.ref, tag + ": one-shot-ll between fused calls");
+          continue;
+        }
+        check_fused_rank(ck, tag, p[k], dt, 1.0f, fetch(x.res_out, bytes), fetch(y.res2, bytes), fetch(x.norm, bytes),
+                         fetch(y.norm2, bytes), nullptr, nullptr);
+      }
+    }
+  };
+  auto poison = [&] {
+    for (std::size_t c = 0; c < calls.size(); ++c)
+      for (RankBufs& x : calls[c])
+        for (void* o : {x.norm, x.res_out, x.ar})
+          GPU_CHECK(cudaMemset(o, kPoison, rows[seq[c] < 0 ? 0 : seq[c]] * hidden * 2));
+    GPU_CHECK(cudaDeviceSynchronize());
+  };
+  poison();
+  enqueue(nullptr);
+  comm->synchronize(nullptr);
+  check("eager");
+  cudaStream_t st;
+  GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  GPU_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+  enqueue(st);
+  GPU_CHECK(cudaStreamEndCapture(st, &g));
+  GPU_CHECK(cudaGraphInstantiate(&ge, g, 0));
+  for (int rep = 0; rep < 3; ++rep) {
+    poison();
+    GPU_CHECK(cudaGraphLaunch(ge, st));
+    comm->synchronize(st);
+    check("graph replay " + std::to_string(rep));
+  }
+  GPU_CHECK(cudaGraphExecDestroy(ge));
+  GPU_CHECK(cudaGraphDestroy(g));
+  GPU_CHECK(cudaStreamDestroy(st));
+  for (auto& b : calls)
+    for (auto& x : b) x.free_all();
+  for (auto& b : ref)
+    for (auto& x : b) x.free_all();
+}
+
 /// A rank that never arrives: the call ends within the bound and says who was missing.
 void absent_case(Checker& ck, car::FusedVariant variant, int world) {
   const std::size_t tokens = 2, hidden = 4096, bytes = tokens * hidden * 2;
@@ -333,7 +459,10 @@ int run(int argc, char** argv) {
     for (int world : quick ? std::vector<int>{8} : std::vector<int>{2, 4, 8}) graph_case(ck, v, world, timeout_ns);
     absent_case(ck, v, quick ? 2 : 4);
   }
-  if (variants.size() > 1) auto_cases(ck, timeout_ns);
+  if (variants.size() > 1 || variants[0] == car::FusedVariant::Auto) {
+    auto_cases(ck, timeout_ns);
+    for (int world : quick ? std::vector<int>{8} : std::vector<int>{2, 3, 8}) alternating_case(ck, world, timeout_ns);
+  }
   return ck.finish("gpu_car_fused");
 }
 
