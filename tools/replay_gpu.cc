@@ -99,6 +99,7 @@ int replay_under_mpi(const RunArgs& args, const ReplayFlags& f) {
   }
   replay::MpiReplayOptions mo;
   mo.custom = allreduce_model(backend).gpu_runner() == GpuRunner::Custom, mo.variant = backend.variant;
+  mo.fused_norm = mo.custom && backend.fused_norm;
   ReplayMeasurement m;
   try {
     m = replay::replay_plan_mpi(r->plan, replay_options(f), mo, mpi);
@@ -125,6 +126,7 @@ int replay_local(const RunArgs& args, const ReplayFlags& f) {
   replay::MultiGpuOptions mg;
   mg.gpus = l.gpus, mg.custom = allreduce_model(l.backend).gpu_runner() == GpuRunner::Custom;
   mg.variant = l.backend.variant;
+  mg.fused_norm = mg.custom && l.backend.fused_norm;
   const replay::ReplayOptions opt = replay_options(f);
   const ReplayMeasurement m = l.gpus > 1 ? replay_threads(r.plan, opt, mg) : replay::replay_plan(r.plan, opt);
   std::cout << replay_outputs(l.scenario, r, m, f.files);

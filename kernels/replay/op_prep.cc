@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "scenario/custom_ar_policy.h"
+
 namespace specsim::replay::detail {
 namespace {
 
@@ -67,9 +69,33 @@ void prepare_attention(const Op& op, PreparedOp& p) {
                             p.attn.groups > 1 ? fmt::format(", KV read by {} query groups", p.attn.groups) : "");
 }
 
+// A layer boundary's all-reduce that custom:fused runs fused with the add + RMSNorm: the engine's
+// rule (engine/op_cost.cc boundary_fusion), tokens x hidden x 2 B within the fused kernel's cap.
+bool fused_boundary(const RankGpu& g, const Op& op, double ar_bytes) {
+  return g.car != nullptr && g.car_fused && op.fusable_boundary && ar_bytes <= double(car_policy::kLlMaxBytes);
+}
+
+void prepare_fused(const RankGpu& g, const Op& op, PreparedOp& p) {
+  if (op.rows == 0 || p.elems % op.rows != 0)
+    throw std::logic_error(fmt::format("{}: a layer boundary's all-reduce without its rows", op.name));
+  p.how = How::AllReduceFused;
+  p.fused.tokens = op.rows;
+  p.fused.hidden = p.elems / op.rows;
+  p.fused.dtype = car::DType::BF16;
+  const car::FusedVariant v = car::resolve_fused_variant(car::FusedVariant::Auto, op.rows);
+  p.meta.note = fmt::format("custom all-reduce fused with the residual add and RMSNorm ({}, {} x {})",
+                            car::to_string(v), p.fused.tokens, p.fused.hidden);
+  if (p.fused.hidden > car::kFusedMaxHidden || p.fused.hidden % 8 != 0 || p.elems * 2 > g.car->max_bytes())
+    throw std::runtime_error(fmt::format(
+        "{}: the fused all-reduce + add + RMSNorm does not run {} rows of {} (hidden a multiple of 8 up to {}, "
+        "{} B at most): replay with --allreduce custom",
+        op.name, p.fused.tokens, p.fused.hidden, car::kFusedMaxHidden, g.car->max_bytes()));
+}
+
 void prepare_allreduce(const RankGpu& g, const Op& op, PreparedOp& p) {
   // bf16 payload, out of place (so repeated replays do not grow the values)
   p.elems = std::size_t(std::max(1.0, std::ceil(op.comm_bytes / 2)));
+  if (fused_boundary(g, op, op.comm_bytes)) return prepare_fused(g, op, p);
   p.how = How::AllReduceNccl;
   if (g.car && p.elems * 2 <= g.car->max_bytes()) {
     p.how = How::AllReduceCustom;
@@ -85,6 +111,11 @@ void prepare_allreduce(const RankGpu& g, const Op& op, PreparedOp& p) {
 }
 
 }  // namespace
+
+// an add-norm reads x and residual and writes both: 4 x its all-reduce's bytes (as the engine)
+bool norm_fused_away(const RankGpu& g, const Op& op) {
+  return op.kind == OpKind::Norm && fused_boundary(g, op, op.bytes / 4.0);
+}
 
 PreparedOp prepare_op(const RankGpu& g, const Op& op, const OpBlock& b) {
   PreparedOp p;

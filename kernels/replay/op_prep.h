@@ -16,7 +16,7 @@
 namespace specsim::replay::detail {
 
 /// How an op runs on the GPU.
-enum class How { Gemm, Attention, Memory, AllReduceNccl, AllReduceCustom, AllGather };
+enum class How { Gemm, Attention, Memory, AllReduceNccl, AllReduceCustom, AllReduceFused, AllGather };
 
 /// One op ready to launch.
 struct PreparedOp {
@@ -31,6 +31,7 @@ struct PreparedOp {
   std::size_t vec16 = 0;           ///< memory ops: 16-byte vectors read (and as many written)
   AttentionLaunch attn;            ///< split-KV grid of an attention op
   std::size_t elems = 0;           ///< collectives: bf16 elements per rank (all-gather: sent by each rank)
+  car::FusedNormShape fused;       ///< AllReduceFused: the boundary's rows and hidden size
 };
 
 /// One block of a phase: its ops and how many weight/KV slots they rotate through.
@@ -46,5 +47,10 @@ struct PreparedBlock {
 /// and the payload fits its buffer, else NCCL. Throws std::runtime_error when the op cannot run
 /// (no cuBLASLt algorithm, a collective without the communicator it needs).
 PreparedOp prepare_op(const RankGpu& g, const Op& op, const OpBlock& b);
+
+/// Whether `op` is a layer boundary's add+RMSNorm that runs inside the fused all-reduce on `g`
+/// (`--allreduce custom:fused`), as the engine drops it (engine/op_cost.cc fused_away): a
+/// boundary norm whose all-reduce fits the fused kernel's 1 MiB.
+bool norm_fused_away(const RankGpu& g, const Op& op);
 
 }  // namespace specsim::replay::detail

@@ -30,6 +30,7 @@ constexpr double kSpinPerOpNs = 15000, kSpinBaseNs = 10000;  // host queues a la
 // Activation-sized buffers every op of a phase shares (they stay in L2, as in a real forward).
 struct Scratch {
   DevBuf x, x8, xs, y, q, attn_out, src, dst, ar_in, ar_out, ag_in, ag_out;  // xs: x8's token-group scales
+  DevBuf res_in, res_out, norm_w;  // fused boundaries: the residual in and out, the RMSNorm weight
 };
 
 BlockFp8Shape block_shape(const PreparedOp& p) { return {p.gs.m, p.gs.n, p.gs.k, p.gs.batch}; }
@@ -44,12 +45,13 @@ double median(std::vector<double> v) {
 class PhaseRunner {
  public:
   PhaseRunner(RankGpu& g, const PhasePlan& ph, const ReplayOptions& opt) : g_(g), ph_(ph), opt_(opt) {
-    std::size_t x = 0, x8 = 0, xs = 0, y = 0, q = 0, out = 0, mem = 0, ar = 0, ag = 0;
+    std::size_t x = 0, x8 = 0, xs = 0, y = 0, q = 0, out = 0, mem = 0, ar = 0, ag = 0, fused = 0, hidden = 0;
     for (const auto& b : ph.blocks) {
       PreparedBlock pb;
       pb.block = &b;
       std::size_t block_bytes = 0;
       for (const auto& op : b.ops) {
+        if (norm_fused_away(g, op)) continue;  // runs inside the boundary's fused all-reduce
         PreparedOp p = prepare_op(g, op, b);
         block_bytes += p.slot_bytes;
         if (p.how == How::Gemm) {
@@ -62,6 +64,9 @@ class PhaseRunner {
           out = std::max(out, attention_out_floats(p.attn) * 4);
         } else if (p.how == How::AllReduceNccl || p.how == How::AllReduceCustom) {
           ar = std::max(ar, p.elems * 2);
+        } else if (p.how == How::AllReduceFused) {
+          ar = std::max(ar, p.elems * 2), fused = std::max(fused, p.elems * 2);
+          hidden = std::max(hidden, p.fused.hidden);
         } else if (p.how == How::AllGather) {
           ag = std::max(ag, p.elems * 2);
         } else {
@@ -108,6 +113,8 @@ class PhaseRunner {
     alloc(s_.src, mem, false, 1.0f);
     alloc(s_.dst, mem, false, 1.0f);
     if (ar > 0) alloc(s_.ar_in, ar, false, 1.0f), alloc(s_.ar_out, ar, false, 1.0f);
+    if (fused > 0) alloc(s_.res_in, fused, false, 1.0f), alloc(s_.res_out, fused, false, 1.0f);
+    if (fused > 0) alloc(s_.norm_w, hidden * 2, false, 1.0f);
     if (ag > 0) alloc(s_.ag_in, ag, false, 1.0f), alloc(s_.ag_out, ag * std::size_t(g.world), false, 1.0f);
     GPU_CHECK(cudaStreamSynchronize(g.stream));
   }
@@ -143,6 +150,10 @@ class PhaseRunner {
         break;
       case How::AllReduceCustom:
         g_.car->allreduce(s_.ar_in.p, s_.ar_out.p, p.elems, car::DType::BF16, g_.car_variant, st);
+        break;
+      case How::AllReduceFused:  // the new residual out of place, so replays do not grow it
+        g_.car->allreduce_add_rmsnorm({s_.ar_in.p, s_.res_in.p, s_.res_out.p, s_.norm_w.p, s_.ar_out.p, nullptr},
+                                      p.fused, st);
         break;
       case How::AllGather: GPU_CHECK(ncclAllGather(s_.ag_in.p, s_.ag_out.p, p.elems, ncclBfloat16, g_.nccl, st)); break;
     }

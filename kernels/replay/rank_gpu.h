@@ -43,6 +43,9 @@ struct RankGpu {
   ncclComm_t nccl = nullptr;         ///< all-gathers; all-reduces unless `car`; null: none run
   car::Communicator* car = nullptr;  ///< the custom all-reduce (`--allreduce custom`)
   car::Variant car_variant = car::Variant::Auto;
+  /// `--allreduce custom:fused`: each layer-boundary all-reduce runs as the custom all-reduce fused
+  /// with the residual add and RMSNorm, and the boundary's separate norm does not run
+  bool car_fused = false;
   std::function<void()> barrier;  ///< std::barrier (threads) or MPI_Barrier (processes)
   /// Waits at the barrier, if there is one.
   void sync() const {

@@ -142,7 +142,7 @@ ReplayMeasurement run_rank(const CyclePlan& plan, const ReplayOptions& opt, cons
   }
   detail::RankSetup rs;
   rs.device = device, rs.rank = w.rank, rs.world = w.world, rs.nccl = nccl.get();
-  rs.car = car.get(), rs.car_variant = variant;
+  rs.car = car.get(), rs.car_variant = variant, rs.car_fused = mo.fused_norm;
   rs.barrier = [] { REPLAY_MPI(MPI_Barrier(MPI_COMM_WORLD)); };
   ReplayMeasurement m = detail::replay_rank(shared ? without_allgathers(plan) : plan, plan, opt, rs);
 
@@ -161,7 +161,7 @@ ReplayMeasurement run_rank(const CyclePlan& plan, const ReplayOptions& opt, cons
     for (double* f : detail::rank_max_fields(ph)) *f = most[k++];
 
   m.gpus = w.world;
-  m.allreduce_backend = mo.custom ? "custom:" + mo.variant : "nccl";
+  m.allreduce_backend = mo.backend();
   m.launch = fmt::format("{} processes under MPI", w.world);
   m.shared_gpus = shared;
   m.device = shared ? fmt::format("{} ranks on {} GPU(s): {}", w.world, gpus_used, m.device)
@@ -171,7 +171,7 @@ ReplayMeasurement run_rank(const CyclePlan& plan, const ReplayOptions& opt, cons
       "all-gathers {}; every rank launches each replay after an MPI_Barrier; phase and class times are the slowest "
       "rank's median (MPI_Reduce max to rank 0); per-op times are rank 0's",
       w.world, w.nodes, shared ? " modulo the node's GPUs" : "",
-      mo.custom ? "the custom kernel (" + mo.variant + "), IPC handles over MPI" : std::string("NCCL"),
+      mo.custom ? "the custom kernel (" + mo.backend() + "), IPC handles over MPI" : std::string("NCCL"),
       shared ? "left out" : "through NCCL (NCCL_NVLS_ENABLE=0, unique id from rank 0 over MPI_Bcast)"));
   if (shared)
     m.notes.push_back(fmt::format(

@@ -51,6 +51,9 @@ class MpiSession {
 struct MpiReplayOptions {
   bool custom = false;           ///< the custom all-reduce (CUDA IPC handles over MPI), else NCCL
   std::string variant = "auto";  ///< custom variant (auto, one-shot-pull, one-shot-push, two-shot)
+  bool fused_norm = false;       ///< custom:fused: layer boundaries fused with the add + RMSNorm
+  /// The backend as the report names it: nccl, custom:VARIANT or custom:fused.
+  std::string backend() const { return !custom ? "nccl" : fused_norm ? "custom:fused" : "custom:" + variant; }
 };
 
 /// Replays every phase of a tp = world plan, this process being rank `mpi.place().rank` on GPU

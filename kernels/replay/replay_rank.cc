@@ -25,7 +25,7 @@ ReplayMeasurement replay_rank(const CyclePlan& ran, const CyclePlan& full, const
   out.device = init_rank_gpu(g, rs.device);
   out.iters = opt.iters, out.warmup = opt.warmup;
   g.rank = rs.rank, g.world = rs.world, g.nccl = rs.nccl, g.barrier = rs.barrier;
-  g.car = rs.car, g.car_variant = rs.car_variant;
+  g.car = rs.car, g.car_variant = rs.car_variant, g.car_fused = rs.car_fused;
   for (std::size_t i = 0; i < ran.phases.size(); ++i) {
     const PhasePlan& ph = ran.phases[i];
     PhaseMeasurement m = run_phase(g, ph, opt);

@@ -21,6 +21,7 @@ struct RankSetup {
   ncclComm_t nccl = nullptr;         ///< all-gathers, and all-reduces without `car`; null: none may be left
   car::Communicator* car = nullptr;  ///< the custom all-reduce, or null
   car::Variant car_variant = car::Variant::Auto;
+  bool car_fused = false;         ///< layer boundaries through the fused all-reduce + add + RMSNorm
   std::function<void()> barrier;  ///< every rank passes it before each timed launch; empty: alone
 };
 

@@ -34,6 +34,7 @@ struct ThreadRun {
   std::vector<ncclComm_t> comms;
   std::vector<std::unique_ptr<car::Communicator>> cars;  ///< empty: all-reduces through NCCL
   car::Variant variant = car::Variant::Auto;
+  bool fused = false;  ///< custom:fused
   std::barrier<> bar;
   std::vector<ReplayMeasurement> per_rank;
   std::atomic<int> done{0};
@@ -55,7 +56,8 @@ void run_rank_thread(const std::shared_ptr<ThreadRun>& st, int r, int n) {
     detail::RankSetup rs;
     rs.device = r, rs.rank = r, rs.world = n, rs.nccl = st->comms[std::size_t(r)];
     rs.barrier = [s = st.get()] { s->bar.arrive_and_wait(); };
-    if (!st->cars.empty()) rs.car = st->cars[std::size_t(r)].get(), rs.car_variant = st->variant;
+    if (!st->cars.empty())
+      rs.car = st->cars[std::size_t(r)].get(), rs.car_variant = st->variant, rs.car_fused = st->fused;
     // collectives run for real: the plan is replayed whole
     st->per_rank[std::size_t(r)] = detail::replay_rank(st->plan, st->plan, st->opt, rs);
   } catch (const std::exception& e) {
@@ -86,6 +88,7 @@ ReplayMeasurement replay_plan_multi_gpu(const CyclePlan& plan, const ReplayOptio
     const auto v = car::parse_variant(mg.variant);
     if (!v) throw std::runtime_error("unknown custom all-reduce variant '" + mg.variant + "'");
     st->variant = *v;
+    st->fused = mg.fused_norm;
     st->cars = car::Communicator::create_single_process(devs);
   }
 
@@ -110,7 +113,7 @@ ReplayMeasurement replay_plan_multi_gpu(const CyclePlan& plan, const ReplayOptio
 
   ReplayMeasurement out = st->per_rank[0];
   out.gpus = n;
-  out.allreduce_backend = mg.custom ? "custom:" + mg.variant : "nccl";
+  out.allreduce_backend = mg.backend();
   out.device = fmt::format("{} x {}", n, st->per_rank[0].device);
   for (int r = 1; r < n; ++r)
     for (std::size_t i = 0; i < out.phases.size(); ++i) {
@@ -123,7 +126,7 @@ ReplayMeasurement replay_plan_multi_gpu(const CyclePlan& plan, const ReplayOptio
                   "through NCCL (NCCL_NVLS_ENABLE=0); every rank launches each replay after a "
                   "barrier; phase and class times are the slowest rank's median; per-op times are "
                   "rank 0's",
-                  n, mg.custom ? "the custom kernel (" + mg.variant + ")" : std::string("NCCL")));
+                  n, mg.custom ? "the custom kernel (" + mg.backend() + ")" : std::string("NCCL")));
   out.notes.push_back(detail::rotation_note());
   st->cars.clear();
   for (auto c : st->comms) ncclCommDestroy(c);

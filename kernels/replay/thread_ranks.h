@@ -13,7 +13,10 @@ struct MultiGpuOptions {
   int gpus = 2;                  ///< ranks = GPUs = the plan's tp
   bool custom = false;           ///< all-reduces through the custom kernel, else NCCL
   std::string variant = "auto";  ///< custom variant (auto, one-shot-pull, one-shot-push, two-shot)
-  double stuck_wait_s = 60;      ///< after a rank fails, how long its peers may take to finish
+  bool fused_norm = false;       ///< custom:fused: layer boundaries fused with the add + RMSNorm
+  /// The backend as the report names it: nccl, custom:VARIANT or custom:fused.
+  std::string backend() const { return !custom ? "nccl" : fused_norm ? "custom:fused" : "custom:" + variant; }
+  double stuck_wait_s = 60;  ///< after a rank fails, how long its peers may take to finish
 };
 
 /// A rank failed and its peers did not finish within MultiGpuOptions::stuck_wait_s: their

@@ -5,6 +5,8 @@
 //  - 2 ranks on ONE GPU (CUDA_VISIBLE_DEVICES=0), --allreduce custom: the report says gpus 2, has
 //    every phase, all-reduces measured > 0, the all-gathers left out (collectives_skipped, notes);
 //    the same with --allreduce nccl is refused (exit 2): NCCL needs one GPU per rank.
+//  - the same with --allreduce custom:fused: the report names that backend, the layer boundaries'
+//    all-reduces ran as the fused kernel, and each took its separate norm with it.
 //  - with 2 GPUs or more, 2 ranks on 2 GPUs with NCCL: all-gathers measured, none skipped.
 // Plain executable: prints what each run printed; `SKIP:` and exit 77 without mpirun or a GPU.
 #include <cuda_runtime_api.h>
@@ -151,6 +153,38 @@ int main() {
     expect(p.value("collectives_skipped", 0) >= 1, ph + ": the all-gather counted in collectives_skipped");
     expect(me["allgather_us"].is_null(), ph + ": no all-gather time measured");
     expect(p.at("predicted").value("allgather_us", -1.0) == 0.0, ph + ": predicted without the all-gather");
+  }
+
+  // --allreduce custom:fused: each layer boundary runs the fused all-reduce + add + RMSNorm and
+  // its separate norm does not run, as the engine prices it (the predicted side is the same backend).
+  const Run fused =
+      mpirun(dir, 2, one_gpu, "replay --mpi --tp-size 2 --allreduce custom:fused" + kFlags + " -o {DIR}/r.json");
+  expect(fused.rc == 0, "2 ranks on one GPU, --allreduce custom:fused: exit 0");
+  const nlohmann::json f = report(fused);
+  expect(f.value("allreduce_backend", "") == "custom:fused", "report: allreduce_backend custom:fused");
+  // ops of a phase by kind (repeats counted), and the fused all-reduces by their note
+  auto count_ops = [](const nlohmann::json& phase, const std::string& kind, const std::string& note) {
+    int n = 0;
+    for (const auto& o : phase.value("ops", nlohmann::json::array()))
+      if (o.value("kind", "") == kind && has(o.value("note", ""), note)) n += o.value("repeat", 1);
+    return n;
+  };
+  const auto fphases = f.value("phases", nlohmann::json::array());
+  expect(fphases.size() == phases.size(), "custom:fused: the same phases");
+  for (std::size_t i = 0; i < fphases.size() && i < phases.size(); ++i) {
+    const std::string ph = fphases[i].value("phase", "?");
+    const int fused_ar = count_ops(fphases[i], "all_reduce", "fused with the residual add and RMSNorm");
+    const int plain_norms = count_ops(phases[i], "norm", ""), fused_norms = count_ops(fphases[i], "norm", "");
+    // the target's layers have two boundaries each; the EAGLE-3 draft layer is not built with them
+    const bool target = ph == "verify" || ph == "baseline_decode";
+    expect(target ? fused_ar > 0 && fused_ar % 2 == 0 : fused_ar == 0,
+           ph + ": the layer boundaries' all-reduces ran fused (" + std::to_string(fused_ar) + ")");
+    expect(plain_norms - fused_norms == fused_ar, ph + ": one separate norm fewer per fused boundary (" +
+                                                      std::to_string(plain_norms) + " -> " +
+                                                      std::to_string(fused_norms) + ")");
+    expect(fphases[i].at("measured")["allreduce_us"].is_number() &&
+               fphases[i].at("measured")["allreduce_us"].get<double>() > 0,
+           ph + ": fused all-reduces measured > 0");
   }
 
   // NCCL cannot put two ranks on one GPU: refused, said once, exit 2.
