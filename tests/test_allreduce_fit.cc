@@ -317,6 +317,18 @@ TEST_CASE("ranks sharing one GPU do not measure the interconnect: skipped, said"
   CHECK(skipped.size() == 2);
 }
 
+TEST_CASE("a custom:fused replay's all-reduce times hold the fused norm: skipped, said") {
+  const std::string dir = fresh_dir();
+  json j = read_json_file(kNccl[0]);
+  j["allreduce_backend"] = "custom:fused";
+  std::vector<std::string> skipped;
+  CHECK(load_allreduce_points({save(dir, "r", j)}, &skipped).empty());
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0].find("custom:fused") != std::string::npos);
+  j["allreduce_backend"] = "custom:one-shot-ll";  // the plain kernel is fitted
+  CHECK_FALSE(load_allreduce_points({save(dir, "c", j)}, &skipped).empty());
+}
+
 TEST_CASE("bad all-reduce input: one line, exit 2, no profile written") {
   const std::string dir = fresh_dir(), out = dir + "/cal.json";
   auto refuse = [&](const std::vector<std::string>& from, const std::string& hw, const std::string& expect) {

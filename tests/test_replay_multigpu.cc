@@ -29,7 +29,17 @@ TEST_CASE("multi-GPU replay refuses two all-reduce backends and fixed latencies"
   CHECK(r.err == "error: a multi-GPU replay runs one all-reduce backend; give it once (--allreduce)\n");
   r = run_specsim(with({"--allreduce", "fixed:5"}));
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "error: a replay runs a real all-reduce: nccl or custom[:VARIANT], not fixed (--allreduce)\n");
+  CHECK(r.err ==
+        "error: a replay runs a real all-reduce: nccl, custom[:VARIANT] or custom:fused, not fixed (--allreduce)\n");
+  // one backend in every phase, and no FlashInfer fusion it could not run: refused, not run otherwise
+  r = run_specsim(with({"--allreduce", "custom:fused@verify"}));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        "error: a replay runs its one all-reduce backend in every phase: leave out the @PHASES (--allreduce)\n");
+  r = run_specsim(with({"--allreduce", "custom", "--enable-flashinfer-allreduce-fusion"}));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("a multi-GPU replay runs no FlashInfer fused all-reduce") != std::string::npos);
+  CHECK(r.err.find("(--enable-flashinfer-allreduce-fusion)") != std::string::npos);
   r = run_specsim(
       {"replay", "--model-path", "llama-3.1-8b", "--tp-size", "2", "--num-gpus", "4", "--hardware", "h200:nvswitch"});
   CHECK(r.exit_code == 2);

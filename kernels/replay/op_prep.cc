@@ -82,14 +82,13 @@ void prepare_fused(const RankGpu& g, const Op& op, PreparedOp& p) {
   p.fused.tokens = op.rows;
   p.fused.hidden = p.elems / op.rows;
   p.fused.dtype = car::DType::BF16;
-  const car::FusedVariant v = car::resolve_fused_variant(car::FusedVariant::Auto, op.rows);
-  p.meta.note = fmt::format("custom all-reduce fused with the residual add and RMSNorm ({}, {} x {})",
-                            car::to_string(v), p.fused.tokens, p.fused.hidden);
   if (p.fused.hidden > car::kFusedMaxHidden || p.fused.hidden % 8 != 0 || p.elems * 2 > g.car->max_bytes())
     throw std::runtime_error(fmt::format(
         "{}: the fused all-reduce + add + RMSNorm does not run {} rows of {} (hidden a multiple of 8 up to {}, "
         "{} B at most): replay with --allreduce custom",
         op.name, p.fused.tokens, p.fused.hidden, car::kFusedMaxHidden, g.car->max_bytes()));
+  p.meta.note = fmt::format("custom all-reduce fused with the residual add and RMSNorm ({}, {} x {})",
+                            car::to_string(g.car->fused_geometry(p.fused).variant), p.fused.tokens, p.fused.hidden);
 }
 
 void prepare_allreduce(const RankGpu& g, const Op& op, PreparedOp& p) {

@@ -133,6 +133,14 @@ std::vector<AllReducePoint> allreduce_points(const std::vector<ReplayReport>& re
     const AllReduceChoice backend = parse_allreduce(be, f + ": allreduce_backend");
     if (!allreduce_model(backend).fittable())
       throw InputError("a replay runs real all-reduces, not '" + be + "'", f + ": allreduce_backend");
+    if (backend.fused_norm) {  // its boundaries' times hold the add + RMSNorm too: not the all-reduce alone
+      if (skipped)
+        skipped->push_back(fmt::format(
+            "{}: its layer boundaries ran the all-reduce fused with the add + RMSNorm (custom:fused), so its "
+            "all-reduce times are not the all-reduce's alone; not fitted",
+            f));
+      continue;
+    }
     const auto phases = phases_from_report(j, f);
     for (std::size_t i = 0; i < phases.size(); ++i) {
       const auto& ph = phases[i];

@@ -14,9 +14,21 @@ AllReduceChoice replay_backend(const RunArgs& args) {
     throw InputError("a multi-GPU replay runs one all-reduce backend; give it once", "--allreduce");
   if (!args.allreduce.empty()) backend = parse_allreduce(args.allreduce.front());
   if (!allreduce_model(backend).replayable())
-    throw InputError("a replay runs a real all-reduce: nccl or custom[:VARIANT], not " + backend.kind_name(),
-                     "--allreduce");
+    throw InputError(
+        "a replay runs a real all-reduce: nccl, custom[:VARIANT] or custom:fused, not " + backend.kind_name(),
+        "--allreduce");
+  if (backend.scoped)
+    throw InputError("a replay runs its one all-reduce backend in every phase: leave out the @PHASES", "--allreduce");
   return backend;
+}
+
+// The replay has no FlashInfer fused all-reduce: its boundaries would be predicted fused and run apart.
+void refuse_flashinfer_fusion(const Scenario& s) {
+  if (s.run.flashinfer_fusion)
+    throw InputError(
+        "a multi-GPU replay runs no FlashInfer fused all-reduce; replay --allreduce custom:fused for a fused "
+        "layer boundary, or leave the flag out",
+        "--enable-flashinfer-allreduce-fusion");
 }
 
 // The replay runs the TP group's collectives only: no all-to-all, no DP gather or reduce-scatter.
@@ -39,7 +51,7 @@ LocalReplay local_replay(const RunArgs& args) {
     throw InputError(
         fmt::format("{} GPUs replay one rank each: it must equal --tp-size ({})", l.gpus, l.scenario.run.tp_size),
         "--num-gpus");
-  if (l.gpus > 1) l.backend = replay_backend(args);
+  if (l.gpus > 1) l.backend = replay_backend(args), refuse_flashinfer_fusion(l.scenario);
   return l;
 }
 
@@ -52,6 +64,7 @@ void check_local_gpus(int gpus, int found) {
 AllReduceChoice check_mpi_replay(const RunArgs& args, const Scenario& s, const MpiJob& w) {
   const AllReduceChoice backend = replay_backend(args);
   refuse_parallel_layout(s);
+  refuse_flashinfer_fusion(s);
   const bool custom = allreduce_model(backend).gpu_runner() == GpuRunner::Custom;
   if (w.world != s.run.tp_size)
     throw InputError(fmt::format("mpirun started {} processes; --mpi runs one rank per process, so start {} "

@@ -249,8 +249,9 @@ void auto_cases(Checker& ck, std::uint64_t timeout_ns) {
 
 /// auto's pattern across batch sizes, on one communicator: fused calls below the two-shot threshold
 /// (split) and at it (two-shot) alternating with each other and with a one-shot-ll call, enqueued
-/// back to back and then as a graph replayed; every call writes its own outputs, each checked (the
-/// slots and call counts the variants share stay consistent across the switches).
+/// back to back and then as a graph replayed. Every call has its own inputs and outputs, and the
+/// graph's replays alternate two input sets, so a call that read a slot left by an earlier call
+/// (the slots and call counts the variants share) writes wrong bits.
 void alternating_case(Checker& ck, int world, std::uint64_t timeout_ns) {
   const DType dt = DType::BF16;
   const std::size_t hidden = 7168;
@@ -261,94 +262,102 @@ void alternating_case(Checker& ck, int world, std::uint64_t timeout_ns) {
   auto comm = car::Communicator::create_virtual(world, 0, opt);
   const std::string who = "auto alternating world " + std::to_string(world);
   std::fprintf(stderr, "case %s\n", who.c_str());
-  FusedProblem p[2];
   car::FusedNormShape s[2];
-  std::vector<RankBufs> ref[2];
   for (int k = 0; k < 2; ++k) {
-    p[k] = make_fused_problem(dt, world, rows[k], hidden, 777 + 13 * k + world);
-    s[k].tokens = rows[k], s[k].hidden = hidden, s[k].dtype = dt, s[k].eps = p[k].eps;
+    s[k].tokens = rows[k], s[k].hidden = hidden, s[k].dtype = dt;
     const car::FusedVariant v = comm->fused_geometry(s[k]).variant;
     ck.expect(v == (k == 0 ? car::FusedVariant::Split : car::FusedVariant::TwoShot),
               who + ": " + std::to_string(rows[k]) + " rows run " + std::string(car::to_string(v)));
   }
-  // every call's buffers: the problem's inputs, its own outputs
-  auto make_bufs = [&](int k) {
-    const std::size_t bytes = rows[k] * hidden * 2;
-    std::vector<RankBufs> b(static_cast<std::size_t>(world));
-    for (int r = 0; r < world; ++r) {
-      RankBufs& x = b[static_cast<std::size_t>(r)];
-      x.alloc(bytes, hidden * 2);
-      GPU_CHECK(cudaMemcpy(x.in, p[k].ar.in[static_cast<std::size_t>(r)].data(), bytes, cudaMemcpyHostToDevice));
-      GPU_CHECK(cudaMemcpy(x.res_in, p[k].residual.data(), bytes, cudaMemcpyHostToDevice));
-      GPU_CHECK(cudaMemcpy(x.weight, p[k].weight.data(), hidden * 2, cudaMemcpyHostToDevice));
-    }
-    return b;
-  };
-  auto io = [&](std::vector<RankBufs>& b, bool pair) {
-    std::vector<car::FusedNormIo> v;
-    for (RankBufs& x : b)
-      v.push_back(pair ? car::FusedNormIo{x.ar, x.res_in, x.res2, x.weight, x.norm2, nullptr}
-                       : car::FusedNormIo{x.in, x.res_in, x.res_out, x.weight, x.norm, nullptr});
-    return v;
-  };
-  auto ptrs = [](std::vector<RankBufs>& b, bool out) {
-    std::vector<void*> v;
-    for (RankBufs& x : b) v.push_back(out ? x.ar : x.in);
-    return v;
-  };
-  // the unfused pair of each problem: the norms every fused call must match bitwise
-  for (int k = 0; k < 2; ++k) {
-    ref[k] = make_bufs(k);
-    const std::vector<void*> in = ptrs(ref[k], false), out = ptrs(ref[k], true);
-    const std::vector<const void*> cin(in.begin(), in.end());
-    comm->allreduce_virtual(cin, out, rows[k] * hidden, dt, car::Variant::OneShotLL, nullptr);
-    car::add_rmsnorm(io(ref[k], true), s[k], nullptr,
-                     separate_for(k == 0 ? car::FusedVariant::Split : car::FusedVariant::TwoShot, hidden));
-  }
-  comm->synchronize(nullptr);
   // two-shot, split, one-shot-ll, split, two-shot, two-shot, split: both parities after each switch
   const int seq[] = {1, 0, -1, 0, 1, 1, 0};
-  std::vector<std::vector<RankBufs>> calls;
-  for (int k : seq) calls.push_back(make_bufs(k < 0 ? 0 : k));
+  const std::size_t ncalls = std::size(seq);
+  auto kind = [&](std::size_t c) { return seq[c] < 0 ? 0 : seq[c]; };
+  auto bytes_of = [&](std::size_t c) { return rows[kind(c)] * hidden * 2; };
+  // every call's buffers (its outputs its own) and, per input set, its problem and the unfused
+  // pair's outputs (the bits every fused call must match)
+  std::vector<std::vector<RankBufs>> calls(ncalls);
+  std::vector<FusedProblem> prob[2];
+  std::vector<std::vector<std::vector<unsigned char>>> res2[2], norm2[2];  // [set][call][rank]
+  auto load = [&](std::size_t c, const FusedProblem& p) {
+    for (int r = 0; r < world; ++r) {
+      RankBufs& x = calls[c][static_cast<std::size_t>(r)];
+      GPU_CHECK(cudaMemcpy(x.in, p.ar.in[static_cast<std::size_t>(r)].data(), bytes_of(c), cudaMemcpyHostToDevice));
+      GPU_CHECK(cudaMemcpy(x.res_in, p.residual.data(), bytes_of(c), cudaMemcpyHostToDevice));
+      GPU_CHECK(cudaMemcpy(x.weight, p.weight.data(), hidden * 2, cudaMemcpyHostToDevice));
+    }
+  };
+  for (std::size_t c = 0; c < ncalls; ++c) {
+    calls[c].resize(static_cast<std::size_t>(world));
+    for (RankBufs& x : calls[c]) x.alloc(bytes_of(c), hidden * 2);
+  }
+  for (int set = 0; set < 2; ++set)
+    for (std::size_t c = 0; c < ncalls; ++c) {
+      prob[set].push_back(make_fused_problem(dt, world, rows[kind(c)], hidden, 777 + 31 * c + 7 * set + world));
+      s[kind(c)].eps = prob[set].back().eps;
+      if (seq[c] < 0) {  // the one-shot-ll call: its reference is the problem's sum
+        res2[set].emplace_back(), norm2[set].emplace_back();
+        continue;
+      }
+      load(c, prob[set].back());
+      std::vector<const void*> in;
+      std::vector<void*> out;
+      std::vector<car::FusedNormIo> nio;
+      for (RankBufs& x : calls[c]) {
+        in.push_back(x.in), out.push_back(x.ar);
+        nio.push_back({x.ar, x.res_in, x.res2, x.weight, x.norm2, nullptr});
+      }
+      comm->allreduce_virtual(in, out, rows[kind(c)] * hidden, dt, car::Variant::OneShotLL, nullptr);
+      car::add_rmsnorm(nio, s[kind(c)], nullptr,
+                       separate_for(kind(c) == 0 ? car::FusedVariant::Split : car::FusedVariant::TwoShot, hidden));
+      comm->synchronize(nullptr);
+      res2[set].emplace_back(), norm2[set].emplace_back();
+      for (const RankBufs& x : calls[c]) {
+        res2[set].back().push_back(fetch(x.res2, bytes_of(c)));
+        norm2[set].back().push_back(fetch(x.norm2, bytes_of(c)));
+      }
+    }
   auto enqueue = [&](cudaStream_t st) {
-    for (std::size_t c = 0; c < calls.size(); ++c) {
+    for (std::size_t c = 0; c < ncalls; ++c) {
       if (seq[c] < 0) {
-        const std::vector<void*> in = ptrs(calls[c], false), out = ptrs(calls[c], true);
-        const std::vector<const void*> cin(in.begin(), in.end());
-        comm->allreduce_virtual(cin, out, rows[0] * hidden, dt, car::Variant::OneShotLL, st);
+        std::vector<const void*> in;
+        std::vector<void*> out;
+        for (RankBufs& x : calls[c]) in.push_back(x.in), out.push_back(x.ar);
+        comm->allreduce_virtual(in, out, rows[0] * hidden, dt, car::Variant::OneShotLL, st);
       } else {
-        comm->allreduce_add_rmsnorm_virtual(io(calls[c], false), s[seq[c]], st);
+        std::vector<car::FusedNormIo> fio;
+        for (RankBufs& x : calls[c]) fio.push_back({x.in, x.res_in, x.res_out, x.weight, x.norm, nullptr});
+        comm->allreduce_add_rmsnorm_virtual(fio, s[seq[c]], st);
       }
     }
   };
-  auto check = [&](const std::string& when) {
-    for (std::size_t c = 0; c < calls.size(); ++c) {
-      const int k = seq[c] < 0 ? 0 : seq[c];
-      const std::size_t bytes = rows[k] * hidden * 2;
-      for (int r = 0; r < world; ++r) {
-        const RankBufs& x = calls[c][static_cast<std::size_t>(r)];
-        const RankBufs& y = ref[k][static_cast<std::size_t>(r)];
-        const std::string tag = who + " " + when + " call " + std::to_string(c) + " rank " + std::to_string(r);
-        if (seq[c] < 0) {
-          ck.expect(fetch(x.ar, bytes) == p[0].ar.ref, tag + ": one-shot-ll between fused calls");
-          continue;
-        }
-        check_fused_rank(ck, tag, p[k], dt, 1.0f, fetch(x.res_out, bytes), fetch(y.res2, bytes), fetch(x.norm, bytes),
-                         fetch(y.norm2, bytes), nullptr, nullptr);
-      }
-    }
-  };
-  auto poison = [&] {
-    for (std::size_t c = 0; c < calls.size(); ++c)
+  // inputs of set `set` in, outputs poisoned
+  auto prepare = [&](int set) {
+    for (std::size_t c = 0; c < ncalls; ++c) {
+      load(c, prob[set][c]);
       for (RankBufs& x : calls[c])
-        for (void* o : {x.norm, x.res_out, x.ar})
-          GPU_CHECK(cudaMemset(o, kPoison, rows[seq[c] < 0 ? 0 : seq[c]] * hidden * 2));
+        for (void* o : {x.norm, x.res_out, x.ar}) GPU_CHECK(cudaMemset(o, kPoison, bytes_of(c)));
+    }
     GPU_CHECK(cudaDeviceSynchronize());
   };
-  poison();
+  auto check = [&](int set, const std::string& when) {
+    for (std::size_t c = 0; c < ncalls; ++c)
+      for (int r = 0; r < world; ++r) {
+        const RankBufs& x = calls[c][static_cast<std::size_t>(r)];
+        const FusedProblem& p = prob[set][c];
+        const std::string tag = who + " " + when + " call " + std::to_string(c) + " rank " + std::to_string(r);
+        if (seq[c] < 0) {
+          ck.expect(fetch(x.ar, bytes_of(c)) == p.ar.ref, tag + ": one-shot-ll between fused calls");
+          continue;
+        }
+        check_fused_rank(ck, tag, p, dt, 1.0f, fetch(x.res_out, bytes_of(c)), res2[set][c][static_cast<std::size_t>(r)],
+                         fetch(x.norm, bytes_of(c)), norm2[set][c][static_cast<std::size_t>(r)], nullptr, nullptr);
+      }
+  };
+  prepare(0);
   enqueue(nullptr);
   comm->synchronize(nullptr);
-  check("eager");
+  check(0, "eager");
   cudaStream_t st;
   GPU_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cudaGraph_t g;
@@ -357,18 +366,17 @@ void alternating_case(Checker& ck, int world, std::uint64_t timeout_ns) {
   enqueue(st);
   GPU_CHECK(cudaStreamEndCapture(st, &g));
   GPU_CHECK(cudaGraphInstantiate(&ge, g, 0));
-  for (int rep = 0; rep < 3; ++rep) {
-    poison();
+  for (int rep = 0; rep < 4; ++rep) {
+    const int set = (rep + 1) % 2;  // the first replay follows the eager calls with the other inputs
+    prepare(set);
     GPU_CHECK(cudaGraphLaunch(ge, st));
     comm->synchronize(st);
-    check("graph replay " + std::to_string(rep));
+    check(set, "graph replay " + std::to_string(rep));
   }
   GPU_CHECK(cudaGraphExecDestroy(ge));
   GPU_CHECK(cudaGraphDestroy(g));
   GPU_CHECK(cudaStreamDestroy(st));
   for (auto& b : calls)
-    for (auto& x : b) x.free_all();
-  for (auto& b : ref)
     for (auto& x : b) x.free_all();
 }
 
