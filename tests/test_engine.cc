@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "cost/allreduce_fusion.h"
+#include "engine/op_cost.h"
 #include "evaluate/evaluate_scenario.h"
 #include "report/report.h"
 #include "scenario/resolve.h"
@@ -128,6 +129,38 @@ TEST_CASE("JSON report keeps the contract") {
   CHECK(verify["allreduce_count"] == 123);
   CHECK(verify["allreduce_bytes"].get<double>() == Approx(123.0 * 43008));
   CHECK(verify["allgather_count"] == 1);
+}
+
+TEST_CASE("custom:fused fuses only the boundaries its kernel runs: 1 MiB, hidden a multiple of 8 up to its cap") {
+  RunArgs a;
+  a.allreduce = {"custom:fused"};
+  const Scenario s = resolve_scenario(a);
+  const CostContext ctx{&s.hw, &s.run, parse_allreduce("custom:fused"), Anchors{}, 8};
+  const AllReduceFusionModel& m = allreduce_fusion_model();
+  auto boundary = [](OpKind kind, double tokens, double hidden) {
+    Op op;
+    op.kind = kind;
+    op.fusable_boundary = true;
+    op.rows = static_cast<std::uint16_t>(tokens);
+    op.comm_bytes = kind == OpKind::AllReduce ? tokens * hidden * 2 : 0;
+    op.bytes = kind == OpKind::Norm ? 4 * tokens * hidden * 2 : 0;
+    return op;
+  };
+  auto fused = [&](double tokens, double hidden) {
+    const bool norm_gone = fused_away(boundary(OpKind::Norm, tokens, hidden), ctx);
+    Op plain = boundary(OpKind::AllReduce, tokens, hidden);
+    plain.fusable_boundary = false;
+    const double extra =
+        op_cost(boundary(OpKind::AllReduce, tokens, hidden), ctx, true).gpu_us - op_cost(plain, ctx, true).gpu_us;
+    CHECK(norm_gone == (extra > 0));  // the norm goes exactly where the all-reduce takes the fused price
+    return norm_gone;
+  };
+  CHECK(fused(3, 7168));
+  CHECK(fused(4, m.custom_max_hidden));
+  CHECK_FALSE(fused(4, m.custom_max_hidden + 8));  // over the kernel's widest row
+  CHECK_FALSE(fused(4, 7172));                     // not whole 16-byte vectors
+  CHECK_FALSE(fused(64, 16384));                   // 2 MiB: over the flag-free slots
+  CHECK(m.custom_max_bytes == 64 * 8192 * 2);
 }
 
 TEST_CASE("custom:fused prices split's extra below two_shot_min_rows rows and two-shot's from there") {

@@ -70,9 +70,12 @@ void prepare_attention(const Op& op, PreparedOp& p) {
 }
 
 // A layer boundary's all-reduce that custom:fused runs fused with the add + RMSNorm: the engine's
-// rule (engine/op_cost.cc boundary_fusion), tokens x hidden x 2 B within the fused kernel's cap.
+// rule (engine/op_cost.cc boundary_fusion), tokens x hidden x 2 B within the fused kernel's cap,
+// hidden a multiple of 8 up to its largest.
 bool fused_boundary(const RankGpu& g, const Op& op, double ar_bytes) {
-  return g.car != nullptr && g.car_fused && op.fusable_boundary && ar_bytes <= double(car_policy::kLlMaxBytes);
+  const double hidden = op.rows > 0 ? ar_bytes / 2.0 / op.rows : 0;
+  return g.car != nullptr && g.car_fused && op.fusable_boundary && ar_bytes <= double(car_policy::kLlMaxBytes) &&
+         hidden > 0 && hidden <= double(car::kFusedMaxHidden) && std::fmod(hidden, 8.0) == 0;
 }
 
 void prepare_fused(const RankGpu& g, const Op& op, PreparedOp& p) {
@@ -82,11 +85,8 @@ void prepare_fused(const RankGpu& g, const Op& op, PreparedOp& p) {
   p.fused.tokens = op.rows;
   p.fused.hidden = p.elems / op.rows;
   p.fused.dtype = car::DType::BF16;
-  if (p.fused.hidden > car::kFusedMaxHidden || p.fused.hidden % 8 != 0 || p.elems * 2 > g.car->max_bytes())
-    throw std::runtime_error(fmt::format(
-        "{}: the fused all-reduce + add + RMSNorm does not run {} rows of {} (hidden a multiple of 8 up to {}, "
-        "{} B at most): replay with --allreduce custom",
-        op.name, p.fused.tokens, p.fused.hidden, car::kFusedMaxHidden, g.car->max_bytes()));
+  if (p.elems * 2 > g.car->max_bytes())  // the buffer is 8 MiB, or the plan's largest all-reduce
+    throw std::logic_error(fmt::format("{}: {} B over the custom all-reduce's buffer", op.name, p.elems * 2));
   p.meta.note = fmt::format("custom all-reduce fused with the residual add and RMSNorm ({}, {} x {})",
                             car::to_string(g.car->fused_geometry(p.fused).variant), p.fused.tokens, p.fused.hidden);
 }

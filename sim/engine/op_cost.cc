@@ -1,6 +1,8 @@
 #include "engine/op_cost.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 #include "cost/allreduce_fusion.h"
 #include "cost/allreduce_model.h"
@@ -34,12 +36,17 @@ CostContext in_phase(const CostContext& ctx, PhaseKind phase) {
 }
 
 namespace {
-/// The fused kernel this boundary all-reduce of `bytes` runs as, if any.
+/// The fused kernel a boundary whose all-reduce moves `ar_bytes` over `rows` tokens runs as, if
+/// any. Ours runs rows of bf16 up to its byte cap and hidden size, a multiple of 8 elements.
 enum class Fusion { None, FlashInfer, Custom };
-Fusion boundary_fusion(double ar_bytes, const CostContext& ctx) {
+Fusion boundary_fusion(double ar_bytes, std::uint16_t rows, const CostContext& ctx) {
   if (ctx.world <= 1) return Fusion::None;
   if (ctx.run->flashinfer_fusion) return Fusion::FlashInfer;
-  if (ctx.backend.fused_norm && ar_bytes <= allreduce_fusion_model().custom_max_bytes) return Fusion::Custom;
+  const AllReduceFusionModel& m = allreduce_fusion_model();
+  const double hidden = rows > 0 ? ar_bytes / 2.0 / rows : 0;
+  if (ctx.backend.fused_norm && ar_bytes <= m.custom_max_bytes && hidden > 0 && hidden <= m.custom_max_hidden &&
+      std::fmod(hidden, 8.0) == 0)
+    return Fusion::Custom;
   return Fusion::None;
 }
 }  // namespace
@@ -49,7 +56,8 @@ bool fused_away(const Op& op, const CostContext& ctx) {
   if (op.kind != OpKind::Attention && op.attention_kernel == AttentionKernel::Fa3Mla)
     return ctx.hw->gpu.price_stack_attention;
   // an add-norm reads x and residual and writes both (forward_builders.cc add_norm): 4 x the all-reduce's bytes
-  return op.kind == OpKind::Norm && op.fusable_boundary && boundary_fusion(op.bytes / 4.0, ctx) != Fusion::None;
+  return op.kind == OpKind::Norm && op.fusable_boundary &&
+         boundary_fusion(op.bytes / 4.0, op.rows, ctx) != Fusion::None;
 }
 
 bool follows_other_class(const OpBlock& block, std::size_t i) {
@@ -80,7 +88,7 @@ OpCost op_cost(const Op& op, const CostContext& ctx, bool graph) {
     case OpKind::AllReduce:
       c.gpu_us = allreduce_us(op.comm_bytes, ctx, graph);
       c.host_us = allreduce_model(ctx.backend).host_us(allreduce_query(op.comm_bytes, ctx, graph));
-      if (op.fusable_boundary) switch (boundary_fusion(op.comm_bytes, ctx)) {
+      if (op.fusable_boundary) switch (boundary_fusion(op.comm_bytes, op.rows, ctx)) {
           case Fusion::FlashInfer:
             c.gpu_us = std::max(allreduce_fusion_model().flashinfer_us(op.comm_bytes, ctx.world), gpu.kernel_min_us);
             break;

@@ -255,7 +255,7 @@ OpBlock decoder_layer(const char* name, int repeat, bool moe, const ModelSpec& m
   // next layer's input norm, the attention all-reduce and the post-attention norm; 2 per layer
   auto boundary = [t](Op op) {
     op.fusable_boundary = true;
-    if (op.kind == OpKind::AllReduce) op.rows = static_cast<std::uint16_t>(std::min(t, 65535.0));
+    op.rows = static_cast<std::uint16_t>(std::min(t, 65535.0));
     return op;
   };
   b.ops.push_back(boundary(add_norm("input_layernorm", t, h)));

@@ -82,8 +82,8 @@ struct Op {
   bool combine = false;     ///< AllToAll: the combine (expert outputs back to their tokens), else the dispatch
   bool inter_node = false;  ///< SendRecv: the peer stage's GPU sits on another node (network, not NVLink/PCIe)
   AttentionKernel attention_kernel = AttentionKernel::Roofline;  ///< Attention: what prices it
-  /// An all-reduce at a fusable boundary: its tokens, capped at 65535 (the fused kernel's variant
-  /// follows them; only compared with its two-shot threshold).
+  /// An op at a fusable boundary: its tokens, capped at 65535 (the fused kernel's variant follows
+  /// them, and its hidden size is the all-reduce's elements over them).
   std::uint16_t rows = 0;
   bool is_collective() const {
     return kind == OpKind::AllReduce || kind == OpKind::AllGather || kind == OpKind::AllToAll ||
