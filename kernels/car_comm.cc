@@ -58,12 +58,19 @@ std::string describe_error(unsigned long long w, std::uint64_t timeout_ns) {
   const int rank = static_cast<int>((w >> 56) & 15), missing = static_cast<int>((w >> 52) & 15);
   const int bar = static_cast<int>((w >> 48) & 15), block = static_cast<int>((w >> 40) & 255);
   const auto epoch = static_cast<unsigned>(w & 0xffffffffu);
+  char buf[256];
+  if (bar == detail::kOwnerWait) {
+    std::snprintf(buf, sizeof buf,
+                  "rank %d waited %.3f s for a slice's reduced values (flag-free call %u, block %d) and their owner, "
+                  "rank %d, never sent them (absent, or itself waiting for a missing rank)",
+                  rank, static_cast<double>(2 * timeout_ns) * 1e-9, epoch, block, missing);
+    return buf;
+  }
   char where[64];
   if (bar == detail::kLlWait)
     std::snprintf(where, sizeof where, "for its data (flag-free call %u, block %d)", epoch, block);
   else
     std::snprintf(where, sizeof where, "at barrier %d (epoch %u, block %d)", bar, epoch, block);
-  char buf[256];
   std::snprintf(buf, sizeof buf, "rank %d waited %.3f s %s and rank %d never arrived", rank,
                 static_cast<double>(timeout_ns) * 1e-9, where, missing);
   return buf;

@@ -37,7 +37,8 @@
 // All CTAs of all ranks on a GPU are resident at once (the host caps row groups by occupancy).
 // Waits are bounded: an owner's by timeout_ns, the others' by twice that (a call that fails takes
 // up to 2 x timeout_ns), so the owner that sees a missing rank names it in the error word first; a
-// rank that owns no slice (world > C) names the owner it waited for. A CTA that gives up writes no
+// rank that owns no slice (world > C) reports the owner it waited for as one that never sent the
+// slice's values (kOwnerWait), which may itself have waited for the missing rank. A CTA that gives up writes no
 // norm from then on.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -158,7 +159,7 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_two_shot_kernel(const 
       // 3a. r of this slice from its owner
       uint4* src = slot(me.rank, me.rank) + i;
       // twice the bound: the owner, itself waiting, gives up first and names the missing rank
-      ok = poll_filled<T>(src, r, owner, me, &s_failed, 2 * a.timeout_ns, static_cast<int>(blk), call);
+      ok = poll_filled<T>(src, r, owner, me, &s_failed, 2 * a.timeout_ns, static_cast<int>(blk), call, kOwnerWait);
       if (ok) {
         *src = empty_vec();  // plain: kernel order
         static_cast<uint4*>(fr.residual_out)[i] = r;
@@ -173,7 +174,7 @@ __global__ void __launch_bounds__(kFusedMaxThreads) fused_two_shot_kernel(const 
         const int o = static_cast<int>(threadIdx.x % static_cast<unsigned>(world));
         uint4* p = slot(me.rank, o) + row * vpr + from.begin + rs.part;
         uint4 pk;
-        if (poll_filled<T>(p, pk, o, me, &s_failed, 2 * a.timeout_ns, static_cast<int>(blk), call)) {
+        if (poll_filled<T>(p, pk, o, me, &s_failed, 2 * a.timeout_ns, static_cast<int>(blk), call, kOwnerWait)) {
           *p = empty_vec();  // plain: kernel order
           v = packet_partial(pk);
         } else {

@@ -61,6 +61,9 @@ static_assert(kDataOff % 256 == 0, "data must start 256-byte aligned");
 inline constexpr int kLlEmptyByte = 0xff;
 /// Error-word "barrier" of a flag-free variant that waited for a peer's data.
 inline constexpr int kLlWait = 2;
+/// ... that waited for the reduced values of a slice from the rank that owns it (two-shot round 2):
+/// the owner may be absent, or itself waiting for a missing rank.
+inline constexpr int kOwnerWait = 3;
 
 /// Slot stride: max_bytes rounded up to 256 bytes.
 CAR_HD constexpr std::size_t slot_bytes(std::size_t max_bytes) { return (max_bytes + 255) / 256 * 256; }
@@ -114,7 +117,7 @@ struct LaunchArgs {
 };
 static_assert(sizeof(LaunchArgs) < 4000, "kernel parameters must stay under 4 KB");
 
-// Error word: bit 63 valid | 56..59 waiting rank | 52..55 missing rank | 48..51 barrier (or kLlWait) |
+// Error word: bit 63 valid | 56..59 waiting rank | 52..55 missing rank | 48..51 barrier (or kLlWait, kOwnerWait) |
 // 40..47 block | 0..31 epoch. Written once by the first block that times out.
 inline constexpr unsigned long long kErrValid = 1ull << 63;
 CAR_HD constexpr unsigned long long encode_error(int rank, int missing, int barrier, int block, std::uint32_t epoch) {

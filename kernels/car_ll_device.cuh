@@ -164,17 +164,18 @@ __device__ __forceinline__ bool poll_peers(uint4 (&v)[kR], Src src, int world, c
 }
 
 /// Polls `p` until filled (into `v`); false when the block's give-up flag `failed` is set, or when
-/// `bound_ns` passes: then the wait is recorded against rank `from` and the flag set.
+/// `bound_ns` passes: then the wait is recorded against rank `from` (as `what`: kLlWait, or
+/// kOwnerWait for a slice owner's reduced values) and the flag set.
 template <typename T>
 __device__ __forceinline__ bool poll_filled(const uint4* p, uint4& v, int from, const RankPtrs& me, int* failed,
-                                            std::uint64_t bound_ns, int blk, std::uint32_t call) {
+                                            std::uint64_t bound_ns, int blk, std::uint32_t call, int what = kLlWait) {
   SpinBound bound;
   while (true) {
     v = load_relaxed_sys(p);
     if (filled<T>(v)) return true;
     if (atomicOr(failed, 0) != 0) return false;
     if (bound.expired(bound_ns)) {
-      record_wait_failure(me, from, kLlWait, blk, call);
+      record_wait_failure(me, from, what, blk, call);
       atomicExch(failed, 1);
       return false;
     }

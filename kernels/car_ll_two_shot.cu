@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     // round 3, bounded by twice timeout_ns: an owner that waits for a missing rank in round 2 sends
     // nothing, so the round-2 waiters, which see the missing rank directly, give up first and the
     // error word names it, not the owner
-    if (!poll_filled<T>(p, v, o, me, &s_failed, 2 * a.timeout_ns, static_cast<int>(blk), call)) break;
+    if (!poll_filled<T>(p, v, o, me, &s_failed, 2 * a.timeout_ns, static_cast<int>(blk), call, kOwnerWait)) break;
     *p = empty_vec();  // plain: kernel order
     store_output<T>(me.out, i, a.count, v);
   }

@@ -380,9 +380,11 @@ void alternating_case(Checker& ck, int world, std::uint64_t timeout_ns) {
     for (auto& x : b) x.free_all();
 }
 
-/// A rank that never arrives: the call ends within the bound and says who was missing.
-void absent_case(Checker& ck, car::FusedVariant variant, int world) {
-  const std::size_t tokens = 2, hidden = 4096, bytes = tokens * hidden * 2;
+/// A rank that never arrives: the call ends within the bound and says who was missing (and, where
+/// given, `also`: what another rank's message says).
+void absent_case(Checker& ck, car::FusedVariant variant, int world, std::size_t hidden = 4096,
+                 const std::string& also = "") {
+  const std::size_t tokens = 2, bytes = tokens * hidden * 2;
   car::Options opt;
   opt.fused_variant = variant;
   opt.max_bytes = bytes;
@@ -409,6 +411,9 @@ void absent_case(Checker& ck, car::FusedVariant variant, int world) {
   }
   ck.expect(msg.find("rank " + std::to_string(world - 1) + " never arrived") != std::string::npos,
             std::string(car::to_string(variant)) + ": absent rank reported: '" + msg + "'");
+  if (!also.empty())
+    ck.expect(msg.find(also) != std::string::npos,
+              std::string(car::to_string(variant)) + ": '" + also + "' in '" + msg + "'");
   bool refused = false;
   try {
     comm->allreduce_add_rmsnorm_virtual(fio, s, nullptr);
@@ -466,6 +471,11 @@ int run(int argc, char** argv) {
     for (int world : worlds) run_case(ck, v, world, DType::BF16, 5, 7168, true, true, timeout_ns);
     for (int world : quick ? std::vector<int>{8} : std::vector<int>{2, 4, 8}) graph_case(ck, v, world, timeout_ns);
     absent_case(ck, v, quick ? 2 : 4);
+    // two-shot with ranks that own no slice (world 4, hidden 2048: 2 slices, owned by ranks 0 and 1):
+    // the absent rank 3 is named by the owners; rank 2, waiting on an owner, says that owner never
+    // sent the slice's values
+    if (v == car::FusedVariant::TwoShot)
+      absent_case(ck, v, 4, 2048, "rank 2 waited 0.100 s for a slice's reduced values");
   }
   if (variants.size() > 1 || variants[0] == car::FusedVariant::Auto) {
     auto_cases(ck, timeout_ns);
