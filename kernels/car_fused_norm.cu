@@ -167,31 +167,11 @@ __global__ void __launch_bounds__(kModeMaxThreads<kMode>) fused_kernel(const __g
       const uint4 own = unreserve<T>(is_first ? first_raw : in[i]);  // issued before the polls: latencies overlap
       const uint4 res = is_first ? first_res : static_cast<const uint4*>(fr.residual_in)[i];
       uint4 v[kR];
-      unsigned pending = 0;
-#pragma unroll
-      for (int q = 0; q < kR; ++q) {
-        v[q] = make_uint4(0, 0, 0, 0);
-        if (q < world && q != me.rank) pending |= 1u << q;
-      }
-      SpinBound bound;
-      while (true) {
-#pragma unroll
-        for (int q = 0; q < kR; ++q)
-          if (pending & (1u << q))
-            v[q] = load_relaxed_sys(reinterpret_cast<const uint4*>(own_area + a.ll_slot * static_cast<std::size_t>(q)) +
-                                    i);
-#pragma unroll
-        for (int q = 0; q < kR; ++q)
-          if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
-        if (pending == 0 || atomicOr(&s_failed, 0) != 0) break;
-        if (bound.expired(a.timeout_ns)) {
-          record_wait_failure(me, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
-          atomicExch(&s_failed, 1);
-          break;
-        }
-      }
-      if (pending != 0) {  // gave up (or a sibling thread did): no output for this row
-        ok = false;
+      const auto peer_slot = [&](int q) {
+        return reinterpret_cast<const uint4*>(own_area + a.ll_slot * static_cast<std::size_t>(q)) + i;
+      };
+      if (!poll_peers<T, kR>(v, peer_slot, world, me, &s_failed, a.timeout_ns, static_cast<int>(blk), call)) {
+        ok = false;  // gave up (or a sibling thread did): no output for this row
         continue;
       }
 #pragma unroll

@@ -120,27 +120,10 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm) bcast_kernel(c
   for (std::uint32_t i = first; i < nvec; i += stride) {
     const uint4 mine = input(i);  // issued before the polls, so its latency hides behind them
     uint4 v[kR];
-    unsigned pending = 0;
-#pragma unroll
-    for (int q = 0; q < kR; ++q)
-      if (q < world && q != me.rank) pending |= 1u << q;
-    SpinBound bound;
-    while (true) {
-      // all pending peers' loads in flight at once, then the checks (relaxed.sys polls: see above)
-#pragma unroll
-      for (int q = 0; q < kR; ++q)
-        if (pending & (1u << q)) v[q] = load_relaxed_sys(reinterpret_cast<const uint4*>(me.base[q] + cur_off) + i);
-#pragma unroll
-      for (int q = 0; q < kR; ++q)
-        if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
-      if (pending == 0 || atomicOr(&s_failed, 0) != 0) break;
-      if (bound.expired(a.timeout_ns)) {
-        record_wait_failure(me, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
-        atomicExch(&s_failed, 1);
-        break;
-      }
-    }
-    if (pending != 0) break;                 // gave up: the error word says why; the output is not written
+    // all pending peers' loads in flight at once, then the checks (relaxed.sys polls: see above)
+    const auto peer_copy = [&](int q) { return reinterpret_cast<const uint4*>(me.base[q] + cur_off) + i; };
+    if (!poll_peers<T, kR>(v, peer_copy, world, me, &s_failed, a.timeout_ns, static_cast<int>(blk), call))
+      break;                                 // gave up: the error word says why; the output is not written
     if (i < prev_len) old[i] = empty_vec();  // plain: kernel order
     store_output<T>(me.out, i, a.count, reduce_regs<T, kR>(v, mine, me.rank, world));
   }

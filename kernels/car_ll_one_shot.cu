@@ -132,30 +132,12 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
   for (std::size_t i = first; i < nvec; i += stride) {
     const uint4 own = input(i);  // issued before the polls, so its latency hides behind them
     uint4 v[kR];
-    unsigned pending = 0;
-#pragma unroll
-    for (int q = 0; q < kR; ++q)
-      if (q < world && q != me.rank) pending |= 1u << q;
-    SpinBound bound;
-    while (true) {
-      // all pending peers' loads in flight at once, then the checks
-#pragma unroll
-      for (int q = 0; q < kR; ++q)
-        if (pending & (1u << q)) v[q] = load_relaxed_sys(in_slot(q) + i);
-#pragma unroll
-      for (int q = 0; q < kR; ++q)
-        if ((pending & (1u << q)) && filled<T>(v[q])) pending &= ~(1u << q);
-      // s_failed (another thread of the block gave up) through shared-memory atomics, read after
-      // every failed pass: reading it only every kTimerEvery passes measured slower (8 virtual ranks,
-      // 42 KB: 4.08 against 3.66 us; 2 GPUs 0.1 us slower at 42-114 KB)
-      if (pending == 0 || atomicOr(&s_failed, 0) != 0) break;
-      if (bound.expired(a.timeout_ns)) {
-        record_wait_failure(me, __ffs(static_cast<int>(pending)) - 1, kLlWait, static_cast<int>(blk), call);
-        atomicExch(&s_failed, 1);
-        break;
-      }
-    }
-    if (pending != 0) break;  // gave up: the error word says why; the output is not written
+    // all pending peers' loads in flight at once, then the checks; s_failed (another thread of the
+    // block gave up) read after every failed pass: reading it only every kTimerEvery passes
+    // measured slower (8 virtual ranks, 42 KB: 4.08 against 3.66 us; 2 GPUs 0.1 us slower at 42-114 KB)
+    if (!poll_peers<T, kR>(
+            v, [&](int q) { return in_slot(q) + i; }, world, me, &s_failed, a.timeout_ns, static_cast<int>(blk), call))
+      break;  // gave up: the error word says why; the output is not written
 #pragma unroll
     for (int q = 0; q < kR; ++q)
       if (q < world && q != me.rank) in_slot(q)[i] = empty_vec();
