@@ -131,8 +131,8 @@ __global__ void __launch_bounds__(kLlMaxThreads, kMinBlocksPerSm)
     uint4 v;
     uint4* p = slot(me.rank, me.rank) + i;
     // round 3, bounded by twice timeout_ns: an owner that waits for a missing rank in round 2 sends
-    // nothing, so the round-2 waiters, which see the missing rank directly, give up first and the
-    // error word names it, not the owner
+    // nothing, so the round-2 waiters, which see the missing rank directly, give up first and name
+    // it; a waiter here reports the owner as one that never sent its sum (kOwnerWait)
     if (!poll_filled<T>(p, v, o, me, &s_failed, 2 * a.timeout_ns, static_cast<int>(blk), call, kOwnerWait)) break;
     *p = empty_vec();  // plain: kernel order
     store_output<T>(me.out, i, a.count, v);

@@ -70,12 +70,11 @@ void prepare_attention(const Op& op, PreparedOp& p) {
 }
 
 // A layer boundary's all-reduce that custom:fused runs fused with the add + RMSNorm: the engine's
-// rule (engine/op_cost.cc boundary_fusion), tokens x hidden x 2 B within the fused kernel's cap,
-// hidden a multiple of 8 up to its largest.
+// rule (engine/op_cost.cc boundary_fusion), with the kernel's own limits.
 bool fused_boundary(const RankGpu& g, const Op& op, double ar_bytes) {
-  const double hidden = op.rows > 0 ? ar_bytes / 2.0 / op.rows : 0;
-  return g.car != nullptr && g.car_fused && op.fusable_boundary && ar_bytes <= double(car_policy::kLlMaxBytes) &&
-         hidden > 0 && hidden <= double(car::kFusedMaxHidden) && std::fmod(hidden, 8.0) == 0;
+  return g.car != nullptr && g.car_fused && op.fusable_boundary &&
+         car_policy::fused_boundary_fits(ar_bytes, op.rows, double(car_policy::kLlMaxBytes),
+                                         double(car::kFusedMaxHidden));
 }
 
 void prepare_fused(const RankGpu& g, const Op& op, PreparedOp& p) {

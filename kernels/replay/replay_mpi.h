@@ -53,7 +53,7 @@ struct MpiReplayOptions {
   std::string variant = "auto";  ///< custom variant (auto, one-shot-pull, one-shot-push, two-shot)
   bool fused_norm = false;       ///< custom:fused: layer boundaries fused with the add + RMSNorm
   /// The backend as the report names it: nccl, custom:VARIANT or custom:fused.
-  std::string backend() const { return !custom ? "nccl" : fused_norm ? "custom:fused" : "custom:" + variant; }
+  std::string backend() const { return backend_label(custom, fused_norm, variant); }
 };
 
 /// Replays every phase of a tp = world plan, this process being rank `mpi.place().rank` on GPU

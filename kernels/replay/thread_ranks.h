@@ -15,7 +15,7 @@ struct MultiGpuOptions {
   std::string variant = "auto";  ///< custom variant (auto, one-shot-pull, one-shot-push, two-shot)
   bool fused_norm = false;       ///< custom:fused: layer boundaries fused with the add + RMSNorm
   /// The backend as the report names it: nccl, custom:VARIANT or custom:fused.
-  std::string backend() const { return !custom ? "nccl" : fused_norm ? "custom:fused" : "custom:" + variant; }
+  std::string backend() const { return backend_label(custom, fused_norm, variant); }
   double stuck_wait_s = 60;  ///< after a rank fails, how long its peers may take to finish
 };
 

@@ -1,7 +1,6 @@
 #include "engine/op_cost.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 
 #include "cost/allreduce_fusion.h"
@@ -11,6 +10,7 @@
 #include "cost/nccl_alltoall.h"
 #include "cost/nccl_model.h"
 #include "cost/nccl_p2p.h"
+#include "scenario/custom_ar_policy.h"
 
 namespace specsim {
 
@@ -43,9 +43,8 @@ Fusion boundary_fusion(double ar_bytes, std::uint16_t rows, const CostContext& c
   if (ctx.world <= 1) return Fusion::None;
   if (ctx.run->flashinfer_fusion) return Fusion::FlashInfer;
   const AllReduceFusionModel& m = allreduce_fusion_model();
-  const double hidden = rows > 0 ? ar_bytes / 2.0 / rows : 0;
-  if (ctx.backend.fused_norm && ar_bytes <= m.custom_max_bytes && hidden > 0 && hidden <= m.custom_max_hidden &&
-      std::fmod(hidden, 8.0) == 0)
+  if (ctx.backend.fused_norm &&
+      car_policy::fused_boundary_fits(ar_bytes, rows, m.custom_max_bytes, m.custom_max_hidden))
     return Fusion::Custom;
   return Fusion::None;
 }

@@ -3,6 +3,7 @@
 // and C++17, so the kernels (kernels/car_select.cc) and the analytic engine
 // (sim/cost/custom_ar_model.cc) share one enum, one set of limits and one selector: a prediction
 // for "custom" is a prediction for the kernel that would run.
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -33,6 +34,16 @@ inline constexpr std::size_t kMaxBytes = std::size_t{8} << 20;
 /// Largest message per rank the flag-free variants carry: their receive slots (2 parities x world
 /// per rank) are sized by it, not by kMaxBytes, and they are meant for small messages.
 inline constexpr std::size_t kLlMaxBytes = std::size_t{1} << 20;
+
+/// Whether the fused all-reduce + residual add + RMSNorm runs a layer boundary whose all-reduce
+/// moves `ar_bytes` of bf16 over `rows` tokens: within `max_bytes`, and a hidden size that is a
+/// whole number of 16-byte vectors up to `max_hidden` (the engine passes its sourced limits, the
+/// GPU replay the kernel's own; so both fuse the same boundaries).
+inline bool fused_boundary_fits(double ar_bytes, unsigned rows, double max_bytes, double max_hidden) {
+  if (rows == 0 || ar_bytes > max_bytes) return false;
+  const double hidden = ar_bytes / 2.0 / rows;
+  return hidden > 0 && hidden <= max_hidden && std::fmod(hidden, 8.0) == 0;
+}
 
 /// True for the flag-free variants (one-shot-ll, one-shot-ll-pull, two-shot-ll, one-shot-ll-bcast).
 constexpr bool is_flag_free(Variant v) {
