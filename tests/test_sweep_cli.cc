@@ -504,3 +504,49 @@ TEST_CASE("sweep: points `specsim run` refuses for memory are skipped with the r
     CHECK((one.exit_code == 0) == (ran.count(std::to_string(b)) == 1));
   }
 }
+
+TEST_CASE("sweep --scenario: a saved measured run is the starting point, its anchors carried to every point") {
+  const std::string dir = fresh_dir();
+  const auto save = run_specsim(
+      {"run", "--measured-baseline-tok-s", "80", "--allreduce", "nccl", "--save-scenario", dir + "/m.json"});
+  INFO(save.err);
+  REQUIRE(save.exit_code == 0);
+  // The advice the refusal gives (a measurement beside a swept batch) is a command that runs.
+  const auto refused = run_specsim({"sweep", "--measured-baseline-tok-s", "80", "--batch-size", "1,2"});
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("sweep --scenario FILE") != std::string::npos);
+  const auto r = run_specsim({"sweep", "--scenario", dir + "/m.json", "--batch-size", "1,2"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Csv c = parse_csv(r.out);
+  REQUIRE(c.rows.size() == 2);  // the file's one backend at two batch sizes
+  for (const char* bs : {"1", "2"}) {
+    INFO("batch " << bs);
+    const json j = json::parse(run_specsim({"run", "--json", "--scenario", dir + "/m.json", "--batch-size", bs}).out);
+    const json& sc = j["scenarios"][0];
+    const std::vector<std::string>* row = nullptr;
+    for (const auto& rw : c.rows)
+      if (rw[c.col("batch_size")] == bs) row = &rw;
+    REQUIRE(row);
+    CHECK(std::stod((*row)[c.col("baseline_tok_s")]) == sc["baseline"]["tok_per_s"].get<double>());
+    CHECK(std::stod((*row)[c.col("spec_tok_s")]) == sc["spec"]["tok_per_s"].get<double>());
+  }
+  // The anchor holds at batch 1: the measured 80 tok/s comes back there.
+  for (const auto& rw : c.rows)
+    if (rw[c.col("batch_size")] == "1") CHECK(std::stod(rw[c.col("baseline_tok_s")]) == Approx(80.0).epsilon(1e-9));
+  // A missing file is bad input naming the flag, and nothing is written.
+  const auto missing = run_specsim({"sweep", "--scenario", dir + "/none.json", "-o", dir + "/out.csv"});
+  CHECK(missing.exit_code == 2);
+  CHECK(!exists(dir + "/out.csv"));
+}
+
+TEST_CASE("sweep, tune: a pasted launch command says that only run reads one") {
+  for (const char* cmd : {"sweep", "tune"}) {
+    const auto r = run_specsim({cmd, "--accept-len", "2", "--", "python", "-m", "sglang.launch_server", "--model-path",
+                                "meta-llama/Llama-3.1-8B-Instruct"});
+    INFO(cmd << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("only `specsim run` reads a launch command after --") != std::string::npos);
+    CHECK(r.err.find("--scenario") != std::string::npos);
+  }
+}

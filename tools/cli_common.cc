@@ -1,5 +1,6 @@
 #include "cli_common.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "scenario/flag_ranges.h"
@@ -24,6 +25,10 @@ const CLI::Validator whole_number(
     [](std::string& s) {
       if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
         return "must be a whole number >= 0, not " + s;
+      // up to 2^64 - 1 (18446744073709551615), the largest seed; a larger one is not clamped
+      const std::string digits = s.substr(std::min(s.find_first_not_of('0'), s.size()));
+      if (digits.size() > 20 || (digits.size() == 20 && digits > "18446744073709551615"))
+        return "must be at most 18446744073709551615, not " + s;
       return std::string();
     },
     "UINT");

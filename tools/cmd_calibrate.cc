@@ -46,6 +46,10 @@ int cmd_calibrate(int argc, char** argv) {
     check_outputs({{a.out, "-o"}}, inputs);
     if (int(!a.nccl_tests.empty()) + int(!a.from.empty()) + int(!a.gemmbench.empty()) > 1)
       throw InputError("give one mode: --nccl-tests, --from or --gemmbench", "specsim calibrate");
+    if (app.count("--world") && a.nccl_tests.empty())
+      throw InputError("--world picks a table of an nccl-tests log: only with --nccl-tests", "--world");
+    if (app.count("--world") && (a.world < 2 || a.world > 1024))
+      throw InputError("must be a world size of 2 or more (the log's ranks)", "--world");
     if (!a.gemmbench.empty()) {
       calibrate_from_gemmbench(a.gemmbench, a.out, a.hardware, std::cout);
       return kExitOk;

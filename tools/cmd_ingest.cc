@@ -27,7 +27,8 @@ int cmd_ingest(int argc, char** argv) {
                  "specsim replay -o report: per-op measured vs predicted (with --trace/--csv)");
   app.add_option("--trace", trace_path, "with --replay-report: write a Chrome trace (measured beside predicted)");
   app.add_option("--csv", csv_path, "with --replay-report: write one CSV row per replayed op call");
-  app.add_option("--steps", steps, "decode steps or cycles in the torch trace when it has no ProfilerStep markers");
+  app.add_option("--steps", steps,
+                 "with --torch-trace: decode steps or cycles in the trace when it has no ProfilerStep markers");
   app.add_flag("--json", as_json, "print what was read as one JSON object (every kind of file)");
   // bench_speculative.py's results, and the scenario anchored to all of them.
   std::string bench, save_scenario;
@@ -68,6 +69,16 @@ int cmd_ingest(int argc, char** argv) {
       return kExitOk;
     }
     if (!save_scenario.empty()) throw InputError("only with --bench-speculative", "--save-scenario");
+    // The deployment flags describe a bench_speculative.py scenario; nothing else reads them.
+    for (const char* flag :
+         {"--model-path", "--speculative-draft-model-path", "--hardware", "--tp-size", "--speculative-algorithm"})
+      if (app.count(flag))
+        throw InputError(std::string(flag) +
+                             " describes --bench-speculative's scenario (with --save-scenario): the "
+                             "other files say what they measured themselves; drop it",
+                         flag);
+    if (app.count("--steps") && torch.empty())
+      throw InputError("only with --torch-trace (a trace without ProfilerStep markers)", "--steps");
     if (replay.empty() && !(trace_path.empty() && csv_path.empty()))
       throw InputError("only with --replay-report", trace_path.empty() ? "--csv" : "--trace");
     check_outputs({{trace_path, "--trace"}, {csv_path, "--csv"}}, {replay});
@@ -75,7 +86,7 @@ int cmd_ingest(int argc, char** argv) {
       std::cout << replay_report_summary(replay, trace_path, csv_path, as_json);
       return kExitOk;
     }
-    if (steps < 0) throw InputError("must be positive", "--steps");
+    if (app.count("--steps") && steps < 1) throw InputError("must be at least 1", "--steps");
     std::cout << (!torch.empty()    ? torch_trace_summary(torch, steps, as_json)
                   : !sglang.empty() ? sglang_log_summary(sglang, as_json)
                                     : nccl_tests_summary(nccl, as_json));

@@ -4,6 +4,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "timeline/run_command.h"
+#include "util/error.h"
 
 namespace specsim::cli {
 
@@ -54,6 +55,14 @@ int cmd_run(int argc, char** argv) {
                  "vllm serve MODEL ...); every flag is classed by models/stacks/");
   app.add_option("--save-scenario", q.save_scenario, "write the resolved scenario to FILE (JSON) for --scenario");
   return guarded(app, argc, argv, [&] {
+    // Flags that shape the simulated cycles do nothing without them: refused, not ignored.
+    const bool files = !q.cycles.trace.empty() || !q.cycles.csv.empty();
+    if (app.count("--trace-cycles") && !files)
+      throw InputError("--trace-cycles picks the cycles --trace and --csv draw: give one of them, or drop it",
+                       "--trace-cycles");
+    if (app.count("--seed") && !files && app.count("--cycles") == 0)
+      throw InputError(
+          "--seed seeds the accept-length draws of --cycles, --trace or --csv: give one of them, or drop it", "--seed");
     std::cout << run_command(args, q);
     return kExitOk;
   });

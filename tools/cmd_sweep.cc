@@ -63,9 +63,13 @@ int cmd_sweep(int argc, char** argv) {
   RunArgs args;
   ListFlags lists;
   SweepOutputs out;
+  std::string scenario;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   add_run_flags(app, args);
   add_list_flags(app, lists);
+  app.add_option("--scenario", scenario,
+                 "scenario file (as `specsim run --scenario` reads it, e.g. a measured run saved with --save-scenario "
+                 "or written by diagnose -o): fills every flag not given, and its measurements anchor every point");
   app.add_option("-o,--output", out.csv_path,
                  "CSV file (default: stdout, unless --json or --plot is given; - for stdout)");
   app.add_option("--json", out.json_path, "also write the points as JSON to this file");
@@ -74,14 +78,14 @@ int cmd_sweep(int argc, char** argv) {
   app.add_option("--plot-script", out.plot_script, "also keep the gnuplot script (data inline) in this file");
   app.add_option("--plot-kind", out.plot_kind, "tokps | heatmap | breakdown | auto (by what was swept)");
   return guarded(app, argc, argv, [&] {
-    const SweepPlan plan = plan_sweep(args, lists, out);
+    const SweepPlan plan = plan_sweep(args, lists, out, scenario);
     std::atomic<size_t> done{0};
     const auto t0 = std::chrono::steady_clock::now();
     SweepResult r;
     {
       std::optional<ProgressBar> bar;
       if (::isatty(2)) bar.emplace(done, plan.grid.size());
-      r = run_sweep(SweepInput{plan.base, plan.grid, threads, &done});
+      r = run_sweep(SweepInput{plan.base, plan.grid, threads, &done, plan.file});
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cerr << sweep_summary(r, secs, threads);

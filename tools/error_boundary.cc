@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
 
 #include "util/error.h"
 #include "util/utf8.h"
@@ -121,6 +123,16 @@ int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
     } catch (const CLI::CallForAllHelp&) {
       std::cout << app.help("", CLI::AppFormatMode::All);
       return kExitOk;
+    } catch (const CLI::ExtrasError& e) {
+      // A pasted launch command given to a command that takes none: say who reads it.
+      if (std::find(argv + 1, argv + argc, std::string("--")) != argv + argc) {
+        std::cerr << "error: only `specsim run` reads a launch command after --: save it with `specsim run --hardware "
+                     "GPU:TOPOLOGY --save-scenario FILE -- COMMAND` and give FILE to --scenario ("
+                  << app.get_name() << ")\n";
+        return kExitBadInput;
+      }
+      std::cerr << "error: " << one_line(e.what()) << " (run with --help for the flags)\n";
+      return kExitBadInput;
     } catch (const CLI::ParseError& e) {
       std::cerr << "error: " << one_line(e.what()) << " (run with --help for the flags)\n";
       return kExitBadInput;

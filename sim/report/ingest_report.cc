@@ -9,6 +9,7 @@
 #include "ingest/sglang_log.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
+#include "util/error.h"
 
 namespace specsim {
 
@@ -16,6 +17,10 @@ using nlohmann::json;
 
 std::string torch_trace_summary(const std::string& file, int steps_flag, bool as_json) {
   const auto s = ingest::parse_torch_trace(ingest::read_text(file, "--torch-trace"), file);
+  if (s.steps > 0 && steps_flag > 0 && steps_flag != s.steps)
+    throw InputError(
+        fmt::format("the trace marks its own {} steps (ProfilerStep#), not {}: drop --steps", s.steps, steps_flag),
+        "--steps");
   const int steps = s.steps > 0 ? s.steps : std::max(1, steps_flag);
   const std::string step_source = s.steps > 0      ? "ProfilerStep# markers"
                                   : steps_flag > 0 ? "--steps"

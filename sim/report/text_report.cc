@@ -129,7 +129,7 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
         fmt::format("speculation: {} steps {}, topk {}, draft tokens {}; accept len {:.2f} ({})\n", algo_name(run.algo),
                     run.num_steps, run.topk, run.num_draft_tokens, r.accept_len, r.accept_source);
   else
-    out += "speculation: off (--speculative-algorithm NONE)\n";
+    out += "speculation: off (plain decoding)\n";
   if (s.runtime) {
     out += fmt::format("runtime:  {} (its own work per phase in runtime_us; models/runtime/{}.json)\n", s.runtime->name,
                        s.runtime->name);

@@ -12,8 +12,6 @@
 
 namespace specsim {
 
-namespace {}  // namespace
-
 int command_int(const std::string& v, const std::string& at) {
   try {
     std::size_t used = 0;
@@ -34,6 +32,18 @@ double command_double(const std::string& v, const std::string& at) {
   throw InputError("'" + v + "' is not a number", at);
 }
 
+int command_positive_int(const std::string& v, const std::string& at) {
+  const int n = command_int(v, at);
+  if (n < 1) throw InputError("'" + v + "' must be at least 1", at);
+  return n;
+}
+
+double command_fraction(const std::string& v, const std::string& at) {
+  const double d = command_double(v, at);
+  if (!(d > 0 && d < 1)) throw InputError("'" + v + "' must be in (0, 1): a share of the GPU's memory", at);
+  return d;
+}
+
 long long command_human_int(const std::string& v, const std::string& at) {
   static const std::map<char, double> kMult = {{'k', 1e3},    {'m', 1e6},       {'g', 1e9},
                                                {'K', 1024.0}, {'M', 1048576.0}, {'G', 1073741824.0}};
@@ -42,7 +52,7 @@ long long command_human_int(const std::string& v, const std::string& at) {
     if (x < 1 || x > 1e15) throw InputError("'" + v + "' is out of range", at);
     return static_cast<long long>(x);
   }
-  return command_int(v, at);
+  return command_positive_int(v, at);
 }
 
 std::string zoo_name_of_hf_id(const std::string& id) {
@@ -67,6 +77,16 @@ std::string zoo_name_of_hf_id(const std::string& id) {
   };
   const auto it = kZoo.find(ascii_lower(id));
   return it == kZoo.end() ? "" : it->second;
+}
+
+bool names_target(const std::string& path, const std::string& name) {
+  const std::string target = ascii_lower(name);
+  const std::string zoo = zoo_name_of_hf_id(path);
+  if (!zoo.empty()) return zoo == target;
+  std::string base = ascii_lower(path);
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  base = base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
+  return !base.empty() && (base.find(target) != std::string::npos || target.find(base) != std::string::npos);
 }
 
 void set_pasted_draft(RunArgs& a, const std::string& v, const std::string& at) {

@@ -11,11 +11,19 @@ namespace specsim {
 int command_int(const std::string& v, const std::string& at);
 /// A number; InputError naming `at` otherwise.
 double command_double(const std::string& v, const std::string& at);
+/// An integer of at least 1 (a limit such as a context length or a request count).
+int command_positive_int(const std::string& v, const std::string& at);
+/// A share in (0, 1) (a memory fraction); InputError naming `at` and the range otherwise.
+double command_fraction(const std::string& v, const std::string& at);
 /// vLLM's human-readable integers: 32768, 32k (x1000), 32K (x1024), 1m, 1M, 1g, 1G.
 long long command_human_int(const std::string& v, const std::string& at);
 
 /// The zoo name of a Hugging Face model id ("" when it is not in the zoo).
 std::string zoo_name_of_hf_id(const std::string& id);
+
+/// Whether `path` (a log's model_path: a Hugging Face id or a folder) names the model `name`: its
+/// zoo name when the zoo knows the id, else its last component against the name.
+bool names_target(const std::string& path, const std::string& name);
 
 /// A pasted draft into `a`: a config.json, a folder holding one, or a zoo draft, used as given
 /// (draft_model_path). A Hugging Face id (org/name) that is none of these is kept as remote_draft:

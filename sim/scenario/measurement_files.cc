@@ -4,6 +4,7 @@
 
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
+#include "scenario/command_values.h"
 #include "util/error.h"
 
 namespace specsim {
@@ -23,6 +24,7 @@ void read_accept_log(const std::string& file, RunArgs& args, Measurements& m) {
   double sum = 0;
   for (double v : lens) sum += v;
   args.accept_len = sum / static_cast<double>(lens.size());
+  args.accept_source = "SGLang log " + file;
   m.notes.push_back(fmt::format("accept len {:.3f} = mean of {} logged intervals in {} ({} unknown lines skipped)",
                                 *args.accept_len, lens.size(), file, m.accept_log->unknown_lines));
 }
@@ -73,6 +75,30 @@ void check_accept_depth(const ingest::SglangLog& log, const std::string& file, i
                                    "draft (give its --speculative-num-steps)",
                                    *d.accept_len, most),
                        fmt::format("{}:{}", file, d.line));
+}
+
+std::vector<std::string> Measurements::mismatches(const Scenario& s) const {
+  std::vector<std::string> out;
+  if (!accept_log || accept_log->server_args.empty()) return out;
+  const ingest::ServerArgs& a = accept_log->server_args.back();
+  if (!a.model_path.empty() && !names_target(a.model_path, s.target.name))
+    out.push_back(
+        fmt::format("--accept-from {} ran {}, and this run's target is {}: a draft's accept length belongs to "
+                    "its target and the text, so the logged mean holds here only if they accept alike",
+                    accept_file, a.model_path, s.target.name));
+  const RunSpec& r = s.run;
+  const bool differs = (a.speculative_num_steps && *a.speculative_num_steps != r.num_steps) ||
+                       (a.speculative_eagle_topk && *a.speculative_eagle_topk != r.topk) ||
+                       (a.speculative_num_draft_tokens && *a.speculative_num_draft_tokens != r.num_draft_tokens);
+  if (differs && r.speculative()) {
+    auto v = [](const std::optional<int>& x) { return x ? std::to_string(*x) : std::string("?"); };
+    out.push_back(fmt::format(
+        "--accept-from {} ran steps {}, topk {}, {} draft tokens and this run has {}, {}, {}: its accept len is used "
+        "as measured (give the log's settings to match it, or `specsim tune --accept-from` to carry it to others)",
+        accept_file, v(a.speculative_num_steps), v(a.speculative_eagle_topk), v(a.speculative_num_draft_tokens),
+        r.num_steps, r.topk, r.num_draft_tokens));
+  }
+  return out;
 }
 
 void Measurements::check(const Scenario& s) const {

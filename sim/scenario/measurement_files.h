@@ -30,6 +30,9 @@ struct Measurements {
   /// Against the resolved scenario: --accept-from's log no deeper than its draft (when it
   /// speculates), --baseline-from's log of its tp size. InputError naming the file.
   void check(const Scenario& s) const;
+  /// Where --accept-from's log ran another target or draft shape than `s` (from its server_args
+  /// line): a note each, said beside the report (the logged accept len is used as given).
+  std::vector<std::string> mismatches(const Scenario& s) const;
 };
 
 /// Reads the files into the run flags; a value given both by a file and by its flag is refused.

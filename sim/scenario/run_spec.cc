@@ -9,6 +9,7 @@
 #include "scenario/flag_ranges.h"
 #include "scenario/sglang_draft_rule.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace specsim {
 
@@ -79,8 +80,10 @@ AllReduceChoice parse_unscoped(std::string_view s, const std::string& where);
 
 AllReduceChoice parse_allreduce(std::string_view s, const std::string& where) {
   const auto at = s.find('@');
-  if (at == std::string_view::npos) return parse_unscoped(s, where);
-  AllReduceChoice c = parse_unscoped(s.substr(0, at), where);
+  // backend names in any case, as the NCCL flags take theirs (NCCL, Custom:Fused)
+  const std::string backend = ascii_lower(std::string(s.substr(0, at)));
+  if (at == std::string_view::npos) return parse_unscoped(backend, where);
+  AllReduceChoice c = parse_unscoped(backend, where);
   c.scoped = true;
   c.phases = {};
   std::string_view rest = s.substr(at + 1);
@@ -134,7 +137,9 @@ AllReduceChoice parse_unscoped(std::string_view s, const std::string& where) {
   const bool word = !name.empty() && name[0] >= 'a' && name[0] <= 'z' &&
                     name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") == std::string_view::npos;
   if (!word || name == "fixed" || name == "nccl")
-    throw InputError("unknown all-reduce '" + std::string(s) + "': use nccl, custom[:VARIANT] or fixed:US", where);
+    throw InputError("unknown all-reduce '" + std::string(s) +
+                         "': use nccl, custom[:VARIANT], fixed:US, or the stack's own (sglang, vllm)",
+                     where);
   c.kind = AllReduceChoice::Kind::Registered;
   c.name = std::string(name);
   if (name.size() < s.size()) c.arg = std::string(s.substr(name.size() + 1));
@@ -169,6 +174,9 @@ void validate_run(const RunSpec& r) {
   require(r.nccl.algo_enabled[0] || r.nccl.algo_enabled[1], "enable at least one algorithm", "--nccl-algo");
   require(r.nccl.proto_enabled[0] || r.nccl.proto_enabled[1] || r.nccl.proto_enabled[2], "enable at least one protocol",
           "--nccl-proto");
+  if (r.mem_fraction_static)
+    require(std::isfinite(*r.mem_fraction_static) && *r.mem_fraction_static > 0 && *r.mem_fraction_static < 1,
+            "must be in (0, 1)", "--mem-fraction-static");
   if (!r.speculative()) {
     require(!r.measured_spec_tok_s, "needs speculation on", "--measured-spec-tok-s");
     return;
@@ -192,9 +200,6 @@ void validate_run(const RunSpec& r) {
     require(std::isfinite(*r.accept_rate) && *r.accept_rate >= 0 && *r.accept_rate < 1, "must be in [0, 1)",
             "--accept-rate");
   require(!(r.accept_len && r.accept_rate), "give --accept-len or --accept-rate, not both", "--accept-rate");
-  if (r.mem_fraction_static)
-    require(std::isfinite(*r.mem_fraction_static) && *r.mem_fraction_static > 0 && *r.mem_fraction_static < 1,
-            "must be in (0, 1)", "--mem-fraction-static");
 }
 
 }  // namespace specsim

@@ -27,7 +27,8 @@ json run_settings_json(const RunSpec& r) {
     j["dp_size"] = r.layout.dp;
     j["enable_dp_attention"] = r.layout.dp_attention;
     j["moe_a2a_backend"] = a2a_backend_name(r.layout.a2a);
-    j["deepep_mode"] = deepep_mode_name(r.layout.deepep_mode);
+    // only where it means something: a file that names it without DeepEP would read back with a note
+    if (r.layout.a2a == A2aBackend::DeepEP) j["deepep_mode"] = deepep_mode_name(r.layout.deepep_mode);
     j["ep_imbalance"] = r.layout.ep_imbalance;
     j["pp_size"] = r.layout.pp;
   }

@@ -46,7 +46,7 @@ const FlagAppliers& sglang_appliers() {
       {"--disable-cuda-graph",
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_cuda_graph = true; }},
       {"--mem-fraction-static", [](const PastedFlag& f, RunArgs& a, auto&,
-                                   const std::string& at) { a.mem_fraction_static = command_double(f.last(), at); }},
+                                   const std::string& at) { a.mem_fraction_static = command_fraction(f.last(), at); }},
       {"--dtype",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) {
          if (f.last() != "auto") a.dtype = f.last();
@@ -82,9 +82,11 @@ const FlagAppliers& sglang_appliers() {
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.parallel.moe_a2a_backend = "deepep"; }},
       // Caps: checked against the run's --context-len and --batch-size by the caller.
       {"--context-length",
-       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_int(f.last(), at); }},
+       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_positive_int(f.last(), at); }},
       {"--max-running-requests",
-       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_int(f.last(), at); }},
+       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_positive_int(f.last(), at); }},
+      {"--max-total-tokens",
+       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_positive_int(f.last(), at); }},
   };
   return kApply;
 }

@@ -1,5 +1,7 @@
 #include "scenario/vllm_cmdline.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <functional>
@@ -7,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scenario/command_values.h"
+#include "scenario/flag_ranges.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -62,7 +65,13 @@ void apply_speculative(const json& j, RunArgs& a, const std::string& at) {
     throw InputError("--speculative-config needs num_speculative_tokens (the draft steps)", at);
   const json& n = j["num_speculative_tokens"];
   if (!n.is_number_integer()) throw InputError("is not an integer", at + ": num_speculative_tokens");
-  a.num_steps = n.get<int>();
+  // checked here, where the user wrote it: the run's own range is --speculative-num-steps'
+  const long long steps = n.get<long long>();
+  if (steps < flag_ranges::kNumSteps.lo || steps > flag_ranges::kNumSteps.hi)
+    throw InputError(fmt::format("{} is out of range: {}..{} draft tokens (steps) a cycle", steps,
+                                 flag_ranges::kNumSteps.lo, flag_ranges::kNumSteps.hi),
+                     at + ": num_speculative_tokens");
+  a.num_steps = static_cast<int>(steps);
   a.topk = 1;
   a.num_draft_tokens = *a.num_steps + 1;
 }
@@ -101,8 +110,10 @@ const FlagAppliers& vllm_appliers() {
          for (const auto& v : f.values) most = std::max(most, command_int(v, at));
          a.cuda_graph_max_bs = most;
        }},
-      {"--gpu-memory-utilization", [](const PastedFlag& f, RunArgs& a, auto&,
-                                      const std::string& at) { a.mem_fraction_static = command_double(f.last(), at); }},
+      {"--gpu-memory-utilization",
+       [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) {
+         a.mem_fraction_static = command_fraction(f.last(), at);
+       }},
       {"--dtype",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) {
          if (f.last() == "auto")
@@ -113,7 +124,7 @@ const FlagAppliers& vllm_appliers() {
       {"--max-model-len",
        [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_human_int(f.last(), at); }},
       {"--max-num-seqs",
-       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_int(f.last(), at); }},
+       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_positive_int(f.last(), at); }},
   };
   return kApply;
 }

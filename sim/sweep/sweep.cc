@@ -12,6 +12,7 @@
 #include "accept/accept_len.h"
 #include "cost/allreduce_model.h"
 #include "evaluate/result_checks.h"
+#include "scenario/load_scenario.h"
 #include "scenario/memory_fit.h"
 #include "util/error.h"
 
@@ -61,7 +62,8 @@ std::vector<Resolved> resolve_all(const SweepInput& in) {
   for (size_t k = 0; k < out.size(); ++k) {
     Resolved& r = out[k];
     try {
-      r.scenario = resolve_scenario(scenario_args(in, g.decode(k * g.points_per_scenario())));
+      RunArgs a = scenario_args(in, g.decode(k * g.points_per_scenario()));
+      r.scenario = load_scenario(in.file, a);
     } catch (const InputError& e) {
       if (!swept) throw;  // nothing else to sweep: plain bad input
       r.error = e.line();

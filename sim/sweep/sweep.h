@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "evaluate/evaluate_scenario.h"
+#include "scenario/load_scenario.h"
 #include "scenario/resolve.h"
 #include "sweep/grid.h"
 
@@ -57,6 +58,7 @@ struct SweepInput {
   Grid grid;
   int threads = 1;
   std::atomic<size_t>* progress = nullptr;  ///< points done so far, for a progress bar (optional)
+  ScenarioFile file;                        ///< --scenario: fills what the flags leave out, and brings its measurements
 };
 
 /// Runs the whole grid. Bad points are skipped and counted; InputError only for input that spoils

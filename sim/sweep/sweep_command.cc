@@ -98,16 +98,28 @@ bool csv_wanted(const SweepOutputs& o) { return !o.csv_path.empty() || (o.json_p
 
 }  // namespace
 
-SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOutputs& o) {
+SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOutputs& o,
+                     const std::string& scenario_path) {
   check_outputs({{o.csv_path == "-" ? "" : o.csv_path, "--output"},
                  {o.json_path, "--json"},
                  {o.plot_path, "--plot"},
                  {o.plot_script, "--plot-script"}},
-                {args.model_path.value_or(""), args.hardware.value_or("")});
+                {args.model_path.value_or(""), args.hardware.value_or(""), scenario_path});
   SweepPlan p;
+  p.file = read_scenario_file(scenario_path);
   p.grid = make_grid(lists);
   refuse_ambiguous_measurement(args, p.grid);
   p.base = base_args(args, p.grid);
+  if (lists.allreduce.empty() && !p.file.path.empty()) {
+    // No --allreduce: the backends the file names, as `run --scenario FILE` compares them.
+    RunArgs a = p.base;
+    std::optional<Scenario> s;
+    try {
+      s = load_scenario(p.file, a);
+    } catch (const InputError&) {  // left to the points' own errors
+    }
+    if (s && !s->backends_defaulted) p.grid.allreduce = s->run.allreduce;
+  }
   if (!o.plot_path.empty() || o.plot_kind != "auto" || !o.plot_script.empty()) {
     if (o.plot_path.empty()) throw InputError("--plot-kind and --plot-script need --plot FILE.png", "--plot");
     check_plot_target(o.plot_path);
@@ -116,7 +128,8 @@ SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOut
     // left to the sweep's own error).
     std::optional<Scenario> base;
     try {
-      base = resolve_scenario(p.base);
+      RunArgs a = p.base;
+      base = load_scenario(p.file, a);
     } catch (const InputError&) {
     }
     if (base) check_plot_names(*base);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "scenario/load_scenario.h"
 #include "scenario/resolve.h"
 #include "sweep/grid.h"
 #include "sweep/sweep.h"
@@ -33,13 +34,15 @@ struct SweepPlan {
   /// The run flags every point starts from: the command's, with each axis given one value set as
   /// `specsim run` would take it, so measurements on the command line anchor at those settings.
   RunArgs base;
+  ScenarioFile file;  ///< --scenario, read (empty path: none)
 };
 
 /// Checks the outputs and the memory the grid needs, builds the grid from the list flags and
 /// picks the plot kind. InputError (or EnvironmentError: no gnuplot) before any point runs, also
 /// for a command-line measurement beside an axis it depends on swept over several values (which
 /// setting was measured?).
-SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOutputs& out);
+SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOutputs& out,
+                     const std::string& scenario_path = "");
 
 /// Draws the plot and writes the CSV and JSON files of a finished sweep; returns the CSV for
 /// stdout (empty when it went to a file). InputError when no point could be evaluated.

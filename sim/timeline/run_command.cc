@@ -40,7 +40,8 @@ std::string run_command(RunArgs& args, const RunRequest& q) {
     m.check(sc);
     return sc;
   });
-  const Scenario& s = e.scenario;
+  Scenario s = e.scenario;
+  for (const auto& w : m.mismatches(s)) s.notes.push_back(w);
   const ScenarioResult& r = e.result;
   check_result_figures(s, r);
   auto j = report_json(s, r);

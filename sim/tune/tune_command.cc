@@ -11,6 +11,7 @@
 #include "evaluate/evaluate_scenario.h"
 #include "evaluate/result_checks.h"
 #include "report/gnuplot.h"
+#include "scenario/command_values.h"
 #include "scenario/flag_values.h"
 #include "scenario/load_scenario.h"
 #include "scenario/sglang_cmdline.h"
@@ -120,31 +121,10 @@ AcceptanceOrigin choose_acceptance(const TuneRequest& q, const Scenario& s, acce
   return o;
 }
 
-namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
-// Whether `path` (an SGLang log's model_path: a Hugging Face id or a folder) names the target:
-// its zoo name when the zoo knows the id, else its last component against the target's name.
-bool names_target(const std::string& path, const Scenario& s) {
-  const std::string target = lower(s.target.name);
-  const std::string zoo = zoo_name_of_hf_id(path);
-  if (!zoo.empty()) return zoo == target;
-  std::string base = lower(path);
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  base = base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
-  return base.find(target) != std::string::npos || target.find(base) != std::string::npos;
-}
-
-}  // namespace
-
 std::vector<std::string> model_mismatches(const std::vector<accept::AcceptObservation>& obs, const Scenario& s) {
   std::vector<std::string> out;
   for (const auto& o : obs) {
-    if (o.model.empty() || names_target(o.model, s)) continue;
+    if (o.model.empty() || names_target(o.model, s.target.name)) continue;
     const std::string w = fmt::format(
         "the acceptance of {} was measured on {}, and the target here is {}: a draft's acceptance belongs to its "
         "target and the text, so these rankings hold only if {} accepts alike (give --model-path to match, or "

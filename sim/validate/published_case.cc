@@ -133,6 +133,7 @@ PublishedCase published_case_from_json(const json& j, const std::string& file) {
 }
 
 std::vector<PublishedCase> load_published_set(const std::string& dir, const std::string& flag) {
+  if (is_file(dir)) throw InputError(dir + " is a file: give the folder of case files (traces/published)", flag);
   if (!is_dir(dir)) throw InputError("no such folder: " + dir, flag);
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(dir))
