@@ -93,14 +93,14 @@ TEST_CASE("a pasted command's values keep their stack's ranges") {
     a.insert(a.end(), flags.begin(), flags.end());
     return a;
   };
-  refused(sglang({"--mem-fraction-static", "7"}), "--mem-fraction-static", "must be in (0, 1)");
-  refused(sglang({"--mem-fraction-static", "-1"}), "--mem-fraction-static", "must be in (0, 1)");
+  refused(sglang({"--mem-fraction-static", "7"}), "--mem-fraction-static", "must be in (0, 1]");
+  refused(sglang({"--mem-fraction-static", "-1"}), "--mem-fraction-static", "must be in (0, 1]");
   refused(sglang({"--context-length", "-5"}), "--context-length", "at least 1");
   refused(sglang({"--max-running-requests", "0"}), "--max-running-requests", "at least 1");
   refused(sglang({"--max-total-tokens", "1000"}), "--max-total-tokens", "exceed the command's --max-total-tokens");
   refused({"run", "--hardware", "h100-sxm:nvswitch", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
            "--gpu-memory-utilization", "1.5"},
-          "--gpu-memory-utilization", "must be in (0, 1)");
+          "--gpu-memory-utilization", "must be in (0, 1]");
   refused({"run", "--hardware", "h100-sxm:nvswitch", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
            "--max-num-seqs", "0"},
           "--max-num-seqs", "at least 1");
@@ -109,7 +109,7 @@ TEST_CASE("a pasted command's values keep their stack's ranges") {
           "num_speculative_tokens", "out of range");
   // The same range on the flag itself, plain decoding too.
   refused({"run", "--model-path", "llama-3.1-8b", "--speculative-algorithm", "NONE", "--mem-fraction-static", "1.5"},
-          "--mem-fraction-static", "must be in (0, 1)");
+          "--mem-fraction-static", "must be in (0, 1]");
 
   // A context limit below the default is the run's context, said; a pool that holds the run passes.
   std::vector<std::string> capped = sglang({"--context-length", "1024", "--max-total-tokens", "4096"});
@@ -169,4 +169,26 @@ TEST_CASE("backend names in any case; a file given to --set names what is wanted
   const json b = run_json({"run", "--allreduce", "nccl"});
   CHECK(a["scenarios"][0]["spec"]["cycle_us"] == b["scenarios"][0]["spec"]["cycle_us"]);
   refused({"validate", "--set", traces_path("published/README.md")}, "--set", "is a file");
+}
+
+TEST_CASE(
+    "a model whose zoo draft is a NextN layer is told to ask for NEXTN; sweep refuses speculation axes on plain "
+    "runs") {
+  refused({"run", "--model-path", "glm-4.7", "--hardware", "h200:nvswitch", "--tp-size", "8", "--accept-len", "2"},
+          "--accept-len", "--speculative-algorithm NEXTN");
+  const json j = run_json({"run", "--model-path", "glm-4.7", "--hardware", "h200:nvswitch", "--tp-size", "8"});
+  CHECK(has_note(j, "--speculative-algorithm NEXTN runs its zoo NextN draft"));
+  const std::string model = model_without_draft();
+  for (const char* axis : {"--accept-len", "--speculative-num-steps"})
+    refused({"sweep", "--model-path", model, "--hardware", "h100-sxm:nvswitch", axis, "2,3"}, axis,
+            "this scenario decodes plainly");
+  refused({"sweep", "--model-path", "llama-3.1-8b", "--speculative-algorithm", "NONE", "--accept-rate", "0.5,0.6"},
+          "--accept-rate", "this scenario decodes plainly");
+  // vLLM's own range for its memory share is (0, 1]: 1.0 is valid.
+  const CliResult r = run_specsim({"run", "--hardware", "h200:nvswitch", "--", "vllm", "serve",
+                                   "meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory-utilization", "1.0"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  // A command that takes no scenario is not told to give one.
+  refused({"validate", "--", "x"}, "validate", "this command takes none");
 }

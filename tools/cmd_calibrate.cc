@@ -49,7 +49,7 @@ int cmd_calibrate(int argc, char** argv) {
     if (app.count("--world") && a.nccl_tests.empty())
       throw InputError("--world picks a table of an nccl-tests log: only with --nccl-tests", "--world");
     if (app.count("--world") && (a.world < 2 || a.world > 1024))
-      throw InputError("must be a world size of 2 or more (the log's ranks)", "--world");
+      throw InputError("must be a world size in 2..1024 (the log's ranks)", "--world");
     if (!a.gemmbench.empty()) {
       calibrate_from_gemmbench(a.gemmbench, a.out, a.hardware, std::cout);
       return kExitOk;

@@ -126,9 +126,12 @@ int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
     } catch (const CLI::ExtrasError& e) {
       // A pasted launch command given to a command that takes none: say who reads it.
       if (std::find(argv + 1, argv + argc, std::string("--")) != argv + argc) {
-        std::cerr << "error: only `specsim run` reads a launch command after --: save it with `specsim run --hardware "
-                     "GPU:TOPOLOGY --save-scenario FILE -- COMMAND` and give FILE to --scenario ("
-                  << app.get_name() << ")\n";
+        std::cerr << "error: only `specsim run` reads a launch command after --"
+                  << (app.get_option_no_throw("--scenario") != nullptr
+                          ? ": save it with `specsim run --hardware GPU:TOPOLOGY --save-scenario FILE -- COMMAND` and "
+                            "give FILE to --scenario"
+                          : "; this command takes none")
+                  << " (" << app.get_name() << ")\n";
         return kExitBadInput;
       }
       std::cerr << "error: " << one_line(e.what()) << " (run with --help for the flags)\n";

@@ -40,7 +40,7 @@ int command_positive_int(const std::string& v, const std::string& at) {
 
 double command_fraction(const std::string& v, const std::string& at) {
   const double d = command_double(v, at);
-  if (!(d > 0 && d < 1)) throw InputError("'" + v + "' must be in (0, 1): a share of the GPU's memory", at);
+  if (!(d > 0 && d <= 1)) throw InputError("'" + v + "' must be in (0, 1]: a share of the GPU's memory", at);
   return d;
 }
 

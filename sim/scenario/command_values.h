@@ -13,7 +13,7 @@ int command_int(const std::string& v, const std::string& at);
 double command_double(const std::string& v, const std::string& at);
 /// An integer of at least 1 (a limit such as a context length or a request count).
 int command_positive_int(const std::string& v, const std::string& at);
-/// A share in (0, 1) (a memory fraction); InputError naming `at` and the range otherwise.
+/// A share in (0, 1] (a memory fraction; vLLM's own range); InputError naming `at` and the range otherwise.
 double command_fraction(const std::string& v, const std::string& at);
 /// vLLM's human-readable integers: 32768, 32k (x1000), 32K (x1024), 1m, 1M, 1g, 1G.
 long long command_human_int(const std::string& v, const std::string& at);

@@ -311,7 +311,7 @@ namespace {
 // A model with no draft in the zoo, and no draft or algorithm given, decodes plainly: a speculative
 // flag given to it would be ignored, so it is refused, saying why speculation is off. (A run told
 // --speculative-algorithm NONE, as a pasted plain command or a saved plain scenario says, is noted.)
-void refuse_speculative_flags(const RunArgs& a, const std::string& target) {
+void refuse_speculative_flags(const RunArgs& a, const std::string& target, bool nextn_draft) {
   std::string flag;
   if (a.measured_spec_tok_s)
     flag = "--measured-spec-tok-s";
@@ -326,6 +326,12 @@ void refuse_speculative_flags(const RunArgs& a, const std::string& target) {
   else if (a.num_draft_tokens)
     flag = "--speculative-num-draft-tokens";
   if (flag.empty()) return;
+  if (nextn_draft)
+    throw InputError(flag + " needs speculation: " + target +
+                         "'s zoo draft is its NextN layer, which runs only when asked: give --speculative-algorithm "
+                         "NEXTN, or drop " +
+                         flag,
+                     flag);
   throw InputError(flag + " needs speculation, and the zoo has no draft for " + target +
                        ", so the run would be plain decoding: give --speculative-draft-model-path (the draft's "
                        "config.json) and --speculative-algorithm, or drop " +
@@ -355,14 +361,18 @@ Scenario resolve_unfused(const RunArgs& a) {
   run.measured_baseline_tok_s.reset(), run.measured_allreduce_us.reset(), run.measured_spec_tok_s.reset();
   run.accept_len.reset(), run.accept_rate.reset();
   if (a.algorithm) run.algo = parse_algo(*a.algorithm);
-  if (!run.speculative() && !a.algorithm) refuse_speculative_flags(a, s.target.name);
+  const bool nextn_draft = !have_draft && !zoo_draft_config(target_cfg, true).empty();
+  if (!run.speculative() && !a.algorithm) refuse_speculative_flags(a, s.target.name, nextn_draft);
   if (!run.speculative() && a.algorithm && (a.accept_len || a.accept_rate))
     s.notes.push_back(std::string(a.accept_len ? "--accept-len" : "--accept-rate") +
-                      " is not used: the run decodes plainly (--speculative-algorithm " + *a.algorithm + ")");
+                      " is not used: the run decodes plainly (speculative algorithm " + *a.algorithm + ")");
   if (!a.algorithm && !have_draft)
-    s.notes.push_back("the zoo has no draft for " + s.target.name +
-                      ": plain decoding only (give --speculative-draft-model-path and --speculative-algorithm to "
-                      "price speculation)");
+    s.notes.push_back(nextn_draft ? s.target.name +
+                                        " decodes plainly unless asked: --speculative-algorithm NEXTN runs its zoo "
+                                        "NextN draft"
+                                  : "the zoo has no draft for " + s.target.name +
+                                        ": plain decoding only (give --speculative-draft-model-path and "
+                                        "--speculative-algorithm to price speculation)");
   if (a.tp_size) run.tp_size = *a.tp_size;
   // pipeline parallelism: pp stages of tp GPUs each
   run.num_gpus = a.num_gpus.value_or(run.tp_size * a.parallel.pp_size.value_or(1));

@@ -81,12 +81,13 @@ AllReduceChoice parse_unscoped(std::string_view s, const std::string& where);
 AllReduceChoice parse_allreduce(std::string_view s, const std::string& where) {
   const auto at = s.find('@');
   // backend names in any case, as the NCCL flags take theirs (NCCL, Custom:Fused)
-  const std::string backend = ascii_lower(std::string(s.substr(0, at)));
+  const std::string lower = ascii_lower(std::string(s));
+  const std::string backend = lower.substr(0, at);
   if (at == std::string_view::npos) return parse_unscoped(backend, where);
   AllReduceChoice c = parse_unscoped(backend, where);
   c.scoped = true;
   c.phases = {};
-  std::string_view rest = s.substr(at + 1);
+  std::string_view rest = std::string_view(lower).substr(at + 1);
   if (rest.empty()) throw InputError("BACKEND@PHASES needs phases after '@' (e.g. fixed:40@verify)", where);
   for (bool more = true; more;) {  // every comma-separated name must be a phase, none empty
     const auto comma = rest.find(',');
@@ -175,8 +176,8 @@ void validate_run(const RunSpec& r) {
   require(r.nccl.proto_enabled[0] || r.nccl.proto_enabled[1] || r.nccl.proto_enabled[2], "enable at least one protocol",
           "--nccl-proto");
   if (r.mem_fraction_static)
-    require(std::isfinite(*r.mem_fraction_static) && *r.mem_fraction_static > 0 && *r.mem_fraction_static < 1,
-            "must be in (0, 1)", "--mem-fraction-static");
+    require(std::isfinite(*r.mem_fraction_static) && *r.mem_fraction_static > 0 && *r.mem_fraction_static <= 1,
+            "must be in (0, 1]", "--mem-fraction-static");
   if (!r.speculative()) {
     require(!r.measured_spec_tok_s, "needs speculation on", "--measured-spec-tok-s");
     return;

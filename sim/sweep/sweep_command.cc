@@ -93,6 +93,16 @@ void refuse_ambiguous_measurement(const RunArgs& a, const Grid& g) {
                    flag);
 }
 
+// The first speculative axis the grid sweeps ("" when none).
+std::string speculative_axis(const Grid& g) {
+  if (!g.accept_len.empty()) return "--accept-len";
+  if (!g.accept_rate.empty()) return "--accept-rate";
+  if (!g.steps.empty()) return "--speculative-num-steps";
+  if (!g.topk.empty()) return "--speculative-eagle-topk";
+  if (!g.draft_tokens.empty()) return "--speculative-num-draft-tokens";
+  return "";
+}
+
 // Whether the CSV goes anywhere: a file, or stdout when no other output is asked.
 bool csv_wanted(const SweepOutputs& o) { return !o.csv_path.empty() || (o.json_path.empty() && o.plot_path.empty()); }
 
@@ -110,15 +120,24 @@ SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOut
   p.grid = make_grid(lists);
   refuse_ambiguous_measurement(args, p.grid);
   p.base = base_args(args, p.grid);
-  if (lists.allreduce.empty() && !p.file.path.empty()) {
-    // No --allreduce: the backends the file names, as `run --scenario FILE` compares them.
+  const std::string spec_axis = speculative_axis(p.grid);
+  if ((lists.allreduce.empty() && !p.file.path.empty()) || !spec_axis.empty()) {
     RunArgs a = p.base;
     std::optional<Scenario> s;
     try {
       s = load_scenario(p.file, a);
     } catch (const InputError&) {  // left to the points' own errors
     }
-    if (s && !s->backends_defaulted) p.grid.allreduce = s->run.allreduce;
+    // No --allreduce: the backends the file names, as `run --scenario FILE` compares them.
+    if (s && lists.allreduce.empty() && !p.file.path.empty() && !s->backends_defaulted)
+      p.grid.allreduce = s->run.allreduce;
+    // A swept acceptance or draft shape of a scenario that decodes plainly would sweep nothing.
+    if (s && !s->run.speculative() && !spec_axis.empty())
+      throw InputError(spec_axis +
+                           " sweeps speculation, and this scenario decodes plainly (no draft, or speculative "
+                           "algorithm NONE): give the draft and --speculative-algorithm, or drop " +
+                           spec_axis,
+                       spec_axis);
   }
   if (!o.plot_path.empty() || o.plot_kind != "auto" || !o.plot_script.empty()) {
     if (o.plot_path.empty()) throw InputError("--plot-kind and --plot-script need --plot FILE.png", "--plot");
