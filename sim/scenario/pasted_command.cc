@@ -60,28 +60,27 @@ void merge(RunArgs& a, const RunArgs& c) {
 // A context not given is the default (RunSpec's) unless the command caps it lower: then the cap.
 void check_limits(const CommandFlags& c, RunArgs& a, std::vector<std::string>& notes) {
   const bool vllm = c.stack == "vllm";
+  const long long dflt_context = RunSpec{}.context_len;
   if (const PastedFlag* f = c.last(vllm ? "--max-model-len" : "--context-length"); f) {
     const long long cap = command_human_int(f->values.back(), c.where + ": " + f->given);
-    if (const long long dflt = RunSpec{}.context_len; !a.context_len && cap < dflt) {
+    if (!a.context_len && cap < dflt_context) {
       a.context_len = cap;
       notes.push_back(fmt::format("context {} tokens a request: the command's {} {} (below the default {})", cap,
-                                  f->given, f->values.back(), dflt));
+                                  f->given, f->values.back(), dflt_context));
     }
     if (a.context_len && *a.context_len > cap)
       throw InputError(std::to_string(*a.context_len) + " tokens of context exceed the command's " + f->given + " " +
                            f->values.back(),
                        "--context-len");
   }
-  // SGLang's KV-cache pool: every running request's context (and its draft tokens) held at once
+  // SGLang's KV-cache pool: every running request's context held at once
   if (const PastedFlag* f = vllm ? nullptr : c.last("--max-total-tokens"); f) {
     const int pool = command_positive_int(f->values.back(), c.where + ": " + f->given);
-    const long long need =
-        static_cast<long long>(a.batch_size.value_or(1)) * a.context_len.value_or(RunSpec{}.context_len);
-    if (need > pool)
+    const long long batch = a.batch_size.value_or(RunSpec{}.batch_size), context = a.context_len.value_or(dflt_context);
+    if (batch * context > pool)
       throw InputError(fmt::format("batch {} x context {} = {} tokens exceed the command's {} {}: a smaller "
                                    "--batch-size or --context-len fits",
-                                   a.batch_size.value_or(1), a.context_len.value_or(RunSpec{}.context_len), need,
-                                   f->given, f->values.back()),
+                                   batch, context, batch * context, f->given, f->values.back()),
                        a.batch_size ? "--batch-size" : "--context-len");
   }
   if (const PastedFlag* f = c.last(vllm ? "--max-num-seqs" : "--max-running-requests"); f && a.batch_size) {

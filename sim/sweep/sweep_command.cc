@@ -121,37 +121,32 @@ SweepPlan plan_sweep(const RunArgs& args, const ListFlags& lists, const SweepOut
   refuse_ambiguous_measurement(args, p.grid);
   p.base = base_args(args, p.grid);
   const std::string spec_axis = speculative_axis(p.grid);
-  if ((lists.allreduce.empty() && !p.file.path.empty()) || !spec_axis.empty()) {
-    RunArgs a = p.base;
-    std::optional<Scenario> s;
-    try {
-      s = load_scenario(p.file, a);
-    } catch (const InputError&) {  // left to the points' own errors
-    }
-    // No --allreduce: the backends the file names, as `run --scenario FILE` compares them.
-    if (s && lists.allreduce.empty() && !p.file.path.empty() && !s->backends_defaulted)
-      p.grid.allreduce = s->run.allreduce;
-    // A swept acceptance or draft shape of a scenario that decodes plainly would sweep nothing.
-    if (s && !s->run.speculative() && !spec_axis.empty())
-      throw InputError(spec_axis +
-                           " sweeps speculation, and this scenario decodes plainly (no draft, or speculative "
-                           "algorithm NONE): give the draft and --speculative-algorithm, or drop " +
-                           spec_axis,
-                       spec_axis);
-  }
-  if (!o.plot_path.empty() || o.plot_kind != "auto" || !o.plot_script.empty()) {
-    if (o.plot_path.empty()) throw InputError("--plot-kind and --plot-script need --plot FILE.png", "--plot");
-    check_plot_target(o.plot_path);
-    plot_safe(o.plot_script, "the plot script path", "--plot-script");
-    // The title's names, before any point runs (a scenario the sweep itself would refuse is
-    // left to the sweep's own error).
-    std::optional<Scenario> base;
+  const bool file_backends = lists.allreduce.empty() && !p.file.path.empty();
+  const bool plot = !o.plot_path.empty() || o.plot_kind != "auto" || !o.plot_script.empty();
+  // The scenario every point starts from, resolved once where something reads it (a scenario the
+  // sweep itself would refuse is left to the points' own errors).
+  std::optional<Scenario> base;
+  if (file_backends || !spec_axis.empty() || plot) {
     try {
       RunArgs a = p.base;
       base = load_scenario(p.file, a);
     } catch (const InputError&) {
     }
-    if (base) check_plot_names(*base);
+  }
+  // No --allreduce: the backends the file names, as `run --scenario FILE` compares them.
+  if (base && file_backends && !base->backends_defaulted) p.grid.allreduce = base->run.allreduce;
+  // A swept acceptance or draft shape of a scenario that decodes plainly would sweep nothing.
+  if (base && !base->run.speculative() && !spec_axis.empty())
+    throw InputError(spec_axis +
+                         " sweeps speculation, and this scenario decodes plainly (no draft, or speculative "
+                         "algorithm NONE): give the draft and --speculative-algorithm, or drop " +
+                         spec_axis,
+                     spec_axis);
+  if (plot) {
+    if (o.plot_path.empty()) throw InputError("--plot-kind and --plot-script need --plot FILE.png", "--plot");
+    check_plot_target(o.plot_path);
+    plot_safe(o.plot_script, "the plot script path", "--plot-script");
+    if (base) check_plot_names(*base);  // the title's names, before any point runs
     // the request's own faults (exit 2) before the machine's (gnuplot missing, exit 3)
     p.kind = choose_plot_kind(parse_plot_kind(o.plot_kind), p.grid, p.grid.allreduce);
     check_plot_tools();
