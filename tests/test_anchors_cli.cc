@@ -183,7 +183,7 @@ TEST_CASE("two measured step counts fit the cycle per draft forward and per veri
   // two points, two unknowns: each measured setting is reproduced (within 0.5%: the extras sit in
   // the forwards, under which the runtime's overlapped host work partly hides)
   for (const auto& [steps, measured] : {std::pair{2, 250.0}, std::pair{4, 200.0}}) {
-    // the measured settings whole (a flag for part of the draft shape replaces the file's shape)
+    // the measured settings whole
     const json j =
         run_json({"--scenario", file, "--allreduce", "nccl", "--speculative-num-steps", std::to_string(steps),
                   "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", std::to_string(steps + 1)});

@@ -230,7 +230,7 @@ TEST_CASE("the top-k band: a saved scenario's what-if, a baseline-only anchor, a
   CHECK(
       spec_class(run_json({"--scenario", file, "--speculative-eagle-topk", "3", "--speculative-num-draft-tokens", "6"}))
           .rfind("anchored at another top-k ", 0) == 0);
-  // Another chain (a flag for any part of the draft shape replaces the file's whole shape).
+  // Another chain.
   const std::string chain =
       spec_class(run_json({"--scenario", file, "--speculative-num-steps", "4", "--speculative-eagle-topk", "1",
                            "--speculative-num-draft-tokens", "5"}));

@@ -100,9 +100,40 @@ TEST_CASE("flags override a scenario file") {
   run_ok({"--save-scenario", dir + "/s.json"});
   CHECK(scenarios(run_ok({"--scenario", dir + "/s.json", "--eager-phases", "none"})) ==
         scenarios(run_ok({"--eager-phases", "none"})));
-  // one part of the draft shape on the command line replaces the file's whole shape
+  // the built-in chain (2, 1, 3) with 4 draft tokens is the chain of 3 steps, from the file or not
   CHECK(scenarios(run_ok({"--scenario", dir + "/s.json", "--speculative-num-draft-tokens", "4"})) ==
         scenarios(run_ok({"--speculative-num-draft-tokens", "4"})));
+}
+
+TEST_CASE("a flag for part of a saved draft shape changes that part and keeps the rest, as a sweep axis does") {
+  const std::string dir = fresh_dir(), file = dir + "/tree.json";
+  const std::vector<std::string> llama = {"--model-path",      "llama-3.1-8b", "--hardware",
+                                          "h100-sxm:nvswitch", "--accept-len", "3"};
+  std::vector<std::string> save = llama;
+  save.insert(save.end(), {"--speculative-num-steps", "4", "--speculative-eagle-topk", "2",
+                           "--speculative-num-draft-tokens", "6", "--save-scenario", file});
+  run_ok(save);
+  auto shape = [&](const std::vector<std::string>& flags) {
+    std::vector<std::string> a = {"--scenario", file};
+    a.insert(a.end(), flags.begin(), flags.end());
+    const json st = json::parse(run_ok(a))["settings"];
+    return std::vector<int>{st["speculative_num_steps"].get<int>(), st["speculative_eagle_topk"].get<int>(),
+                            st["speculative_num_draft_tokens"].get<int>()};
+  };
+  CHECK(shape({"--speculative-num-steps", "5"}) == std::vector<int>{5, 2, 6});
+  CHECK(shape({"--speculative-num-draft-tokens", "4"}) == std::vector<int>{4, 2, 4});
+  // narrowed to a chain: same depth, draft tokens = steps + 1
+  CHECK(shape({"--speculative-eagle-topk", "1"}) == std::vector<int>{4, 1, 5});
+  // the sweep's points are the runs' settings
+  const std::string csv = dir + "/sweep.csv";
+  const CliResult sw = run_specsim({"sweep", "--scenario", file, "--speculative-num-steps", "5",
+                                    "--speculative-eagle-topk", "1,2", "--allreduce", "nccl", "-o", csv});
+  INFO(sw.err);
+  REQUIRE(sw.exit_code == 0);
+  const std::string rows = slurp(csv);
+  CHECK(rows.find(",5,1,6,") != std::string::npos);
+  CHECK(rows.find(",5,2,6,") != std::string::npos);
+  CHECK(shape({"--speculative-num-steps", "5", "--speculative-eagle-topk", "1"}) == std::vector<int>{5, 1, 6});
 }
 
 TEST_CASE("the built-in scenario spelled out with flags gives the same answer") {

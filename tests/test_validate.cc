@@ -585,9 +585,17 @@ namespace {
 int replay_families(const nlohmann::json& families) {
   int replayed = 0;
   for (const auto& f : families) {
-    if (f.at("anchor_command").is_null() || f.at("rows").empty()) continue;
+    if (f.at("anchor_command").is_null()) continue;
     INFO(f.at("id").get<std::string>());
     const std::string name = f.at("scenario_file"), file = test::fresh_dir() + "/" + name;
+    if (f.at("anchor_refused").get<bool>()) {  // printed as refused: it is, and writes nothing
+      const auto refused = test::run_specsim(transfer_args(f.at("anchor_command"), name, file));
+      CHECK(refused.exit_code == 2);
+      CHECK_FALSE(test::exists(file));
+      CHECK(f.at("rows").empty());
+      continue;
+    }
+    if (f.at("rows").empty()) continue;
     const auto saved = test::run_specsim(transfer_args(f.at("anchor_command"), name, file));
     REQUIRE(saved.exit_code == 0);
     REQUIRE(test::exists(file));

@@ -6,6 +6,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "scenario/flag_ranges.h"
 #include "tune/tune_command.h"
 
 namespace specsim::cli {
@@ -19,6 +20,7 @@ int cmd_tune(int argc, char** argv) {
   tune::TuneRequest f;
   add_run_flags(app, args);
   // Searched, or replaced by the acceptance sources below.
+  // (the draft-shape flags come back below, as the settings of an --accept-from log)
   for (const char* name : {"--speculative-num-steps", "--speculative-eagle-topk", "--speculative-num-draft-tokens",
                            "--batch-size", "--measured-spec-tok-s"})
     app.remove_option(app.get_option(name));
@@ -31,6 +33,15 @@ int cmd_tune(int argc, char** argv) {
   app.add_option("--accept-from", f.accept_from,
                  "SGLang server log(s) with server_args and accept len lines, or bench_speculative.py results "
                  "(JSON lines) / a CSV of steps,topk,num_draft_tokens,accept_len; repeatable");
+  namespace fr = flag_ranges;
+  app.add_option("--speculative-num-steps", f.log_steps,
+                 "with --accept-from: the steps a log without a server_args line ran (an excerpt; tune searches the "
+                 "deployment's own)" +
+                     fr::kNumSteps.help_suffix());
+  app.add_option("--speculative-eagle-topk", f.log_topk,
+                 "with --accept-from: that log's topk" + fr::kTopk.help_suffix());
+  app.add_option("--speculative-num-draft-tokens", f.log_draft_tokens,
+                 "with --accept-from: that log's draft tokens (a chain's: steps + 1)" + fr::kDraftTokens.help_suffix());
   app.add_option("--acceptance", f.acceptance,
                  "per-depth acceptance rates and top-k coverage (JSON, docs/acceptance.md)");
   app.add_option("--scenario", f.scenario,

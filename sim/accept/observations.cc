@@ -37,15 +37,28 @@ std::vector<AcceptObservation> average(const std::vector<AcceptObservation>& raw
 
 }  // namespace
 
-std::vector<AcceptObservation> observations_from_log(const std::string& text, const std::string& file) {
+std::vector<AcceptObservation> observations_from_log(const std::string& text, const std::string& file,
+                                                     const StatedSettings* stated, bool* stated_used) {
   const ingest::SglangLog log = ingest::parse_sglang_log(text, file);
   std::vector<AcceptObservation> raw;
   for (const auto& d : log.decode) {
     if (!d.accept_len) continue;
+    if (!d.server_args_index && stated) {
+      if (stated_used) *stated_used = true;
+      if (*d.accept_len > stated->steps + 1)
+        fail_at(file, d.line,
+                fmt::format("accept len {:g} above the stated --speculative-num-steps + 1 = {}: the log ran a deeper "
+                            "draft (state its steps)",
+                            *d.accept_len, stated->steps + 1));
+      raw.push_back(
+          {stated->steps, stated->topk, stated->draft_tokens, *d.accept_len, fmt::format("{}:{}", file, d.line), ""});
+      continue;
+    }
     if (!d.server_args_index)
       fail_at(file, d.line,
               "accept len line without a server_args=ServerArgs(...) line above it: the speculative settings are "
-              "unknown (keep the server's start-up lines in the log)");
+              "unknown (keep the server's start-up lines in the log, or state the settings it ran with "
+              "--speculative-num-steps, --speculative-eagle-topk and --speculative-num-draft-tokens)");
     const ingest::ServerArgs& s = log.server_args[*d.server_args_index];
     if (!s.speculative() || !s.speculative_num_steps || !s.speculative_eagle_topk || !s.speculative_num_draft_tokens)
       fail_at(file, s.line,
@@ -61,7 +74,9 @@ std::vector<AcceptObservation> observations_from_log(const std::string& text, co
   if (raw.empty())
     throw InputError("no decode line reports an accept len: was speculative decoding on in this log?", file);
   auto out = average(raw);
-  for (auto& o : out) o.source = file;
+  for (auto& o : out)
+    o.source =
+        stated && o.model.empty() && log.server_args.empty() ? file + " (settings from " + stated->flags + ")" : file;
   return out;
 }
 
@@ -146,7 +161,8 @@ std::vector<AcceptObservation> observations_from_bench(const std::string& text, 
   return average(raw);
 }
 
-std::vector<AcceptObservation> read_observations(const std::string& path, const std::string& flag) {
+std::vector<AcceptObservation> read_observations(const std::string& path, const std::string& flag,
+                                                 const StatedSettings* stated, bool* stated_used) {
   const std::string text = read_bounded(path, flag + " " + path);
   std::string_view head;  // the first non-blank line
   for (const auto l : split_lines(text))
@@ -156,7 +172,7 @@ std::vector<AcceptObservation> read_observations(const std::string& path, const 
     }
   const bool bench = !head.empty() && (head.front() == '{' || head.rfind("steps", 0) == 0 ||
                                        head.rfind("batch_size", 0) == 0 || head.rfind("topk", 0) == 0);
-  return bench ? observations_from_bench(text, path) : observations_from_log(text, path);
+  return bench ? observations_from_bench(text, path) : observations_from_log(text, path, stated, stated_used);
 }
 
 }  // namespace specsim::accept

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "ingest/text_lines.h"
 #include "util/error.h"
@@ -22,12 +23,24 @@ BaselineLog read_baseline_log(const std::string& file, std::optional<int> batch_
   const bool any = std::any_of(log.decode.begin(), log.decode.end(), [&](const DecodeLine& d) {
     return d.gen_tok_s > 0 && (!batch_size || d.running_req == *batch_size);
   });
-  if (!any)
-    throw InputError(batch_size ? fmt::format("no decode line without speculation at #running-req {} with a positive "
-                                              "gen throughput",
-                                              *batch_size)
-                                : "no decode line without speculation with a positive gen throughput",
+  if (!any) {
+    // The batch sizes the log does decode at, for a true hint (its lines measure those batches).
+    std::map<int, int> lines_at;
+    for (const auto& d : log.decode)
+      if (d.gen_tok_s > 0) ++lines_at[d.running_req];
+    std::string has;
+    for (const auto& [b, n] : lines_at) has += fmt::format("{}{} ({} lines)", has.empty() ? "" : ", ", b, n);
+    if (!batch_size || lines_at.empty())
+      throw InputError("no decode line without speculation with a positive gen throughput", where);
+    throw InputError(fmt::format("no decode line at #running-req {} (the run's batch size) with a positive gen "
+                                 "throughput; the log decodes at #running-req {}: give --batch-size {} to anchor "
+                                 "that batch",
+                                 *batch_size, has,
+                                 std::max_element(lines_at.begin(), lines_at.end(),
+                                                  [](const auto& x, const auto& y) { return x.second < y.second; })
+                                     ->first),
                      where);
+  }
   BaselineLog b{file, summarize_log(log, file, batch_size, where)};
   if (b.lines.speculative) throw InputError("the baseline log reports an accept len (speculation was on)", where);
   return b;

@@ -29,17 +29,21 @@ void read_accept_log(const std::string& file, RunArgs& args, Measurements& m) {
                                 *args.accept_len, lens.size(), file, m.accept_log->unknown_lines));
 }
 
-// --baseline-from: the median gen throughput at 1 running request becomes the measured baseline.
+// --baseline-from: the median gen throughput at the run's batch size (--batch-size, else 1) of
+// running requests becomes the measured baseline (SGLang's figure is the whole batch's, as the
+// run's baseline tok/s is).
 void read_baseline(const std::string& file, RunArgs& args, Measurements& m) {
   if (args.measured_baseline_tok_s)
     throw InputError("give either --baseline-from or --measured-baseline-tok-s", "--baseline-from");
-  m.baseline = ingest::read_baseline_log(file, 1);
+  const int batch = args.batch_size.value_or(1);
+  m.baseline = ingest::read_baseline_log(file, batch);
   const double tps = m.baseline->lines.tok_s;
   args.measured_baseline_tok_s = tps;
   args.measured_baseline_source = "--baseline-from " + file;
   m.notes.push_back(
-      fmt::format("measured baseline {:.1f} tok/s = median gen throughput of {} lines at 1 running request in {}", tps,
-                  m.baseline->lines.line_numbers.size(), file));
+      fmt::format("measured baseline {:.1f} tok/s = median gen throughput of {} lines at {} running "
+                  "request{} in {}",
+                  tps, m.baseline->lines.line_numbers.size(), batch, batch == 1 ? "" : "s", file));
 }
 
 // --anchor-trace: the mean NCCL all-reduce kernel becomes the measured all-reduce time.
@@ -79,7 +83,15 @@ void check_accept_depth(const ingest::SglangLog& log, const std::string& file, i
 
 std::vector<std::string> Measurements::mismatches(const Scenario& s) const {
   std::vector<std::string> out;
-  if (!accept_log || accept_log->server_args.empty()) return out;
+  if (!accept_log) return out;
+  if (accept_log->server_args.empty()) {
+    if (s.run.speculative())
+      out.push_back(fmt::format(
+          "--accept-from {} has no server_args line to say the settings it ran: its accept len is used at this run's "
+          "steps {}, topk {}, {} draft tokens (give the settings the log ran if they differ)",
+          accept_file, s.run.num_steps, s.run.topk, s.run.num_draft_tokens));
+    return out;
+  }
   const ingest::ServerArgs& a = accept_log->server_args.back();
   if (!a.model_path.empty() && !names_target(a.model_path, s.target.name))
     out.push_back(
@@ -104,6 +116,12 @@ std::vector<std::string> Measurements::mismatches(const Scenario& s) const {
 void Measurements::check(const Scenario& s) const {
   if (accept_log && s.run.speculative()) check_accept_depth(*accept_log, accept_file, s.run.num_steps);
   if (baseline) baseline->check_tp(s.run.tp_size, "the scenario");
+  // read at the flag's batch (else 1) before a scenario file could set another
+  if (baseline && baseline->lines.batch_size != s.run.batch_size)
+    throw InputError(fmt::format("the baseline log's lines are at #running-req {} and this run decodes a batch of {}: "
+                                 "give --batch-size {}",
+                                 baseline->lines.batch_size, s.run.batch_size, baseline->lines.batch_size),
+                     "--baseline-from " + baseline->file);
 }
 
 }  // namespace specsim

@@ -366,6 +366,11 @@ Scenario resolve_unfused(const RunArgs& a) {
   if (!run.speculative() && a.algorithm && (a.accept_len || a.accept_rate))
     s.notes.push_back(std::string(a.accept_len ? "--accept-len" : "--accept-rate") +
                       " is not used: the run decodes plainly (speculative algorithm " + *a.algorithm + ")");
+  if (!run.speculative() && a.algorithm && (a.num_steps || a.topk || a.num_draft_tokens))
+    s.notes.push_back(std::string(a.num_steps ? "--speculative-num-steps"
+                                  : a.topk    ? "--speculative-eagle-topk"
+                                              : "--speculative-num-draft-tokens") +
+                      " is not used: the run decodes plainly (speculative algorithm " + *a.algorithm + ")");
   if (!a.algorithm && !have_draft)
     s.notes.push_back(nextn_draft ? s.target.name +
                                         " decodes plainly unless asked: --speculative-algorithm NEXTN runs its zoo "

@@ -42,6 +42,8 @@ void apply_draft_shape(RunSpec& r, std::optional<int> topk, std::optional<int> s
   if (r.topk == 1) {  // a chain: SGLang verifies every drafted token plus the bonus one
     if (steps && !draft_tokens) r.num_draft_tokens = r.num_steps + 1;
     if (draft_tokens && !steps) r.num_steps = r.num_draft_tokens - 1;
+    // a tree narrowed to a chain keeps its depth
+    if (topk && !steps && !draft_tokens) r.num_draft_tokens = r.num_steps + 1;
   }
 }
 

@@ -118,7 +118,8 @@ struct RunSpec {
 std::string_view algo_name(SpecAlgo a);
 
 /// Applies the draft-shape settings given (the others keep `r`'s). With topk 1 the draft is a
-/// chain: a given steps sets draft tokens = steps + 1 and a given draft-token count sets the steps.
+/// chain: a given steps sets draft tokens = steps + 1, a given draft-token count sets the steps, and
+/// a topk of 1 given alone keeps the steps (draft tokens = steps + 1).
 void apply_draft_shape(RunSpec& r, std::optional<int> topk, std::optional<int> steps, std::optional<int> draft_tokens);
 
 /// Checks numbers and combinations SGLang rejects; InputError naming the flag.

@@ -48,6 +48,9 @@ std::string eager_list(const RunSpec& r) {
 
 json settings_json(const RunSpec& r, bool with_backends) {
   json j = run_settings_json(r);
+  if (!r.speculative())  // plain decoding has no draft: a shape here would read back as one given
+    for (const char* k : {"speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens"})
+      j.erase(k);
   j["eager_phases"] = eager_list(r);
   j["nccl_algo_enabled"] = {{"tree", r.nccl.algo_enabled[0]}, {"ring", r.nccl.algo_enabled[1]}};
   j["nccl_proto_enabled"] = {
@@ -122,6 +125,28 @@ constexpr std::array kSettingsKeys = {"tp_size",
                                       "ep_imbalance",
                                       "pp_size"};
 
+// The file's draft shape under the command line's: a flag changes its own part and the file's
+// other parts stay, as a sweep axis changes them (a what-if on a saved run moves one knob); a
+// chain (topk 1) keeps draft tokens = steps + 1. A partial shape in the file is filled part by
+// part, the run's defaults completing it.
+void merge_draft_shape(RunArgs& a, std::optional<int> steps, std::optional<int> topk, std::optional<int> draft_tokens) {
+  if (!(steps && topk && draft_tokens) || !(a.num_steps || a.topk || a.num_draft_tokens)) {
+    if (!a.num_steps) a.num_steps = steps;
+    if (!a.topk) a.topk = topk;
+    if (!a.num_draft_tokens) a.num_draft_tokens = draft_tokens;
+    return;
+  }
+  RunSpec r;
+  r.num_steps = *steps, r.topk = *topk, r.num_draft_tokens = *draft_tokens;
+  apply_draft_shape(r, a.topk, a.num_steps, a.num_draft_tokens);
+  if (r.topk == 1) {  // a chain: steps or draft tokens fixes the other, which the run derives and says
+    a.topk = 1;
+    if (!a.num_steps && !a.num_draft_tokens) a.num_steps = r.num_steps;
+    return;
+  }
+  a.num_steps = r.num_steps, a.topk = r.topk, a.num_draft_tokens = r.num_draft_tokens;
+}
+
 void fill_args(const json& st, RunArgs& a, const std::string& w) {
   if (!st.is_object()) throw InputError("must be an object of settings", w);
   for (const auto& item : st.items())
@@ -145,13 +170,11 @@ void fill_args(const json& st, RunArgs& a, const std::string& w) {
     if (!v) v = std::move(x);
   };
   namespace fr = flag_ranges;
-  // The draft shape is one choice: a flag for any part of it replaces the file's whole shape.
   std::optional<int> steps, topk, draft_tokens;
   i("speculative_num_steps", steps, fr::kNumSteps);
   i("speculative_eagle_topk", topk, fr::kTopk);
   i("speculative_num_draft_tokens", draft_tokens, fr::kDraftTokens);
-  if (!a.num_steps && !a.topk && !a.num_draft_tokens)
-    a.num_steps = steps, a.topk = topk, a.num_draft_tokens = draft_tokens;
+  merge_draft_shape(a, steps, topk, draft_tokens);
   i("tp_size", a.tp_size, fr::kTpSize);
   i("batch_size", a.batch_size, fr::kBatchSize);
   i("cuda_graph_max_bs", a.cuda_graph_max_bs, fr::kCudaGraphMaxBs);

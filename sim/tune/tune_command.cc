@@ -12,9 +12,11 @@
 #include "evaluate/result_checks.h"
 #include "report/gnuplot.h"
 #include "scenario/command_values.h"
+#include "scenario/flag_ranges.h"
 #include "scenario/flag_values.h"
 #include "scenario/load_scenario.h"
 #include "scenario/sglang_cmdline.h"
+#include "scenario/sglang_draft_rule.h"
 #include "tune/layout_output.h"
 #include "tune/layout_search.h"
 #include "tune/tune.h"
@@ -78,11 +80,46 @@ void check_request(const RunArgs& args, const TuneRequest& q) {
   if (!q.plot_script.empty() && q.plot.empty()) throw InputError("--plot-script needs --plot FILE.png", "--plot");
   if (!q.plot.empty())
     check_plot_target(q.plot), plot_safe(q.plot_script, "the plot script path", "--plot-script"), check_plot_tools();
+  const bool stated = q.log_steps || q.log_topk || q.log_draft_tokens;
+  if (stated && q.accept_from.empty())
+    throw InputError(std::string(q.log_steps  ? "--speculative-num-steps"
+                                 : q.log_topk ? "--speculative-eagle-topk"
+                                              : "--speculative-num-draft-tokens") +
+                         " states the settings of an --accept-from log that has no server_args line; tune searches the "
+                         "deployment's settings itself: drop it",
+                     q.log_steps  ? "--speculative-num-steps"
+                     : q.log_topk ? "--speculative-eagle-topk"
+                                  : "--speculative-num-draft-tokens");
   std::string algo = args.algorithm.value_or("");
   std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char c) { return char(std::toupper(c)); });
   if (algo == "NONE")
     throw InputError("tune searches speculative settings: leave --speculative-algorithm out or name the draft's",
                      "--speculative-algorithm");
+}
+
+// The settings --accept-from logs without a server_args line ran, as the flags state them: steps
+// and topk, and the draft tokens of a tree (a chain's are steps + 1).
+std::optional<accept::StatedSettings> stated_settings(const TuneRequest& q) {
+  if (!q.log_steps && !q.log_topk && !q.log_draft_tokens) return std::nullopt;
+  namespace fr = flag_ranges;
+  if (!q.log_steps || !q.log_topk)
+    throw InputError(
+        "a log's settings need --speculative-num-steps and --speculative-eagle-topk (and, for topk > 1, "
+        "--speculative-num-draft-tokens), as the server ran them",
+        q.log_steps ? "--speculative-eagle-topk" : "--speculative-num-steps");
+  fr::kNumSteps.require(*q.log_steps), fr::kTopk.require(*q.log_topk);
+  if (q.log_draft_tokens) fr::kDraftTokens.require(*q.log_draft_tokens);
+  if (*q.log_topk > 1 && !q.log_draft_tokens)
+    throw InputError(
+        "a tree's (topk > 1) draft tokens are its own: give --speculative-num-draft-tokens as the server "
+        "ran it",
+        "--speculative-num-draft-tokens");
+  accept::StatedSettings st{*q.log_steps, *q.log_topk, q.log_draft_tokens.value_or(*q.log_steps + 1), ""};
+  if (const std::string why = accept::draft_shape_problem(st.steps, st.topk, st.draft_tokens); !why.empty())
+    throw InputError("the stated log settings: " + why, "--speculative-num-draft-tokens");
+  st.flags = fmt::format("--speculative-num-steps {} --speculative-eagle-topk {} --speculative-num-draft-tokens {}",
+                         st.steps, st.topk, st.draft_tokens);
+  return st;
 }
 
 }  // namespace
@@ -97,12 +134,23 @@ AcceptanceOrigin choose_acceptance(const TuneRequest& q, const Scenario& s, acce
     return origin;
   }
   if (!q.accept_from.empty()) {
+    const std::optional<accept::StatedSettings> stated = stated_settings(q);
     std::vector<accept::AcceptObservation> obs;
+    bool stated_used = false;
     for (const auto& path : q.accept_from) {
-      const auto o = accept::read_observations(path, "--accept-from");
+      const auto o = accept::read_observations(path, "--accept-from", stated ? &*stated : nullptr, &stated_used);
       obs.insert(obs.end(), o.begin(), o.end());
     }
-    AcceptanceOrigin o = fitted(obs, "--accept-from " + list_of(q.accept_from), model, s.run.accept_decay);
+    if (stated && !stated_used)
+      throw InputError(
+          "every --accept-from file names its own settings (server_args lines, or bench rows): drop "
+          "the stated settings (" +
+              stated->flags + ")",
+          "--speculative-num-steps");
+    AcceptanceOrigin o = fitted(
+        obs,
+        "--accept-from " + list_of(q.accept_from) + (stated ? " (no server_args line: " + stated->flags + ")" : ""),
+        model, s.run.accept_decay);
     o.warnings = model_mismatches(obs, s);
     return o;
   }

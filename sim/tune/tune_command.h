@@ -2,6 +2,7 @@
 // `specsim tune` as one call: where the acceptance comes from (--acceptance's rates, a fit to
 // --accept-from's measured accept lens, or the scenario file's own accept len), the deployment
 // (scenario file and flags), the search, and its outputs; the caller prints what it returns.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct TuneRequest {
   /// Parallel layouts to search ("auto" or tpN[-dpM][-epK],...; empty: the deployment's alone).
   std::string layouts;
   std::string csv, plot, plot_script;
+  /// The draft settings of an --accept-from log that has no server_args line (as diagnose takes them).
+  std::optional<int> log_steps, log_topk, log_draft_tokens;
   bool json = false;
   std::size_t top = 10;
   int max_steps = 8, max_topk = 8, max_draft_tokens = 64;

@@ -135,6 +135,7 @@ TransferFamily transfer_family(const CaseFamily& f) {
     // As `specsim run --save-scenario` writes it and `--scenario` reads it back.
     file = json::parse(scenario_file_json(s, *a.zoo_model, a.zoo_draft.value_or("")).dump(2));
   } catch (const InputError& e) {
+    t.anchor_refused = true;
     return t.not_scored = "the anchor's measurements cannot be used: " + e.line(), t;
   }
   const bool anchor_has_spec = ar.args.measured_spec_tok_s.has_value();

@@ -37,9 +37,10 @@ struct TransferRow {
 /// One family: its anchor's recorded measurements and every row predicted from them.
 struct TransferFamily {
   CaseFamily family;
-  std::string scenario_file;   ///< the file the anchor's run saves and the rows' runs read
-  std::string anchor_command;  ///< records the anchor's measurements (`--save-scenario`)
-  std::string not_scored;      ///< why the family is listed but not scored ("" when scored)
+  std::string scenario_file;    ///< the file the anchor's run saves and the rows' runs read
+  std::string anchor_command;   ///< records the anchor's measurements (`--save-scenario`)
+  bool anchor_refused = false;  ///< the anchor's command exits 2 (not_scored says why)
+  std::string not_scored;       ///< why the family is listed but not scored ("" when scored)
   /// The anchor's cycle anchor (its spec tok/s with its stated accept length): the cycle time the
   /// model does not explain and its split per draft forward and per verify, carried to every row.
   std::optional<AnchorEntry> anchor_cycle;

@@ -70,7 +70,9 @@ std::string family_text(std::size_t n, const TransferFamily& t) {
   const CaseFamily& f = t.family;
   std::string out = fmt::format("family {}: {} ({} row{})\n  source: {}\n  deployment: {}\n", n, f.id, f.cases.size(),
                                 f.cases.size() == 1 ? "" : "s", f.source, f.deployment);
-  if (!t.anchor_command.empty())
+  if (t.anchor_refused)
+    out += fmt::format("  anchor (refused, for the reason below): {}\n", t.anchor_command);
+  else if (!t.anchor_command.empty())
     out += fmt::format("  anchor: {}\n  rows:   specsim run --scenario {} <the row's settings> (each in --json)\n",
                        t.anchor_command, shell_quote(t.scenario_file));
   if (!t.not_scored.empty()) out += fmt::format("  not scored: {}\n", t.not_scored);
@@ -160,6 +162,7 @@ json family_json(const TransferFamily& t) {
           {"not_scored", opt(t.not_scored)},
           {"scenario_file", opt(t.scenario_file)},
           {"anchor_command", opt(t.anchor_command)},
+          {"anchor_refused", t.anchor_refused},
           {"anchor_cycle", cycle},
           {"rows", rows},
           {"summary",

@@ -1,0 +1,136 @@
+// Every real SGLang log the repo ships (traces/sglang-logs/real-*.log) goes through every command
+// that reads SGLang logs, with the deployment its post states: ingest, diagnose (and a run of its
+// scenario), run --accept-from / --baseline-from, check --accept-from and tune --accept-from. A
+// log of the other kind (plain for --accept-from, speculative for --baseline-from) is refused with
+// a hint that names the flag that reads it.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run_json.h"
+#include "test_util.h"
+
+using namespace specsim::test;
+using nlohmann::json;
+
+namespace {
+
+// What each post states about the deployment (traces/sglang-logs/README.md). A post that names no
+// model or GPU gets a zoo stand-in: the commands must still read its lines.
+struct PostDeployment {
+  std::vector<std::string> deployment;  // --model-path, --hardware, --tp-size
+  std::vector<std::string> settings;    // the speculative flags the post states; empty: plain decoding
+  int batch = 1;                        // the #running-req of its decode lines
+};
+
+const std::map<std::string, PostDeployment>& real_log_posts() {
+  static const std::map<std::string, PostDeployment> posts = {
+      // Qwen3-8B + AngelSlim EAGLE-3, tp 2 on A800-SXM4-80GB (the zoo's A100 SXM: the same die)
+      {"real-eagle3-idle-gap-sglang-11948.log",
+       {{"--model-path", "qwen3-8b", "--hardware", "a100-sxm:nvswitch", "--tp-size", "2"},
+        {"--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+         "--speculative-num-draft-tokens", "4"},
+        1}},
+      // no model or GPU named: a stand-in
+      {"real-gpu-token-hisparse-sglang-22331.log",
+       {{"--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch", "--tp-size", "1"}, {}, 5}},
+      {"real-token-hisparse-before-sglang-22331.log",
+       {{"--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch", "--tp-size", "1"}, {}, 5}},
+  };
+  return posts;
+}
+
+std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+void refused_with(const std::vector<std::string>& args, const std::string& text) {
+  const CliResult r = run_specsim(args);
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("error: ", 0) == 0);
+  CHECK(r.err.find(text) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("every real SGLang log goes through every command that reads SGLang logs") {
+  const std::string dir = fresh_dir();
+  int real = 0;
+  for (const auto& e : std::filesystem::directory_iterator(traces_path("sglang-logs"))) {
+    const std::string name = e.path().filename().string(), file = e.path().string();
+    if (e.path().extension() != ".log" || name.rfind("real-", 0) != 0) continue;
+    INFO(name);
+    ++real;
+    // a new real log says what its post states, here and in traces/sglang-logs/README.md
+    REQUIRE(real_log_posts().count(name) == 1);
+    const PostDeployment& post = real_log_posts().at(name);
+    const bool speculative = !post.settings.empty();
+    const std::vector<std::string> deployment = joined(post.deployment, post.settings);
+
+    CHECK(run_specsim({"ingest", "--sglang-log", file}).exit_code == 0);
+    const std::string scenario = dir + "/" + name + ".yaml";
+    std::vector<std::string> diag = {"diagnose", file, "-o", scenario};
+    for (std::size_t i = 0; i < deployment.size(); i += 2)  // diagnose names the model --model
+      diag.insert(diag.end(), {deployment[i] == "--model-path" ? "--model" : deployment[i], deployment[i + 1]});
+    const CliResult d = run_specsim(diag);
+    INFO(d.err);
+    REQUIRE(d.exit_code == 0);
+    CHECK(run_specsim({"--scenario", scenario}).exit_code == 0);
+
+    if (speculative) {
+      const json r = run_json(joined(deployment, {"--accept-from", file}));
+      CHECK(r["settings"]["accept_len"].get<double>() > 1.0);
+      CHECK(r["settings"]["accept_len_source"].get<std::string>().find(file) != std::string::npos);
+      const std::string baseline = dir + "/" + name + ".base.json";
+      write_text(baseline, run_json(joined(deployment, {"--accept-len", "2"})).dump());
+      CHECK(run_specsim(joined({"check", "--baseline", baseline, "--accept-from", file}, deployment)).exit_code == 0);
+      // tune takes the settings the post states for a log without a server_args line
+      std::vector<std::string> tune =
+          joined({"tune", "--accept-from", file, "--batch-size", "1", "--json"}, post.deployment);
+      for (std::size_t i = 0; i < post.settings.size(); i += 2)
+        if (post.settings[i] != "--speculative-algorithm")
+          tune.insert(tune.end(), {post.settings[i], post.settings[i + 1]});
+      const CliResult t = run_specsim(tune);
+      INFO(t.err);
+      REQUIRE(t.exit_code == 0);
+      const json fit = json::parse(t.out)["acceptance"]["fit"]["points"].at(0);
+      CHECK(fit["measured_accept_len"].get<double>() == Approx(r["settings"]["accept_len"].get<double>()));
+      refused_with(joined(deployment, {"--accept-len", "2", "--baseline-from", file}), "speculation was on");
+    } else {
+      const std::string batch = std::to_string(post.batch);
+      const json r =
+          run_json(joined(deployment, {"--accept-len", "2", "--baseline-from", file, "--batch-size", batch}));
+      CHECK(r["scenarios"][0]["baseline"]["tok_per_s"].get<double>() > 0);
+      // at a batch the log has no line at: the batch it does decode at is named
+      if (post.batch != 1)
+        refused_with(joined(deployment, {"--accept-len", "2", "--baseline-from", file}), "give --batch-size " + batch);
+      refused_with(joined(deployment, {"--accept-from", file}), "use it with --baseline-from");
+      refused_with(joined({"tune", "--accept-from", file}, post.deployment), "speculative decoding on");
+    }
+  }
+  CHECK(real >= 3);
+}
+
+TEST_CASE("tune --accept-from: stated settings are for logs that lack them, and only with --accept-from") {
+  const std::string excerpt = traces_path("sglang-logs/real-eagle3-idle-gap-sglang-11948.log");
+  const std::string full = traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h100-synthetic-from-real-format.log");
+  // without them the excerpt's settings are unknown, and the error says how to state them
+  refused_with({"tune", "--accept-from", excerpt, "--model-path", "qwen3-8b"}, "--speculative-eagle-topk");
+  // a log that names its settings keeps them: stated ones would be ignored
+  refused_with({"tune", "--accept-from", full, "--speculative-num-steps", "3", "--speculative-eagle-topk", "1"},
+               "drop the stated settings");
+  // without --accept-from tune searches the shape itself
+  refused_with({"tune", "--accept-len", "2", "--speculative-num-steps", "3"}, "--accept-from");
+  // a tree needs its draft tokens; a depth the accept lens exceed is refused
+  refused_with({"tune", "--accept-from", excerpt, "--model-path", "qwen3-8b", "--speculative-num-steps", "3",
+                "--speculative-eagle-topk", "2"},
+               "--speculative-num-draft-tokens");
+  refused_with({"tune", "--accept-from", excerpt, "--model-path", "qwen3-8b", "--speculative-num-steps", "1",
+                "--speculative-eagle-topk", "1"},
+               "above the stated --speculative-num-steps + 1");
+}
