@@ -124,6 +124,11 @@ TEST_CASE("a flag for part of a saved draft shape changes that part and keeps th
   CHECK(shape({"--speculative-num-draft-tokens", "4"}) == std::vector<int>{4, 2, 4});
   // narrowed to a chain: same depth, draft tokens = steps + 1
   CHECK(shape({"--speculative-eagle-topk", "1"}) == std::vector<int>{4, 1, 5});
+  // a kept part that does not suit the flags' is named as the file's
+  const CliResult deep = run_specsim({"--scenario", file, "--speculative-num-steps", "1"});
+  CHECK(deep.exit_code == 2);
+  CHECK(deep.err.find("the scenario file's shape") != std::string::npos);
+  CHECK(deep.err.find("--speculative-num-draft-tokens") != std::string::npos);
   // the sweep's points are the runs' settings
   const std::string csv = dir + "/sweep.csv";
   const CliResult sw = run_specsim({"sweep", "--scenario", file, "--speculative-num-steps", "5",

@@ -33,6 +33,12 @@ void check_array(const nlohmann::json& a, std::size_t max, const std::string& wh
 
 AcceptanceFile acceptance_from_json(const nlohmann::json& j, const std::string& file) {
   if (!j.is_object()) throw InputError("must be a JSON object with depth_rates", file);
+  if (j.contains("depth_decay") && !j.contains("depth_rates"))
+    throw InputError(
+        "a draft's depth-decay file (models/MODEL/DRAFT/acceptance.json): it holds no acceptance level, "
+        "and the draft's path already applies it (--speculative-draft-model-path); give the level with "
+        "--accept-len, --accept-from or --scenario instead of --acceptance",
+        file);
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "depth_rates" && it.key() != "topk_coverage" && it.key() != "source")
       throw InputError("unknown key '" + it.key() + "': use depth_rates, topk_coverage, source", file + ":" + it.key());

@@ -161,6 +161,29 @@ std::vector<AcceptObservation> observations_from_bench(const std::string& text, 
   return average(raw);
 }
 
+namespace {
+
+// A published-acceptance file (traces/published-acceptance/): one JSON document whose `settings`
+// list each setting with its accept_len, or the low and high of a stated range (its midpoint).
+std::vector<AcceptObservation> observations_from_settings_doc(const nlohmann::json& doc, const std::string& file) {
+  const auto& list = doc.at("settings");
+  if (!list.is_array() || list.empty()) throw InputError("settings must be a non-empty list", file + ": settings");
+  std::vector<AcceptObservation> raw;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string where = fmt::format("{}: settings[{}]", file, i);
+    const auto& e = list[i];
+    if (!e.is_object()) throw InputError("each setting must be an object", where);
+    const double len = e.contains("accept_len")
+                           ? json_double(e, "accept_len", where)
+                           : (json_double(e, "accept_len_low", where) + json_double(e, "accept_len_high", where)) / 2;
+    raw.push_back(row_observation(json_double(e, "steps", where), json_double(e, "topk", where),
+                                  json_double(e, "draft_tokens", where), len, where));
+  }
+  return average(raw);
+}
+
+}  // namespace
+
 std::vector<AcceptObservation> read_observations(const std::string& path, const std::string& flag,
                                                  const StatedSettings* stated, bool* stated_used) {
   const std::string text = read_bounded(path, flag + " " + path);
@@ -170,6 +193,16 @@ std::vector<AcceptObservation> read_observations(const std::string& path, const 
       head = trim(l);
       break;
     }
+  if (head == "{") {  // one JSON document over several lines, not JSON lines
+    const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+    if (doc.is_object() && doc.contains("settings")) return observations_from_settings_doc(doc, path);
+    if (!doc.is_discarded())
+      throw InputError(
+          "a JSON document without a settings list: give bench_speculative.py's JSON lines (one object "
+          "a line), a CSV, an SGLang log or a published-acceptance file (settings: steps, topk, "
+          "draft_tokens, accept_len)",
+          path);
+  }
   const bool bench = !head.empty() && (head.front() == '{' || head.rfind("steps", 0) == 0 ||
                                        head.rfind("batch_size", 0) == 0 || head.rfind("topk", 0) == 0);
   return bench ? observations_from_bench(text, path) : observations_from_log(text, path, stated, stated_used);

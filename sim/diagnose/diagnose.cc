@@ -38,8 +38,15 @@ double nccl_tests_us_at(const std::string& file, int world, double bytes) {
       if (r.bytes > 0 && r.oop_us > 0) rows.emplace_back(r.bytes, r.oop_us);
     std::sort(rows.begin(), rows.end());
     if (rows.empty()) continue;
-    if (bytes <= rows.front().first) return rows.front().second;
-    if (bytes >= rows.back().first) return rows.back().second;
+    // Outside the table no row measures the payload: a latency row is not a 32 KB all-reduce.
+    if (bytes < rows.front().first || bytes > rows.back().first)
+      throw InputError(fmt::format("the all-reduce table of {} ranks covers {:g}..{:g} B and the verify moves {:g} B: "
+                                   "give a log whose table spans it (all_reduce_perf -b 8 -e 1M), or diagnose without "
+                                   "it and anchor the all-reduce with `specsim run --scenario OUT "
+                                   "--measured-allreduce-us US`",
+                                   world, rows.front().first, rows.back().first, bytes),
+                       "--nccl-tests " + file);
+    if (bytes == rows.front().first) return rows.front().second;
     for (std::size_t i = 1; i < rows.size(); ++i)
       if (bytes <= rows[i].first) {
         const auto [b0, t0] = rows[i - 1];
@@ -48,7 +55,8 @@ double nccl_tests_us_at(const std::string& file, int world, double bytes) {
         return std::exp(std::log(t0) + w * (std::log(t1) - std::log(t0)));
       }
   }
-  throw InputError(fmt::format("no all-reduce table of {} ranks (the log's tp size)", world), "--nccl-tests " + file);
+  throw InputError(fmt::format("no all-reduce table of {} ranks (the deployment's tp size)", world),
+                   "--nccl-tests " + file);
 }
 
 const CycleResult& nccl_result(const ScenarioResult& r) {

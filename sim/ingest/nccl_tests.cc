@@ -116,6 +116,14 @@ NcclTestsLog parse_nccl_tests(const std::string& text, const std::string& file) 
       continue;
     }
     const auto f = fields(l);
+    if (log.tables.empty() && text.rfind("# specsim-arbench", 0) == 0)
+      fail_at(file, 1,
+              "a specsim-arbench log (the custom all-reduce's variants beside NCCL, each its own table), not "
+              "all_reduce_perf's: give an nccl-tests log; arbench logs are records, read by no command");
+    if (log.tables.empty() && text.find("# bytes") != std::string::npos && text.find("time_us") != std::string::npos)
+      fail_at(file, ln,
+              "a points file (bytes, time_us) of a published figure, which `specsim validate --nccl` reads: give an "
+              "nccl-tests all_reduce_perf log");
     if (log.tables.empty()) fail_at(file, ln, "data row before any '# nThread ... nGpus ...' header");
     // Without a header line, the field count tells: 13 = with root, 12 = without (old versions).
     Columns c = cols;

@@ -1,9 +1,12 @@
 #include "scenario/scenario_file.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 
 #include "scenario/settings_schema.h"
+#include "scenario/sglang_draft_rule.h"
 #include "util/error.h"
 #include "util/json_io.h"
 
@@ -144,6 +147,16 @@ void merge_draft_shape(RunArgs& a, std::optional<int> steps, std::optional<int> 
     if (!a.num_steps && !a.num_draft_tokens) a.num_steps = r.num_steps;
     return;
   }
+  // a part kept from the file may not suit the flags' (4, 2, 6 asked for 1 step): say whose it is
+  const bool kept_a_part = !(a.num_steps && a.topk && a.num_draft_tokens);
+  if (const std::string why = accept::draft_shape_problem(r.num_steps, r.topk, r.num_draft_tokens);
+      kept_a_part && !why.empty())
+    throw InputError(fmt::format("steps {}, topk {}, {} draft tokens, the scenario file's shape with the flags' parts: "
+                                 "{}; give the draft shape's other flags too",
+                                 r.num_steps, r.topk, r.num_draft_tokens, why),
+                     !a.num_draft_tokens ? "--speculative-num-draft-tokens"
+                     : !a.topk           ? "--speculative-eagle-topk"
+                                         : "--speculative-num-steps");
   a.num_steps = r.num_steps, a.topk = r.topk, a.num_draft_tokens = r.num_draft_tokens;
 }
 
