@@ -71,3 +71,22 @@ TEST_CASE("tune reads a published-acceptance file; a draft's depth-decay file is
        "--speculative-algorithm", "EAGLE", "--acceptance", models_path("llama-3.1-8b/eagle1/acceptance.json")},
       "depth-decay file");
 }
+
+TEST_CASE("calibrate --from warns when its profile predicts the fitted phases worse than the base profile") {
+  const std::string dir = fresh_dir();
+  // one fp8 DeepSeek-V3 report: the op-weighted fit moves the phases away (7.6% -> 15.7% at worst)
+  const CliResult r = run_specsim({"calibrate", "--from",
+                                   traces_path("replay/h200-2026-12-02-replay-price/replay-deepseek-v3-tp8-bs1.json"),
+                                   "--hardware", "h200:nvswitch", "-o", dir + "/c.json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("warning: the calibrated profile predicts the phases it was fitted to worse") != std::string::npos);
+  // the documented fit over 15 reports improves them: no warning
+  std::vector<std::string> args = {"calibrate", "--hardware", "h200:nvswitch", "-o", dir + "/c15.json"};
+  for (const char* m : {"llama-3.1-8b", "llama-3.1-70b", "deepseek-v3"})
+    for (const char* p : {"decode_t1", "decode_t4", "decode_t16", "verify_t4", "verify_t16"})
+      args.insert(args.end(), {"--from", traces_path(std::string("replay/h200/") + m + "_" + p + ".json")});
+  const CliResult good = run_specsim(args);
+  REQUIRE(good.exit_code == 0);
+  CHECK(good.out.find("warning:") == std::string::npos);
+}

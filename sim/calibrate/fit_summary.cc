@@ -29,6 +29,14 @@ void print_compute_fit(const ReplayFit& fit, const Hardware& base, const Hardwar
       out << fmt::format("  {:<44} {:>10.1f} {:>10.1f} {:>+7.1f} {:>10.1f} {:>+7.1f}\n", p.label, m, b, eb, c, ec);
     }
     out << fmt::format("  worst |error|: shipped {:.2f}%, calibrated {:.2f}%\n", worst_b, worst_c);
+    // The fit weighs every op timing and the terms are bounded, so the phases can come out worse
+    // than the base profile's (seen on the fp8 DeepSeek-V3 and eager reports): said, so the
+    // profile is not taken blind.
+    if (&pts == &fitted && worst_c > worst_b + 0.5)
+      out << fmt::format(
+          "  warning: the calibrated profile predicts the phases it was fitted to worse than the base profile "
+          "({:.2f}% against {:.2f}% at worst): keep the base profile for these reports\n",
+          worst_c, worst_b);
   };
   table("fitted points:", fitted);
   table("held-out points:", held);
