@@ -4,55 +4,44 @@
 #include <string>
 #include <vector>
 
+#include "refused.h"
 #include "test_util.h"
 
 using namespace specsim::test;
 
-namespace {
-
-void refused_saying(const std::vector<std::string>& args, const std::string& text) {
-  const CliResult r = run_specsim(args);
-  INFO(r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.rfind("error: ", 0) == 0);
-  CHECK(r.err.find(text) != std::string::npos);
-}
-
-}  // namespace
-
 TEST_CASE("arbench logs and published points files are named for what they are, not read as nccl-tests tables") {
   // before: "data row before any header"; adding one merged every variant's table into an NCCL fit
-  refused_saying({"ingest", "--nccl-tests", traces_path("experiments/logs/arbench-h200x2-nvlink-1k-8m.log")},
-                 "a specsim-arbench log");
-  refused_saying({"ingest", "--nccl-tests", traces_path("nccl-tests/rtxpro6000-x8-pcie-switch-p2p.points.txt")},
-                 "`specsim validate --nccl` reads");
+  check_refused({"ingest", "--nccl-tests", traces_path("experiments/logs/arbench-h200x2-nvlink-1k-8m.log")},
+                "a specsim-arbench log");
+  check_refused({"ingest", "--nccl-tests", traces_path("nccl-tests/rtxpro6000-x8-pcie-switch-p2p.points.txt")},
+                "`specsim validate --nccl` reads");
 }
 
 TEST_CASE("diagnose --nccl-tests: a payload outside the log's table is refused, not priced at its nearest row") {
   // the partial RTX 4090 log has one row, at 8 B; the verify moves 32 KB (it was stored as the
   // 8 B time labelled "at 32768 bytes")
   const std::string out = fresh_dir() + "/s.json";
-  refused_saying({"diagnose",
-                  traces_path("sglang-logs/real-eagle3-idle-gap-sglang-11948.log"),
-                  "--model",
-                  "qwen3-8b",
-                  "--hardware",
-                  "rtx-4090:pcie-numa",
-                  "--tp-size",
-                  "8",
-                  "--speculative-algorithm",
-                  "EAGLE3",
-                  "--speculative-num-steps",
-                  "3",
-                  "--speculative-eagle-topk",
-                  "1",
-                  "--speculative-num-draft-tokens",
-                  "4",
-                  "--nccl-tests",
-                  traces_path("nccl-tests/rtx4090-x8-pcie-ring-nccl-issue1530-partial.txt"),
-                  "-o",
-                  out},
-                 "covers 8..8 B and the verify moves 32768 B");
+  check_refused({"diagnose",
+                 traces_path("sglang-logs/real-eagle3-idle-gap-sglang-11948.log"),
+                 "--model",
+                 "qwen3-8b",
+                 "--hardware",
+                 "rtx-4090:pcie-numa",
+                 "--tp-size",
+                 "8",
+                 "--speculative-algorithm",
+                 "EAGLE3",
+                 "--speculative-num-steps",
+                 "3",
+                 "--speculative-eagle-topk",
+                 "1",
+                 "--speculative-num-draft-tokens",
+                 "4",
+                 "--nccl-tests",
+                 traces_path("nccl-tests/rtx4090-x8-pcie-ring-nccl-issue1530-partial.txt"),
+                 "-o",
+                 out},
+                "covers 8..8 B and the verify moves 32768 B");
   CHECK_FALSE(exists(out));
 }
 
@@ -66,7 +55,7 @@ TEST_CASE("tune reads a published-acceptance file; a draft's depth-decay file is
   CHECK(t.out.find("steps 1 topk 1 draft tokens 2: measured accept len 1.900") != std::string::npos);
   // a stated range 2.5..3 is its midpoint
   CHECK(t.out.find("steps 2 topk 4 draft tokens 4: measured accept len 2.750") != std::string::npos);
-  refused_saying(
+  check_refused(
       {"tune", "--model-path", "llama-3.1-8b", "--speculative-draft-model-path", "llama-3.1-8b/eagle1",
        "--speculative-algorithm", "EAGLE", "--acceptance", models_path("llama-3.1-8b/eagle1/acceptance.json")},
       "depth-decay file");

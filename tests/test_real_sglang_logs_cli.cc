@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "refused.h"
 #include "run_json.h"
 #include "test_util.h"
 
@@ -46,14 +47,6 @@ const std::map<std::string, PostDeployment>& real_log_posts() {
 std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
-}
-
-void refused_with(const std::vector<std::string>& args, const std::string& text) {
-  const CliResult r = run_specsim(args);
-  INFO(r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.rfind("error: ", 0) == 0);
-  CHECK(r.err.find(text) != std::string::npos);
 }
 
 }  // namespace
@@ -100,7 +93,7 @@ TEST_CASE("every real SGLang log goes through every command that reads SGLang lo
       REQUIRE(t.exit_code == 0);
       const json fit = json::parse(t.out)["acceptance"]["fit"]["points"].at(0);
       CHECK(fit["measured_accept_len"].get<double>() == Approx(r["settings"]["accept_len"].get<double>()));
-      refused_with(joined(deployment, {"--accept-len", "2", "--baseline-from", file}), "speculation was on");
+      check_refused(joined(deployment, {"--accept-len", "2", "--baseline-from", file}), "speculation was on");
     } else {
       const std::string batch = std::to_string(post.batch);
       const json r =
@@ -108,9 +101,9 @@ TEST_CASE("every real SGLang log goes through every command that reads SGLang lo
       CHECK(r["scenarios"][0]["baseline"]["tok_per_s"].get<double>() > 0);
       // at a batch the log has no line at: the batch it does decode at is named
       if (post.batch != 1)
-        refused_with(joined(deployment, {"--accept-len", "2", "--baseline-from", file}), "give --batch-size " + batch);
-      refused_with(joined(deployment, {"--accept-from", file}), "use it with --baseline-from");
-      refused_with(joined({"tune", "--accept-from", file}, post.deployment), "speculative decoding on");
+        check_refused(joined(deployment, {"--accept-len", "2", "--baseline-from", file}), "give --batch-size " + batch);
+      check_refused(joined(deployment, {"--accept-from", file}), "use it with --baseline-from");
+      check_refused(joined({"tune", "--accept-from", file}, post.deployment), "speculative decoding on");
     }
   }
   CHECK(real >= 3);
@@ -120,17 +113,17 @@ TEST_CASE("tune --accept-from: stated settings are for logs that lack them, and 
   const std::string excerpt = traces_path("sglang-logs/real-eagle3-idle-gap-sglang-11948.log");
   const std::string full = traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h100-synthetic-from-real-format.log");
   // without them the excerpt's settings are unknown, and the error says how to state them
-  refused_with({"tune", "--accept-from", excerpt, "--model-path", "qwen3-8b"}, "--speculative-eagle-topk");
+  check_refused({"tune", "--accept-from", excerpt, "--model-path", "qwen3-8b"}, "--speculative-eagle-topk");
   // a log that names its settings keeps them: stated ones would be ignored
-  refused_with({"tune", "--accept-from", full, "--speculative-num-steps", "3", "--speculative-eagle-topk", "1"},
-               "drop the stated settings");
+  check_refused({"tune", "--accept-from", full, "--speculative-num-steps", "3", "--speculative-eagle-topk", "1"},
+                "drop the stated settings");
   // without --accept-from tune searches the shape itself
-  refused_with({"tune", "--accept-len", "2", "--speculative-num-steps", "3"}, "--accept-from");
+  check_refused({"tune", "--accept-len", "2", "--speculative-num-steps", "3"}, "--accept-from");
   // a tree needs its draft tokens; a depth the accept lens exceed is refused
-  refused_with({"tune", "--accept-from", excerpt, "--model-path", "qwen3-8b", "--speculative-num-steps", "3",
-                "--speculative-eagle-topk", "2"},
-               "--speculative-num-draft-tokens");
-  refused_with({"tune", "--accept-from", excerpt, "--model-path", "qwen3-8b", "--speculative-num-steps", "1",
-                "--speculative-eagle-topk", "1"},
-               "above the stated --speculative-num-steps + 1");
+  check_refused({"tune", "--accept-from", excerpt, "--model-path", "qwen3-8b", "--speculative-num-steps", "3",
+                 "--speculative-eagle-topk", "2"},
+                "--speculative-num-draft-tokens");
+  check_refused({"tune", "--accept-from", excerpt, "--model-path", "qwen3-8b", "--speculative-num-steps", "1",
+                 "--speculative-eagle-topk", "1"},
+                "above the stated --speculative-num-steps + 1");
 }

@@ -75,8 +75,7 @@ std::vector<AcceptObservation> observations_from_log(const std::string& text, co
     throw InputError("no decode line reports an accept len: was speculative decoding on in this log?", file);
   auto out = average(raw);
   for (auto& o : out)
-    o.source =
-        stated && o.model.empty() && log.server_args.empty() ? file + " (settings from " + stated->flags + ")" : file;
+    o.source = stated && log.server_args.empty() ? file + " (settings from " + stated->flags + ")" : file;
   return out;
 }
 

@@ -30,7 +30,7 @@ BaselineLog read_baseline_log(const std::string& file, std::optional<int> batch_
       if (d.gen_tok_s > 0) ++lines_at[d.running_req];
     std::string has;
     for (const auto& [b, n] : lines_at) has += fmt::format("{}{} ({} lines)", has.empty() ? "" : ", ", b, n);
-    if (!batch_size || lines_at.empty())
+    if (lines_at.empty())  // (always so without a batch size: no positive line at all)
       throw InputError("no decode line without speculation with a positive gen throughput", where);
     throw InputError(fmt::format("no decode line at #running-req {} (the run's batch size) with a positive gen "
                                  "throughput; the log decodes at #running-req {}: give --batch-size {} to anchor "

@@ -133,6 +133,7 @@ constexpr std::array kSettingsKeys = {"tp_size",
 // chain (topk 1) keeps draft tokens = steps + 1. A partial shape in the file is filled part by
 // part, the run's defaults completing it.
 void merge_draft_shape(RunArgs& a, std::optional<int> steps, std::optional<int> topk, std::optional<int> draft_tokens) {
+  if (a.num_steps && a.topk && a.num_draft_tokens) return;  // the flags' whole shape: nothing kept
   if (!(steps && topk && draft_tokens) || !(a.num_steps || a.topk || a.num_draft_tokens)) {
     if (!a.num_steps) a.num_steps = steps;
     if (!a.topk) a.topk = topk;
@@ -148,9 +149,7 @@ void merge_draft_shape(RunArgs& a, std::optional<int> steps, std::optional<int> 
     return;
   }
   // a part kept from the file may not suit the flags' (4, 2, 6 asked for 1 step): say whose it is
-  const bool kept_a_part = !(a.num_steps && a.topk && a.num_draft_tokens);
-  if (const std::string why = accept::draft_shape_problem(r.num_steps, r.topk, r.num_draft_tokens);
-      kept_a_part && !why.empty())
+  if (const std::string why = accept::draft_shape_problem(r.num_steps, r.topk, r.num_draft_tokens); !why.empty())
     throw InputError(fmt::format("steps {}, topk {}, {} draft tokens, the scenario file's shape with the flags' parts: "
                                  "{}; give the draft shape's other flags too",
                                  r.num_steps, r.topk, r.num_draft_tokens, why),

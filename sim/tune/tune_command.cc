@@ -53,6 +53,14 @@ AcceptanceOrigin fitted(const std::vector<accept::AcceptObservation>& obs, const
   return o;
 }
 
+// The first of the flags that state an --accept-from log's settings, or nullptr.
+const char* first_stated_flag(const TuneRequest& q) {
+  return q.log_steps          ? "--speculative-num-steps"
+         : q.log_topk         ? "--speculative-eagle-topk"
+         : q.log_draft_tokens ? "--speculative-num-draft-tokens"
+                              : nullptr;
+}
+
 // The flag checks made before anything is read.
 void check_request(const RunArgs& args, const TuneRequest& q) {
   std::vector<std::string> inputs = q.accept_from;
@@ -80,16 +88,11 @@ void check_request(const RunArgs& args, const TuneRequest& q) {
   if (!q.plot_script.empty() && q.plot.empty()) throw InputError("--plot-script needs --plot FILE.png", "--plot");
   if (!q.plot.empty())
     check_plot_target(q.plot), plot_safe(q.plot_script, "the plot script path", "--plot-script"), check_plot_tools();
-  const bool stated = q.log_steps || q.log_topk || q.log_draft_tokens;
-  if (stated && q.accept_from.empty())
-    throw InputError(std::string(q.log_steps  ? "--speculative-num-steps"
-                                 : q.log_topk ? "--speculative-eagle-topk"
-                                              : "--speculative-num-draft-tokens") +
+  if (const char* flag = first_stated_flag(q); flag && q.accept_from.empty())
+    throw InputError(std::string(flag) +
                          " states the settings of an --accept-from log that has no server_args line; tune searches the "
                          "deployment's settings itself: drop it",
-                     q.log_steps  ? "--speculative-num-steps"
-                     : q.log_topk ? "--speculative-eagle-topk"
-                                  : "--speculative-num-draft-tokens");
+                     flag);
   std::string algo = args.algorithm.value_or("");
   std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char c) { return char(std::toupper(c)); });
   if (algo == "NONE")
@@ -100,7 +103,7 @@ void check_request(const RunArgs& args, const TuneRequest& q) {
 // The settings --accept-from logs without a server_args line ran, as the flags state them: steps
 // and topk, and the draft tokens of a tree (a chain's are steps + 1).
 std::optional<accept::StatedSettings> stated_settings(const TuneRequest& q) {
-  if (!q.log_steps && !q.log_topk && !q.log_draft_tokens) return std::nullopt;
+  if (!first_stated_flag(q)) return std::nullopt;
   namespace fr = flag_ranges;
   if (!q.log_steps || !q.log_topk)
     throw InputError(
