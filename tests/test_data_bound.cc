@@ -157,6 +157,12 @@ TEST_CASE("validate --transfer reports the rows a family's own data bound") {
   // The wider trees measure longer cycles than the anchor: no bound.
   for (const auto& x : r.families[0].rows)
     if (x.c.id != id) CHECK_FALSE(x.spec_bound);
+  // The bound above the worst target's 15% is that target's floor; the median target has none.
+  REQUIRE(r.targets.size() == 2);
+  CHECK_FALSE(r.targets[0].floor_pct);
+  REQUIRE(r.targets[1].floor_pct);
+  CHECK(*r.targets[1].floor_pct == Approx(-row->spec_bound->pct));
+  CHECK(r.targets[1].floor_id == id);
 
   const auto text = test::run_specsim({"validate", "--transfer", "--case", id});
   REQUIRE(text.exit_code == 0);
@@ -164,6 +170,8 @@ TEST_CASE("validate --transfer reports the rows a family's own data bound") {
                       "and accepted tokens it measures a 9.58 ms cycle against the anchor's 11.64 ms") !=
         std::string::npos);
   CHECK(text.out.find("held-out rows whose error the family's own data bound") != std::string::npos);
+  CHECK(text.out.find("17.7%  at best, from the measurements alone (" + id +
+                      "): out of reach for any prediction that keeps the anchor") != std::string::npos);
   const auto js = test::run_specsim({"validate", "--transfer", "--case", id, "--json"});
   REQUIRE(js.exit_code == 0);
   const auto j = nlohmann::json::parse(js.out);
@@ -171,6 +179,9 @@ TEST_CASE("validate --transfer reports the rows a family's own data bound") {
   REQUIRE(bounded.at("spec_tok_s").size() == 1);
   CHECK(bounded.at("spec_tok_s").at(0).at("id") == id);
   CHECK(bounded.at("baseline_tok_s").empty());
+  CHECK(j.at("targets").at(1).at("data_floor_pct").get<double>() == Approx(17.66).epsilon(1e-3));
+  CHECK(j.at("targets").at(1).at("data_floor_case") == id);
+  CHECK(j.at("targets").at(0).at("data_floor_pct").is_null());
   for (const auto& x : j.at("families").at(0).at("rows")) {
     if (x.at("id") == id) CHECK(x.at("data_bound_pct").at("spec_tok_s").get<double>() < -17);
     if (x.at("anchor") == true) CHECK(x.at("data_bound_pct").at("spec_tok_s").is_null());
@@ -179,4 +190,5 @@ TEST_CASE("validate --transfer reports the rows a family's own data bound") {
   const auto none = test::run_specsim({"validate", "--transfer", "--case", "vllm-issue20780-llama31-8b-eagle1-k3"});
   REQUIRE(none.exit_code == 0);
   CHECK(none.out.find("  spec tok/s               none") != std::string::npos);
+  CHECK(none.out.find("at best, from the measurements alone") == std::string::npos);
 }

@@ -204,6 +204,40 @@ TEST_CASE("diagnose findings: figure, range and advice where the log and the mod
   CHECK(nt.at("reproduction").at("reproduces") == true);
 }
 
+TEST_CASE("diagnose --nccl-tests: a -g 8 eager table's one launching thread is told apart from the collective") {
+  // One thread launching 8 GPUs' collectives costs about 33.3 us an iteration (models/nccl/tuning.json):
+  // nccl-tests prints max(host, collective) + min(host, collective) / iters.
+  auto allreduce_finding = [](const json& j) {
+    for (const auto& f : j.at("findings"))
+      if (f.at("id") == "allreduce-host-bound") return true;
+    return false;
+  };
+  // The thanos A100 host: 41.0 us at 64 KB with -g 8, 31.5 us one process per GPU. The -g 8 time is
+  // within 1.5x of the launch: used as printed, an upper bound, and said so.
+  const json g8 = run_json({"diagnose", kNextn, "--hardware", "h200:nvswitch", "--nccl-tests",
+                            traces_path("nccl-tests/a100-sxm4-80gb-x8-nvlink-g8-thanos.txt")});
+  CHECK(allreduce_finding(g8));
+  CHECK(g8.at("measured").at("allreduce_us").get<double>() == Approx(40.95).epsilon(0.01));
+  const json mpi = run_json({"diagnose", kNextn, "--hardware", "h200:nvswitch", "--nccl-tests",
+                             traces_path("nccl-tests/a100-sxm4-80gb-x8-nvlink-mpi-thanos.txt")});
+  CHECK_FALSE(allreduce_finding(mpi));
+  // A collective well above the launch: the launch overlaps it, and only its fill of 20 iterations
+  // (33.3 / 20 us) comes off the printed time.
+  const std::string dir = fresh_dir(), log = dir + "/g8-slow.txt";
+  write_text(log,
+             "# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+             "validation: 1 graph: 0\n"
+             "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+             "busbw #wrong\n"
+             "       32768          8192     float     sum      -1   100.00    0.33    0.57      0   100.00    0.33    "
+             "0.57      0\n"
+             "       65536         16384     float     sum      -1   100.00    0.66    1.15      0   100.00    0.66    "
+             "1.15      0\n");
+  const json slow = run_json({"diagnose", kNextn, "--hardware", "h200:nvswitch", "--nccl-tests", log});
+  CHECK_FALSE(allreduce_finding(slow));
+  CHECK(slow.at("measured").at("allreduce_us").get<double>() == Approx(100 - (8 * 3.96 + 1.6) / 20).epsilon(1e-3));
+}
+
 TEST_CASE("diagnose findings on edited logs: accept len above steps + 1, unstable throughput, no server_args") {
   const std::string dir = fresh_dir();
   std::string text = slurp(kEagle3);

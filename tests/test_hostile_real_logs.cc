@@ -66,6 +66,38 @@ TEST_CASE("real logs: every shipped nccl-tests log with a table calibrates") {
   CHECK(latency_only == 2);  // the two partial RTX 4090 logs
 }
 
+TEST_CASE("real logs: every shipped points file calibrates at the world size its index entry gives") {
+  // A points file does not say its ranks: --world gives them; without it the refusal says so.
+  const nlohmann::json index = nlohmann::json::parse(slurp(traces_path("nccl-tests/index.json")));
+  const std::string dir = fresh_dir();
+  int points_files = 0;
+  for (const auto& l : index["logs"]) {
+    if (l.value("format", "") != "points") continue;
+    const std::string name = l["file"], file = traces_path("nccl-tests/" + name), out = dir + "/" + name + ".json";
+    INFO(name);
+    const std::string world = std::to_string(l["gpus"].get<int>());
+    const CliResult r =
+        run_specsim({"calibrate", "--nccl-tests", file, "--hardware", l["hardware"], "--world", world, "-o", out});
+    INFO(r.err);
+    count_cases();
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("points file " + file + ": ") != std::string::npos);
+    CHECK(r.out.find("world " + world + " as given (--world)") != std::string::npos);
+    const nlohmann::json profile = nlohmann::json::parse(slurp(out));
+    CHECK(profile["topology"]["nccl_fit"]["world"] == l["gpus"]);
+    // the fit's first size is the file's first (the files list sizes in increasing order)
+    CHECK(profile["topology"]["nccl_fit"]["pieces"][0]["min_bytes"].get<double>() > 0);
+    const std::string unsaid = dir + "/" + name + ".unsaid.json";
+    const CliResult no_world =
+        run_specsim({"calibrate", "--nccl-tests", file, "--hardware", l["hardware"], "-o", unsaid});
+    CHECK(no_world.exit_code == 2);
+    CHECK(no_world.err.find("does not say how many ranks ran: give --world N") != std::string::npos);
+    CHECK_FALSE(exists(unsaid));
+    ++points_files;
+  }
+  CHECK(points_files == 5);
+}
+
 TEST_CASE("real logs: a partial RTX 4090 log's one row prices 8 B only; larger all-reduces keep the model") {
   const std::string dir = fresh_dir(), out = dir + "/hw.json",
                     log = traces_path("nccl-tests/rtx4090-x8-pcie-ring-nccl-issue1530-partial.txt");

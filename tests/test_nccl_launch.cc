@@ -7,12 +7,12 @@
 #include <string>
 #include <utility>
 
+#include "cost/harness_launch.h"
 #include "cost/nccl_model.h"
 #include "ingest/nccl_tests.h"
 #include "scenario/hardware.h"
 #include "test_util.h"
 #include "util/error.h"
-#include "validate/harness_launch.h"
 #include "validate/nccl_check.h"
 
 using namespace specsim;

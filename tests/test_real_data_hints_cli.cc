@@ -14,7 +14,7 @@ TEST_CASE("arbench logs and published points files are named for what they are, 
   check_refused({"ingest", "--nccl-tests", traces_path("experiments/logs/arbench-h200x2-nvlink-1k-8m.log")},
                 "a specsim-arbench log");
   check_refused({"ingest", "--nccl-tests", traces_path("nccl-tests/rtxpro6000-x8-pcie-switch-p2p.points.txt")},
-                "`specsim validate --nccl` reads");
+                "`specsim calibrate --nccl-tests FILE --world N` and `specsim validate --nccl` read");
 }
 
 TEST_CASE("diagnose --nccl-tests: a payload outside the log's table is refused, not priced at its nearest row") {
@@ -78,4 +78,16 @@ TEST_CASE("calibrate --from warns when its profile predicts the fitted phases wo
   const CliResult good = run_specsim(args);
   REQUIRE(good.exit_code == 0);
   CHECK(good.out.find("warning:") == std::string::npos);
+}
+
+TEST_CASE("a text file where JSON is read says it is text and what it begins with") {
+  // before: "malformed JSON at line 1: fix the file", on a replay's printed table beside its report
+  check_refused({"ingest", "--replay-report", traces_path("replay/h200-2026-12-01/replay-deepseek-v3-tp8-bs1.txt")},
+                "this is text, not JSON (it begins 'specsim replay on NVIDIA H200");
+  check_refused({"run", "--scenario", traces_path("nccl-tests/rtxpro6000-x8-pcie-switch-p2p.points.txt")},
+                "this is text, not JSON");
+  // a JSON file cut short keeps the plain hint
+  const std::string cut = fresh_dir() + "/cut.json";
+  write_text(cut, "{\"model\": ");
+  check_refused({"run", "--scenario", cut}, "malformed JSON at line 1: fix the file");
 }

@@ -38,7 +38,8 @@ int cmd_calibrate(int argc, char** argv) {
   app.add_option("--gemmbench", a.gemmbench,
                  "mode: a specsim-gemmbench --json file: fit the replay's block-fp8 GEMM price (gpu.replay_block_fp8)");
   app.add_option("--holdout", a.holdout, "with --from: replay reports predicted, not fitted (repeatable)");
-  app.add_option("--world", a.world, "the world size to fit when the log holds several");
+  app.add_option("--world", a.world,
+                 "with --nccl-tests: the world size to fit when the log holds several; the ranks of a points file");
   return guarded(app, argc, argv, [&] {
     std::vector<std::string> inputs = {a.nccl_tests, a.gemmbench, a.hardware};
     inputs.insert(inputs.end(), a.from.begin(), a.from.end());

@@ -4,12 +4,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <ostream>
 
 #include "calibrate/nccl_tests_fit.h"
 #include "calibrate/profile_io.h"
 #include "cost/nccl_curve_cost.h"
 #include "ingest/nccl_tests.h"
+#include "ingest/points_file.h"
 #include "ingest/text_lines.h"
 #include "scenario/hardware.h"
 #include "util/error.h"
@@ -23,14 +25,33 @@ using nlohmann::json;
 void calibrate_from_nccl_tests(const std::string& nccl_tests, const std::string& out_profile,
                                const std::string& hardware, int world_asked, std::ostream& out) {
   const std::string text = ingest::read_text(nccl_tests, "--nccl-tests");
-  const ingest::NcclTestsLog log = ingest::parse_nccl_tests(text, nccl_tests);
+  // A points file (a published table, `bytes time_us`) does not say its ranks; a log does.
+  const bool points_file = ingest::is_points_file(text);
   int world = world_asked;
-  const auto points = allreduce_points(log, world, nccl_tests);
+  ingest::NcclTestsLog log;
+  std::vector<NcclPoint> points;
+  if (points_file) {
+    if (world <= 0)
+      throw InputError(fmt::format("{} is a points file (bytes, time_us), which does not say how many ranks ran: "
+                                   "give --world N",
+                                   nccl_tests),
+                       "--world");
+    std::map<double, std::pair<double, int>> by_size;  // a size printed twice: its mean
+    for (const auto& p : ingest::parse_points_file(text, nccl_tests)) {
+      auto& s = by_size[p.bytes];
+      s.first += p.us, ++s.second;
+    }
+    for (const auto& [bytes, s] : by_size) points.push_back({bytes, s.first / s.second});
+  } else {
+    log = ingest::parse_nccl_tests(text, nccl_tests);
+    points = allreduce_points(log, world, nccl_tests);
+  }
   const std::string source = fmt::format(
       "specsim calibrate --nccl-tests {} on {}: piecewise weighted least squares of time = lat + bytes/algbw over "
-      "{} sizes {:.0f}..{:.0f} B (mean of out-of-place and in-place), world {}, tolerance {:.0f}% per range",
+      "{} sizes {:.0f}..{:.0f} B ({}), world {}{}, tolerance {:.0f}% per range",
       fs::path(nccl_tests).filename().string(), utc_date_today(), points.size(), points.front().bytes,
-      points.back().bytes, world, kNcclFitTolerance * 100);
+      points.back().bytes, points_file ? "a points file's times" : "mean of out-of-place and in-place", world,
+      points_file ? " (given: --world)" : "", kNcclFitTolerance * 100);
   NcclFit fit = fit_allreduce_curve(points, world, source);
   // A range whose times do not grow with the size (every real log is latency-bound at small
   // sizes) fits as latency only (busbw 0). A negative or non-finite coefficient is refused, and so
@@ -72,8 +93,12 @@ void calibrate_from_nccl_tests(const std::string& nccl_tests, const std::string&
                      "--hardware");
   write_file_atomic(out_profile, dump_json(profile) + "\n", "-o");
 
-  out << fmt::format("nccl-tests log {}: {} tables, {} rows, {} comment lines, {} unknown lines skipped\n", nccl_tests,
-                     log.tables.size(), log.data_lines, log.comment_lines, log.unknown_lines);
+  if (points_file)
+    out << fmt::format("points file {}: {} sizes (bytes, time_us), world {} as given (--world)\n", nccl_tests,
+                       points.size(), world);
+  else
+    out << fmt::format("nccl-tests log {}: {} tables, {} rows, {} comment lines, {} unknown lines skipped\n",
+                       nccl_tests, log.tables.size(), log.data_lines, log.comment_lines, log.unknown_lines);
   out << fmt::format("all-reduce at world {}: {} sizes, fitted in {} ranges (max error {:.1f}%)\n", world,
                      points.size(), fit.pieces.size(), 100 * max_relative_error(fit, points));
   if (!cut_note.empty()) out << "note: " << cut_note << "\n";

@@ -122,8 +122,8 @@ NcclTestsLog parse_nccl_tests(const std::string& text, const std::string& file) 
               "all_reduce_perf's: give an nccl-tests log; arbench logs are records, read by no command");
     if (log.tables.empty() && text.find("# bytes") != std::string::npos && text.find("time_us") != std::string::npos)
       fail_at(file, ln,
-              "a points file (bytes, time_us) of a published figure, which `specsim validate --nccl` reads: give an "
-              "nccl-tests all_reduce_perf log");
+              "a points file (bytes, time_us) of a published figure, which `specsim calibrate --nccl-tests FILE "
+              "--world N` and `specsim validate --nccl` read: give an nccl-tests all_reduce_perf log here");
     if (log.tables.empty()) fail_at(file, ln, "data row before any '# nThread ... nGpus ...' header");
     // Without a header line, the field count tells: 13 = with root, 12 = without (old versions).
     Columns c = cols;

@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "util/bounded_read.h"
 #include "util/error.h"
@@ -106,6 +108,19 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& where
     // e.byte is the offset of the error; turn it into a line number for the user.
     size_t line = 1;
     for (size_t i = 0; i < text.size() && i + 1 < e.byte; ++i) line += text[i] == '\n';
+    // A text that no JSON value can start with (a log, a CSV, a command's output) is most likely the
+    // wrong file: say what it begins with rather than "fix the file".
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    const char c = first == std::string::npos ? '\0' : text[first];
+    const bool json_start = std::string_view("{[\"-tfn0123456789").find(c) != std::string_view::npos;
+    if (c >= 0x20 && c < 0x7f && !json_start) {
+      std::string head = text.substr(first, std::min<size_t>(40, text.find('\n', first) - first));
+      for (char& h : head)
+        if (static_cast<unsigned char>(h) < 0x20 || static_cast<unsigned char>(h) >= 0x7f) h = '?';
+      throw InputError("malformed JSON at line " + std::to_string(line) + ": this is text, not JSON (it begins '" +
+                           head + "'): give the JSON file this option reads",
+                       where);
+    }
     throw InputError("malformed JSON at line " + std::to_string(line) + ": fix the file", where);
   } catch (const nlohmann::json::exception& e) {
     // Valid syntax the library still refuses, e.g. a number overflowing a double (found by fuzzing).

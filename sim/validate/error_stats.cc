@@ -64,6 +64,11 @@ std::string targets_text(const std::vector<Target>& targets) {
                                    t.met() ? fmt::format("met, {:.1f} points to spare", t.limit_pct - v)
                                            : fmt::format("missed by {:.1f} points", v - t.limit_pct))
                      : fmt::format("  {:<34} <= {:>2.0f}%: no case to score  missed\n", t.what, t.limit_pct);
+    if (t.stats.n && t.floor_pct && *t.floor_pct > t.limit_pct)
+      out += fmt::format(
+          "  {:<34}    {:>5.1f}%  at best, from the measurements alone ({}): out of reach for any "
+          "prediction that keeps the anchor\n",
+          "", *t.floor_pct, t.floor_id);
   }
   return out;
 }
@@ -75,6 +80,8 @@ json targets_json(const std::vector<Target>& targets) {
                    {"limit_pct", t.limit_pct},
                    {"statistic", t.median ? "median" : "worst"},
                    {"value_pct", t.stats.n ? json(target_value(t)) : json(nullptr)},
+                   {"data_floor_pct", t.floor_pct ? json(*t.floor_pct) : json(nullptr)},
+                   {"data_floor_case", t.floor_pct ? json(t.floor_id) : json(nullptr)},
                    {"met", t.met()}});
   return out;
 }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace specsim {
@@ -29,10 +30,16 @@ ErrorStats error_stats(const std::vector<ErrorPoint>& points);
 
 /// An accuracy goal printed with met / missed.
 struct Target {
+  Target(std::string what_, double limit, ErrorStats s, bool median_)
+      : what(std::move(what_)), limit_pct(limit), stats(std::move(s)), median(median_) {}
   std::string what;
   double limit_pct = 0;
   ErrorStats stats;
   bool median = true;  ///< median (else worst) against the limit
+  /// The best value the cases' own measurements allow (a worst target: the largest error no
+  /// prediction consistent with its anchor can avoid), and the case that sets it.
+  std::optional<double> floor_pct;
+  std::string floor_id;
   bool met() const;
 };
 

@@ -6,13 +6,14 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cost/harness_launch.h"
 #include "cost/nccl_model.h"
 #include "ingest/nccl_tests.h"
+#include "ingest/points_file.h"
 #include "scenario/hardware.h"
 #include "util/bounded_read.h"
 #include "util/error.h"
 #include "util/json_io.h"
-#include "validate/harness_launch.h"
 
 namespace specsim {
 
@@ -23,31 +24,6 @@ namespace {
 constexpr double kSmallMin = 8 * 1024, kSmallMax = 64 * 1024;  // the 8-64 KB target band
 
 std::string read_text(const std::string& path) { return read_bounded(path, path); }
-
-struct Measured {
-  double bytes = 0, us = 0;
-};
-
-// `bytes time_us` per line, `#` comments: a published table kept as its source printed it.
-std::vector<Measured> parse_points(const std::string& text, const std::string& file) {
-  std::vector<Measured> out;
-  std::size_t line_no = 0, pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = std::min(text.find('\n', pos), text.size());
-    const std::string line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    const std::size_t first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') continue;
-    Measured m;
-    char extra = 0;
-    if (std::sscanf(line.c_str(), "%lf %lf %c", &m.bytes, &m.us, &extra) != 2 || !(m.bytes > 0) || !(m.us > 0))
-      throw InputError("expected `bytes time_us` with both > 0", file + ":" + std::to_string(line_no));
-    out.push_back(m);
-  }
-  if (out.empty()) throw InputError("no rows", file);
-  return out;
-}
 
 const char* set_by(const NcclCheckRow& r) { return r.host_bound ? "host launch" : "collective"; }
 
@@ -88,11 +64,11 @@ std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_byte
       throw InputError("unknown NCCL_P2P_LEVEL '" + s.p2p_level + "'", w + ".nccl_p2p_level");
     }
     const std::string text = read_text(dir + "/" + log.file);
-    std::vector<Measured> measured;
+    std::vector<ingest::TimedSize> measured;
     const std::string format = e.contains("format") ? json_string(e, "format", w) : "nccl-tests";
     bool folded_iters = false;  // nccl-tests `agg iters` > 1
     if (format == "points") {
-      measured = parse_points(text, log.file);
+      measured = ingest::parse_points_file(text, log.file);
       log.launch = json_string(e, "launch", w);
       // As the source's nccl-tests header states them: `-g N` and `-n` (nccl-tests' default 20).
       if (e.contains("gpus_per_thread")) log.gpus_per_thread = json_int(e, "gpus_per_thread", w);
@@ -120,7 +96,7 @@ std::vector<NcclCheckLog> run_nccl_check(const std::string& dir, double min_byte
     // `-m` > 1 folds several iterations into one group: a launch this check does not price.
     const int launch_gpus = log.graph || folded_iters ? 1 : log.gpus_per_thread;
     if (launch_gpus > 1) log.host_launch_us = thread_launch.host_us(launch_gpus);
-    auto price = [&](const Measured& r) {
+    auto price = [&](const ingest::TimedSize& r) {
       const NcclEstimate est = nccl_allreduce(r.bytes, log.gpus, hw, s);
       const double collective = std::max(est.us, hw.gpu.kernel_min_us);
       const HarnessTime t = nccl_tests_iteration_us(collective, launch_gpus, log.iters, thread_launch);

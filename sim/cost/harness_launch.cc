@@ -1,4 +1,4 @@
-#include "validate/harness_launch.h"
+#include "cost/harness_launch.h"
 
 #include <algorithm>
 

@@ -1,8 +1,9 @@
 #pragma once
 // What an nccl-tests run with `-g N` adds to the collective: one host thread launches the N
 // grouped collectives of every iteration (ncclGroupStart, N x ncclAllReduce, ncclGroupEnd), and the
-// iterations go back to back without a sync. Host work: it scales with the CPU, not the GPU. Only
-// `specsim validate --nccl` prices it; a serving engine runs one process per GPU and never pays it.
+// iterations go back to back without a sync. Host work: it scales with the CPU, not the GPU.
+// `specsim validate --nccl` prices it and `specsim diagnose --nccl-tests` takes it off a table; a
+// serving engine runs one process per GPU and never pays it.
 #include <string>
 
 namespace specsim {
