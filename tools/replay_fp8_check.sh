@@ -7,6 +7,8 @@
 # rank's share of TP 8, fp8: batch 1 and 4, each with its verify) and of Qwen3-30B-A3B (TP 1,
 # batch 1), each predicted beside measured with the shipped h200 profile (its replay_block_fp8:
 # the committed bench's fit), and once with this run's fit. Every step is bounded by `timeout`; logs and JSON go to $OUT, a summary to stdout.
+# The MoE targets Qwen3-235B-A22B (bf16, cuBLASLt) and Kimi-K2 (fp8, block-scaled) at TP 8, batch 1,
+# are replayed too. SKIP_BENCH=1 skips the bench and its fit (steps 2, 3 and the todays-fit replay).
 # usage: OUT=DIR tools/replay_fp8_check.sh        (BUILD=DIR reuses a build folder; JOBS=N)
 set -u
 OUT=${OUT:-$PWD/replay-fp8-out}
@@ -43,15 +45,17 @@ step build 270 cmake --build "$B" -j"$JOBS" --target specsim gpu_block_fp8_gemm 
 step gpu_block_fp8_gemm 60 "$B/tests/gpu/gpu_block_fp8_gemm"
 grep -E "^(FAIL|SKIP|PASS|FAILED)" "$OUT/gpu_block_fp8_gemm.log"
 
+S=./$B/specsim
 # 2. the bench: table, fit, JSON
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
 step gemmbench 90 "./$B/specsim-gemmbench" --json "$OUT/gemmbench.json"
 grep -A2 "^fit" "$OUT/gemmbench.log"
 
 # 3. this run's fit of the price the replay predicts its kernel with (gpu.replay_block_fp8), beside
 #    the one the shipped h200 profile holds; the replays below are predicted with the shipped one
-S=./$B/specsim
 step calibrate 30 "$S" calibrate --gemmbench "$OUT/gemmbench.json" --hardware h200:nvswitch -o "$OUT/h200-gemmbench.json"
 head -8 "$OUT/calibrate.log"
+fi
 HW=h200:nvswitch
 
 # 4. the replays, predicted beside measured (fp8 GEMMs block-scaled; the report's "fp8 GEMMs:" line
@@ -69,6 +73,8 @@ replay qwen3-30b-a3b-tp1-bs1 "$HW" --model-path qwen3-30b-a3b --tp-size 1 --batc
 replay deepseek-v3-tp8-bs4 "$HW" --model-path deepseek-v3 --tp-size 8 --batch-size 4
 replay deepseek-v3-tp8-bs1-verify4 "$HW" --model-path deepseek-v3 --tp-size 8 --batch-size 1 \
   --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4
+replay qwen3-235b-a22b-tp8-bs1 "$HW" --model-path qwen3-235b-a22b --tp-size 8 --batch-size 1
+replay kimi-k2-tp8-bs1 "$HW" --model-path kimi-k2 --tp-size 8 --batch-size 1
 # the same replay predicted with this run's fit, for comparison
 [ -s "$OUT/h200-gemmbench.json" ] &&
   replay deepseek-v3-tp8-bs1-todays-fit "$OUT/h200-gemmbench.json" --model-path deepseek-v3 --tp-size 8 --batch-size 1
