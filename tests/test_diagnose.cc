@@ -443,6 +443,10 @@ TEST_CASE("idle gap: the real EAGLE-3 excerpt's median is its steady figure, and
   CHECK_FALSE(has_finding(d, "throughput-unstable"));
   CHECK(finding(d, "idle-gap-lines").at("figure") == 1.0);
   CHECK(finding(d, "idle-gap-lines").at("warning") == false);
+  // the threshold's median is of every line, the gap line with them: said so, not "the run's median"
+  // (the figure above leaves it out)
+  CHECK(finding(d, "idle-gap-lines").at("message").get<std::string>().find("the median of all 5 lines with it") !=
+        std::string::npos);
   // The same log without the gap line: the same figure, nothing left out.
   const std::string dir = fresh_dir();
   std::string cut;

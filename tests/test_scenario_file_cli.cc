@@ -232,4 +232,15 @@ TEST_CASE("a scenario file's accept len under flags that change the draft shape 
                             "--speculative-num-draft-tokens", "7", "--accept-len", "3", "--json"});
   REQUIRE(given.exit_code == 0);
   CHECK(accept_of(given)["accept_len"].get<double>() == Approx(3));
+  // fewer steps than the file's accept len needs: projected too (was refused as "--accept-len must be
+  // in [1, 2]", a flag not given; a sweep over the steps dropped those points)
+  auto shallower = run_specsim({"run", "--scenario", file, "--speculative-num-steps", "1", "--json"});
+  INFO(shallower.err);
+  REQUIRE(shallower.exit_code == 0);
+  CHECK(accept_of(shallower)["accept_len"].get<double>() == Approx(1 + a).epsilon(1e-4));
+  const std::string csv = dir + "/steps.csv";
+  const auto sweep = run_specsim({"sweep", "--scenario", file, "--speculative-num-steps", "1..3", "-o", csv});
+  INFO(sweep.err);
+  REQUIRE(sweep.exit_code == 0);
+  CHECK(sweep.err.find("6 points, 6 evaluated, 0 skipped") != std::string::npos);
 }

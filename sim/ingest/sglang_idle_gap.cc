@@ -35,7 +35,8 @@ ThroughputLines split_idle_gaps(const std::vector<const DecodeLine*>& lines) {
         : d->first_of_launch ? "the first decode line of its launch in the log: its interval began before the log shows"
                              : "no timestamp to bound its interval";
     out.idle.push_back({d->line, d->gen_tok_s,
-                        fmt::format("{:.2f} tok/s against the run's median {:.2f}; {}", d->gen_tok_s, steady, why)});
+                        fmt::format("{:.2f} tok/s against {:.2f}, the median of all {} lines with it; {}", d->gen_tok_s,
+                                    steady, lines.size(), why)});
   }
   return out;
 }

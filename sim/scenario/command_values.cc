@@ -70,7 +70,11 @@ std::string zoo_name_of_hf_id(const std::string& id) {
       {"meta-llama/llama-3.1-70b-instruct", "llama-3.1-70b"},
       {"meta-llama/meta-llama-3.1-70b-instruct", "llama-3.1-70b"},
       {"meta-llama/llama-3.3-70b-instruct", "llama-3.3-70b"},
+      {"deepseek-ai/deepseek-r1-0528", "deepseek-r1"},  // the same architecture and config shapes
+      {"qwen/qwen3-8b", "qwen3-8b"},
       {"qwen/qwen3-32b", "qwen3-32b"},
+      {"qwen/qwen3-30b-a3b-instruct-2507", "qwen3-30b-a3b"},  // the 2507 instruct releases: same shapes
+      {"qwen/qwen3-235b-a22b-instruct-2507", "qwen3-235b-a22b"},
       {"qwen/qwen3-235b-a22b", "qwen3-235b-a22b"},
       {"qwen/qwen3-30b-a3b", "qwen3-30b-a3b"},
       {"meta-llama/llama-2-7b-chat-hf", "llama-2-7b"},

@@ -366,6 +366,10 @@ std::string resolve_model_config(const std::string& in, const std::string& flag)
                    flag);
 }
 
+bool zoo_has_nextn(const std::string& target_config_path) {
+  return is_file((fs::path(target_config_path).parent_path() / "nextn" / "config.json").string());
+}
+
 std::string zoo_draft_config(const std::string& target_config_path, bool nextn) {
   const fs::path dir = fs::path(target_config_path).parent_path();
   if (nextn) {  // SGLang's EAGLE / NEXTN on DeepSeek runs the model's own MTP layer

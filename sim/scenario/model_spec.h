@@ -102,5 +102,7 @@ std::vector<std::string> zoo_names();
 /// The zoo's draft config for a target config path inside models/, or "" if none: its NextN
 /// layer when `nextn` (EAGLE / NEXTN on DeepSeek) and the model has one, else its EAGLE-3 draft.
 std::string zoo_draft_config(const std::string& target_config_path, bool nextn = false);
+/// Whether the zoo holds the target's own multi-token-prediction layer (its nextn/config.json).
+bool zoo_has_nextn(const std::string& target_config_path);
 
 }  // namespace specsim

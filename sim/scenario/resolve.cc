@@ -444,6 +444,15 @@ Scenario resolve_unfused(const RunArgs& a) {
       draft_cfg = resolve_model_config(*a.draft_model_path, "--speculative-draft-model-path");
     else
       draft_cfg = zoo_draft_config(target_cfg, run.algo == SpecAlgo::Eagle || run.algo == SpecAlgo::NextN);
+    // NEXTN drafts with the target's own multi-token-prediction layer: a target without one cannot
+    // run it (an EAGLE-3 draft in its place would be another algorithm, priced under this one's name).
+    if (run.algo == SpecAlgo::NextN && !a.draft_model_path && !a.remote_draft && !zoo_has_nextn(target_cfg))
+      throw InputError("NEXTN drafts with the target's own multi-token-prediction layer, and the zoo holds none for " +
+                           s.target.name + ": use --speculative-algorithm EAGLE3 (its zoo draft" +
+                           (draft_cfg.empty() ? ", or --speculative-draft-model-path" : "") +
+                           "), or give the layer's "
+                           "config.json as --speculative-draft-model-path",
+                       "--speculative-algorithm");
     if (a.remote_draft && !a.draft_model_path) {
       // The id cannot be read here: the zoo's draft of the target stands in for its architecture,
       // said as an assumption; without one the id is refused.

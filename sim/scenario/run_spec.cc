@@ -194,8 +194,11 @@ void validate_run(const RunSpec& r) {
           "--batch-size");
   if (r.accept_len) {
     require(std::isfinite(*r.accept_len), "must be a finite number", "--accept-len");
-    require(*r.accept_len >= 1.0 && *r.accept_len <= r.num_steps + 1,
-            "must be in [1, " + std::to_string(r.num_steps + 1) +
+    // A scenario file's accept len measured at another draft shape is bounded by that shape's steps
+    // (it is projected to the run's shape before use).
+    const int steps = r.accept_len_shape ? (*r.accept_len_shape)[0] : r.num_steps;
+    require(*r.accept_len >= 1.0 && *r.accept_len <= steps + 1,
+            "must be in [1, " + std::to_string(steps + 1) +
                 "] (1 bonus token .. one per draft step + 1; a tree accepts at most its depth, the steps)",
             "--accept-len");
   }
