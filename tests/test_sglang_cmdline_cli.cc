@@ -141,3 +141,24 @@ TEST_CASE("every Hugging Face id a shipped real log or published table names map
     CHECK(j["notes"].dump().find(id + " -> zoo " + zoo) != std::string::npos);
   }
 }
+
+TEST_CASE("a pasted vLLM command fits memory at vLLM's default --gpu-memory-utilization, not SGLang's") {
+  // At SGLang's default fraction (0.813 on an 80 GB H100) batch 200 of Llama-3.1-8B was refused;
+  // vLLM's default is 0.9
+  const std::vector<std::string> vllm = {"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--speculative-config",
+                                         R"({"method":"eagle3","num_speculative_tokens":3})"};
+  std::vector<std::string> args = {
+      "run", "--json", "--accept-len", "2.5", "--hardware", "h100-sxm:nvswitch", "--batch-size", "200", "--"};
+  args.insert(args.end(), vllm.begin(), vllm.end());
+  const CliResult r = run_specsim(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["notes"].dump().find("vLLM's default --gpu-memory-utilization 0.9 is the memory-fit fraction") !=
+        std::string::npos);
+  // given, it is the command's
+  args.push_back("--gpu-memory-utilization"), args.push_back("0.5");
+  const CliResult small = run_specsim(args);
+  CHECK(small.exit_code == 2);
+  CHECK(small.err.find("mem_fraction_static 0.500") != std::string::npos);
+}

@@ -224,6 +224,15 @@ namespace {
 Scenario resolve_unfused(const RunArgs& a);
 }
 
+// What a note adds where the run's KV cache is narrower than the one FA3 was measured over.
+std::string fa3_narrow_cache_note(double kv_cache_bytes) {
+  if (kv_cache_bytes >= fa3_measured_kv_bytes()) return "";
+  return fmt::format(
+      " (assumption: over this run's {:g}-byte KV cache, the measured {:g}-byte call with the cache's own bytes; "
+      "FA3's fp8-cache path was not measured)",
+      kv_cache_bytes, fa3_measured_kv_bytes());
+}
+
 // The fused layer boundary (cost/allreduce_fusion.h): FlashInfer's where it runs, refused where
 // it does not (as SGLang's JIT refuses it); custom:fused's caps said in a note.
 Scenario resolve_scenario(const RunArgs& a) {
@@ -258,6 +267,7 @@ Scenario resolve_scenario(const RunArgs& a) {
       s.notes.push_back(std::string("MLA attention on SGLang's FA3 backend is priced as FA3's absorbed MLA call "
                                     "measured on an H200 (models/kernels/fa3_attention.json, fa3_mla)") +
                         (mha_draft ? ", the draft's MHA attention as FA3's paged-KV kernel" : "") +
+                        fa3_narrow_cache_note(s.run.kv_cache_bytes) +
                         "; a GPU replay's prediction prices the replay's own kernel");
     else
       s.notes.push_back(fmt::format(
@@ -269,8 +279,9 @@ Scenario resolve_scenario(const RunArgs& a) {
     const std::string where = s.run.speculative() && !s.run.verify_custom_mask() ? "every phase" : "plain decode";
     if (fa3_price_covers(s.target.head_dim, s.run.kv_cache_bytes))
       s.notes.push_back("attention on SGLang's FA3 backend (" + where +
-                        ") is priced as FA3's paged-KV kernel measured on an H200 (models/kernels/fa3_attention.json); "
-                        "a GPU replay's prediction prices the replay's own kernel");
+                        ") is priced as FA3's paged-KV kernel measured on an H200 (models/kernels/fa3_attention.json)" +
+                        fa3_narrow_cache_note(s.run.kv_cache_bytes) +
+                        "; a GPU replay's prediction prices the replay's own kernel");
     else
       s.notes.push_back(fmt::format(
           "attention on SGLang's FA3 backend ({}) stays on the GPU profile's terms: FA3 was measured at another head "

@@ -13,14 +13,13 @@ bool gpt_oss(const ModelSpec& m) { return m.architecture == "GptOssForCausalLM";
 
 constexpr const char* kFa3MeasuredShapeFile = "kernels/fa3_attention.json";
 
-/// The KV-cache bytes an element FA3 was measured at (both of its prices).
+}  // namespace
+
 double fa3_measured_kv_bytes() {
   static const double bytes = model_constant(kFa3MeasuredShapeFile, "measured_kv_cache_bytes", 0.5, 4,
                                              "the KV-cache bytes an element FA3 was measured at");
   return bytes;
 }
-
-}  // namespace
 
 bool sglang_fa3_default_architecture(const std::string& architecture) {
   // SGLang's list (python/sglang/srt/utils.py, is_fa3_default_architecture; docs/sources.md#S-flashinfer-custom-mask).
@@ -64,7 +63,8 @@ std::string sglang_tree_backend(const RunSpec& run, const ModelSpec& target, con
 bool fa3_price_covers(double head_dim, double kv_cache_bytes) {
   static const double measured_head_dim =
       model_constant(kFa3MeasuredShapeFile, "measured_head_dim", 1, 1024, "the head dim FA3 was measured at");
-  return head_dim == measured_head_dim && kv_cache_bytes == fa3_measured_kv_bytes();
+  // a narrower (fp8) cache: the measured call with its bytes (an assumption the run's note states)
+  return head_dim == measured_head_dim && kv_cache_bytes <= fa3_measured_kv_bytes();
 }
 
 bool fa3_mla_price_covers(double rope_dim, double latent_dim, double kv_cache_bytes) {
@@ -72,7 +72,7 @@ bool fa3_mla_price_covers(double rope_dim, double latent_dim, double kv_cache_by
                                                      "the rope width FA3's MLA call was measured at");
   static const double measured_latent = model_constant(kFa3MeasuredShapeFile, "measured_mla_latent_dim", 1, 4096,
                                                        "the latent width FA3's MLA call was measured at");
-  return rope_dim == measured_rope && latent_dim == measured_latent && kv_cache_bytes == fa3_measured_kv_bytes();
+  return rope_dim == measured_rope && latent_dim == measured_latent && kv_cache_bytes <= fa3_measured_kv_bytes();
 }
 
 double flashinfer_custom_mask_factor() {

@@ -26,14 +26,18 @@ void decide_sglang_attention(RunSpec& run, const ModelSpec& target, const Hardwa
 /// (triton, aiter, trtllm_mha), priced as one pass. Needs decide_sglang_attention first.
 std::string sglang_tree_backend(const RunSpec& run, const ModelSpec& target, const Hardware& hw);
 
+/// The KV-cache bytes an element FA3 was measured at (both of its prices).
+double fa3_measured_kv_bytes();
+
 /// Whether FA3's measured price (models/kernels/fa3_attention.json) covers attention of this
-/// head dim over a KV cache of `kv_cache_bytes` an element: the shape it was measured at
-/// (`measured_head_dim`, `measured_kv_cache_bytes`); other shapes keep the GPU profile's terms.
+/// head dim over a KV cache of `kv_cache_bytes` an element: the head dim it was measured at
+/// (`measured_head_dim`) over a cache at most as wide as `measured_kv_cache_bytes` (an fp8 cache:
+/// the measured call with its own bytes, an assumption); other shapes keep the GPU profile's terms.
 bool fa3_price_covers(double head_dim, double kv_cache_bytes);
 
 /// The same for MLA's absorbed call: a rope part `rope_dim` wide and a latent `latent_dim` wide
 /// (`measured_mla_rope_dim`, `measured_mla_latent_dim`; DeepSeek-V3's 64 and 512) over a KV cache
-/// of `kv_cache_bytes` an element.
+/// of `kv_cache_bytes` an element (at most the measured width, as above).
 bool fa3_mla_price_covers(double rope_dim, double latent_dim, double kv_cache_bytes);
 
 /// How many causal passes of the same attention one pass of FlashInfer's prefill kernel with a

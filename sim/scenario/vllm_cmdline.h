@@ -11,6 +11,10 @@
 
 namespace specsim {
 
+/// vLLM v0.11.0's default --gpu-memory-utilization (vllm/engine/arg_utils.py, EngineArgs; the
+/// docs' engine arguments page): the memory-fit fraction of a command that does not give one.
+inline constexpr double kVllmGpuMemoryUtilization = 0.9;
+
 /// As args_from_sglang (sglang_cmdline.h), for vLLM; the runtime profile is vLLM's.
 RunArgs args_from_vllm(const CommandFlags& c, std::vector<std::string>& notes);
 
