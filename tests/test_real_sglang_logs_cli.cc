@@ -117,8 +117,12 @@ TEST_CASE("tune --accept-from: stated settings are for logs that lack them, and 
   // a log that names its settings keeps them: stated ones would be ignored
   check_refused({"tune", "--accept-from", full, "--speculative-num-steps", "3", "--speculative-eagle-topk", "1"},
                 "drop the stated settings");
-  // without --accept-from tune searches the shape itself
-  check_refused({"tune", "--accept-len", "2", "--speculative-num-steps", "3"}, "--accept-from");
+  // without --accept-from or --accept-len tune searches the shape itself
+  check_refused(
+      {"tune", "--acceptance", models_path("llama-3.1-8b/eagle1/acceptance.json"), "--speculative-num-steps", "3"},
+      "--accept-from");
+  // with --accept-len they state where it was measured: steps and topk together
+  check_refused({"tune", "--accept-len", "2", "--speculative-num-steps", "3"}, "--speculative-eagle-topk");
   // a tree needs its draft tokens; a depth the accept lens exceed is refused
   check_refused({"tune", "--accept-from", excerpt, "--model-path", "qwen3-8b", "--speculative-num-steps", "3",
                  "--speculative-eagle-topk", "2"},

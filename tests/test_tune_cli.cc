@@ -229,6 +229,28 @@ TEST_CASE("tune --accept-len / --accept-rate: one number at the deployment's set
   CHECK(run_specsim({"tune", "--accept-len", "0.5"}).exit_code == 2);
 }
 
+TEST_CASE("tune --accept-len with the settings it was measured at reads it there, not at the defaults") {
+  // before: refused as "states the settings of an --accept-from log", so a chain's 3.0 was fitted as
+  // the default tree's (steps 5, topk 4, 8 draft tokens)
+  const json j = tune_json(
+      {"--accept-len", "3.0", "--speculative-num-steps", "3", "--speculative-eagle-topk", "1", "--batch-size", "1"});
+  const auto& p = j["acceptance"]["fit"]["points"];
+  REQUIRE(p.size() == 1);
+  CHECK(p[0]["steps"] == 3);
+  CHECK(p[0]["topk"] == 1);
+  CHECK(p[0]["draft_tokens"] == 4);
+  CHECK(p[0]["measured_accept_len"].get<double>() == Approx(3.0));
+  CHECK(j["acceptance"]["from"].get<std::string>().find("the stated setting (--speculative-num-steps 3") == 0);
+  // without them: read at the deployment's default setting
+  const json d = tune_json({"--accept-len", "3.0", "--batch-size", "1"});
+  CHECK(d["acceptance"]["fit"]["points"][0]["steps"] == 5);
+  // an accept len above the stated steps + 1, and a scenario file beside the stated settings: refused
+  const auto over = run_specsim({"tune", "--accept-len", "3.5", "--speculative-num-steps", "2",
+                                 "--speculative-eagle-topk", "1", "--model-path", "llama-3.1-8b"});
+  CHECK(over.exit_code == 2);
+  CHECK(over.err.find("--accept-len") != std::string::npos);
+}
+
 TEST_CASE("tune: acceptance measured on another model than the target is warned about") {
   const std::string dir = fresh_dir();
   const std::string log = dir + "/deepseek.log";

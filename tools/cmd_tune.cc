@@ -35,13 +35,14 @@ int cmd_tune(int argc, char** argv) {
                  "(JSON lines) / a CSV of steps,topk,num_draft_tokens,accept_len; repeatable");
   namespace fr = flag_ranges;
   app.add_option("--speculative-num-steps", f.log_steps,
-                 "with --accept-from: the steps a log without a server_args line ran (an excerpt; tune searches the "
-                 "deployment's own)" +
+                 "with --accept-from: the steps a log without a server_args line ran (an excerpt); with --accept-len / "
+                 "--accept-rate: the steps it was measured at (tune searches the deployment's own)" +
                      fr::kNumSteps.help_suffix());
   app.add_option("--speculative-eagle-topk", f.log_topk,
-                 "with --accept-from: that log's topk" + fr::kTopk.help_suffix());
+                 "with --accept-from or --accept-len: that measurement's topk" + fr::kTopk.help_suffix());
   app.add_option("--speculative-num-draft-tokens", f.log_draft_tokens,
-                 "with --accept-from: that log's draft tokens (a chain's: steps + 1)" + fr::kDraftTokens.help_suffix());
+                 "with --accept-from or --accept-len: that measurement's draft tokens (a chain's: steps + 1)" +
+                     fr::kDraftTokens.help_suffix());
   app.add_option("--acceptance", f.acceptance,
                  "per-depth acceptance rates and top-k coverage (JSON, docs/acceptance.md)");
   app.add_option("--scenario", f.scenario,

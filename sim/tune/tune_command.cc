@@ -88,10 +88,15 @@ void check_request(const RunArgs& args, const TuneRequest& q) {
   if (!q.plot_script.empty() && q.plot.empty()) throw InputError("--plot-script needs --plot FILE.png", "--plot");
   if (!q.plot.empty())
     check_plot_target(q.plot), plot_safe(q.plot_script, "the plot script path", "--plot-script"), check_plot_tools();
-  if (const char* flag = first_stated_flag(q); flag && q.accept_from.empty())
+  if (const char* flag = first_stated_flag(q); flag && q.accept_from.empty() && !accept_given)
     throw InputError(std::string(flag) +
-                         " states the settings of an --accept-from log that has no server_args line; tune searches the "
-                         "deployment's settings itself: drop it",
+                         " states the settings an --accept-len / --accept-rate was measured at, or those of an "
+                         "--accept-from log that has no server_args line; tune searches the deployment's settings "
+                         "itself: drop it",
+                     flag);
+  if (const char* flag = first_stated_flag(q); flag && accept_given && !q.scenario.empty())
+    throw InputError(std::string(flag) + " states the settings of --accept-len / --accept-rate, and --scenario " +
+                         q.scenario + " holds its own: give one",
                      flag);
   std::string algo = args.algorithm.value_or("");
   std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char c) { return char(std::toupper(c)); });
@@ -107,7 +112,7 @@ std::optional<accept::StatedSettings> stated_settings(const TuneRequest& q) {
   namespace fr = flag_ranges;
   if (!q.log_steps || !q.log_topk)
     throw InputError(
-        "a log's settings need --speculative-num-steps and --speculative-eagle-topk (and, for topk > 1, "
+        "the stated settings need --speculative-num-steps and --speculative-eagle-topk (and, for topk > 1, "
         "--speculative-num-draft-tokens), as the server ran them",
         q.log_steps ? "--speculative-eagle-topk" : "--speculative-num-steps");
   fr::kNumSteps.require(*q.log_steps), fr::kTopk.require(*q.log_topk);
@@ -162,9 +167,17 @@ AcceptanceOrigin choose_acceptance(const TuneRequest& q, const Scenario& s, acce
   Scenario at = s;
   at.run.allreduce = {AllReduceChoice{}};
   at.backends_defaulted = true;
+  // an --accept-len / --accept-rate measured at stated settings: read there, not at the defaults
+  const std::optional<accept::StatedSettings> stated = stated_settings(q);
+  if (stated) {
+    at.run.num_steps = stated->steps, at.run.topk = stated->topk, at.run.num_draft_tokens = stated->draft_tokens;
+    at.run.accept_len_shape.reset();
+  }
   const ScenarioResult r = run_scenario(at);
   const RunSpec& run = at.run;
-  const std::string where = q.scenario.empty() ? "the deployment's setting" : "--scenario " + q.scenario;
+  const std::string where = !q.scenario.empty() ? "--scenario " + q.scenario
+                            : stated            ? "the stated setting (" + stated->flags + ")"
+                                                : "the deployment's setting";
   AcceptanceOrigin o = fitted({{run.num_steps, run.topk, run.num_draft_tokens, r.accept_len, where, at.target.name}},
                               fmt::format("{}: accept len {:.3f} at steps {}, topk {}, {} draft tokens ({})", where,
                                           r.accept_len, run.num_steps, run.topk, run.num_draft_tokens, r.accept_source),
