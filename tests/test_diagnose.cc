@@ -93,12 +93,15 @@ const json& finding(const json& report, const std::string& id) {
   return report;
 }
 
-// `specsim run --scenario FILE`'s tok/s with NCCL (the measured run's all-reduce).
+// `specsim run --scenario FILE`'s tok/s with the all-reduce the measured run ran: SGLang's own at
+// tp > 1 (its custom kernel where its gates allow it, as the log's server_args say), NCCL's name
+// at tp 1 (no all-reduce).
 double run_tok_s(const std::string& scenario, bool spec) {
   const json r = run_json({"run", "--scenario", scenario});
-  const json& nccl = r.at("scenarios").at(0);
-  REQUIRE(nccl.at("allreduce") == "nccl");
-  return spec ? nccl.at("spec").at("tok_per_s").get<double>() : nccl.at("baseline").at("tok_per_s").get<double>();
+  const json& first = r.at("scenarios").at(0);
+  const std::string ran = first.at("allreduce");
+  REQUIRE((ran == "nccl" || ran.rfind("sglang", 0) == 0));
+  return spec ? first.at("spec").at("tok_per_s").get<double>() : first.at("baseline").at("tok_per_s").get<double>();
 }
 
 }  // namespace
@@ -597,4 +600,24 @@ TEST_CASE("scenario YAML: block form, strings quoted") {
   CHECK(y.find("  on: true\n") != std::string::npos);
   CHECK(y.find("  none: {}\n") != std::string::npos);
   CHECK(y.find("  - origin: \"x\"\n    settings:\n      batch_size: 1\n") != std::string::npos);
+}
+
+TEST_CASE("diagnose anchors a tp > 1 log with the all-reduce its server ran: SGLang's own, or NCCL when disabled") {
+  // disable_custom_all_reduce=False: SGLang's custom kernel ran the verify's all-reduces. Anchored as
+  // NCCL, `run --allreduce sglang` on the scenario read 99.6 tok/s against the log's 96.1.
+  const std::string dir = fresh_dir(), on = dir + "/on.json", off = dir + "/off.json", off_log = dir + "/off.log";
+  const json d = run_json({"diagnose", kNextn, "--hardware", "h200:nvswitch", "-o", on});
+  CHECK(d.at("reproduction").at("reproduces") == true);
+  const json r = run_json({"run", "--scenario", on});
+  REQUIRE(r.at("scenarios").size() == 1);
+  CHECK(r.at("scenarios").at(0).at("allreduce") == "sglang");
+  CHECK(r.at("scenarios").at(0).at("spec").at("tok_per_s").get<double>() == Approx(median_tok_s(kNextn)).epsilon(0.01));
+  // the custom all-reduce off: SGLang's NCCL path, and the scenario says so
+  write_text(off_log, edit(slurp(kNextn), "disable_custom_all_reduce=False", "disable_custom_all_reduce=True"));
+  run_json({"diagnose", off_log, "--hardware", "h200:nvswitch", "-o", off});
+  const json n = run_json({"run", "--scenario", off});
+  CHECK(n.at("scenarios").at(0).at("label") == "sglang:disable-custom");
+  CHECK(n.at("scenarios").at(0).at("detail").get<std::string>().find("SGLang falls back to NCCL") == 0);
+  CHECK(n.at("scenarios").at(0).at("spec").at("tok_per_s").get<double>() ==
+        Approx(median_tok_s(off_log)).epsilon(0.01));
 }

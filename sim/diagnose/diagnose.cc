@@ -157,6 +157,9 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
     // The backends specsim prices a tree's attention with (docs/model.md#tree-attention).
     if (sa->attention_backend && (*sa->attention_backend == "fa3" || *sa->attention_backend == "flashinfer"))
       a.attention_backend = sa->attention_backend;
+    // The all-reduce the server ran: SGLang's own (its custom kernel where its gates allow it, NCCL
+    // elsewhere), so that the log's tok/s anchor the cycle with the collective they were measured with.
+    if (a.tp_size.value_or(1) > 1) a.allreduce = {sa->disable_custom_all_reduce ? "sglang:disable-custom" : "sglang"};
     if (sa->quantization && (*sa->quantization == "fp8" || *sa->quantization == "w8a8_fp8"))
       a.dtype = "fp8";
     else if (!sa->quantization && (sa->dtype == "bfloat16" || sa->dtype == "float16"))
@@ -185,11 +188,25 @@ Figures model_figures(const RunArgs& args, const LogSummary& sum, std::optional<
   f.context_len = s.run.context_len;
   f.model_step_us = c.baseline_step_us;
   f.model_cycle_us = spec ? c.cycle_us : c.baseline_step_us;
+  // one all-reduce of the verify (the decode step without speculation), as `c` runs it
+  auto one_allreduce_us = [&](const CycleResult& cr) {
+    double us = 0;
+    for (const auto& p : cr.phases)
+      if ((p.kind == PhaseKind::Verify || (!spec && p.kind == PhaseKind::BaselineDecode)) && p.allreduce_count > 0)
+        us = p.allreduce_us / p.allreduce_count;
+    return us;
+  };
   for (const auto& p : c.phases) {
     const bool in_cycle = spec ? p.kind != PhaseKind::BaselineDecode : p.kind == PhaseKind::BaselineDecode;
     if (in_cycle) f.allreduces_per_cycle += p.count * p.allreduce_count;
-    if ((p.kind == PhaseKind::Verify || (!spec && p.kind == PhaseKind::BaselineDecode)) && p.allreduce_count > 0)
-      f.allreduce_model_us = p.allreduce_us / p.allreduce_count;
+  }
+  f.allreduce_model_us = one_allreduce_us(c);
+  f.nccl_allreduce_model_us = f.allreduce_model_us;
+  if (c.backend.kind != AllReduceChoice::Kind::Nccl && f.tp_size > 1) {
+    // an all-reduce measurement (nccl-tests, a trace's NCCL kernels) is NCCL's: compared with NCCL's model
+    RunArgs n = a;
+    n.allreduce = {"nccl"};
+    f.nccl_allreduce_model_us = one_allreduce_us(nccl_result(run_scenario(resolve_scenario(n))));
   }
   if (spec && accept_len) f.measured_cycle_us = *accept_len * sum.batch_size * 1e6 / sum.tok_s;
   if (!spec) f.measured_step_us = sum.batch_size * 1e6 / sum.tok_s;

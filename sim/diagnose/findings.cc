@@ -61,13 +61,14 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
     }
   }
   if (f.allreduce_measured_us) {
-    const double extra = *f.allreduce_measured_us - f.allreduce_model_us;
-    const double band = std::max(kAllReduceUs, kAllReduceShare * f.allreduce_model_us);
+    const double model = f.nccl_allreduce_model_us;
+    const double extra = *f.allreduce_measured_us - model;
+    const double band = std::max(kAllReduceUs, kAllReduceShare * model);
     if (std::abs(extra) > band)
       add({"allreduce-out-of-range", true,
            fmt::format("the measured NCCL all-reduce takes {:.1f} us against a modelled {:.1f} us ({})",
-                       *f.allreduce_measured_us, f.allreduce_model_us, f.allreduce_source),
-           *f.allreduce_measured_us, "us", f.allreduce_model_us - band, f.allreduce_model_us + band,
+                       *f.allreduce_measured_us, model, f.allreduce_source),
+           *f.allreduce_measured_us, "us", model - band, model + band,
            extra > 0 ? "an eager NCCL call pays host synchronisation (CUDA graphs off?); check NCCL_P2P_LEVEL and the "
                        "topology; `specsim run --scenario FILE --allreduce custom` shows the custom all-reduce"
                      : "the model overstates this interconnect: check the topology in --hardware"});

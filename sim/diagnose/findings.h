@@ -36,7 +36,8 @@ struct Figures {
   std::optional<double> overhead_us;         ///< the per-target-forward term the scenario carries
   std::optional<double> implied_accept_len;  ///< what the measured tok/s implies (measured baseline)
   int allreduces_per_cycle = 0;              ///< in the speculative cycle (plain step without speculation)
-  double allreduce_model_us = 0;             ///< one verify all-reduce, modelled
+  double allreduce_model_us = 0;             ///< one verify all-reduce, modelled, as the server ran it
+  double nccl_allreduce_model_us = 0;        ///< the same with NCCL (what a measured all-reduce is)
   std::optional<double> allreduce_measured_us;
   std::string allreduce_source;
   bool model_too_slow = false;  ///< even half a step less than modelled cannot reach the tok/s
