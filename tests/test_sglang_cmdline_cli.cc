@@ -162,3 +162,21 @@ TEST_CASE("a pasted vLLM command fits memory at vLLM's default --gpu-memory-util
   CHECK(small.exit_code == 2);
   CHECK(small.err.find("mem_fraction_static 0.500") != std::string::npos);
 }
+
+TEST_CASE("labels say what runs: no all-reduce under DP attention, RCCL priced as NCCL on AMD") {
+  // before: "nccl (ring/Simple over P2P at 0 B)" for a layout whose cycle runs no all-reduce
+  const CliResult dp = run_specsim({"run", "--hardware", "h200:nvswitch", "--accept-len", "2", "--", "python", "-m",
+                                    "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3", "--tp", "8",
+                                    "--dp", "8", "--enable-dp-attention", "--speculative-algorithm", "EAGLE3"});
+  INFO(dp.err);
+  REQUIRE(dp.exit_code == 0);
+  CHECK(dp.out.find("== all-reduce: nccl (no all-reduce in the verify or the decode step of this layout)") !=
+        std::string::npos);
+  CHECK(dp.out.find("at 0 B") == std::string::npos);
+  // before: "NCCL path NVL" on an xGMI box
+  const CliResult amd = run_specsim({"run", "--hardware", "mi300x:xgmi", "--tp-size", "8", "--model-path",
+                                     "deepseek-v3", "--speculative-algorithm", "NEXTN", "--accept-len", "2"});
+  INFO(amd.err);
+  REQUIRE(amd.exit_code == 0);
+  CHECK(amd.out.find("(xGMI; RCCL priced as NCCL over path NVL, a guess)") != std::string::npos);
+}

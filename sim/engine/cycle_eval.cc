@@ -51,6 +51,8 @@ CycleResult evaluate_cycle(const CyclePlan& plan, const CostContext& ctx, double
 
 std::string backend_detail(const CyclePlan& plan, const CostContext& ctx) {
   if (ctx.world <= 1) return "tp 1: no all-reduce";
+  // DP attention with an all-to-all MoE, say: the layers exchange tokens, not all-reduce them
+  if (typical_allreduce_bytes(plan) <= 0) return "no all-reduce in the verify or the decode step of this layout";
   return allreduce_model(ctx.backend).describe(allreduce_query(typical_allreduce_bytes(plan), ctx, true));
 }
 

@@ -109,9 +109,13 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
   if (s.draft) out += "draft:    " + model_line(*s.draft) + "\n";
   const std::string nodes =
       s.hw.num_nodes > 1 ? fmt::format(" ({} nodes x {})", s.hw.num_nodes, s.hw.gpus_per_node()) : "";
-  out += fmt::format("hardware: {}x {}{} on {}{} ({}; NCCL path {}), TP {}\n", s.hw.num_gpus, s.hw.gpu.name, nodes,
+  // RCCL on AMD GPUs is priced with NCCL's tuning model at the topology's path (a guess there)
+  const std::string path =
+      s.hw.gpu.amd ? fmt::format("RCCL priced as NCCL over path {}, a guess", path_type_name(s.hw.topo.nccl_path))
+                   : fmt::format("NCCL path {}", path_type_name(s.hw.topo.nccl_path));
+  out += fmt::format("hardware: {}x {}{} on {}{} ({}; {}), TP {}\n", s.hw.num_gpus, s.hw.gpu.name, nodes,
                      s.hw.topo.name, s.hardware_defaulted ? " (default: no --hardware given)" : "",
-                     link_name(s.hw.topo.link), path_type_name(s.hw.topo.nccl_path), s.run.tp_size);
+                     link_name(s.hw.topo.link), path, s.run.tp_size);
   const auto& run = s.run;
   out += fmt::format("settings: batch {}, context {}, cuda graphs {}{}\n", run.batch_size, run.context_len,
                      run.disable_cuda_graph ? "off" : fmt::format("up to bs {}", run.cuda_graph_max_bs), [&] {
