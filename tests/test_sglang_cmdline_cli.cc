@@ -2,6 +2,7 @@
 // each flag listed with its class, SGLang's topk-1 adjustment mirrored.
 #include <array>
 #include <catch2/catch.hpp>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
@@ -142,7 +143,7 @@ TEST_CASE("every Hugging Face id a shipped real log or published table names map
   }
 }
 
-TEST_CASE("a pasted vLLM command fits memory at vLLM's default --gpu-memory-utilization, not SGLang's") {
+TEST_CASE("a pasted vLLM command takes vLLM's defaults: --gpu-memory-utilization 0.9, graphs up to 512 tokens") {
   // At SGLang's default fraction (0.813 on an 80 GB H100) batch 200 of Llama-3.1-8B was refused;
   // vLLM's default is 0.9
   const std::vector<std::string> vllm = {"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--speculative-config",
@@ -156,6 +157,14 @@ TEST_CASE("a pasted vLLM command fits memory at vLLM's default --gpu-memory-util
   const json j = json::parse(r.out);
   CHECK(j["notes"].dump().find("vLLM's default --gpu-memory-utilization 0.9 is the memory-fit fraction") !=
         std::string::npos);
+  // vLLM captures graphs by a forward's tokens, up to 512 by default: the plain step of 200 requests
+  // runs from a graph, the verify of 200 x 4 tokens does not (before: SGLang's 160 requests, both eager)
+  CHECK(j["settings"]["cuda_graph_max_bs"] == 512);
+  std::map<std::string, std::string> mode;
+  for (const auto& p : j["scenarios"][0]["phases"]) mode[p["name"]] = p["mode"];
+  CHECK(mode["verify"] == "eager");
+  CHECK(mode["draft_decode"] == "graph");
+  CHECK(mode["baseline_decode"] == "graph");
   // given, it is the command's
   args.push_back("--gpu-memory-utilization"), args.push_back("0.5");
   const CliResult small = run_specsim(args);

@@ -118,7 +118,10 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
                      link_name(s.hw.topo.link), path, s.run.tp_size);
   const auto& run = s.run;
   out += fmt::format("settings: batch {}, context {}, cuda graphs {}{}\n", run.batch_size, run.context_len,
-                     run.disable_cuda_graph ? "off" : fmt::format("up to bs {}", run.cuda_graph_max_bs), [&] {
+                     run.disable_cuda_graph      ? "off"
+                     : run.graph_limit_in_tokens ? fmt::format("up to {} tokens a forward", run.cuda_graph_max_bs)
+                                                 : fmt::format("up to bs {}", run.cuda_graph_max_bs),
+                     [&] {
                        std::string e;
                        for (int i = 0; i < kNumPhaseKinds; ++i)
                          if (run.force_eager[i])

@@ -13,6 +13,7 @@
 #include "scenario/memory_fit.h"
 #include "scenario/paths.h"
 #include "scenario/sglang_attention.h"
+#include "scenario/vllm_cmdline.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -434,7 +435,12 @@ Scenario resolve_unfused(const RunArgs& a) {
   base.allreduce = run.allreduce;
   validate_run(run);
   run.layout = parse_layout(a.parallel, run.tp_size, s.target.has_moe ? s.target.moe.routed_experts : 0, s.notes);
-  if (ascii_lower(a.runtime.value_or("")) == "vllm") run.layout.pp_split = PpSplitRule::VLLM;
+  if (ascii_lower(a.runtime.value_or("")) == "vllm") {
+    run.layout.pp_split = PpSplitRule::VLLM;
+    // vLLM captures graphs by a forward's tokens, up to its default largest size unless given
+    run.graph_limit_in_tokens = true;
+    if (!a.cuda_graph_max_bs) run.cuda_graph_max_bs = kVllmMaxCaptureTokens;
+  }
 
   const std::string hw_spec = a.hardware.value_or("h200:nvswitch");
   s.hardware_defaulted = !a.hardware;

@@ -62,6 +62,9 @@ struct RunSpec {
   int batch_size = 1;
   long long context_len = 2048;
   int cuda_graph_max_bs = 160;
+  /// vLLM's capture sizes count a forward's tokens (a verify's batch x draft tokens), SGLang's its
+  /// requests: cuda_graph_max_bs is read as tokens when set.
+  bool graph_limit_in_tokens = false;
   bool disable_cuda_graph = false;
   std::array<bool, kNumPhaseKinds> force_eager{};  ///< phases run eagerly whatever the graph settings
   std::optional<DType> dtype;                      ///< overrides the target's weight dtype
@@ -111,7 +114,15 @@ struct RunSpec {
   bool speculative() const { return algo != SpecAlgo::None; }
   /// Whether a phase runs from a CUDA graph (graph when bs <= cuda-graph-max-bs and graphs on).
   bool uses_graph(PhaseKind p) const {
-    return !disable_cuda_graph && !force_eager[static_cast<int>(p)] && batch_size <= cuda_graph_max_bs;
+    return !disable_cuda_graph && !force_eager[static_cast<int>(p)] && graph_rows(p) <= cuda_graph_max_bs;
+  }
+  /// What a phase's graph is captured by: its requests, or (graph_limit_in_tokens) its tokens.
+  long long graph_rows(PhaseKind p) const {
+    if (!graph_limit_in_tokens) return batch_size;
+    const long long per_request = p == PhaseKind::Verify || p == PhaseKind::DraftExtend ? num_draft_tokens
+                                  : p == PhaseKind::DraftDecode                         ? topk
+                                                                                        : 1;
+    return static_cast<long long>(batch_size) * per_request;
   }
 };
 
