@@ -221,6 +221,8 @@ TEST_CASE("diagnose --nccl-tests: a -g 8 eager table's one launching thread is t
                             traces_path("nccl-tests/a100-sxm4-80gb-x8-nvlink-g8-thanos.txt")});
   CHECK(allreduce_finding(g8));
   CHECK(g8.at("measured").at("allreduce_us").get<double>() == Approx(40.95).epsilon(0.01));
+  // an upper bound above the model is not reported as out of range
+  CHECK_FALSE(has_finding(g8, "allreduce-out-of-range"));
   const json mpi = run_json({"diagnose", kNextn, "--hardware", "h200:nvswitch", "--nccl-tests",
                              traces_path("nccl-tests/a100-sxm4-80gb-x8-nvlink-mpi-thanos.txt")});
   CHECK_FALSE(allreduce_finding(mpi));

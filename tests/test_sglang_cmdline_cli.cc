@@ -1,5 +1,6 @@
 // SGLang launch commands pasted as is: after `--` or as --sglang-args; HF ids mapped to the zoo,
 // each flag listed with its class, SGLang's topk-1 adjustment mirrored.
+#include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <map>
@@ -165,6 +166,27 @@ TEST_CASE("a pasted vLLM command takes vLLM's defaults: --gpu-memory-utilization
   CHECK(mode["verify"] == "eager");
   CHECK(mode["draft_decode"] == "graph");
   CHECK(mode["baseline_decode"] == "graph");
+  // with --max-num-seqs N the limit is min(2N, 512) tokens: 64 requests' 256-token verify runs eagerly
+  std::vector<std::string> seqs = args;
+  seqs.push_back("--max-num-seqs"), seqs.push_back("64");
+  seqs[std::find(seqs.begin(), seqs.end(), "--batch-size") - seqs.begin() + 1] = "64";
+  const CliResult few = run_specsim(seqs);
+  INFO(few.err);
+  REQUIRE(few.exit_code == 0);
+  CHECK(json::parse(few.out)["settings"]["cuda_graph_max_bs"] == 128);
+  // --runtime vllm without a pasted command takes the same defaults (it was refused at SGLang's fraction)
+  const CliResult rt = run_specsim({"run", "--json", "--runtime", "vllm", "--model-path", "llama-3.1-8b", "--hardware",
+                                    "h100-sxm:nvswitch", "--accept-len", "2.5", "--batch-size", "200"});
+  INFO(rt.err);
+  REQUIRE(rt.exit_code == 0);
+  CHECK(json::parse(rt.out)["notes"].dump().find("vLLM's default --gpu-memory-utilization 0.9") != std::string::npos);
+  // specsim's own --mem-fraction-static wins, and the note is not printed
+  std::vector<std::string> own = args;
+  own.insert(own.begin() + 1, {"--mem-fraction-static", "0.95"});
+  const CliResult o = run_specsim(own);
+  INFO(o.err);
+  REQUIRE(o.exit_code == 0);
+  CHECK(json::parse(o.out)["notes"].dump().find("vLLM's default --gpu-memory-utilization") == std::string::npos);
   // given, it is the command's
   args.push_back("--gpu-memory-utilization"), args.push_back("0.5");
   const CliResult small = run_specsim(args);

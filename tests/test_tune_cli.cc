@@ -244,11 +244,24 @@ TEST_CASE("tune --accept-len with the settings it was measured at reads it there
   // without them: read at the deployment's default setting
   const json d = tune_json({"--accept-len", "3.0", "--batch-size", "1"});
   CHECK(d["acceptance"]["fit"]["points"][0]["steps"] == 5);
+  // more steps than the model's default (5): the accept len is checked against the stated steps
+  const json deep = tune_json(
+      {"--accept-len", "6.5", "--speculative-num-steps", "7", "--speculative-eagle-topk", "1", "--batch-size", "1"});
+  CHECK(deep["acceptance"]["fit"]["points"][0]["steps"] == 7);
+  CHECK(deep["acceptance"]["fit"]["points"][0]["measured_accept_len"].get<double>() == Approx(6.5));
   // an accept len above the stated steps + 1, and a scenario file beside the stated settings: refused
   const auto over = run_specsim({"tune", "--accept-len", "3.5", "--speculative-num-steps", "2",
                                  "--speculative-eagle-topk", "1", "--model-path", "llama-3.1-8b"});
   CHECK(over.exit_code == 2);
   CHECK(over.err.find("--accept-len") != std::string::npos);
+  const std::string dir = fresh_dir(), file = dir + "/s.json";
+  REQUIRE(
+      run_specsim({"run", "--model-path", "llama-3.1-8b", "--accept-len", "2.5", "--save-scenario", file}).exit_code ==
+      0);
+  const auto beside = run_specsim({"tune", "--scenario", file, "--accept-len", "3", "--speculative-num-steps", "3",
+                                   "--speculative-eagle-topk", "1"});
+  CHECK(beside.exit_code == 2);
+  CHECK(beside.err.find("holds its own: give one") != std::string::npos);
 }
 
 TEST_CASE("tune: acceptance measured on another model than the target is warned about") {

@@ -157,14 +157,16 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
     // The backends specsim prices a tree's attention with (docs/model.md#tree-attention).
     if (sa->attention_backend && (*sa->attention_backend == "fa3" || *sa->attention_backend == "flashinfer"))
       a.attention_backend = sa->attention_backend;
-    // The all-reduce the server ran: SGLang's own (its custom kernel where its gates allow it, NCCL
-    // elsewhere), so that the log's tok/s anchor the cycle with the collective they were measured with.
-    if (a.tp_size.value_or(1) > 1) a.allreduce = {sa->disable_custom_all_reduce ? "sglang:disable-custom" : "sglang"};
     if (sa->quantization && (*sa->quantization == "fp8" || *sa->quantization == "w8a8_fp8"))
       a.dtype = "fp8";
     else if (!sa->quantization && (sa->dtype == "bfloat16" || sa->dtype == "float16"))
       a.dtype = sa->dtype;
   }
+  // The all-reduce the server ran: SGLang's own (its custom kernel where its gates allow it, NCCL
+  // elsewhere; on unless server_args say disable_custom_all_reduce=True), so that the log's tok/s
+  // anchor the cycle with the collective they were measured with.
+  if (a.tp_size.value_or(1) > 1)
+    a.allreduce = {sa && sa->disable_custom_all_reduce ? "sglang:disable-custom" : "sglang"};
   // Decode lines that ran without CUDA graphs although graphs were on: the phase the log times
   // (verify with speculation, the decode step without) ran eagerly.
   if (!a.disable_cuda_graph && sum.eager_lines > sum.graph_lines)
@@ -297,7 +299,7 @@ Diagnosis diagnose(const DiagnoseInput& in) {
         // engine runs one process per GPU and never pays that thread's launch.
         const double host = load_single_thread_launch().host_us(t.gpus_per_thread);
         const double collective = t.us - host / t.iters;
-        if (collective >= kHostBoundMargin * host) {
+        if (t.us >= kHostBoundMargin * host) {
           a.measured_allreduce_us = collective;
           *a.measured_allreduce_source += fmt::format(
               ", less {:.1f} us: the one launching thread's fill of {} iterations (-g {}, eager; its launch "
@@ -317,6 +319,7 @@ Diagnosis diagnose(const DiagnoseInput& in) {
     }
     f.allreduce_measured_us = a.measured_allreduce_us;
     f.allreduce_source = *a.measured_allreduce_source;
+    f.allreduce_upper_bound = !host_bound.empty();
   }
 
   const std::string where = fmt::format("{}: median gen throughput of {} decode lines at #running-req {} ({})", in.log,

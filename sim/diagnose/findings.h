@@ -40,8 +40,9 @@ struct Figures {
   double nccl_allreduce_model_us = 0;        ///< the same with NCCL (what a measured all-reduce is)
   std::optional<double> allreduce_measured_us;
   std::string allreduce_source;
-  bool model_too_slow = false;  ///< even half a step less than modelled cannot reach the tok/s
-  long long context_len = 0;    ///< the context per request the scenario runs at
+  bool allreduce_upper_bound = false;  ///< the measurement bounds the all-reduce from above only
+  bool model_too_slow = false;         ///< even half a step less than modelled cannot reach the tok/s
+  long long context_len = 0;           ///< the context per request the scenario runs at
 };
 
 /// The findings for this log and these figures, warnings first.

@@ -42,7 +42,7 @@ void merge(RunArgs& a, const RunArgs& c) {
   fill(a.num_draft_tokens, c.num_draft_tokens), fill(a.cuda_graph_max_bs, c.cuda_graph_max_bs);
   fill(a.algorithm, c.algorithm), fill(a.mem_fraction_static, c.mem_fraction_static);
   fill(a.runtime, c.runtime), fill(a.quantization, c.quantization), fill(a.kv_cache_dtype, c.kv_cache_dtype);
-  fill(a.attention_backend, c.attention_backend);
+  fill(a.attention_backend, c.attention_backend), fill(a.vllm_max_num_seqs, c.vllm_max_num_seqs);
   fill(a.nccl_p2p_level, c.nccl_p2p_level), fill(a.nccl_algo, c.nccl_algo), fill(a.nccl_proto, c.nccl_proto);
   a.disable_cuda_graph = a.disable_cuda_graph || c.disable_cuda_graph;
   a.disable_custom_all_reduce = a.disable_custom_all_reduce || c.disable_custom_all_reduce;

@@ -439,7 +439,16 @@ Scenario resolve_unfused(const RunArgs& a) {
     run.layout.pp_split = PpSplitRule::VLLM;
     // vLLM captures graphs by a forward's tokens, up to its default largest size unless given
     run.graph_limit_in_tokens = true;
-    if (!a.cuda_graph_max_bs) run.cuda_graph_max_bs = kVllmMaxCaptureTokens;
+    if (!a.cuda_graph_max_bs)
+      run.cuda_graph_max_bs =
+          a.vllm_max_num_seqs ? std::min(2 * *a.vllm_max_num_seqs, kVllmMaxCaptureTokens) : kVllmMaxCaptureTokens;
+    // its own default share of GPU memory, read as the memory-fit fraction as a given
+    // --gpu-memory-utilization is (SGLang's default would be another stack's)
+    if (!run.mem_fraction_static) {
+      run.mem_fraction_static = kVllmGpuMemoryUtilization;
+      s.notes.push_back(fmt::format("vLLM's default --gpu-memory-utilization {:g} is the memory-fit fraction",
+                                    kVllmGpuMemoryUtilization));
+    }
   }
 
   const std::string hw_spec = a.hardware.value_or("h200:nvswitch");
@@ -465,10 +474,10 @@ Scenario resolve_unfused(const RunArgs& a) {
     // run it (an EAGLE-3 draft in its place would be another algorithm, priced under this one's name).
     if (run.algo == SpecAlgo::NextN && !a.draft_model_path && !a.remote_draft && !zoo_has_nextn(target_cfg))
       throw InputError("NEXTN drafts with the target's own multi-token-prediction layer, and the zoo holds none for " +
-                           s.target.name + ": use --speculative-algorithm EAGLE3 (its zoo draft" +
-                           (draft_cfg.empty() ? ", or --speculative-draft-model-path" : "") +
-                           "), or give the layer's "
-                           "config.json as --speculative-draft-model-path",
+                           s.target.name + ": use --speculative-algorithm EAGLE3 " +
+                           (draft_cfg.empty() ? "with --speculative-draft-model-path (the zoo has no draft for it)"
+                                              : "(its zoo draft)") +
+                           ", or give the layer's config.json as --speculative-draft-model-path",
                        "--speculative-algorithm");
     if (a.remote_draft && !a.draft_model_path) {
       // The id cannot be read here: the zoo's draft of the target stands in for its architecture,

@@ -123,8 +123,8 @@ const FlagAppliers& vllm_appliers() {
        }},
       {"--max-model-len",
        [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_human_int(f.last(), at); }},
-      {"--max-num-seqs",
-       [](const PastedFlag& f, RunArgs&, auto&, const std::string& at) { command_positive_int(f.last(), at); }},
+      {"--max-num-seqs", [](const PastedFlag& f, RunArgs& a, auto&,
+                            const std::string& at) { a.vllm_max_num_seqs = command_positive_int(f.last(), at); }},
   };
   return kApply;
 }
@@ -166,13 +166,6 @@ RunArgs args_from_vllm(const CommandFlags& c, std::vector<std::string>& notes) {
   // outputs summed by the all-reduce (its all-to-all kernels need dp > 1).
   if (const PastedFlag* ep = c.last("--enable-expert-parallel"); ep && !ep->negated)
     a.parallel.ep_size = a.tp_size.value_or(1);
-  // vLLM's own default share of GPU memory (EngineArgs gpu_memory_utilization, 0.9), read as the
-  // memory-fit fraction as a given --gpu-memory-utilization is; SGLang's default would be another stack's.
-  if (!a.mem_fraction_static) {
-    a.mem_fraction_static = kVllmGpuMemoryUtilization;
-    notes.push_back(fmt::format("vLLM's default --gpu-memory-utilization {:g} is the memory-fit fraction",
-                                kVllmGpuMemoryUtilization));
-  }
   a.runtime = "vllm";
   return a;
 }

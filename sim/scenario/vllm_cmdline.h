@@ -15,9 +15,9 @@ namespace specsim {
 /// docs' engine arguments page): the memory-fit fraction of a command that does not give one.
 inline constexpr double kVllmGpuMemoryUtilization = 0.9;
 
-/// vLLM v0.11.0's largest CUDA-graph capture size when none is given: min(2 x max_num_seqs, 512)
-/// tokens (vllm/config: SchedulerConfig.cuda_graph_sizes' default; max_num_seqs defaults to 256
-/// or more), a forward's tokens, not its requests.
+/// vLLM v0.11.0's largest CUDA-graph capture size when none is given is min(2 x max_num_seqs, 512)
+/// tokens (vllm/config: SchedulerConfig.cuda_graph_sizes' default), a forward's tokens, not its
+/// requests: this cap, taken whole when --max-num-seqs is not given (its default is 256 or more).
 inline constexpr int kVllmMaxCaptureTokens = 512;
 
 /// As args_from_sglang (sglang_cmdline.h), for vLLM; the runtime profile is vLLM's.

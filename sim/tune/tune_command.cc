@@ -266,6 +266,11 @@ std::string tune_command(RunArgs& args, const TuneRequest& q) {
   check_tune_memory(draft_settings(in.max_steps, in.max_topk, in.max_draft_tokens).size(), in.batch_sizes.size(),
                     std::max<std::size_t>(in.backends.size(), 2), q.top);
 
+  // An --accept-len / --accept-rate measured at stated settings is read there (choose_acceptance),
+  // so the deployment is resolved at them: the accept len is checked against their steps.
+  if (args.accept_len || args.accept_rate)
+    if (const auto st = stated_settings(q))
+      args.num_steps = st->steps, args.topk = st->topk, args.num_draft_tokens = st->draft_tokens;
   // The deployment: the scenario file (flags override it) or the flags.
   Scenario s = load_scenario(q.scenario, args);
   if (!s.run.speculative()) {

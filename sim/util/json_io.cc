@@ -118,7 +118,7 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& where
       for (char& h : head)
         if (static_cast<unsigned char>(h) < 0x20 || static_cast<unsigned char>(h) >= 0x7f) h = '?';
       throw InputError("malformed JSON at line " + std::to_string(line) + ": this is text, not JSON (it begins '" +
-                           head + "'): give the JSON file this option reads",
+                           head + "'): give the file this option reads",
                        where);
     }
     throw InputError("malformed JSON at line " + std::to_string(line) + ": fix the file", where);
