@@ -95,6 +95,9 @@ TEST_CASE("real logs: every shipped points file calibrates at the world size its
         if (smallest == 0 || b < smallest) smallest = b;
       }
     CHECK(profile["topology"]["nccl_fit"]["pieces"][0]["min_bytes"].get<double>() == Approx(smallest));
+    // the H20 excerpt's 32 B row (24.63 us between 12.52 and 14.50) cannot be followed: said, not silent
+    const bool outlier = name.find("h20-") == 0;
+    CHECK((r.out.find("warning: the fit misses some sizes by up to") != std::string::npos) == outlier);
     const std::string unsaid = dir + "/" + name + ".unsaid.json";
     const CliResult no_world =
         run_specsim({"calibrate", "--nccl-tests", file, "--hardware", l["hardware"], "-o", unsaid});

@@ -103,6 +103,14 @@ void calibrate_from_nccl_tests(const std::string& nccl_tests, const std::string&
                      points.size(), fit.pieces.size(), 100 * max_relative_error(fit, points));
   if (!cut_note.empty()) out << "note: " << cut_note << "\n";
   if (!latency_note.empty()) out << "note: " << latency_note << "\n";
+  // A range's line is kept >= 0 in latency and bandwidth: times that fall with the size (an outlier
+  // row, a table of two runs) cannot be followed, and the fit misses them.
+  // (A range's shared end sizes can overshoot a little; twice the aim is a miss.)
+  if (const double worst = max_relative_error(fit, points); worst > 2 * kNcclFitTolerance)
+    out << fmt::format(
+        "warning: the fit misses some sizes by up to {:.1f}%, over twice the {:.0f}% each range aims at: times "
+        "that fall as the size grows (an outlier row?) cannot be followed; check the rows around the worst size\n",
+        100 * worst, 100 * kNcclFitTolerance);
   out << fmt::format("  {:>12} {:>12} {:>10} {:>12} {:>12}\n", "min_bytes", "max_bytes", "lat_us", "busbw_GB/s",
                      "algbw_GB/s");
   for (const auto& p : fit.pieces)
