@@ -174,6 +174,15 @@ TEST_CASE("a file that is not a scenario is bad input, and nothing is saved on a
   const CliResult r = run_specsim({"--scenario", dir + "/x.json"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("x.json: format") != std::string::npos);
+  // a "format" that is no string (found by the fuzzer, as YAML's empty value): the same line, not
+  // the JSON library's "type must be string"
+  for (const char* text : {"{\"format\": 3}", "a: 1\nformat\n"}) {
+    INFO(text);
+    write_text(dir + "/y.yaml", text);
+    const CliResult y = run_specsim({"--scenario", dir + "/y.yaml"});
+    CHECK(y.exit_code == 2);
+    CHECK(y.err.find("not a scenario file") != std::string::npos);
+  }
   CHECK(run_specsim({"--accept-len", "9", "--save-scenario", dir + "/no.json"}).exit_code == 2);
   CHECK_FALSE(exists(dir + "/no.json"));
 }

@@ -57,7 +57,8 @@ ReplayFp8Fit fit_replay_fp8(const std::vector<ReplayFp8Row>& rows, const std::st
 namespace {
 // The rows of a parsed specsim-gemmbench --json file (`path` names it in errors).
 std::vector<ReplayFp8Row> rows_of_bench(const json& j, const std::string& path) {
-  if (!j.is_object() || j.value("kind", "") != "specsim-gemmbench" || !j.contains("rows") || !j["rows"].is_array())
+  if (!j.is_object() || !j.contains("kind") || j["kind"] != "specsim-gemmbench" || !j.contains("rows") ||
+      !j["rows"].is_array())
     throw InputError("not a specsim-gemmbench --json file (kind \"specsim-gemmbench\" with rows)",
                      "--gemmbench " + path);
   std::vector<ReplayFp8Row> rows;

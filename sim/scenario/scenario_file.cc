@@ -377,7 +377,8 @@ json scenario_file_json(const Scenario& s, const std::string& model, const std::
 namespace {
 void args_from_file(const json& f, RunArgs& a, const std::string& w) {
   if (f.is_object() && !f.contains("format")) return fill_flat(f, a, w);
-  if (!f.is_object() || f.value("format", "") != kFormat)
+  // (a "format" that is not a string is no scenario's either: json::value would throw on it)
+  if (!f.is_object() || !f.at("format").is_string() || f.at("format").get<std::string>() != kFormat)
     throw InputError(std::string("not a scenario file (\"format\": \"") + kFormat + "\" missing)", w + ": format");
   // `source` and `sources` say where the file's values come from (the built-in scenario's).
   static constexpr std::array kKeys = {"format",   "title",    "notes",    "model",  "draft",
