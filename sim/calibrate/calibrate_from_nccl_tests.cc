@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <map>
 #include <ostream>
 
 #include "calibrate/nccl_tests_fit.h"
@@ -36,12 +35,9 @@ void calibrate_from_nccl_tests(const std::string& nccl_tests, const std::string&
                                    "give --world N",
                                    nccl_tests),
                        "--world");
-    std::map<double, std::pair<double, int>> by_size;  // a size printed twice: its mean
-    for (const auto& p : ingest::parse_points_file(text, nccl_tests)) {
-      auto& s = by_size[p.bytes];
-      s.first += p.us, ++s.second;
-    }
-    for (const auto& [bytes, s] : by_size) points.push_back({bytes, s.first / s.second});
+    std::vector<NcclPoint> samples;  // a size printed twice: its mean
+    for (const auto& p : ingest::parse_points_file(text, nccl_tests)) samples.push_back({p.bytes, p.us});
+    points = mean_per_size(samples);
   } else {
     log = ingest::parse_nccl_tests(text, nccl_tests);
     points = allreduce_points(log, world, nccl_tests);

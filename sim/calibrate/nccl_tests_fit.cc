@@ -32,14 +32,22 @@ std::vector<NcclPoint> allreduce_points(const ingest::NcclTestsLog& log, int& wo
         "--world");
   }
   if (world < 2) throw InputError("an all-reduce over 1 rank moves nothing: the log must be from 2 or more GPUs", file);
-  std::map<double, std::pair<double, int>> by_size;  // bytes -> (sum us, samples)
+  std::vector<NcclPoint> samples;
   for (const auto& t : log.tables) {
     if (t.world() != world || !(t.collective.empty() || t.collective.find("all_reduce") != std::string::npos)) continue;
     for (const auto& r : t.rows) {
-      auto& s = by_size[r.bytes];
-      s.first += r.oop_us, ++s.second;
-      if (r.has_in_place) s.first += r.ip_us, ++s.second;
+      samples.push_back({r.bytes, r.oop_us});
+      if (r.has_in_place) samples.push_back({r.bytes, r.ip_us});
     }
+  }
+  return mean_per_size(samples);
+}
+
+std::vector<NcclPoint> mean_per_size(const std::vector<NcclPoint>& samples) {
+  std::map<double, std::pair<double, int>> by_size;  // bytes -> (sum us, samples)
+  for (const auto& p : samples) {
+    auto& s = by_size[p.bytes];
+    s.first += p.us, ++s.second;
   }
   std::vector<NcclPoint> pts;
   for (const auto& [bytes, s] : by_size) pts.push_back({bytes, s.first / s.second});

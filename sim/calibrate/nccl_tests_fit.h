@@ -18,6 +18,9 @@ struct NcclPoint {
 /// with `world` ranks (0: the only world size in the log; InputError when there are several).
 std::vector<NcclPoint> allreduce_points(const ingest::NcclTestsLog& log, int& world, const std::string& file);
 
+/// The mean time of each size among `samples`, sizes increasing.
+std::vector<NcclPoint> mean_per_size(const std::vector<NcclPoint>& samples);
+
 /// Relative error a range may reach before a new range starts.
 constexpr double kNcclFitTolerance = 0.05;
 

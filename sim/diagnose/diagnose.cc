@@ -179,9 +179,12 @@ Figures model_figures(const RunArgs& args, const LogSummary& sum, std::optional<
   RunArgs a = args;
   const bool spec = *a.algorithm != "NONE";
   if (spec) a.accept_len = accept_len.value_or(1.0);
+  // NCCL beside the stack's all-reduce, in the same evaluation: a measured all-reduce (nccl-tests, a
+  // trace's NCCL kernels) is NCCL's, compared with NCCL's model
+  if (!a.allreduce.empty()) a.allreduce.push_back("nccl");
   const Scenario s = resolve_scenario(a);
   const ScenarioResult r = run_scenario(s);
-  const CycleResult& c = nccl_result(r);
+  const CycleResult& c = r.results.front();  // what the server ran (NCCL when none is named)
   Figures f;
   f.speculative = spec;
   f.steps = s.run.num_steps, f.topk = s.run.topk, f.draft_tokens = s.run.num_draft_tokens;
@@ -203,13 +206,7 @@ Figures model_figures(const RunArgs& args, const LogSummary& sum, std::optional<
     if (in_cycle) f.allreduces_per_cycle += p.count * p.allreduce_count;
   }
   f.allreduce_model_us = one_allreduce_us(c);
-  f.nccl_allreduce_model_us = f.allreduce_model_us;
-  if (c.backend.kind != AllReduceChoice::Kind::Nccl && f.tp_size > 1) {
-    // an all-reduce measurement (nccl-tests, a trace's NCCL kernels) is NCCL's: compared with NCCL's model
-    RunArgs n = a;
-    n.allreduce = {"nccl"};
-    f.nccl_allreduce_model_us = one_allreduce_us(nccl_result(run_scenario(resolve_scenario(n))));
-  }
+  f.nccl_allreduce_model_us = one_allreduce_us(nccl_result(r));
   if (spec && accept_len) f.measured_cycle_us = *accept_len * sum.batch_size * 1e6 / sum.tok_s;
   if (!spec) f.measured_step_us = sum.batch_size * 1e6 / sum.tok_s;
   return f;
