@@ -241,6 +241,31 @@ TEST_CASE("check: flags beside a baseline are the change under test; a slower on
   CHECK(faster.out.find("change under test: --eager-phases none") != std::string::npos);
 }
 
+TEST_CASE("check: a phase whose forwards a cycle change is compared per cycle, not per forward") {
+  const std::string dir = fresh_dir();
+  const std::string base = make_baseline(dir);
+  const json b = json::parse(slurp(base));
+  double base_draft = 0;  // the built-in's draft_decode, one forward at 2 steps
+  for (const auto& p : b["scenarios"][0]["phases"])
+    if (p["name"] == "draft_decode") base_draft = p["us"].get<double>() * p["count"].get<double>();
+  REQUIRE(base_draft > 0);
+  const auto r = run_specsim(
+      {"check", "--baseline", base, "--speculative-num-steps", "3", "--speculative-num-draft-tokens", "4", "--json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code <= 1);
+  bool seen = false;
+  const json out = json::parse(r.out);
+  for (const auto& row : out["rows"]) {
+    const std::string f = row["figure"];
+    CHECK(f != "draft_decode us");  // not a per-forward figure across different counts
+    if (f != "draft_decode us a cycle (1 -> 2 forwards)" || row["allreduce"] != "nccl") continue;
+    seen = true;
+    CHECK(row["baseline"].get<double>() == Approx(base_draft));
+    CHECK(row["now"].get<double>() > row["baseline"].get<double>());  // two draft forwards cost more than one
+  }
+  CHECK(seen);
+}
+
 TEST_CASE("check --junit: one testcase per figure, a regression a failure; nothing written on bad input") {
   const std::string dir = fresh_dir();
   const std::string base = make_baseline(dir);

@@ -318,6 +318,27 @@ TEST_CASE("vllm serve MODEL with --speculative-config JSON") {
   CHECK(json::parse(moe_ep.out)["settings"]["ep_size"] == 2);
 }
 
+TEST_CASE("vLLM's draft_tensor_parallel_size: the target's tp is its default, 1 under a larger tp is not priced") {
+  auto spec = [](const std::string& tp, const std::string& draft_tp) {
+    return paste(
+        {"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel-size", tp, "--speculative-config",
+         R"({"method": "eagle3", "num_speculative_tokens": 3, "draft_tensor_parallel_size": )" + draft_tp + "}"});
+  };
+  const CliResult same = spec("1", "1");  // as users write it at tp 1
+  INFO(same.err);
+  REQUIRE(same.exit_code == 0);
+  CHECK(json::parse(same.out)["settings"]["speculative_num_steps"] == 3);
+  CHECK(spec("2", "2").exit_code == 0);
+  const CliResult one = spec("2", "1");
+  CHECK(one.exit_code == 2);
+  CHECK(one.err.find("not modelled: a draft on one rank under --tensor-parallel-size 2") != std::string::npos);
+  CHECK(one.out.empty());
+  const CliResult other = spec("4", "2");
+  CHECK(other.exit_code == 2);
+  CHECK(other.err.find("2 is neither 1 nor the target's --tensor-parallel-size 4") != std::string::npos);
+  CHECK(spec("2", "\"2\"").exit_code == 2);
+}
+
 TEST_CASE("the command's own limits hold the run: --context-length, --max-num-seqs") {
   const CliResult r = paste(with(kSglang, {"--context-length", "4096"}), {"--context-len", "8192"});
   CHECK(r.exit_code == 2);

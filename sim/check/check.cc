@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -200,7 +201,14 @@ std::vector<CheckRow> compare_reports(const json& base, const json& now, double 
         rows.push_back({label, name + " us", bp["us"].get<double>(), 0, -1, "MISSING", true, false});
         continue;
       }
-      rows.push_back(figure(label, name + " us", bp["us"].get<double>(), (*np)["us"].get<double>(), true, tol));
+      // `us` is per forward; where the forwards a cycle differ (more draft steps) a per-forward
+      // figure mixes in the cycle's own work spread over them, so the phase is compared per cycle
+      const double bc = bp.value("count", 1.0), nc = np->value("count", 1.0);
+      if (bc != nc)
+        rows.push_back(figure(label, fmt::format("{} us a cycle ({:g} -> {:g} forwards)", name, bc, nc),
+                              bp["us"].get<double>() * bc, (*np)["us"].get<double>() * nc, true, tol));
+      else
+        rows.push_back(figure(label, name + " us", bp["us"].get<double>(), (*np)["us"].get<double>(), true, tol));
     }
   }
   return rows;
@@ -263,15 +271,18 @@ json check_json(const std::vector<CheckRow>& rows, Gate gate, double tol, const 
 }
 
 std::string check_table(const std::vector<CheckRow>& rows) {
-  std::string out = fmt::format("{:<14} {:<22} {:>12} {:>12} {:>9}  {}\n", "all-reduce", "figure", "baseline", "now",
+  size_t w = 22;  // the figure column fits its longest name (a phase compared per cycle)
+  for (const auto& r : rows)
+    if (r.numeric) w = std::max(w, r.figure.size());
+  std::string out = fmt::format("{:<14} {:<{}} {:>12} {:>12} {:>9}  {}\n", "all-reduce", "figure", w, "baseline", "now",
                                 "delta", "status");
   for (const auto& r : rows) {
     if (!r.numeric) {
-      out += fmt::format("{:<14} {:<22} {:>12} {:>12} {:>9}  {}\n", r.scenario, r.figure,
+      out += fmt::format("{:<14} {:<{}} {:>12} {:>12} {:>9}  {}\n", r.scenario, r.figure, w,
                          r.baseline != 0.0 ? fmt::format("{:.2f}", r.baseline) : "-", "-", "-", r.status);
       continue;
     }
-    out += fmt::format("{:<14} {:<22} {:>12.2f} {:>12.2f} {:>+8.2f}%  {}\n", r.scenario, r.figure, r.baseline, r.now,
+    out += fmt::format("{:<14} {:<{}} {:>12.2f} {:>12.2f} {:>+8.2f}%  {}\n", r.scenario, r.figure, w, r.baseline, r.now,
                        100 * r.delta, r.status);
   }
   return out;

@@ -30,17 +30,44 @@ std::string algorithm_of(const std::string& method, const std::string& at) {
                    at);
 }
 
+// draft_tensor_parallel_size: vLLM takes 1 or the target's tp size, and an EAGLE draft defaults
+// to the target's (SpeculativeConfig._verify_and_get_draft_tp). specsim runs the draft at the
+// target's tp, so that value, stated, changes nothing; 1 under a larger tp is not priced.
+void check_draft_tp(const json& v, const RunArgs& a, std::vector<std::string>& notes, const std::string& at) {
+  const std::string where = at + ": draft_tensor_parallel_size";
+  if (!v.is_number_integer()) throw InputError("is not an integer", where);
+  const long long draft_tp = v.get<long long>();
+  const int tp = a.tp_size.value_or(1);
+  if (draft_tp == tp) {
+    notes.push_back(
+        fmt::format("draft_tensor_parallel_size {}: the target's tp size, vLLM's default for an "
+                    "EAGLE draft",
+                    draft_tp));
+    return;
+  }
+  if (draft_tp == 1)
+    throw InputError(fmt::format("not modelled: a draft on one rank under --tensor-parallel-size {} (specsim "
+                                 "runs the draft at the target's tp): drop the key or give {}",
+                                 tp, tp),
+                     where);
+  throw InputError(fmt::format("{} is neither 1 nor the target's --tensor-parallel-size {}, the two values "
+                               "vLLM takes: give {}",
+                               draft_tp, tp, tp),
+                   where);
+}
+
 // The JSON of --speculative-config, as vLLM's SpeculativeConfig takes it: the method (or, without
 // one, the draft's name: vLLM reads eagle3 / eagle there), the steps (a chain: topk 1, steps + 1
 // tokens verified) and the draft.
-void apply_speculative(const json& j, RunArgs& a, const std::string& at) {
+void apply_speculative(const json& j, RunArgs& a, std::vector<std::string>& notes, const std::string& at) {
   if (!j.is_object()) throw InputError("--speculative-config is not a JSON object", at);
   for (const auto& [k, v] : j.items())
-    if (k != "method" && k != "model" && k != "num_speculative_tokens")
+    if (k != "method" && k != "model" && k != "num_speculative_tokens" && k != "draft_tensor_parallel_size")
       throw InputError("not modelled: --speculative-config key '" + k +
                            "' changes the draft or its verification (specsim reads method, model, "
-                           "num_speculative_tokens)",
+                           "num_speculative_tokens, draft_tensor_parallel_size)",
                        at);
+  if (j.contains("draft_tensor_parallel_size")) check_draft_tp(j["draft_tensor_parallel_size"], a, notes, at);
   std::string method;
   if (j.contains("method")) {
     if (!j["method"].is_string()) throw InputError("method is not a string", at + ": method");
@@ -161,7 +188,7 @@ RunArgs args_from_vllm(const CommandFlags& c, std::vector<std::string>& notes) {
   if (spec.is_null())
     a.algorithm = "NONE";  // no --speculative-config: vLLM decodes plainly
   else
-    apply_speculative(spec, a, c.where + ": --speculative-config");
+    apply_speculative(spec, a, notes, c.where + ": --speculative-config");
   // vLLM 0.11 at dp 1: experts split over the tp ranks, every rank holding every token and the
   // outputs summed by the all-reduce (its all-to-all kernels need dp > 1).
   if (const PastedFlag* ep = c.last("--enable-expert-parallel"); ep && !ep->negated)
