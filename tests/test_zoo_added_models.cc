@@ -3,6 +3,7 @@
 // widths.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "plan/cycle_plan.h"
 #include "scenario/model_spec.h"
@@ -154,4 +155,24 @@ TEST_CASE("zoo names: MODEL and MODEL/DRAFT resolve under models/; anything else
       CHECK(msg.find("llama-3.3-70b,") != std::string::npos);
     }
   }
+}
+
+TEST_CASE("EAGLE runs the zoo's EAGLE head where it has one; else the EAGLE-3 draft stands in, said") {
+  auto run = [](const std::string& model) {
+    return test::run_specsim({"run", "--json", "--model-path", model, "--hardware", "h200:nvswitch", "--tp-size", "8",
+                              "--speculative-algorithm", "EAGLE", "--accept-len", "2.5"});
+  };
+  const auto llama = run("llama-3.1-8b");
+  INFO(llama.err);
+  REQUIRE(llama.exit_code == 0);
+  const auto lj = nlohmann::json::parse(llama.out);
+  CHECK(lj["model"]["draft"]["name"] == "llama-3.1-8b/eagle1");
+  CHECK(lj["model"]["draft"]["architecture"] == "LlamaForCausalLMEagle");
+  const auto qwen = run("qwen3-8b");
+  REQUIRE(qwen.exit_code == 0);
+  const auto qj = nlohmann::json::parse(qwen.out);
+  CHECK(qj["model"]["draft"]["name"] == "qwen3-8b/eagle3");
+  CHECK(qj.dump().find("assumption: the zoo holds no EAGLE (EAGLE-2) draft for qwen3-8b") != std::string::npos);
+  const auto ds = nlohmann::json::parse(run("deepseek-v3").out);  // EAGLE on DeepSeek: its NextN layer
+  CHECK(ds["model"]["draft"]["name"] == "deepseek-v3/nextn");
 }

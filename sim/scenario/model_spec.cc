@@ -380,4 +380,9 @@ std::string zoo_draft_config(const std::string& target_config_path, bool nextn) 
   return is_file(c) ? c : std::string();
 }
 
+std::string zoo_eagle1_config(const std::string& target_config_path) {
+  const std::string c = (fs::path(target_config_path).parent_path() / "eagle1" / "config.json").string();
+  return is_file(c) ? c : std::string();
+}
+
 }  // namespace specsim

@@ -102,6 +102,9 @@ std::vector<std::string> zoo_names();
 /// The zoo's draft config for a target config path inside models/, or "" if none: its NextN
 /// layer when `nextn` (EAGLE / NEXTN on DeepSeek) and the model has one, else its EAGLE-3 draft.
 std::string zoo_draft_config(const std::string& target_config_path, bool nextn = false);
+/// The zoo's EAGLE (EAGLE-1/2 head: one layer on the last hidden state) draft config for a target
+/// config path inside models/, or "" if none.
+std::string zoo_eagle1_config(const std::string& target_config_path);
 /// Whether the zoo holds the target's own multi-token-prediction layer (its nextn/config.json).
 bool zoo_has_nextn(const std::string& target_config_path);
 

@@ -468,8 +468,15 @@ Scenario resolve_unfused(const RunArgs& a) {
     std::string draft_cfg;
     if (a.draft_model_path)
       draft_cfg = resolve_model_config(*a.draft_model_path, "--speculative-draft-model-path");
+    else if (run.algo == SpecAlgo::Eagle && !zoo_has_nextn(target_cfg) && !zoo_eagle1_config(target_cfg).empty())
+      draft_cfg = zoo_eagle1_config(target_cfg);  // EAGLE runs an EAGLE(-2) head, not an EAGLE-3 one
     else
       draft_cfg = zoo_draft_config(target_cfg, run.algo == SpecAlgo::Eagle || run.algo == SpecAlgo::NextN);
+    if (run.algo == SpecAlgo::Eagle && !a.draft_model_path && !zoo_has_nextn(target_cfg) &&
+        zoo_eagle1_config(target_cfg).empty() && !draft_cfg.empty())
+      s.notes.push_back("assumption: the zoo holds no EAGLE (EAGLE-2) draft for " + s.target.name +
+                        ": its EAGLE-3 draft stands in for the EAGLE head (give --speculative-draft-model-path with "
+                        "the draft's config.json to price its own)");
     // NEXTN drafts with the target's own multi-token-prediction layer: a target without one cannot
     // run it (an EAGLE-3 draft in its place would be another algorithm, priced under this one's name).
     if (run.algo == SpecAlgo::NextN && !a.draft_model_path && !a.remote_draft && !zoo_has_nextn(target_cfg))
