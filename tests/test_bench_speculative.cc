@@ -66,6 +66,19 @@ TEST_CASE("the saved scenario is anchored to every row: baselines and cycles fit
   CHECK(cycles == 4);
   // Four settings, two fitted terms: the scenario's own setting comes back near its measurement.
   CHECK(j["scenarios"][0]["spec"]["tok_per_s"].get<double>() == Approx(243.336).epsilon(0.05));
+  // The plain decode measured at the run's batch anchors it; bs 4's is carried only to bs 4.
+  CHECK(j["scenarios"][0]["baseline"]["tok_per_s"].get<double>() == Approx(140.449).epsilon(0.001));
+  const CliResult bs4 = run_specsim({"run", "--scenario", out, "--allreduce", "nccl", "--json", "--batch-size", "4"});
+  REQUIRE(bs4.exit_code == 0);
+  const json j4 = json::parse(bs4.out);
+  CHECK(j4["scenarios"][0]["baseline"]["tok_per_s"].get<double>() == Approx(4 * 131.406).epsilon(0.005));
+  // bs 4's one cycle is its own terms: the bs 1 settings are not fitted into it.
+  CHECK(j4["scenarios"][0]["spec"]["tok_per_s"].get<double>() == Approx(4 * 224.083).epsilon(0.01));
+  int unused_at_other_batch = 0;
+  for (const auto& a : j4["settings"]["anchors"])
+    for (const auto& n : a["does_not_apply"])
+      unused_at_other_batch += n.get<std::string>().rfind("measured at bs 1;", 0) == 0;
+  CHECK(unused_at_other_batch == 4);  // the bs 1 baseline and its 3 cycles
 }
 
 TEST_CASE("a line that is not bench_speculative.py's output is refused with FILE:LINE") {

@@ -52,10 +52,34 @@ void resolve_same_place(std::vector<AnchorEntry>& es, std::size_t later, const s
     const double v = value(e);
     const bool contradicts = std::abs(later_value - v) > kContradictionShare * std::max(std::abs(v), 1e-9);
     e.used = false;
-    e.conflict = fmt::format("{} by the {} {} ({}): that one is used", contradicts ? "contradicted" : "replaced",
-                             es[later].origin, es[later].source, place);
+    const AnchorEntry& l = es[later];  // its source may begin with its origin's name: said once
+    const std::string named = l.source.rfind(l.origin, 0) == 0 ? l.source : l.origin + " " + l.source;
+    e.conflict =
+        fmt::format("{} by the {} ({}): that one is used", contradicts ? "contradicted" : "replaced", named, place);
     es[later].conflict = fmt::format("{} the {} {:g} {} ({}{})", contradicts ? "contradicts" : "agrees with", e.origin,
                                      e.measured, unit, place, contradicts ? "; this one is used" : "");
+  }
+}
+
+// Plain-decode measurements of one box at different batch sizes do not contradict each other (the
+// per-step overhead grows with the requests): the one at the run's batch anchors it, else the one
+// nearest it (in ratio; the later on a tie); the others are kept in the report, not used.
+void prefer_run_batch(std::vector<AnchorEntry>& es, std::size_t first, int run_batch) {
+  std::map<std::string, std::size_t> best;  // box -> entry
+  auto distance = [&](const AnchorEntry& e) { return std::abs(std::log(double(e.batch_size) / run_batch)); };
+  for (std::size_t i = first; i < es.size(); ++i) {
+    if (!es[i].used) continue;
+    auto [it, fresh] = best.emplace(es[i].box, i);
+    if (!fresh && distance(es[i]) <= distance(es[it->second])) it->second = i;
+  }
+  for (std::size_t i = first; i < es.size(); ++i) {
+    AnchorEntry& e = es[i];
+    if (!e.used || best[e.box] == i) continue;
+    const AnchorEntry& used = es[best[e.box]];
+    e.used = false;
+    e.conflict = fmt::format("measured at bs {}; the {} {:g} tok/s at bs {} is {} this run's bs {}: that one is used",
+                             e.batch_size, used.origin, used.measured, used.batch_size,
+                             used.batch_size == run_batch ? "at" : "nearer", run_batch);
   }
 }
 
@@ -64,11 +88,27 @@ void resolve_same_place(std::vector<AnchorEntry>& es, std::size_t later, const s
 // mean residual split in proportion to the modelled time of the S draft forwards and of the
 // verify. Proportion, not an even split: a draft forward costs a fraction of a verify, and an
 // even split charges each added draft step the verify's share of the error (docs/model.md).
-void fit_cycle_extras(std::vector<AnchorEntry>& es, std::size_t first, std::map<std::string, Anchors>& by_box) {
+void fit_cycle_extras(std::vector<AnchorEntry>& es, std::size_t first, int run_batch,
+                      std::map<std::string, Anchors>& by_box) {
   std::map<std::string, std::vector<AnchorEntry*>> per_box;
   for (std::size_t i = first; i < es.size(); ++i)
     if (es[i].used) per_box[es[i].box].push_back(&es[i]);
   for (auto& [box, list] : per_box) {
+    // Cycles measured at the run's batch size, where there are some, are its terms: at another
+    // batch the per-request work differs, so those are kept in the report and not fitted.
+    std::vector<AnchorEntry*> at_batch;
+    for (AnchorEntry* e : list)
+      if (e->batch_size == run_batch) at_batch.push_back(e);
+    if (!at_batch.empty() && at_batch.size() < list.size()) {
+      for (AnchorEntry* e : list)
+        if (e->batch_size != run_batch) {
+          e->used = false;
+          e->conflict = fmt::format("measured at bs {}; the {} cycle{} measured at this run's bs {} {} used",
+                                    e->batch_size, at_batch.size(), at_batch.size() == 1 ? "" : "s", run_batch,
+                                    at_batch.size() == 1 ? "is" : "are");
+        }
+      list = at_batch;
+    }
     double step = 0, verify = 0;
     bool two_settings = false;
     for (const AnchorEntry* e : list) two_settings |= e->steps != list.front()->steps;
@@ -193,10 +233,11 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     e.derived = step_us - e.model;
     rep.entries.push_back(e);
     resolve_same_place(
-        rep.entries, rep.entries.size() - 1, fmt::format("plain decode on {}", e.box),
-        [&](const AnchorEntry& o) { return o.box == e.box; }, e.measured,
+        rep.entries, rep.entries.size() - 1, fmt::format("plain decode at bs {} on {}", e.batch_size, e.box),
+        [&](const AnchorEntry& o) { return o.box == e.box && o.batch_size == e.batch_size; }, e.measured,
         [](const AnchorEntry& o) { return o.measured; }, "tok/s");
   }
+  prefer_run_batch(rep.entries, first_baseline, s.run.batch_size);
   for (std::size_t i = first_baseline; i < rep.entries.size(); ++i)
     if (rep.entries[i].used) by_box[rep.entries[i].box].forward_overhead_us = rep.entries[i].derived;
 
@@ -236,7 +277,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
         },
         e.derived, [](const AnchorEntry& o) { return o.derived; }, "us");
   }
-  fit_cycle_extras(rep.entries, first_cycle, by_box);
+  fit_cycle_extras(rep.entries, first_cycle, s.run.batch_size, by_box);
   // One measured setting on a box: the runtime's host work that overlaps a forward hides part of
   // an extra placed in it (a shorter forward exposes more host time), so the split found above is
   // scaled, its proportion kept, until the measured setting comes back.
