@@ -111,19 +111,26 @@ std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double
   return std::nullopt;
 }
 
-RunBands run_bands(const Scenario& s, const ScenarioResult& r, const CycleResult& c) {
-  RunBands b;
-  const BandAnchoring anchored = band_anchoring(s, s.run.batch_size);
-  const BandAnchoring spec_anchored = spec_band_anchoring(s, s.run.batch_size, s.run.topk);
+MeasuredFigures measured_figures(const Scenario& s, const ScenarioResult& r, const CycleResult& c) {
+  MeasuredFigures m;
   const bool nccl_everywhere = c.backend.kind == AllReduceChoice::Kind::Nccl;
-  b.baseline_measured = nccl_everywhere && r.reference_measured;
+  m.baseline = nccl_everywhere && r.reference_measured;
   // The spec figure is the measurement when the acceptance came from a spec tok/s taken at these
   // very settings (same box, batch and draft shape): the run then reproduces it with NCCL.
   if (const AnchorEntry* e = r.anchor_report.acceptance(); e && nccl_everywhere && e->kind == AnchorKind::Spec) {
     const RunSpec& run = s.run;
-    b.spec_measured = e->batch_size == run.batch_size && e->steps == run.num_steps && e->topk == run.topk &&
-                      e->draft_tokens == run.num_draft_tokens && e->box == box_key(s.hw, run, s.target);
+    m.spec = e->batch_size == run.batch_size && e->steps == run.num_steps && e->topk == run.topk &&
+             e->draft_tokens == run.num_draft_tokens && e->box == box_key(s.hw, run, s.target);
   }
+  return m;
+}
+
+RunBands run_bands(const Scenario& s, const ScenarioResult& r, const CycleResult& c) {
+  RunBands b;
+  const BandAnchoring anchored = band_anchoring(s, s.run.batch_size);
+  const BandAnchoring spec_anchored = spec_band_anchoring(s, s.run.batch_size, s.run.topk);
+  const MeasuredFigures m = measured_figures(s, r, c);
+  b.baseline_measured = m.baseline, b.spec_measured = m.spec;
   if (!b.baseline_measured) b.baseline = error_band(s, BandFigure::BaselineTokS, c.baseline_tok_s, anchored);
   if (s.run.speculative()) {
     if (!b.spec_measured) b.spec = error_band(s, BandFigure::SpecTokS, c.spec_tok_s, spec_anchored);

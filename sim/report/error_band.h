@@ -63,6 +63,13 @@ BandAnchoring spec_band_anchoring(const Scenario& s, int batch, int topk);
 
 /// One backend's figures with their bands. A figure that is the run's own measurement at these
 /// settings (NCCL, the measured baseline or spec tok/s) has none: it is the measurement.
+/// Which tok/s of a run are its own measurement (NCCL everywhere, taken at these very settings):
+/// their band is the value itself.
+struct MeasuredFigures {
+  bool baseline = false, spec = false;
+};
+MeasuredFigures measured_figures(const Scenario& s, const ScenarioResult& r, const CycleResult& c);
+
 struct RunBands {
   std::optional<ErrorBand> baseline, spec, speedup;
   bool baseline_measured = false, spec_measured = false;

@@ -12,6 +12,7 @@
 #include "accept/accept_len.h"
 #include "cost/allreduce_model.h"
 #include "evaluate/result_checks.h"
+#include "report/error_band.h"
 #include "scenario/load_scenario.h"
 #include "scenario/memory_fit.h"
 #include "util/error.h"
@@ -189,6 +190,10 @@ void eval_point(const SweepInput& in, const std::vector<AllReduceChoice>& backen
   out.accept_len = c.accept_len, out.baseline_step_us = c.baseline_step_us, out.baseline_tok_s = c.baseline_tok_s;
   out.cycle_us = c.cycle_us, out.spec_tok_s = c.spec_tok_s, out.speedup = c.speedup;
   out.breakeven_accept_len = c.breakeven_accept_len, out.allreduce_share = c.allreduce_share;
+  // as `run` reports it: a figure measured at these settings has no band but itself
+  const MeasuredFigures measured = measured_figures(g.s, g.r, c);
+  out.baseline_measured = measured.baseline;
+  out.spec_measured = measured.spec && accept == g.r.accept_len;
   out.phase_us.fill(-1);
   out.cycle_parts_us.fill(0);
   for (const auto& p : c.phases) {

@@ -33,7 +33,8 @@ struct PointResult {
   uint32_t backend = 0;  ///< index into SweepResult::backends
   double accept_len = 0, baseline_step_us = 0, baseline_tok_s = 0, cycle_us = 0, spec_tok_s = 0, speedup = 0;
   double breakeven_accept_len = 0, allreduce_share = 0;
-  std::array<double, kNumPhaseKinds> phase_us{};  ///< one forward of each phase; -1 when the plan has none
+  bool baseline_measured = false, spec_measured = false;  ///< the figure is the point's own measurement
+  std::array<double, kNumPhaseKinds> phase_us{};          ///< one forward of each phase; -1 when the plan has none
   std::array<double, kNumParts> cycle_parts_us{};
 };
 

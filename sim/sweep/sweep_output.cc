@@ -81,18 +81,20 @@ void row(std::string& s, const PointResult& p, const std::vector<AllReduceChoice
     s += sep;
     num(s, v, st);
   }
-  auto band = [&](const std::optional<ErrorBand>& e, double v) {
+  auto band = [&](const std::optional<ErrorBand>& e, double v, bool measured) {
     for (const double f : {e ? e->lo : 0.0, e ? e->hi : 0.0}) {
       s += sep;
-      if (e)
+      if (measured)
+        num(s, v, st);  // measured at these settings: the band is the value, as `run` gives it
+      else if (e)
         num(s, v * f, st);
       else if (st == Style::Json)
         s += "null";
     }
   };
   const BandRef at = bands.at(p.batch, p.topk);
-  band(at.baseline, p.baseline_tok_s);
-  band(at.spec, p.spec_tok_s);
+  band(at.baseline, p.baseline_tok_s, p.baseline_measured);
+  band(at.spec, p.spec_tok_s, p.spec_measured);
   s += st == Style::Json ? "]" : "\n";
 }
 
