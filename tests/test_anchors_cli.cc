@@ -196,3 +196,25 @@ TEST_CASE("two measured step counts fit the cycle per draft forward and per veri
   const double a = (*c)["extra_us_per_draft_forward"].get<double>(), b = (*c)["extra_us_per_verify"].get<double>();
   CHECK(a != Approx(b));
 }
+
+TEST_CASE("a measurement far above the model is used, with a caution naming what it may be") {
+  const json j =
+      run_json({"--model-path", "deepseek-v3", "--hardware", "h200:nvswitch", "--tp-size", "8", "--batch-size", "8",
+                "--accept-len", "2.5", "--speculative-algorithm", "NEXTN", "--measured-baseline-tok-s", "80"});
+  const json* b = anchor(j, "baseline", "command line");
+  REQUIRE(b);
+  CHECK((*b)["used"] == true);
+  REQUIRE(b->contains("caution"));
+  const std::string c = (*b)["caution"];
+  CHECK(c.find("one request's tok/s where the batch's is asked for (its 8 requests: 640 tok/s)") != std::string::npos);
+  // at the batch's tok/s the same step is plausible: no caution
+  const json ok =
+      run_json({"--model-path", "deepseek-v3", "--hardware", "h200:nvswitch", "--tp-size", "8", "--batch-size", "8",
+                "--accept-len", "2.5", "--speculative-algorithm", "NEXTN", "--measured-baseline-tok-s", "640"});
+  CHECK_FALSE(anchor(ok, "baseline", "command line")->contains("caution"));
+  // the built-in's measurements are within the range: none cautioned; its spec anchor was taken
+  // with verify graphed (eager only where --eager-phases says so)
+  const json built_in = run_json({"--eager-phases", "none"});
+  for (const auto& a : built_in["settings"]["anchors"]) CHECK_FALSE(a.contains("caution"));
+  CHECK((*anchor(built_in, "spec", "built-in"))["taken_at"]["mode"] == "graph");
+}

@@ -27,6 +27,22 @@ std::string far_under_hint(int batch) {
                      batch);
 }
 
+// A measured step or cycle this many times the model's is used (eager phases, a slow host or
+// interconnect can do that) but said, with what else it may be.
+constexpr double kFarOverShare = 3.0;
+
+std::string far_over_caution(double measured_us, double model_us, double tok_s, int batch) {
+  if (!(measured_us > kFarOverShare * model_us)) return "";
+  const std::string per_request =
+      batch > 1 ? fmt::format(" one request's tok/s where the batch's is asked for (its {} requests: {:g} tok/s)?;",
+                              batch, tok_s * batch)
+                : "";
+  return fmt::format(
+      "the measurement takes {:.1f}x the modelled time:{} another GPU or dtype than --hardware and the "
+      "weights?; phases run eagerly (--disable-cuda-graph, --eager-phases)? It is used as measured",
+      measured_us / model_us, per_request);
+}
+
 struct Box {
   const MeasuredRun* m;
   CyclePlan plan;
@@ -35,6 +51,11 @@ struct Box {
 };
 
 std::string mode_name(bool graph) { return graph ? "graph" : "eager"; }
+
+bool verify_graphed(const CyclePlan& plan) {
+  const PhasePlan* p = plan.find(PhaseKind::Verify);
+  return p && p->graph;
+}
 
 const PhasePlan* allreduce_phase(const CyclePlan& plan) {
   const PhasePlan* p = plan.find(PhaseKind::Verify);
@@ -231,6 +252,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
                       e.measured, step_us, e.model, far_under_hint(b.plan.batch)),
           b.m->baseline_source);
     e.derived = step_us - e.model;
+    e.caution = far_over_caution(step_us, e.model, e.measured, b.plan.batch);
     rep.entries.push_back(e);
     resolve_same_place(
         rep.entries, rep.entries.size() - 1, fmt::format("plain decode at bs {} on {}", e.batch_size, e.box),
@@ -251,6 +273,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     e.kind = AnchorKind::Cycle, e.origin = b.m->origin, e.source = b.m->spec_source;
     e.measured = *r.measured_spec_tok_s, e.accept_len = *r.accept_len;
     e.box = b.key, e.phase = PhaseKind::Verify, e.batch_size = r.batch_size;
+    e.graph = verify_graphed(b.plan);
     e.steps = r.num_steps, e.topk = r.topk, e.draft_tokens = r.num_draft_tokens;
     const CycleResult modelled = evaluate_cycle(b.plan, ctx_of(b), e.accept_len);
     e.model = modelled.cycle_us;
@@ -266,6 +289,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
                                             e.measured, e.accept_len, cycle_us, e.model, far_under_hint(b.plan.batch)),
                                 e.source);
     e.derived = cycle_us - e.model;
+    e.caution = far_over_caution(cycle_us, e.model, e.measured, b.plan.batch);
     e.accept_rate = accept_rate_at(e.accept_len, r.num_steps, r.topk, r.num_draft_tokens,
                                    s.run.accept_decay);  // measured too
     rep.entries.push_back(e);
@@ -308,6 +332,7 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     e.kind = AnchorKind::Spec, e.origin = b.m->origin, e.source = b.m->spec_source;
     e.measured = *r.measured_spec_tok_s;
     e.box = b.key, e.phase = PhaseKind::Verify, e.batch_size = r.batch_size;
+    e.graph = verify_graphed(b.plan);
     e.steps = r.num_steps, e.topk = r.topk, e.draft_tokens = r.num_draft_tokens;
     e.model = evaluate_cycle(b.plan, ctx_of(b), 1.0).cycle_us;
     e.derived = e.measured * e.model / 1e6 / b.plan.batch;

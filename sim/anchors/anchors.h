@@ -54,7 +54,8 @@ struct AnchorEntry {
   bool used = true;
   /// The accept len the measurement gives: stated with a cycle entry, implied by a spec entry.
   double measured_accept_len() const;
-  std::string conflict;                           ///< non-empty: how it meets another measurement of the same term
+  std::string conflict;  ///< non-empty: how it meets another measurement of the same term
+  std::string caution;   ///< non-empty: the measurement is far above the model, and what that may mean
   std::vector<std::string> applies, not_applies;  ///< to this run, in words
 };
 

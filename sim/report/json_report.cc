@@ -62,6 +62,7 @@ json settings_json(const Scenario& s, const ScenarioResult& r) {
               {"applies", e.applies},
               {"does_not_apply", e.not_applies}};
     if (!e.conflict.empty()) x["conflict"] = e.conflict;
+    if (!e.caution.empty()) x["caution"] = e.caution;
     if (e.kind == AnchorKind::AllReduce) {
       t["bytes"] = e.bytes;
       x["taken_at"] = t;

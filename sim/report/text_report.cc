@@ -60,6 +60,7 @@ void anchors_text(std::string& out, const ScenarioResult& r) {
     for (const auto& t : e.applies) out += "      applies: " + t + "\n";
     for (const auto& t : e.not_applies) out += "      not: " + t + "\n";
     if (e.used && !e.conflict.empty()) out += "      " + e.conflict + "\n";
+    if (!e.caution.empty()) out += "      caution: " + e.caution + "\n";
   }
 }
 
