@@ -213,8 +213,12 @@ TEST_CASE("a measurement far above the model is used, with a caution naming what
                 "--accept-len", "2.5", "--speculative-algorithm", "NEXTN", "--measured-baseline-tok-s", "640"});
   CHECK_FALSE(anchor(ok, "baseline", "command line")->contains("caution"));
   // the built-in's measurements are within the range: none cautioned; its spec anchor was taken
-  // with verify graphed (eager only where --eager-phases says so)
+  // with verify eager, as its measured settings say
   const json built_in = run_json({"--eager-phases", "none"});
   for (const auto& a : built_in["settings"]["anchors"]) CHECK_FALSE(a.contains("caution"));
-  CHECK((*anchor(built_in, "spec", "built-in"))["taken_at"]["mode"] == "graph");
+  CHECK((*anchor(built_in, "spec", "built-in"))["taken_at"]["mode"] == "eager");
+  // a spec tok/s measured with CUDA graphs (SGLang's default) was taken with verify graphed
+  const json graphed = run_json({"--model-path", "llama-3.1-8b", "--hardware", "h200:nvswitch", "--tp-size", "1",
+                                 "--measured-spec-tok-s", "250"});
+  CHECK((*anchor(graphed, "spec", "command line"))["taken_at"]["mode"] == "graph");
 }
