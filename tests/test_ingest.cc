@@ -353,8 +353,12 @@ TEST_CASE("torch trace: kernels by kind, per step") {
   CHECK(s.count[static_cast<int>(KernelKind::NcclOther)] == 2);
   CHECK(s.count[static_cast<int>(KernelKind::Gemm)] == 2 * 12);
   CHECK(s.count[static_cast<int>(KernelKind::Attention)] == 2 * 4);
-  CHECK(s.count[static_cast<int>(KernelKind::Other)] == 2 * 5);
+  CHECK(s.count[static_cast<int>(KernelKind::Other)] == 2 * 5 + 2);  // the 2 copies' time and count with "other"
   CHECK(s.memcpy_memset == 2);
+  double other_by_name = 0;
+  for (const auto& [name, n] : s.by_name)
+    if (n.kind == KernelKind::Other) other_by_name += n.us;
+  CHECK(other_by_name == Approx(s.us[static_cast<int>(KernelKind::Other)]));
   CHECK(s.unknown == 1);
   CHECK(s.mean_nccl_allreduce_us() == Approx(200).epsilon(0.01));
 }

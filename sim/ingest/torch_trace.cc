@@ -153,9 +153,12 @@ TorchTraceSummary parse_torch_trace(const std::string& text, const std::string& 
       if (dur > kMaxEventUs)
         fail_at(file, line_of(i),
                 fmt::format("GPU event traceEvents[{}] has dur {:g} us, above {:g}", i, dur, kMaxEventUs));
-      if (copy) {
+      if (copy) {  // GPU time of the step, counted with "other" (its count, total and names agree)
         ++s.memcpy_memset;
+        ++s.count[static_cast<int>(KernelKind::Other)];
         s.us[static_cast<int>(KernelKind::Other)] += dur;
+        KernelNameStat& n = s.by_name[name];
+        n.kind = KernelKind::Other, ++n.count, n.us += dur;
         continue;
       }
       const KernelKind kind = classify_kernel(name);
