@@ -177,7 +177,14 @@ TEST_CASE("--accept-from: the accept len is labelled as the log's, and a log of 
       run_json({"run", "--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch", "--accept-from", log});
   CHECK(j["settings"]["accept_len_source"].get<std::string>().find("SGLang log") != std::string::npos);
   CHECK(has_note(j, "ran deepseek-ai/DeepSeek-V3, and this run's target is llama-3.1-8b"));
-  CHECK(has_note(j, "ran steps 3, topk 1, 4 draft tokens and this run has 5, 4, 8"));
+  // a run naming no draft shape takes the log's, so the accept len is used where it was measured
+  CHECK(has_note(j, "the run takes the draft shape its accept len was measured at, steps 3, topk 1, 4 draft tokens"));
+  CHECK(j["settings"]["speculative_num_steps"] == 3);
+  CHECK(j["settings"]["speculative_algorithm"] == "EAGLE3");  // the run's own (the zoo's draft)
+  // one that names another shape keeps it, and is told the log ran another
+  const json other = run_json({"run", "--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch",
+                               "--accept-from", log, "--speculative-num-steps", "5"});
+  CHECK(has_note(other, "ran steps 3, topk 1, 4 draft tokens and this run has 5, 4, 8"));
 }
 
 TEST_CASE("backend names in any case; a file given to --set names what is wanted") {

@@ -71,6 +71,21 @@ Measurements read_measurement_files(const MeasurementFiles& f, RunArgs& args) {
   return m;
 }
 
+std::string adopt_accept_log_shape(const Measurements& m, RunArgs& args) {
+  if (!m.accept_log || m.accept_log->server_args.empty()) return "";
+  if (args.num_steps || args.topk || args.num_draft_tokens) return "";
+  const ingest::ServerArgs& a = m.accept_log->server_args.back();
+  if (!a.speculative() || !a.speculative_num_steps || !a.speculative_eagle_topk || !a.speculative_num_draft_tokens)
+    return "";
+  args.num_steps = *a.speculative_num_steps, args.topk = *a.speculative_eagle_topk;
+  args.num_draft_tokens = *a.speculative_num_draft_tokens;
+  return fmt::format(
+      "--accept-from {}: the run takes the draft shape its accept len was measured at, steps {}, topk {}, {} draft "
+      "tokens (its server_args, line {}; give --speculative-num-steps, --speculative-eagle-topk and "
+      "--speculative-num-draft-tokens to run others)",
+      m.accept_file, *args.num_steps, *args.topk, *args.num_draft_tokens, a.line);
+}
+
 void check_accept_depth(const ingest::SglangLog& log, const std::string& file, int steps) {
   const int most = steps + 1;
   for (const auto& d : log.decode)

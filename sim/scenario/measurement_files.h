@@ -38,6 +38,12 @@ struct Measurements {
 /// Reads the files into the run flags; a value given both by a file and by its flag is refused.
 Measurements read_measurement_files(const MeasurementFiles& f, RunArgs& args);
 
+/// --accept-from's draft shape, from its log's server_args line, into a run that names none
+/// (no --speculative-num-steps, -eagle-topk or -num-draft-tokens): the accept len is then used at
+/// the settings it was measured at (the algorithm stays the run's). A note saying so, or "" when
+/// nothing was taken.
+std::string adopt_accept_log_shape(const Measurements& m, RunArgs& args);
+
 /// InputError naming FILE:LINE when `log` holds an accept len above `steps` + 1: the log ran a
 /// deeper draft (its mean would mislead, and no draw of this draft can produce it).
 void check_accept_depth(const ingest::SglangLog& log, const std::string& file, int steps);
