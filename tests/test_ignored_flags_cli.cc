@@ -187,6 +187,23 @@ TEST_CASE("--accept-from: the accept len is labelled as the log's, and a log of 
   CHECK(has_note(other, "ran steps 3, topk 1, 4 draft tokens and this run has 5, 4, 8"));
 }
 
+TEST_CASE(
+    "--baseline-from: a run of a named model takes the context its lines decoded at; a deeper log's accept len names "
+    "--accept-from") {
+  const std::string log = traces_path("sglang-logs/real-token-hisparse-before-sglang-22331.log");
+  const json j = run_json({"run", "--model-path", "qwen3-8b", "--hardware", "h100-sxm:nvswitch", "--baseline-from", log,
+                           "--batch-size", "5", "--speculative-algorithm", "NONE"});
+  CHECK(j["settings"]["context_len"] == 4160);  // the log's median #token / #running-req
+  CHECK(has_note(j, "the run takes the context its lines decoded at, 4160 tokens a request"));
+  const json given = run_json({"run", "--model-path", "qwen3-8b", "--hardware", "h100-sxm:nvswitch", "--baseline-from",
+                               log, "--batch-size", "5", "--speculative-algorithm", "NONE", "--context-len", "1024"});
+  CHECK(given["settings"]["context_len"] == 1024);
+  // the built-in scenario keeps its own settings; a log deeper than them is named as the cause
+  refused({"run", "--accept-from",
+           traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h100-synthetic-from-real-format.log")},
+          "--accept-from", "the log ran a deeper draft");
+}
+
 TEST_CASE("backend names in any case; a file given to --set names what is wanted") {
   const json a = run_json({"run", "--allreduce", "NCCL"});
   const json b = run_json({"run", "--allreduce", "nccl"});

@@ -86,6 +86,15 @@ std::string adopt_accept_log_shape(const Measurements& m, RunArgs& args) {
       m.accept_file, *args.num_steps, *args.topk, *args.num_draft_tokens, a.line);
 }
 
+std::string adopt_baseline_log_context(const Measurements& m, RunArgs& args) {
+  if (!m.baseline || args.context_len || !m.baseline->lines.context_len) return "";
+  args.context_len = *m.baseline->lines.context_len;
+  return fmt::format(
+      "--baseline-from {}: the run takes the context its lines decoded at, {} tokens a request (median {} / "
+      "#running-req; give --context-len to run another)",
+      m.baseline->file, *args.context_len, m.baseline->lines.context_from);
+}
+
 void check_accept_depth(const ingest::SglangLog& log, const std::string& file, int steps) {
   const int most = steps + 1;
   for (const auto& d : log.decode)

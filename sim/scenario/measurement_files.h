@@ -44,6 +44,11 @@ Measurements read_measurement_files(const MeasurementFiles& f, RunArgs& args);
 /// nothing was taken.
 std::string adopt_accept_log_shape(const Measurements& m, RunArgs& args);
 
+/// --baseline-from's context (its lines' median tokens per running request) into a run that names
+/// none (no --context-len): the baseline is then anchored at the context it was measured at. A
+/// note saying so, or "" when nothing was taken.
+std::string adopt_baseline_log_context(const Measurements& m, RunArgs& args);
+
 /// InputError naming FILE:LINE when `log` holds an accept len above `steps` + 1: the log ran a
 /// deeper draft (its mean would mislead, and no draw of this draft can produce it).
 void check_accept_depth(const ingest::SglangLog& log, const std::string& file, int steps);

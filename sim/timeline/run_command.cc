@@ -29,9 +29,12 @@ std::string run_command(RunArgs& args, const RunRequest& q) {
   else if (!q.sglang_args.empty())
     extras.sglang_command = split_command(q.sglang_args), extras.sglang_where = "--sglang-args";
   extras.notes = m.notes;
-  // A bare run (no scenario file, no pasted command) takes the draft shape the log ran.
-  if (q.scenario_file.empty() && !extras.sglang_command)
+  // A run of a named model (no scenario file, built-in or given; no pasted command) takes the
+  // draft shape and context its logs ran.
+  if (q.scenario_file.empty() && !extras.sglang_command && args.model_path) {
     if (const std::string n = adopt_accept_log_shape(m, args); !n.empty()) extras.notes.push_back(n);
+    if (const std::string n = adopt_baseline_log_context(m, args); !n.empty()) extras.notes.push_back(n);
+  }
   const RunArgs given = args;
   Scenario as_given = load_scenario(file, args, extras);  // also fills args from the file and the command
   m.check(as_given);
