@@ -339,6 +339,23 @@ TEST_CASE("vLLM's draft_tensor_parallel_size: the target's tp is its default, 1 
   CHECK(spec("2", "\"2\"").exit_code == 2);
 }
 
+TEST_CASE("vLLM flags whose value the V1 engine runs anyway are ignored with the reason; other values refused") {
+  const CliResult r =
+      paste({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enable-prefix-caching",
+             "--no-enable-chunked-prefill", "--block-size", "16", "-O3", "--load-format", "safetensors"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  int ignored = 0;
+  for (const auto& f : j["pasted_command"]["flags"]) ignored += f["class"] == "ignored";
+  CHECK(ignored == 5);
+  for (const std::string bad : {"--block-size=32", "-O0", "--load-format=bitsandbytes"}) {
+    const CliResult no = paste({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", bad});
+    CHECK(no.exit_code == 2);
+    CHECK(no.err.find("not modelled") != std::string::npos);
+  }
+}
+
 TEST_CASE("the command's own limits hold the run: --context-length, --max-num-seqs") {
   const CliResult r = paste(with(kSglang, {"--context-length", "4096"}), {"--context-len", "8192"});
   CHECK(r.exit_code == 2);

@@ -153,9 +153,12 @@ CommandFlags read_command_flags(const std::vector<std::string>& tokens, const st
     } else if (f.row->arity != FlagArity::Optional) {
       throw InputError("needs a value", at);
     }
-    // A class of its own for this value (--attention-backend fa3), else the flag's.
-    if (!f.values.empty() && f.sub.empty())
+    // A class of its own for this value (--attention-backend fa3; a bool flag's on or off), else the flag's.
+    if (!f.values.empty() && f.sub.empty()) {
       if (const FlagValueClass* v = f.row->for_value(f.last())) f.cls = v->cls, f.what = v->what;
+    } else if (f.row->arity == FlagArity::Bool && f.sub.empty()) {
+      if (const FlagValueClass* v = f.row->for_value(f.negated ? "off" : "on")) f.cls = v->cls, f.what = v->what;
+    }
     c.flags.push_back(f);
   }
   return c;

@@ -104,17 +104,20 @@ StackFlagTable load_table(const std::string& stack, const std::string& file) {
 
 // models/stacks/<file>: flag,value,class,what; each flag a row of `t` that takes a value.
 void load_value_classes(StackFlagTable& t, const std::string& file) {
-  for_each_row(file, "per-value flag classes", 4, "flag,value,class,what",
-               [&](const std::vector<std::string>& f, const std::string& where) {
-                 auto row =
-                     std::find_if(t.rows.begin(), t.rows.end(), [&](const StackFlag& r) { return r.flag == f[0]; });
-                 if (row == t.rows.end()) throw InputError("'" + f[0] + "' is not a flag of " + t.source, where);
-                 if (row->arity == FlagArity::Switch || row->arity == FlagArity::Bool)
-                   throw InputError(f[0] + " takes no value: its class is its row's", where);
-                 if (f[1].empty() || f[3].empty()) throw InputError("expected a value and what it changes", where);
-                 if (row->for_value(f[1])) throw InputError(f[0] + " " + f[1] + " is classed twice", where);
-                 row->by_value.push_back({f[1], parse_class(f[2], where), f[3]});
-               });
+  for_each_row(
+      file, "per-value flag classes", 4, "flag,value,class,what",
+      [&](const std::vector<std::string>& f, const std::string& where) {
+        auto row = std::find_if(t.rows.begin(), t.rows.end(), [&](const StackFlag& r) { return r.flag == f[0]; });
+        if (row == t.rows.end()) throw InputError("'" + f[0] + "' is not a flag of " + t.source, where);
+        if (row->arity == FlagArity::Switch) throw InputError(f[0] + " takes no value: its class is its row's", where);
+        // a bool flag's two forms: --X is "on", --no-X "off"
+        if (row->arity == FlagArity::Bool && f[1] != "on" && f[1] != "off")
+          throw InputError(
+              f[0] + " is a bool flag: its values are on (" + f[0] + ") and off (--no-" + f[0].substr(2) + ")", where);
+        if (f[1].empty() || f[3].empty()) throw InputError("expected a value and what it changes", where);
+        if (row->for_value(f[1])) throw InputError(f[0] + " " + f[1] + " is classed twice", where);
+        row->by_value.push_back({f[1], parse_class(f[2], where), f[3]});
+      });
 }
 
 }  // namespace
@@ -180,9 +183,10 @@ const StackFlagTable& stack_flag_table(const std::string& stack) {
     if (stack == "sglang") {
       slot = std::make_unique<StackFlagTable>(load_table(stack, "sglang-v0.5.2-server-args.csv"));
       load_value_classes(*slot, "sglang-v0.5.2-flag-values.csv");
-    } else if (stack == "vllm")
+    } else if (stack == "vllm") {
       slot = std::make_unique<StackFlagTable>(load_table(stack, "vllm-v0.11.0-serve-args.csv"));
-    else
+      load_value_classes(*slot, "vllm-v0.11.0-flag-values.csv");
+    } else
       throw InputError("no flag table for '" + stack + "' (sglang, vllm)", "stack");
   }
   return *slot;
