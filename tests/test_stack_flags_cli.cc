@@ -356,6 +356,28 @@ TEST_CASE("vLLM flags whose value the V1 engine runs anyway are ignored with the
   }
 }
 
+TEST_CASE("a pasted command's paths on the serving machine: a folder named like a known id is that zoo model") {
+  const CliResult r = paste({"python", "-m", "sglang.launch_server", "--model-path", "/models/Llama-3.1-8B-Instruct",
+                             "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path",
+                             "/models/EAGLE3-LLaMA3.1-Instruct-8B"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["model"]["name"] == "llama-3.1-8b");
+  CHECK(j["model"]["draft"]["name"] == "llama-3.1-8b/eagle3");
+  CHECK(j.dump().find("the draft /models/EAGLE3-LLaMA3.1-Instruct-8B is not held here") != std::string::npos);
+  // later releases of a zoo architecture
+  for (const std::string id : {"deepseek-ai/DeepSeek-V3.1", "moonshotai/Kimi-K2-Instruct-0905"}) {
+    const CliResult later = paste(
+        {"python", "-m", "sglang.launch_server", "--model-path", id, "--tp", "8", "--speculative-algorithm", "NONE"});
+    INFO(later.err);
+    CHECK(later.exit_code == 0);
+  }
+  // a folder that names nothing known is still refused with the choices
+  const CliResult unknown = paste({"python", "-m", "sglang.launch_server", "--model-path", "/models/my-own-model"});
+  CHECK(unknown.exit_code == 2);
+}
+
 TEST_CASE("the command's own limits hold the run: --context-length, --max-num-seqs") {
   const CliResult r = paste(with(kSglang, {"--context-length", "4096"}), {"--context-len", "8192"});
   CHECK(r.exit_code == 2);

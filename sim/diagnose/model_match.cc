@@ -22,27 +22,6 @@ std::vector<std::string> zoo_models() {
   return out;
 }
 
-namespace {
-
-// A Hugging Face id, or a local folder named like one's last part (/models/Llama-3.1-8B-Instruct).
-std::string zoo_of(const std::string& id) {
-  if (id.empty()) return "";
-  if (std::string z = zoo_name_of_hf_id(id); !z.empty()) return z;
-  std::string base = id;
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  base = base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
-  for (const char* org : {"deepseek-ai", "meta-llama", "qwen", "moonshotai", "openai", "zai-org"})
-    if (std::string z = zoo_name_of_hf_id(std::string(org) + "/" + base); !z.empty()) return z;
-  for (const auto& z : zoo_models()) {  // a zoo name itself
-    std::string lower = base;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    if (lower == z) return z;
-  }
-  return "";
-}
-
-}  // namespace
-
 ModelMatch match_model(const std::optional<std::string>& flag, const LogSummary& log) {
   if (flag) return {*flag, "--model"};
   std::string zoo;
@@ -53,10 +32,10 @@ ModelMatch match_model(const std::optional<std::string>& flag, const LogSummary&
                     log.file, zoo),
         "--model");
   const auto& a = *log.launch;
-  if (std::string z = zoo_of(a.model_path); !z.empty())
+  if (std::string z = zoo_name_of_model_arg(a.model_path); !z.empty())
     return {z, fmt::format("model_path '{}' ({}:{})", a.model_path, log.file, a.line)};
   if (a.served_model_name)
-    if (std::string z = zoo_of(*a.served_model_name); !z.empty())
+    if (std::string z = zoo_name_of_model_arg(*a.served_model_name); !z.empty())
       return {z, fmt::format("served_model_name '{}' ({}:{})", *a.served_model_name, log.file, a.line)};
   throw InputError(fmt::format("model_path '{}' is not a zoo model (the zoo: {}): give --model NAME or a config.json",
                                a.model_path, zoo),

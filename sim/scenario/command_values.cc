@@ -78,9 +78,31 @@ std::string zoo_name_of_hf_id(const std::string& id) {
       {"qwen/qwen3-235b-a22b", "qwen3-235b-a22b"},
       {"qwen/qwen3-30b-a3b", "qwen3-30b-a3b"},
       {"meta-llama/llama-2-7b-chat-hf", "llama-2-7b"},
+      // later releases of the same architecture and config shapes
+      {"deepseek-ai/deepseek-v3.1", "deepseek-v3"},
+      {"deepseek-ai/deepseek-v3.1-terminus", "deepseek-v3"},
+      {"moonshotai/kimi-k2-instruct-0905", "kimi-k2"},
+      {"qwen/qwen3-30b-a3b-thinking-2507", "qwen3-30b-a3b"},
+      {"qwen/qwen3-235b-a22b-thinking-2507", "qwen3-235b-a22b"},
   };
   const auto it = kZoo.find(ascii_lower(id));
   return it == kZoo.end() ? "" : it->second;
+}
+
+std::string zoo_name_of_model_arg(const std::string& arg) {
+  if (arg.empty()) return "";
+  if (std::string z = zoo_name_of_hf_id(arg); !z.empty()) return z;
+  // a local folder (or an id of another organisation) named like a known id's last part:
+  // /models/Llama-3.1-8B-Instruct
+  std::string base = arg;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  base = base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
+  for (const char* org : {"deepseek-ai", "meta-llama", "qwen", "moonshotai", "openai", "zai-org"})
+    if (std::string z = zoo_name_of_hf_id(std::string(org) + "/" + base); !z.empty()) return z;
+  const std::string lower = ascii_lower(base);
+  for (const auto& z : zoo_names())  // a zoo name itself
+    if (lower == z) return z;
+  return "";
 }
 
 bool names_target(const std::string& path, const std::string& name) {
@@ -104,9 +126,10 @@ void set_pasted_draft(RunArgs& a, const std::string& v, const std::string& at) {
     a.draft_model_path = v, a.remote_draft.reset();
     return;
   } catch (const InputError&) {
-    if (slashes != 1 || v.front() == '/' || v.front() == '.') throw;
+    if (slashes == 0) throw;  // neither a path nor an id
   }
-  a.remote_draft = v, a.draft_model_path.reset();  // a Hugging Face id: resolve.cc decides
+  // A Hugging Face id, or a path on the serving machine: not held here, resolve.cc decides
+  a.remote_draft = v, a.draft_model_path.reset();
 }
 
 }  // namespace specsim

@@ -21,6 +21,11 @@ long long command_human_int(const std::string& v, const std::string& at);
 /// The zoo name of a Hugging Face model id ("" when it is not in the zoo).
 std::string zoo_name_of_hf_id(const std::string& id);
 
+/// The zoo model a pasted --model-path / --model names: a Hugging Face id zoo_name_of_hf_id knows,
+/// a local path or another organisation's id whose last part is such an id's (
+/// /models/Llama-3.1-8B-Instruct), or a zoo name; "" when none.
+std::string zoo_name_of_model_arg(const std::string& arg);
+
 /// Whether `path` (a log's model_path: a Hugging Face id or a folder) names the model `name`: its
 /// zoo name when the zoo knows the id, else its last component against the name.
 bool names_target(const std::string& path, const std::string& name);

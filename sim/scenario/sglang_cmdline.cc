@@ -5,6 +5,7 @@
 #include <map>
 
 #include "scenario/command_values.h"
+#include "scenario/paths.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -16,7 +17,8 @@ const FlagAppliers& sglang_appliers() {
   static const FlagAppliers kApply = {
       {"--model-path",
        [](const PastedFlag& f, RunArgs& a, std::vector<std::string>& notes, const std::string&) {
-         const std::string v = f.last(), zoo = zoo_name_of_hf_id(v);
+         const std::string v = f.last();  // a config here, else a known id or a folder named like one
+         const std::string zoo = is_file(v) || is_dir(v) ? "" : zoo_name_of_model_arg(v);
          a.model_path = zoo.empty() ? v : zoo;
          if (!zoo.empty()) notes.push_back(v + " -> zoo " + zoo);
        }},
