@@ -464,6 +464,14 @@ TEST_CASE("idle gap: the real EAGLE-3 excerpt's median is its steady figure, and
   CHECK(c.at("measured").at("tok_s") == d.at("measured").at("tok_s"));
   CHECK(c.at("idle_gap_lines").empty());
   CHECK_FALSE(has_finding(c, "idle-gap-lines"));
+  // every setting stated by a flag: the missing server_args line is only said
+  CHECK(finding(d, "no-server-args").at("warning") == false);
+  // settings neither the log nor a flag gave are SGLang's defaults, said as a warning naming the flags
+  const json guessed = run_json({"diagnose", kIdleGap, "--json", "--hardware", "a100-sxm:nvswitch", "--model",
+                                 "llama-3.1-8b", "--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3"});
+  CHECK(finding(guessed, "no-server-args").at("warning") == true);
+  const std::string m = finding(guessed, "no-server-args").at("message");
+  CHECK(m.find("no flag gave tp 1, topk 4, 8 draft tokens") != std::string::npos);
 
   // A second request 10 minutes later, from the timestamps: its first line is the gap, not the
   // first line of the log. The same slow line 1 s after the previous one is kept (not idle).

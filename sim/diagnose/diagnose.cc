@@ -191,6 +191,10 @@ Figures model_figures(const RunArgs& args, const LogSummary& sum, std::optional<
   f.tp_size = s.run.tp_size, f.cuda_graph_max_bs = s.run.cuda_graph_max_bs;
   f.disable_cuda_graph = s.run.disable_cuda_graph;
   f.context_len = s.run.context_len;
+  if (!args.tp_size) f.defaulted.push_back(fmt::format("tp {} (--tp-size)", f.tp_size));
+  if (spec && !args.topk) f.defaulted.push_back(fmt::format("topk {} (--speculative-eagle-topk)", f.topk));
+  if (spec && !args.num_draft_tokens)
+    f.defaulted.push_back(fmt::format("{} draft tokens (--speculative-num-draft-tokens)", f.draft_tokens));
   f.model_step_us = c.baseline_step_us;
   f.model_cycle_us = spec ? c.cycle_us : c.baseline_step_us;
   // one all-reduce of the verify (the decode step without speculation), as `c` runs it

@@ -158,9 +158,20 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
          std::nullopt, "", std::nullopt, std::nullopt,
          "`specsim run --scenario FILE --speculative-algorithm EAGLE3 --accept-len L` projects speculation on this "
          "deployment"});
-  if (!sa)
+  if (!sa && f.defaulted.empty())
     add({"no-server-args", false, "the log has no server_args line: the launch settings come from the flags",
          std::nullopt, "", std::nullopt, std::nullopt, "keep the server's startup lines in the log"});
+  if (!sa && !f.defaulted.empty()) {  // a guess the figures rest on: a warning
+    std::string what, flags;
+    for (const auto& d : f.defaulted) {
+      what += (what.empty() ? "" : ", ") + d.substr(0, d.find(" ("));
+      flags += (flags.empty() ? "" : ", ") + d.substr(d.find('(') + 1, d.size() - d.find('(') - 2);
+    }
+    add({"no-server-args", true,
+         fmt::format("the log has no server_args line and no flag gave {}: SGLang's defaults are assumed", what),
+         std::nullopt, "", std::nullopt, std::nullopt,
+         fmt::format("give {} as the server ran (or keep the server's startup lines in the log)", flags)});
+  }
   if (log.launches > 1 && sa)
     add({"several-launches", false,
          fmt::format("{} server starts in the log: the one at line {} (most decode lines) is used", log.launches,

@@ -43,6 +43,8 @@ struct Figures {
   bool allreduce_upper_bound = false;  ///< the measurement bounds the all-reduce from above only
   bool model_too_slow = false;         ///< even half a step less than modelled cannot reach the tok/s
   long long context_len = 0;           ///< the context per request the scenario runs at
+  /// Settings neither the log nor a flag stated, taken as SGLang's defaults: "tp 1 (--tp-size)", ...
+  std::vector<std::string> defaulted;
 };
 
 /// The findings for this log and these figures, warnings first.
