@@ -631,3 +631,21 @@ TEST_CASE("diagnose anchors a tp > 1 log with the all-reduce its server ran: SGL
   CHECK(n.at("scenarios").at(0).at("spec").at("tok_per_s").get<double>() ==
         Approx(median_tok_s(off_log)).epsilon(0.01));
 }
+
+TEST_CASE("server_args read as run reads the same flags: an fp8 KV cache priced, another attention backend said") {
+  const std::string dir = fresh_dir();
+  std::string text = slurp(traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h100-synthetic-from-real-format.log"));
+  for (const auto& [from, to] :
+       std::vector<std::pair<std::string, std::string>>{{"kv_cache_dtype='auto'", "kv_cache_dtype='fp8_e4m3'"},
+                                                        {"attention_backend='fa3'", "attention_backend='triton'"}}) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  }
+  write_text(dir + "/m.log", text);
+  const json d = run_json({"diagnose", dir + "/m.log", "--json", "--hardware", "h100-sxm:nvswitch"});
+  const std::string off = finding(d, "settings-not-modelled").at("message");
+  CHECK(off.find("attention_backend=triton") != std::string::npos);
+  CHECK(off.find("kv_cache_dtype") == std::string::npos);  // priced, as `run --kv-cache-dtype fp8_e4m3` does
+  CHECK(d.at("scenario").dump().find("\"kv_cache_dtype\":\"fp8_e4m3\"") != std::string::npos);
+}

@@ -14,6 +14,7 @@
 #include "ingest/nccl_tests.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
+#include "scenario/dtype.h"
 #include "scenario/load_scenario.h"
 #include "scenario/model_spec.h"
 #include "scenario/scenario_file.h"
@@ -157,6 +158,9 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
     // The backends specsim prices a tree's attention with (docs/model.md#tree-attention).
     if (sa->attention_backend && (*sa->attention_backend == "fa3" || *sa->attention_backend == "flashinfer"))
       a.attention_backend = sa->attention_backend;
+    // the KV-cache dtypes `run --kv-cache-dtype` prices (the others are findings)
+    if (kv_cache_dtype_modelled(sa->kv_cache_dtype) && sa->kv_cache_dtype != "auto")
+      a.kv_cache_dtype = sa->kv_cache_dtype;
     if (sa->quantization && (*sa->quantization == "fp8" || *sa->quantization == "w8a8_fp8"))
       a.dtype = "fp8";
     else if (!sa->quantization && (sa->dtype == "bfloat16" || sa->dtype == "float16"))

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "scenario/dtype.h"
+
 namespace specsim::diagnose {
 
 namespace {
@@ -184,7 +186,10 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
     if (sa->enable_torch_compile) off.push_back("enable_torch_compile");
     if (sa->quantization && *sa->quantization != "fp8" && *sa->quantization != "w8a8_fp8")
       off.push_back("quantization=" + *sa->quantization);
-    if (sa->kv_cache_dtype != "auto") off.push_back("kv_cache_dtype=" + sa->kv_cache_dtype);
+    if (!kv_cache_dtype_modelled(sa->kv_cache_dtype)) off.push_back("kv_cache_dtype=" + sa->kv_cache_dtype);
+    // the attention backends specsim prices (docs/model.md#tree-attention); another's kernels are not
+    if (sa->attention_backend && *sa->attention_backend != "fa3" && *sa->attention_backend != "flashinfer")
+      off.push_back("attention_backend=" + *sa->attention_backend);
     if (!f.speculative && sa->disable_overlap_schedule) off.push_back("disable_overlap_schedule");
     if (!off.empty()) {
       std::string l;

@@ -28,6 +28,11 @@ DType parse_dtype(std::string_view s, const std::string& where) {
   throw InputError("unknown dtype '" + std::string(s) + "': use bf16, fp16, fp8, fp32, int4, nvfp4 or mxfp4", where);
 }
 
+bool kv_cache_dtype_modelled(std::string_view s) {
+  return s == "auto" || s == "bf16" || s == "bfloat16" || s == "fp16" || s == "float16" || s == "fp8" ||
+         s == "fp8_e4m3" || s == "fp8_e5m2";
+}
+
 double kv_cache_bytes(std::string_view s, const std::string& where) {
   if (s == "auto" || s == "bf16" || s == "bfloat16" || s == "fp16" || s == "float16") return 2.0;
   if (s == "fp8" || s == "fp8_e4m3" || s == "fp8_e5m2") return 1.0;

@@ -40,5 +40,7 @@ DType parse_dtype(std::string_view s, const std::string& where);
 /// dtype), bf16/bfloat16/fp16, fp8/fp8_e4m3/fp8_e5m2 (1 byte; the cache's per-tensor scale left
 /// out). InputError naming `where` for anything else.
 double kv_cache_bytes(std::string_view s, const std::string& where);
+/// Whether kv_cache_bytes prices this KV-cache dtype (auto, 16-bit or fp8).
+bool kv_cache_dtype_modelled(std::string_view s);
 
 }  // namespace specsim
