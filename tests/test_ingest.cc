@@ -323,8 +323,17 @@ TEST_CASE("SGLang logs: truncated, garbled, empty -> FILE:LINE") {
   const auto parse = [](const std::string& t, const std::string& f) { parse_sglang_log(t, f); };
   const std::string text = slurp(kSpecLog);
   const std::size_t l7 = text.find("Decode batch", text.find("Decode batch") + 1);  // line 7
-  CHECK(error_where(parse, cut(text, l7 + 40)) == "F:7");
-  CHECK(error_where(parse, cut(text, l7 + 12)) == "F:7");
+  // the file's last line cut off without its newline (a copied excerpt): left out and said, the
+  // lines above it read; a cut line that is the only decode line is still an error
+  for (const std::size_t at : {l7 + 12, l7 + 40, text.find("gen throughput (token/s): ", l7) + 27}) {
+    const auto log = parse_sglang_log(cut(text, at), "F");
+    CHECK(log.cut_last_line == std::optional<std::size_t>(7));
+    CHECK(log.decode.size() == 1);
+  }
+  const std::size_t first = text.find("Decode batch");
+  CHECK(error_where(parse, cut(text, first + 40)) != "no error");
+  // the same line cut, then a newline: a broken line, not a cut-off excerpt
+  CHECK(error_where(parse, cut(text, l7 + 40) + "\n") == "F:7");
   std::string garbled = text;
   garbled.replace(garbled.find("accept len: ", l7) + 12, 1, "?");
   CHECK(error_where(parse, garbled) == "F:7");

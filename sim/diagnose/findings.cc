@@ -160,6 +160,10 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
          std::nullopt, "", std::nullopt, std::nullopt,
          "`specsim run --scenario FILE --speculative-algorithm EAGLE3 --accept-len L` projects speculation on this "
          "deployment"});
+  if (log.cut_last_line)
+    add({"last-line-cut", false,
+         fmt::format("the log's last line ({}) ends without a newline and is cut off: left out", *log.cut_last_line),
+         std::nullopt, "", std::nullopt, std::nullopt, "copy the excerpt through its last line's end"});
   if (!sa && f.defaulted.empty())
     add({"no-server-args", false, "the log has no server_args line: the launch settings come from the flags",
          std::nullopt, "", std::nullopt, std::nullopt, "keep the server's startup lines in the log"});

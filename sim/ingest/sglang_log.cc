@@ -8,6 +8,7 @@
 #include "ingest/sglang_idle_gap.h"
 #include "ingest/sglang_rank_tag.h"
 #include "ingest/text_lines.h"
+#include "util/error.h"
 
 namespace specsim::ingest {
 
@@ -60,6 +61,7 @@ DecodeLine parse_decode(std::string_view rest, const std::string& file, std::siz
     std::string_view item = trim(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 2);
     if (item.empty()) continue;
+    ++d.fields;
     const std::size_t colon = item.rfind(": ");
     if (colon == std::string_view::npos)
       fail_at(file, ln, fmt::format("decode line field '{}' has no 'key: value'", item));
@@ -118,18 +120,33 @@ SglangLog parse_sglang_log(const std::string& text, const std::string& file) {
     const std::string_view l = lines[i];
     const std::size_t at = l.find("Decode batch");
     if (at != std::string_view::npos) {
-      std::size_t sep = at + 12;
-      // SGLANG_LOG_FORWARD_ITERS adds the forward count: "Decode batch [123], ..."
-      if (sep + 2 < l.size() && l[sep] == ' ' && l[sep + 1] == '[') {
-        const std::size_t close = l.find(']', sep + 2);
-        if (close == std::string_view::npos || close == sep + 2 ||
-            l.substr(sep + 2, close - sep - 2).find_first_not_of("0123456789") != std::string_view::npos)
-          fail_at(file, i + 1, "'Decode batch [' not followed by a forward count and ']' (truncated line?)");
-        sep = close + 1;
+      // The file's last line without its newline may be cut off mid-field (a copied excerpt, a
+      // log still being written): one that does not parse, or has fewer fields than the decode
+      // line before it, is left out and said (SglangLog::cut_last_line).
+      const bool unterminated = i + 1 == lines.size() && !text.empty() && text.back() != '\n';
+      DecodeLine d;
+      try {
+        std::size_t sep = at + 12;
+        // SGLANG_LOG_FORWARD_ITERS adds the forward count: "Decode batch [123], ..."
+        if (sep + 2 < l.size() && l[sep] == ' ' && l[sep + 1] == '[') {
+          const std::size_t close = l.find(']', sep + 2);
+          if (close == std::string_view::npos || close == sep + 2 ||
+              l.substr(sep + 2, close - sep - 2).find_first_not_of("0123456789") != std::string_view::npos)
+            fail_at(file, i + 1, "'Decode batch [' not followed by a forward count and ']' (truncated line?)");
+          sep = close + 1;
+        }
+        if (sep + 1 > l.size() || (l[sep] != ',' && l[sep] != '.'))
+          fail_at(file, i + 1, "'Decode batch' not followed by ',' or '.' and its fields (truncated line?)");
+        d = parse_decode(l.substr(sep + 1), file, i + 1);
+      } catch (const InputError&) {
+        if (!unterminated || log.decode.empty()) throw;
+        log.cut_last_line = i + 1;
+        continue;
       }
-      if (sep + 1 > l.size() || (l[sep] != ',' && l[sep] != '.'))
-        fail_at(file, i + 1, "'Decode batch' not followed by ',' or '.' and its fields (truncated line?)");
-      DecodeLine d = parse_decode(l.substr(sep + 1), file, i + 1);
+      if (unterminated && !log.decode.empty() && d.fields < log.decode.back().fields) {
+        log.cut_last_line = i + 1;
+        continue;
+      }
       if (!log.server_args.empty()) d.server_args_index = log.server_args.size() - 1;
       d.time = find_log_timestamp(l.substr(0, at));
       d.dp_rank = find_dp_rank(l.substr(0, at));

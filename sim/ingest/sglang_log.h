@@ -37,6 +37,7 @@ struct DecodeLine {
   /// The `DPn` rank tag of a DP-attention server's line (ingest/sglang_rank_tag.h): that rank's
   /// own batch and throughput; nullopt on a one-scheduler server's line.
   std::optional<int> dp_rank;
+  std::size_t fields = 0;  ///< the line's `key: value` fields, read or not
 };
 
 struct SglangLog {
@@ -44,7 +45,10 @@ struct SglangLog {
   /// The server_args lines in order (one per server start; a restarted server logs another).
   std::vector<ServerArgs> server_args;
   std::size_t lines = 0, prefill_lines = 0;
-  std::size_t unknown_lines = 0;            ///< anything else (requests, warnings, tracebacks): skipped
+  std::size_t unknown_lines = 0;  ///< anything else (requests, warnings, tracebacks): skipped
+  /// The file's last decode line, unterminated and cut off (it does not parse, or has fewer fields
+  /// than the decode line before it): left out. Its 1-based line; nullopt when none was.
+  std::optional<std::size_t> cut_last_line;
   bool speculative() const;                 ///< some decode line reports an accept len
   std::vector<double> accept_lens() const;  ///< of the lines that report one, in order
   /// Median gen throughput of the non-speculative lines with one running request and a positive

@@ -16,6 +16,7 @@ LogSummary summarize_log(const SglangLog& log, const std::string& file, std::opt
   LogSummary s;
   s.file = file;
   s.launches = log.server_args.size();
+  s.cut_last_line = log.cut_last_line;
   // The launch with the most decode lines (a log may hold several server starts).
   std::map<std::ptrdiff_t, std::size_t> per_launch;
   for (const auto& d : log.decode)

@@ -32,6 +32,7 @@ struct LogSummary {
   std::optional<long long> context_len;          ///< median token count / #running-req of the lines at the batch size
   std::string context_from;                      ///< the field it was read from (#token, #gpu-token, ...); "" when none
   bool speculative = false;                      ///< the lines used report an accept len
+  std::optional<std::size_t> cut_last_line;      ///< the file's last decode line, cut off and left out
   /// The lines at the batch size: those used and the idle gaps.
   std::size_t lines_at_batch() const { return line_numbers.size() + idle_gap_lines.size(); }
   /// The idle-gap lines' numbers, in order.

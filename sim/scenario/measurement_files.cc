@@ -25,8 +25,12 @@ void read_accept_log(const std::string& file, RunArgs& args, Measurements& m) {
   for (double v : lens) sum += v;
   args.accept_len = sum / static_cast<double>(lens.size());
   args.accept_source = "SGLang log " + file;
-  m.notes.push_back(fmt::format("accept len {:.3f} = mean of {} logged intervals in {} ({} unknown lines skipped)",
-                                *args.accept_len, lens.size(), file, m.accept_log->unknown_lines));
+  m.notes.push_back(
+      fmt::format("accept len {:.3f} = mean of {} logged intervals in {} ({} other line{} skipped{})", *args.accept_len,
+                  lens.size(), file, m.accept_log->unknown_lines, m.accept_log->unknown_lines == 1 ? "" : "s",
+                  m.accept_log->cut_last_line
+                      ? fmt::format("; its last line, {}, cut off without its newline", *m.accept_log->cut_last_line)
+                      : std::string()));
 }
 
 // --baseline-from: the median gen throughput at the run's batch size (--batch-size, else 1) of
