@@ -271,3 +271,35 @@ TEST_CASE("--trace to a path that cannot be written: exit 2, no file, no report"
   CHECK(run_specsim({"--cycles", "0"}).exit_code == 2);
   CHECK(run_specsim({"--cycles", "99999999"}).exit_code == 2);
 }
+
+TEST_CASE("a negative anchored overhead: the forward's kernels are drawn shortened to fit it, none past its end") {
+  // 190 tok/s is faster than the modelled plain step of Llama-3.1-8B on one H100: the anchor takes
+  // time off every target forward.
+  const std::string dir = specsim::test::fresh_dir(), trace = dir + "/t.json";
+  const auto r = specsim::test::run_specsim({"run", "--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch",
+                                             "--tp-size", "1", "--accept-len", "3", "--measured-baseline-tok-s", "190",
+                                             "--allreduce", "nccl", "--trace", trace});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json t = nlohmann::json::parse(specsim::test::slurp(trace));
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> gpu;  // (pid, tid) -> [start, end)
+  std::map<std::pair<int, int>, std::string> names;
+  for (const auto& e : t["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name") names[{e["pid"], e["tid"]}] = e["args"]["name"];
+  int scaled = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    if (e["cat"] == "phase" && e["args"].contains("kernels_scaled_to_measured")) {
+      ++scaled;
+      CHECK(e["args"]["kernels_scaled_to_measured"].get<double>() < 1.0);
+    }
+    const std::pair<int, int> k{e["pid"], e["tid"]};
+    if (names[k].find("GPU") != std::string::npos && e["cat"] != "wait")
+      gpu[k].push_back({e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+  }
+  CHECK(scaled >= 1);  // the verify (and the plain step) of the cycle drawn
+  for (auto& [k, v] : gpu) {
+    std::sort(v.begin(), v.end());
+    for (std::size_t i = 1; i < v.size(); ++i) CHECK(v[i - 1].second <= v[i].first + 1e-3);
+  }
+}

@@ -49,6 +49,16 @@ ForwardTimeline expand_forward(const PhasePlan& phase, const CostContext& ctx) {
       }
     }
   }
+  // A negative anchored overhead: the measured forward was shorter than its modelled kernels. They
+  // are drawn shortened alike to fit it (ops_scale), so no kernel runs past its forward's end.
+  if (f.overhead_us < 0 && gpu_end > 0) {
+    f.ops_scale = std::max(0.0, gpu_end + f.overhead_us) / gpu_end;
+    for (auto& e : f.ops) {
+      e.start_us *= f.ops_scale, e.dur_us *= f.ops_scale;
+      e.host_start_us *= f.ops_scale, e.host_dur_us *= f.ops_scale;
+    }
+    f.graph_launch_us *= f.ops_scale;
+  }
   f.total_us = gpu_end + f.overhead_us;
   if (ctx.runtime) {
     f.runtime_us = ctx.runtime->phase[static_cast<int>(phase.kind)].exposed_us(f.total_us);

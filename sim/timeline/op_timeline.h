@@ -25,6 +25,9 @@ struct ForwardTimeline {
   double overhead_us = 0;      ///< anchored unexplained per-forward time, placed last
   double runtime_us = 0;       ///< the runtime's own work (PhaseTiming::spec_overhead_us), after it
   double total_us = 0;         ///< equals time_phase(phase, ctx).us
+  /// Below 1 where the anchored overhead is negative: every kernel drawn this much shorter (and
+  /// earlier), so that they fit the measured forward.
+  double ops_scale = 1;
   std::vector<OpEvent> ops;
 };
 

@@ -103,8 +103,10 @@ void forward_slices(fmt::memory_buffer& b, int pid, const PhasePlan& p, int j, d
   const std::string phase(phase_name(p.kind));
   const std::string label = p.count > 1 ? fmt::format("{} #{}", phase, j) : phase;
   slice(b, pid, kTidSpans, label, "phase", t0, t0 + f.total_us,
-        fmt::format("{{\"cycle\":{},\"tokens\":{},\"mode\":\"{}\",\"kernels\":{}}}", cycle, p.tokens,
-                    f.graph ? "graph" : "eager", f.ops.size()));
+        fmt::format(
+            "{{\"cycle\":{},\"tokens\":{},\"mode\":\"{}\",\"kernels\":{}{}}}", cycle, p.tokens,
+            f.graph ? "graph" : "eager", f.ops.size(),
+            f.ops_scale < 1 ? fmt::format(",\"kernels_scaled_to_measured\":{:.4f}", f.ops_scale) : std::string()));
   if (f.graph) slice(b, pid, kTidHost, "cudaGraphLaunch", "launch", t0, t0 + f.graph_launch_us, "");
   for (const auto& e : f.ops) {
     const Op& op = *e.op;
