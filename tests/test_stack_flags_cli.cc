@@ -378,6 +378,34 @@ TEST_CASE("a pasted command's paths on the serving machine: a folder named like 
   CHECK(unknown.exit_code == 2);
 }
 
+TEST_CASE("a saved scenario keeps the pasted command's limits: run and sweep refuse what the launch could not run") {
+  const std::string dir = fresh_dir(), file = dir + "/s.json";
+  const CliResult saved =
+      paste({"python", "-m", "sglang.launch_server", "--model-path", "meta-llama/Llama-3.1-8B-Instruct",
+             "--max-running-requests", "4", "--context-length", "4096", "--max-total-tokens", "12000"},
+            {"--save-scenario", file});
+  INFO(saved.err);
+  REQUIRE(saved.exit_code == 0);
+  const json st = json::parse(slurp(file))["settings"];
+  CHECK(st["max_running_requests"] == 4);
+  CHECK(st["max_context_len"] == 4096);
+  CHECK(st["max_total_tokens"] == 12000);
+  const CliResult batch = run_specsim({"run", "--scenario", file, "--batch-size", "8"});
+  CHECK(batch.exit_code == 2);
+  CHECK(batch.err.find("batch 8 exceeds the launch's limit of 4 running requests") != std::string::npos);
+  const CliResult context = run_specsim({"run", "--scenario", file, "--context-len", "8192"});
+  CHECK(context.exit_code == 2);
+  CHECK(context.err.find("8192 tokens of context exceed the launch's limit of 4096") != std::string::npos);
+  const CliResult pool = run_specsim({"run", "--scenario", file, "--batch-size", "4", "--context-len", "4000"});
+  CHECK(pool.exit_code == 2);
+  CHECK(pool.err.find("KV pool of 12000 tokens") != std::string::npos);
+  CHECK(run_specsim({"run", "--scenario", file, "--batch-size", "2"}).exit_code == 0);
+  const CliResult sweep = run_specsim({"sweep", "--scenario", file, "--batch-size", "1,2,8", "-o", dir + "/s.csv"});
+  INFO(sweep.err);
+  REQUIRE(sweep.exit_code == 0);
+  CHECK(sweep.err.find("exceeds the launch's limit of 4 running requests") != std::string::npos);
+}
+
 TEST_CASE("the command's own limits hold the run: --context-length, --max-num-seqs") {
   const CliResult r = paste(with(kSglang, {"--context-length", "4096"}), {"--context-len", "8192"});
   CHECK(r.exit_code == 2);

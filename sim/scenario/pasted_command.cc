@@ -63,6 +63,7 @@ void check_limits(const CommandFlags& c, RunArgs& a, std::vector<std::string>& n
   const long long dflt_context = RunSpec{}.context_len;
   if (const PastedFlag* f = c.last(vllm ? "--max-model-len" : "--context-length"); f) {
     const long long cap = command_human_int(f->values.back(), c.where + ": " + f->given);
+    a.max_context_len = cap;
     if (!a.context_len && cap < dflt_context) {
       a.context_len = cap;
       notes.push_back(fmt::format("context {} tokens a request: the command's {} {} (below the default {})", cap,
@@ -76,6 +77,7 @@ void check_limits(const CommandFlags& c, RunArgs& a, std::vector<std::string>& n
   // SGLang's KV-cache pool: every running request's context held at once
   if (const PastedFlag* f = vllm ? nullptr : c.last("--max-total-tokens"); f) {
     const int pool = command_positive_int(f->values.back(), c.where + ": " + f->given);
+    a.max_total_tokens = pool;
     const long long batch = a.batch_size.value_or(RunSpec{}.batch_size), context = a.context_len.value_or(dflt_context);
     if (batch * context > pool)
       throw InputError(fmt::format("batch {} x context {} = {} tokens exceed the command's {} {}: a smaller "
@@ -83,9 +85,10 @@ void check_limits(const CommandFlags& c, RunArgs& a, std::vector<std::string>& n
                                    batch, context, batch * context, f->given, f->values.back()),
                        a.batch_size ? "--batch-size" : "--context-len");
   }
-  if (const PastedFlag* f = c.last(vllm ? "--max-num-seqs" : "--max-running-requests"); f && a.batch_size) {
+  if (const PastedFlag* f = c.last(vllm ? "--max-num-seqs" : "--max-running-requests"); f) {
     const int cap = command_int(f->values.back(), c.where + ": " + f->given);
-    if (*a.batch_size > cap)
+    a.max_running_requests = cap;
+    if (a.batch_size && *a.batch_size > cap)
       throw InputError(
           "batch " + std::to_string(*a.batch_size) + " exceeds the command's " + f->given + " " + f->values.back(),
           "--batch-size");

@@ -425,6 +425,8 @@ Scenario resolve_unfused(const RunArgs& a) {
   run.accept_source = a.accept_source.value_or("");
   run.accept_len_shape = a.accept_len_shape;
   run.mem_fraction_static = a.mem_fraction_static;
+  run.max_running_requests = a.max_running_requests;
+  run.max_context_len = a.max_context_len, run.max_total_tokens = a.max_total_tokens;
   if (a.nccl_p2p_level) run.nccl.p2p_level = *a.nccl_p2p_level;
   if (a.nccl_algo) apply_nccl_algo(run.nccl, *a.nccl_algo);
   if (a.nccl_proto) apply_nccl_proto(run.nccl, *a.nccl_proto);

@@ -28,6 +28,9 @@ struct RunArgs {
   std::optional<double> mem_fraction_static;
   /// A pasted vLLM command's --max-num-seqs: its default CUDA-graph limit is min(2 x that, 512) tokens.
   std::optional<int> vllm_max_num_seqs;
+  /// A pasted command's limits (RunSpec's of the same names).
+  std::optional<int> max_running_requests;
+  std::optional<long long> max_context_len, max_total_tokens;
   std::optional<double> measured_baseline_tok_s, measured_allreduce_us, measured_spec_tok_s;
   /// Where a measured value came from when not its flag (a log or trace file, in words).
   std::optional<std::string> measured_baseline_source, measured_allreduce_source;

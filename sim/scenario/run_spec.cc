@@ -167,6 +167,24 @@ void validate_run(const RunSpec& r) {
   flag_ranges::kBatchSize.require(r.batch_size);
   flag_ranges::kContextLen.require(r.context_len);
   flag_ranges::kCudaGraphMaxBs.require(r.cuda_graph_max_bs);
+  // the launch command's own limits (kept in a saved scenario)
+  if (r.max_running_requests)
+    require(r.batch_size <= *r.max_running_requests,
+            fmt::format("batch {} exceeds the launch's limit of {} running requests (--max-running-requests, "
+                        "--max-num-seqs)",
+                        r.batch_size, *r.max_running_requests),
+            "--batch-size");
+  if (r.max_context_len)
+    require(r.context_len <= *r.max_context_len,
+            fmt::format("{} tokens of context exceed the launch's limit of {} (--context-length, --max-model-len)",
+                        r.context_len, *r.max_context_len),
+            "--context-len");
+  if (r.max_total_tokens)
+    require(double(r.batch_size) * double(r.context_len) <= double(*r.max_total_tokens),
+            fmt::format("batch {} x context {} tokens exceed the launch's KV pool of {} tokens (--max-total-tokens): a "
+                        "smaller --batch-size or --context-len fits",
+                        r.batch_size, r.context_len, *r.max_total_tokens),
+            "--batch-size");
   finite_positive(r.measured_baseline_tok_s, "--measured-baseline-tok-s");
   finite_positive(r.measured_allreduce_us, "--measured-allreduce-us");
   finite_positive(r.measured_spec_tok_s, "--measured-spec-tok-s");

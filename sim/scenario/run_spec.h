@@ -80,6 +80,11 @@ struct RunSpec {
   /// own (a scenario file's accept len under flags that change the draft shape).
   std::optional<std::array<int, 3>> accept_len_shape;
   std::optional<double> mem_fraction_static;  ///< SGLang's --mem-fraction-static (default: SGLang's)
+  /// A pasted launch command's limits, kept with a saved scenario: running requests
+  /// (--max-running-requests, --max-num-seqs), tokens a request (--context-length,
+  /// --max-model-len), and SGLang's KV pool (--max-total-tokens, batch x context).
+  std::optional<int> max_running_requests;
+  std::optional<long long> max_context_len, max_total_tokens;
   std::optional<double> measured_baseline_tok_s;
   std::optional<double> measured_allreduce_us;
   std::optional<double> measured_spec_tok_s;

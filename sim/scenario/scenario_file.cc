@@ -67,6 +67,9 @@ json settings_json(const RunSpec& r, bool with_backends) {
   if (r.accept_len) j["accept_len"] = *r.accept_len;
   if (r.accept_rate) j["accept_rate"] = *r.accept_rate;
   if (r.mem_fraction_static) j["mem_fraction_static"] = *r.mem_fraction_static;
+  if (r.max_running_requests) j["max_running_requests"] = *r.max_running_requests;
+  if (r.max_context_len) j["max_context_len"] = *r.max_context_len;
+  if (r.max_total_tokens) j["max_total_tokens"] = *r.max_total_tokens;
   if (with_backends) {
     json a = json::array();
     for (const auto& c : r.allreduce) a.push_back(c.label());
@@ -117,6 +120,9 @@ constexpr std::array kSettingsKeys = {"tp_size",
                                       "accept_len",
                                       "accept_rate",
                                       "mem_fraction_static",
+                                      "max_running_requests",
+                                      "max_context_len",
+                                      "max_total_tokens",
                                       "allreduce",
                                       "runtime",
                                       "attention_backend",
@@ -217,6 +223,11 @@ void fill_args(const json& st, RunArgs& a, const std::string& w) {
     if (len && steps && topk && draft_tokens) a.accept_len_shape = std::array<int, 3>{*steps, *topk, *draft_tokens};
   }
   d("mem_fraction_static", a.mem_fraction_static);
+  // the launch's limits hold whatever flags run the file (a later pasted command's replace them)
+  i("max_running_requests", a.max_running_requests, fr::kBatchSize);
+  for (const auto& [k, v] :
+       {std::pair{"max_context_len", &a.max_context_len}, {"max_total_tokens", &a.max_total_tokens}})
+    if (st.contains(k) && !*v) *v = setting_int(st.at(k), fr::kContextLen, at(k));
   if (st.contains("allreduce")) {
     auto list = string_list(st.at("allreduce"), at("allreduce"));
     if (a.allreduce.empty()) a.allreduce = std::move(list);
