@@ -222,3 +222,14 @@ TEST_CASE("a measurement far above the model is used, with a caution naming what
                                  "--measured-spec-tok-s", "250"});
   CHECK((*anchor(graphed, "spec", "command line"))["taken_at"]["mode"] == "graph");
 }
+
+TEST_CASE(
+    "measurements that disagree are named together: a measured all-reduce in the cycle a spec tok/s cannot reach") {
+  const auto r = run_specsim({"run", "--model-path", "deepseek-v3", "--hardware", "h200:nvswitch", "--tp-size", "8",
+                              "--measured-allreduce-us", "200", "--measured-spec-tok-s", "150", "--accept-len", "2.5"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("with the measured 200 us per NCCL all-reduce: 123 of them, 24600 us, in the verify") !=
+        std::string::npos);
+  CHECK(r.err.find("(--measured-spec-tok-s, --measured-allreduce-us)") != std::string::npos);
+  CHECK(r.err.find("e+0") == std::string::npos);  // whole microseconds, not 1.667e+04
+}

@@ -392,6 +392,44 @@ TEST_CASE("torch trace: truncated, garbled, empty -> FILE:LINE") {
   CHECK(error_where(parse, garbled) != "no error");
 }
 
+TEST_CASE("ingest --sglang-log: every batch size's lines, median throughput and accept len, text and JSON") {
+  // Real excerpts at 5 running requests: no one-request baseline, yet their throughput is shown.
+  const std::string after = traces_path("sglang-logs/real-gpu-token-hisparse-sglang-22331.log");
+  const std::string before = traces_path("sglang-logs/real-token-hisparse-before-sglang-22331.log");
+  auto r = run_specsim({"ingest", "--sglang-log", after});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("7 lines, 6 decode lines, 0 prefill lines, 1 other lines skipped") != std::string::npos);
+  CHECK(r.out.find("unknown") == std::string::npos);
+  CHECK(r.out.find("#running-req 5: 6 lines, median gen throughput 153.69 tok/s\n") != std::string::npos);
+  json j = json::parse(run_specsim({"ingest", "--sglang-log", after, "--json"}).out);
+  CHECK(j["baseline_tok_s"].is_null());
+  REQUIRE(j["by_batch"].size() == 1);
+  CHECK(j["by_batch"][0]["running_req"] == 5);
+  CHECK(j["by_batch"][0]["lines"] == 6);
+  CHECK(j["by_batch"][0]["median_tok_s"].get<double>() == Approx(153.685));
+  CHECK(j["by_batch"][0]["accept_len"].is_null());
+  j = json::parse(run_specsim({"ingest", "--sglang-log", before, "--json"}).out);
+  REQUIRE(j["by_batch"].size() == 1);
+  CHECK(j["by_batch"][0]["lines"] == 8);
+  CHECK(j["by_batch"][0]["median_tok_s"].get<double>() == Approx(144.525));
+  // The old form's two batch sizes, each its own median; the baseline is still the one-request one.
+  j = json::parse(run_specsim({"ingest", "--sglang-log", kBaseLog, "--json"}).out);
+  REQUIRE(j["by_batch"].size() == 2);
+  CHECK(j["by_batch"][0]["running_req"] == 1);
+  CHECK(j["by_batch"][0]["lines"] == 30);
+  CHECK(j["by_batch"][1]["running_req"] == 2);
+  CHECK(j["by_batch"][1]["lines"] == 5);
+  CHECK(j["by_batch"][1]["median_tok_s"].get<double>() == Approx(169.99));
+  CHECK(j["baseline_tok_s"].get<double>() == j["by_batch"][0]["median_tok_s"].get<double>());
+  r = run_specsim({"ingest", "--sglang-log", kBaseLog});
+  CHECK(r.out.find("#running-req 2: 5 lines, median gen throughput 169.99 tok/s\n") != std::string::npos);
+  // A speculative log: the mean accept len of the batch size's lines.
+  j = json::parse(run_specsim({"ingest", "--sglang-log", kSpecLog, "--json"}).out);
+  REQUIRE(j["by_batch"].size() == 1);
+  CHECK(j["by_batch"][0]["accept_len"].get<double>() == Approx(2.069));
+  CHECK(run_specsim({"ingest", "--sglang-log", kSpecLog}).out.find(", mean accept len 2.069") != std::string::npos);
+}
+
 TEST_CASE("ingest and run: the command line on measurement files") {
   auto r = run_specsim({"ingest", "--torch-trace", kTorch});
   REQUIRE(r.exit_code == 0);

@@ -140,6 +140,21 @@ class Commands(unittest.TestCase):
         f = specsim.sweep(**BOX, batch_size="1,2", accept_len=2.5)
         self.assertEqual(len(f), len(specsim.sweep(as_frame=False, **BOX, batch_size="1,2", accept_len=2.5)["rows"]))
 
+    def test_call_is_the_command_line(self):
+        # exit code, stdout and stderr as `specsim ARGV...` gives them, never an exception
+        for argv in (["--version"], ["--help"], ["help"], ["bogus"], ["ingest", "--help"], []):
+            with self.subTest(argv=argv):
+                self.assertEqual(specsim.call(*argv), cli(*argv))
+        rc, out, err = specsim.call("--version")
+        self.assertEqual((rc, out, err), (0, "specsim " + specsim.__version__ + "\n", ""))
+        rc, out, err = specsim.call("bogus")
+        self.assertEqual(rc, 2)
+        self.assertEqual(out, "")
+        self.assertTrue(err.startswith("error: unknown command 'bogus'"), err)
+        rc, out, _ = specsim.call()  # `specsim` alone: the built-in run
+        self.assertEqual(rc, 0)
+        self.assertIn("tok/s", out)
+
     def test_version_and_replay(self):
         rc, out, _ = cli("--version")
         self.assertEqual(out.strip(), "specsim " + specsim.__version__)

@@ -1,6 +1,8 @@
 // Real files the repo ships, given to a command that reads another kind or needs more than the
 // file holds: one error line whose hint is true (exit 2, nothing written), never a wrong result.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,38 @@ TEST_CASE("arbench logs and published points files are named for what they are, 
                 "a specsim-arbench log");
   check_refused({"ingest", "--nccl-tests", traces_path("nccl-tests/rtxpro6000-x8-pcie-switch-p2p.points.txt")},
                 "`specsim calibrate --nccl-tests FILE --world N` and `specsim validate --nccl` read");
+}
+
+namespace {
+
+// A line starting `# specsim-arbench` among a file's first lines: arbench's own header, which a run
+// script's log may put after its `# command:` or `### round N` lines.
+bool is_arbench_log(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::string line;
+  for (int n = 0; n < 50 && std::getline(in, line); ++n)
+    if (line.rfind("# specsim-arbench", 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("every arbench log the repo ships is named as one by ingest and calibrate --nccl-tests") {
+  // before: 24 logs under traces/arbench/ starting with `# command:` or `### round` lines gave
+  // "data row before any header"
+  const std::string out = fresh_dir() + "/profile.json";
+  std::size_t logs = 0;
+  for (const char* dir : {"arbench", "experiments/logs"})
+    for (const auto& e : std::filesystem::recursive_directory_iterator(traces_path(dir))) {
+      if (!e.is_regular_file() || !is_arbench_log(e.path())) continue;
+      ++logs;
+      INFO(e.path().string());
+      check_refused({"ingest", "--nccl-tests", e.path().string()}, "a specsim-arbench log");
+      check_refused({"calibrate", "--nccl-tests", e.path().string(), "--hardware", "h200:nvswitch", "-o", out},
+                    "a specsim-arbench log");
+    }
+  CHECK(logs > 100);
+  CHECK_FALSE(exists(out));
 }
 
 TEST_CASE("diagnose --nccl-tests: a payload outside the log's table is refused, not priced at its nearest row") {

@@ -294,6 +294,30 @@ TEST_CASE("tune: acceptance measured on another model than the target is warned 
   CHECK(json::parse(s.out)["acceptance"]["warnings"].empty());
 }
 
+TEST_CASE("tune: a published-acceptance file of another model than the target is warned about, once") {
+  const std::string qwen = traces_path("published-acceptance/ik-llama-pr2156-qwen3.6-mtp.json");
+  const std::string dsv3 = traces_path("published-acceptance/sglang-pr3582-deepseek-v3-nextn.json");
+  // the default target (deepseek-v3), as `tune --accept-from FILE --batch-size 1` runs it
+  const auto t = run_specsim({"tune", "--accept-from", qwen, "--batch-size", "1"});
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  CHECK(t.out.find("warning: the acceptance of " + qwen +
+                   " was measured on Qwen3.6-35B-A3B, and the target here is deepseek-v3") != std::string::npos);
+  // one warning for the file, not one per setting it lists
+  const json j = tune_json({"--accept-from", qwen, "--batch-size", "1"});
+  REQUIRE(j["acceptance"]["warnings"].size() == 1);
+  CHECK(j["acceptance"]["warnings"][0].get<std::string>().find("the target here is llama-3.1-8b") != std::string::npos);
+  // DeepSeek-V3's own file on DeepSeek-V3: no warning; on Llama: one
+  const auto same = run_specsim({"tune", "--accept-from", dsv3, "--batch-size", "1", "--model-path", "deepseek-v3",
+                                 "--hardware", "h200:nvswitch", "--tp-size", "8", "--json"});
+  INFO(same.err);
+  REQUIRE(same.exit_code == 0);
+  CHECK(json::parse(same.out)["acceptance"]["warnings"].empty());
+  const json other = tune_json({"--accept-from", dsv3, "--batch-size", "1"});
+  REQUIRE(other["acceptance"]["warnings"].size() == 1);
+  CHECK(other["acceptance"]["warnings"][0].get<std::string>().find("measured on DeepSeek-V3") != std::string::npos);
+}
+
 TEST_CASE("tune: bad inputs exit 2 with one line naming the file or flag") {
   const std::string dir = fresh_dir();
   auto refused = [&](const std::vector<std::string>& args, const std::string& what) {

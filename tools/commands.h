@@ -26,4 +26,9 @@ struct Command {
 /// Every subcommand, in the order `specsim help` lists them.
 std::span<const Command> commands();
 
+/// `specsim ARGV...` (argv[0] the program's name): --version, help, a subcommand, or `run` when
+/// argv[1] is none (a flag, or nothing). Prints through std::cout and std::cerr; returns the exit
+/// code (an unknown subcommand: the error line, exit 2).
+int dispatch(int argc, char** argv);
+
 }  // namespace specsim::cli

@@ -178,7 +178,16 @@ std::vector<AcceptObservation> observations_from_settings_doc(const nlohmann::js
     raw.push_back(row_observation(json_double(e, "steps", where), json_double(e, "topk", where),
                                   json_double(e, "draft_tokens", where), len, where));
   }
-  return average(raw);
+  // `model` names the target first, then the draft ("DeepSeek-V3 with its NextN (MTP) layer as
+  // the draft"): its first word is the model the acceptance was measured on.
+  std::string model;
+  if (doc.contains("model") && doc["model"].is_string()) {
+    const std::string_view m = trim(doc["model"].get_ref<const std::string&>());
+    model = std::string(m.substr(0, m.find_first_of(" \t")));
+  }
+  auto out = average(raw);
+  for (auto& o : out) o.model = model;
+  return out;
 }
 
 }  // namespace

@@ -52,6 +52,28 @@ struct Box {
 
 std::string mode_name(bool graph) { return graph ? "graph" : "eager"; }
 
+// A measured all-reduce used on the box weighs in the modelled cycle: a refusal of the box's tok/s
+// names it beside them, as one of the measurements that disagree.
+const AnchorEntry* allreduce_on(const AnchorReport& rep, const std::string& box) {
+  for (const auto& e : rep.entries)
+    if (e.kind == AnchorKind::AllReduce && e.used && e.box == box) return &e;
+  return nullptr;
+}
+
+std::string with_allreduce(const AnchorReport& rep, const Box& b) {
+  const AnchorEntry* ar = allreduce_on(rep, b.key);
+  if (!ar) return "";
+  const PhasePlan* p = b.plan.find(ar->phase);
+  const int n = p ? p->count_of(OpKind::AllReduce) : 0;
+  return fmt::format(" (with the measured {:g} us per NCCL all-reduce: {} of them, {:.0f} us, in the {})", ar->measured,
+                     n, n * ar->measured, phase_name(ar->phase));
+}
+
+std::string with_allreduce_source(const AnchorReport& rep, const Box& b, const std::string& source) {
+  const AnchorEntry* ar = allreduce_on(rep, b.key);
+  return ar ? source + ", " + ar->source : source;
+}
+
 bool verify_graphed(const CyclePlan& plan) {
   const PhasePlan* p = plan.find(PhaseKind::Verify);
   return p && p->graph;
@@ -284,10 +306,12 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     const double cycle_us = e.accept_len * b.plan.batch * 1e6 / e.measured;
     // As for the baseline: a cycle under half the modelled one is a wrong figure, not overhead.
     if (!(cycle_us >= 0.5 * e.model))
-      throw MeasurementConflict(fmt::format("{:g} tok/s at accept len {:g} means a {:.4g} us cycle, under half the "
-                                            "modelled {:.0f} us ({}): out of range",
-                                            e.measured, e.accept_len, cycle_us, e.model, far_under_hint(b.plan.batch)),
-                                e.source);
+      throw MeasurementConflict(
+          fmt::format(
+              "{:g} tok/s at accept len {:g} means a {:.0f} us cycle, under half the modelled {:.0f} us{} ({}): "
+              "out of range",
+              e.measured, e.accept_len, cycle_us, e.model, with_allreduce(rep, b), far_under_hint(b.plan.batch)),
+          with_allreduce_source(rep, b, e.source));
     e.derived = cycle_us - e.model;
     e.caution = far_over_caution(cycle_us, e.model, e.measured, b.plan.batch);
     e.accept_rate = accept_rate_at(e.accept_len, r.num_steps, r.topk, r.num_draft_tokens,
@@ -339,10 +363,10 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     const int max_len = r.num_steps + 1;  // the bonus token plus one per draft step (tree depth = steps)
     if (e.derived < 1.0 || e.derived > max_len + 1e-9)
       throw MeasurementConflict(
-          fmt::format("{:g} tok/s with a modelled cycle of {:.0f} us implies accept len {:.2f}, outside "
-                      "[1, {}] (steps + 1): check the measurement or the anchors",
-                      e.measured, e.model, e.derived, max_len),
-          e.source);
+          fmt::format("{:g} tok/s with a modelled cycle of {:.0f} us{} implies accept len {:.2f}, outside "
+                      "[1, {}] (steps + 1): check the measurements",
+                      e.measured, e.model, with_allreduce(rep, b), e.derived, max_len),
+          with_allreduce_source(rep, b, e.source));
     e.accept_rate = accept_rate_at(e.derived, r.num_steps, r.topk, r.num_draft_tokens, s.run.accept_decay);
     rep.entries.push_back(e);
     resolve_same_place(

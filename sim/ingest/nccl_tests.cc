@@ -79,6 +79,11 @@ NcclTestsLog parse_nccl_tests(const std::string& text, const std::string& file) 
   if (trim(text).empty()) fail_at(file, 1, "empty file: expected nccl-tests output");
   std::string collective;
   Columns cols;
+  // specsim-arbench's own header, wherever it stands: a run script's logs put `# command:` or
+  // `### round N` lines, or a summary of rows, before it.
+  std::size_t arbench_line = 0;
+  for (std::size_t i = 0; i < lines.size() && !arbench_line; ++i)
+    if (trim(lines[i]).starts_with("# specsim-arbench")) arbench_line = i + 1;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::size_t ln = i + 1;
     const std::string_view l = trim(lines[i]);
@@ -116,8 +121,8 @@ NcclTestsLog parse_nccl_tests(const std::string& text, const std::string& file) 
       continue;
     }
     const auto f = fields(l);
-    if (log.tables.empty() && text.rfind("# specsim-arbench", 0) == 0)
-      fail_at(file, 1,
+    if (log.tables.empty() && arbench_line)
+      fail_at(file, arbench_line,
               "a specsim-arbench log (the custom all-reduce's variants beside NCCL, each its own table), not "
               "all_reduce_perf's: give an nccl-tests log; arbench logs are records, read by no command");
     if (log.tables.empty() && text.find("# bytes") != std::string::npos && text.find("time_us") != std::string::npos)

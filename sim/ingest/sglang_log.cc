@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "ingest/sglang_idle_gap.h"
 #include "ingest/sglang_rank_tag.h"
@@ -46,6 +47,27 @@ std::optional<double> SglangLog::baseline_tok_s() const {
 std::size_t SglangLog::baseline_lines() const { return baseline_split(decode).kept.size(); }
 
 std::size_t SglangLog::baseline_idle_lines() const { return baseline_split(decode).idle.size(); }
+
+std::vector<BatchFigures> SglangLog::by_batch() const {
+  std::map<int, std::vector<const DecodeLine*>> at;
+  for (const auto& d : decode)
+    if (d.gen_tok_s > 0) at[d.running_req].push_back(&d);
+  std::vector<BatchFigures> out;
+  for (const auto& [running_req, run] : at) {
+    const ThroughputLines t = split_idle_gaps(run);
+    std::vector<double> tps;
+    for (const DecodeLine* d : t.kept) tps.push_back(d->gen_tok_s);
+    // The accept len does not depend on time: idle-gap lines count in its mean.
+    double accept_sum = 0;
+    std::size_t accept_n = 0;
+    for (const DecodeLine* d : run)
+      if (d->accept_len) accept_sum += *d->accept_len, ++accept_n;
+    BatchFigures b{running_req, t.kept.size(), t.idle.size(), median_of(tps), std::nullopt};
+    if (accept_n) b.accept_len = accept_sum / static_cast<double>(accept_n);
+    out.push_back(b);
+  }
+  return out;
+}
 
 namespace {
 

@@ -40,6 +40,15 @@ struct DecodeLine {
   std::size_t fields = 0;  ///< the line's `key: value` fields, read or not
 };
 
+/// The decode lines at one #running-req: what `ingest --sglang-log` lists per batch size.
+struct BatchFigures {
+  int running_req = 0;
+  std::size_t lines = 0;       ///< with a positive gen throughput, idle gaps left out: the median's
+  std::size_t idle_lines = 0;  ///< idle gaps left out of the median (ingest/sglang_idle_gap.h)
+  double median_tok_s = 0;
+  std::optional<double> accept_len;  ///< mean of the lines' logged accept len; nullopt when none logs one
+};
+
 struct SglangLog {
   std::vector<DecodeLine> decode;
   /// The server_args lines in order (one per server start; a restarted server logs another).
@@ -56,6 +65,9 @@ struct SglangLog {
   std::optional<double> baseline_tok_s() const;
   std::size_t baseline_lines() const;       ///< the lines that median is taken over
   std::size_t baseline_idle_lines() const;  ///< the idle-gap lines left out of it
+  /// Per #running-req (ascending), the lines with a positive gen throughput: their median (idle
+  /// gaps left out) and mean accept len, speculative or not. Empty when no line has a throughput.
+  std::vector<BatchFigures> by_batch() const;
 };
 
 /// Parses a log; InputError `what (FILE:LINE)` on a decode line with a missing or bad field, a

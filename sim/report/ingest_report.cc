@@ -88,7 +88,15 @@ std::string sglang_log_summary(const std::string& file, bool as_json) {
     mean /= static_cast<double>(lens.size());
   }
   const auto base = log.baseline_tok_s();
+  const auto batches = log.by_batch();
   if (as_json) {
+    json by_batch = json::array();
+    for (const auto& b : batches)
+      by_batch.push_back({{"running_req", b.running_req},
+                          {"lines", b.lines},
+                          {"idle_gap_lines", b.idle_lines},
+                          {"median_tok_s", b.median_tok_s},
+                          {"accept_len", b.accept_len ? json(*b.accept_len) : json(nullptr)}});
     return json{{"file", file},
                 {"lines", log.lines},
                 {"decode_lines", log.decode.size()},
@@ -98,13 +106,20 @@ std::string sglang_log_summary(const std::string& file, bool as_json) {
                 {"accept_len_lines", lens.size()},
                 {"accept_len_mean", lens.empty() ? json(nullptr) : json(mean)},
                 {"baseline_tok_s", base ? json(*base) : json(nullptr)},
-                {"baseline_idle_gap_lines", log.baseline_idle_lines()}}
+                {"baseline_idle_gap_lines", log.baseline_idle_lines()},
+                {"by_batch", std::move(by_batch)}}
                .dump(2, ' ', false, json::error_handler_t::replace) +
            "\n";
   }
   std::string out;
-  out += fmt::format("SGLang log {}: {} lines, {} decode lines, {} prefill lines, {} unknown lines skipped\n", file,
+  // "other": lines that are not decode, prefill or server_args lines (requests, warnings, ...)
+  out += fmt::format("SGLang log {}: {} lines, {} decode lines, {} prefill lines, {} other lines skipped\n", file,
                      log.lines, log.decode.size(), log.prefill_lines, log.unknown_lines);
+  // Every batch size the lines ran at, not only the one-request baseline below.
+  for (const auto& b : batches)
+    out += fmt::format("#running-req {}: {} lines, median gen throughput {:.2f} tok/s{}{}\n", b.running_req, b.lines,
+                       b.median_tok_s, b.accept_len ? fmt::format(", mean accept len {:.3f}", *b.accept_len) : "",
+                       b.idle_lines ? fmt::format(" ({} after idle gaps left out)", b.idle_lines) : "");
   if (!lens.empty())
     out += fmt::format(
         "speculation: {} lines with accept len, mean {:.3f} (min {:.2f}, max {:.2f}) -> `--accept-from {}`\n",

@@ -143,11 +143,13 @@ AcceptanceOrigin choose_acceptance(const TuneRequest& q, const Scenario& s, acce
   }
   if (!q.accept_from.empty()) {
     const std::optional<accept::StatedSettings> stated = stated_settings(q);
-    std::vector<accept::AcceptObservation> obs;
+    std::vector<accept::AcceptObservation> obs, per_file;
     bool stated_used = false;
     for (const auto& path : q.accept_from) {
       const auto o = accept::read_observations(path, "--accept-from", stated ? &*stated : nullptr, &stated_used);
       obs.insert(obs.end(), o.begin(), o.end());
+      // warned about per file: a published file's observations are named by their setting
+      for (auto x : o) x.source = path, per_file.push_back(x);
     }
     if (stated && !stated_used)
       throw InputError(
@@ -159,7 +161,7 @@ AcceptanceOrigin choose_acceptance(const TuneRequest& q, const Scenario& s, acce
         obs,
         "--accept-from " + list_of(q.accept_from) + (stated ? " (no server_args line: " + stated->flags + ")" : ""),
         model, s.run.accept_decay);
-    o.warnings = model_mismatches(obs, s);
+    o.warnings = model_mismatches(per_file, s);
     return o;
   }
   // The scenario's own accept len at its own settings (given on the command line or in the file,

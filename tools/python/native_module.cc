@@ -62,14 +62,11 @@ class SignalGuard {
 // The streams are process-wide: one call at a time.
 std::mutex call_mutex;
 
-// argv[0] is the subcommand's name, the rest its flags, as after `specsim` on a command line.
+// `argv` as after `specsim` on a command line (a subcommand and its flags, --version, or nothing),
+// dispatched as the command line does: same output, same exit code, an error line for a bad one.
 py::tuple call(const std::vector<std::string>& argv) {
-  if (argv.empty()) throw py::value_error("no subcommand given");
-  const specsim::cli::Command* cmd = nullptr;
-  for (const auto& c : specsim::cli::commands())
-    if (argv[0] == c.name) cmd = &c;
-  if (!cmd) throw py::value_error("unknown subcommand '" + argv[0] + "'");
-  std::vector<std::string> args = argv;
+  std::vector<std::string> args = {"specsim"};
+  args.insert(args.end(), argv.begin(), argv.end());
   std::vector<char*> ptrs;
   for (auto& a : args) ptrs.push_back(a.data());
   ptrs.push_back(nullptr);
@@ -80,7 +77,7 @@ py::tuple call(const std::vector<std::string>& argv) {
     const std::lock_guard lock(call_mutex);
     const SignalGuard signals;
     Capture capture;
-    rc = cmd->run(static_cast<int>(args.size()), ptrs.data());
+    rc = specsim::cli::dispatch(static_cast<int>(args.size()), ptrs.data());
     out = capture.out(), err = capture.err();
   }
   return py::make_tuple(rc, py::bytes(out), py::bytes(err));
