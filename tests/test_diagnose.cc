@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "diagnose/findings.h"
+#include "diagnose/nccl_tests_gpu.h"
 #include "diagnose/scenario_yaml.h"
 #include "ingest/sglang_log.h"
 #include "ingest/sglang_log_summary.h"
@@ -648,4 +649,16 @@ TEST_CASE("server_args read as run reads the same flags: an fp8 KV cache priced,
   CHECK(off.find("attention_backend=triton") != std::string::npos);
   CHECK(off.find("kv_cache_dtype") == std::string::npos);  // priced, as `run --kv-cache-dtype fp8_e4m3` does
   CHECK(d.at("scenario").dump().find("\"kv_cache_dtype\":\"fp8_e4m3\"") != std::string::npos);
+}
+
+TEST_CASE("an nccl-tests log of another GPU than --hardware's is named in a warning") {
+  const std::string a100 = traces_path("nccl-tests/a100-sxm4-80gb-x8-nvlink-mpi-thanos.txt");
+  const json d = run_json({"diagnose", kNextn, "--json", "--hardware", "h200:nvswitch", "--nccl-tests", a100});
+  REQUIRE(has_finding(d, "allreduce-other-gpu"));
+  CHECK(finding(d, "allreduce-other-gpu").at("warning") == true);
+  CHECK(finding(d, "allreduce-other-gpu").at("message").get<std::string>().find("NVIDIA A100-SXM4-80GB") !=
+        std::string::npos);
+  // the log's own GPU: no warning
+  CHECK(diagnose::nccl_tests_other_gpu(a100, "a100-sxm").empty());
+  CHECK(diagnose::nccl_tests_other_gpu(a100, "h200") == "NVIDIA A100-SXM4-80GB");
 }

@@ -9,6 +9,7 @@
 #include "cost/harness_launch.h"
 #include "diagnose/dp_rank_windows.h"
 #include "diagnose/model_match.h"
+#include "diagnose/nccl_tests_gpu.h"
 #include "evaluate/evaluate_scenario.h"
 #include "ingest/baseline_log.h"
 #include "ingest/nccl_tests.h"
@@ -324,6 +325,7 @@ Diagnosis diagnose(const DiagnoseInput& in) {
     }
     f.allreduce_measured_us = a.measured_allreduce_us;
     f.allreduce_source = *a.measured_allreduce_source;
+    if (in.nccl_tests) f.allreduce_other_gpu = nccl_tests_other_gpu(*in.nccl_tests, resolve_scenario(a).hw.gpu.name);
     f.allreduce_upper_bound = !host_bound.empty();
   }
 

@@ -62,6 +62,13 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
                               : "the model is slower than the log: check --hardware and the dtype (fp8 weights?)"});
     }
   }
+  if (!f.allreduce_other_gpu.empty())
+    add({"allreduce-other-gpu", true,
+         fmt::format("the nccl-tests log ran on {}, not this --hardware's GPU: its all-reduce times are another "
+                     "GPU's and interconnect's ({})",
+                     f.allreduce_other_gpu, f.allreduce_source),
+         std::nullopt, "", std::nullopt, std::nullopt,
+         "run all_reduce_perf on the serving machine, or give the --hardware it ran on"});
   if (f.allreduce_measured_us) {
     const double model = f.nccl_allreduce_model_us;
     const double extra = *f.allreduce_measured_us - model;

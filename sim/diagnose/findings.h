@@ -41,6 +41,7 @@ struct Figures {
   std::optional<double> allreduce_measured_us;
   std::string allreduce_source;
   bool allreduce_upper_bound = false;  ///< the measurement bounds the all-reduce from above only
+  std::string allreduce_other_gpu;     ///< the GPU an nccl-tests log ran on, when not --hardware's
   bool model_too_slow = false;         ///< even half a step less than modelled cannot reach the tok/s
   long long context_len = 0;           ///< the context per request the scenario runs at
   /// Settings neither the log nor a flag stated, taken as SGLang's defaults: "tp 1 (--tp-size)", ...
