@@ -406,6 +406,19 @@ TEST_CASE("a saved scenario keeps the pasted command's limits: run and sweep ref
   CHECK(sweep.err.find("exceeds the launch's limit of 4 running requests") != std::string::npos);
 }
 
+TEST_CASE("a specsim flag over the pasted command's value of the same setting wins, and says so") {
+  const CliResult r = run_specsim({"run", "--json", "--accept-len", "2", "--hardware", "h200:nvswitch", "--tp-size",
+                                   "8", "--sglang-args", "--model-path deepseek-ai/DeepSeek-V3 --tp 4"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["settings"]["tp_size"] == 8);
+  CHECK(j.dump().find("--tp-size 8 overrides the command's 4") != std::string::npos);
+  const CliResult same = run_specsim({"run", "--json", "--accept-len", "2", "--hardware", "h200:nvswitch", "--tp-size",
+                                      "8", "--sglang-args", "--model-path deepseek-ai/DeepSeek-V3 --tp 8"});
+  CHECK(same.out.find("overrides the command's") == std::string::npos);
+}
+
 TEST_CASE("the command's own limits hold the run: --context-length, --max-num-seqs") {
   const CliResult r = paste(with(kSglang, {"--context-length", "4096"}), {"--context-len", "8192"});
   CHECK(r.exit_code == 2);

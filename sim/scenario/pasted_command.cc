@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <type_traits>
 
 #include "scenario/command_flags.h"
 #include "scenario/command_values.h"
@@ -11,6 +12,7 @@
 #include "scenario/sglang_cmdline.h"
 #include "scenario/vllm_cmdline.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace specsim {
 
@@ -34,13 +36,36 @@ void fill(std::optional<T>& into, const std::optional<T>& from) {
   if (!into && from) into = from;
 }
 
-// The command's values under the flags given to specsim (theirs win).
-void merge(RunArgs& a, const RunArgs& c) {
-  fill(a.model_path, c.model_path), fill(a.draft_model_path, c.draft_model_path), fill(a.dtype, c.dtype);
+template <class T>
+std::string shown(const T& v) {
+  if constexpr (std::is_same_v<T, std::string>)
+    return v;
+  else
+    return fmt::format("{:g}", static_cast<double>(v));
+}
+
+// A specsim flag that overrides the command's value of the same setting: used, and said.
+template <class T>
+void fill_said(std::optional<T>& into, const std::optional<T>& from, const char* flag,
+               std::vector<std::string>& notes) {
+  bool differ = into && from && *into != *from;
+  if constexpr (std::is_same_v<T, std::string>) differ = differ && ascii_lower(*into) != ascii_lower(*from);
+  if (differ) notes.push_back(fmt::format("{} {} overrides the command's {}", flag, shown(*into), shown(*from)));
+  fill(into, from);
+}
+
+// The command's values under the flags given to specsim (theirs win, said).
+void merge(RunArgs& a, const RunArgs& c, std::vector<std::string>& notes) {
+  fill(a.model_path, c.model_path), fill(a.draft_model_path, c.draft_model_path);
+  fill_said(a.dtype, c.dtype, "--dtype", notes);
   if (!a.draft_model_path) fill(a.remote_draft, c.remote_draft);
-  fill(a.tp_size, c.tp_size), fill(a.nnodes, c.nnodes), fill(a.num_steps, c.num_steps), fill(a.topk, c.topk);
-  fill(a.num_draft_tokens, c.num_draft_tokens), fill(a.cuda_graph_max_bs, c.cuda_graph_max_bs);
-  fill(a.algorithm, c.algorithm), fill(a.mem_fraction_static, c.mem_fraction_static);
+  fill_said(a.tp_size, c.tp_size, "--tp-size", notes), fill(a.nnodes, c.nnodes);
+  fill_said(a.num_steps, c.num_steps, "--speculative-num-steps", notes);
+  fill_said(a.topk, c.topk, "--speculative-eagle-topk", notes);
+  fill_said(a.num_draft_tokens, c.num_draft_tokens, "--speculative-num-draft-tokens", notes);
+  fill_said(a.cuda_graph_max_bs, c.cuda_graph_max_bs, "--cuda-graph-max-bs", notes);
+  fill_said(a.algorithm, c.algorithm, "--speculative-algorithm", notes);
+  fill_said(a.mem_fraction_static, c.mem_fraction_static, "--mem-fraction-static", notes);
   fill(a.runtime, c.runtime), fill(a.quantization, c.quantization), fill(a.kv_cache_dtype, c.kv_cache_dtype);
   fill(a.attention_backend, c.attention_backend), fill(a.vllm_max_num_seqs, c.vllm_max_num_seqs);
   fill(a.nccl_p2p_level, c.nccl_p2p_level), fill(a.nccl_algo, c.nccl_algo), fill(a.nccl_proto, c.nccl_proto);
@@ -131,7 +156,7 @@ PastedCommand args_from_command(const std::vector<std::string>& tokens, RunArgs&
     throw InputError("a launch command does not say which GPUs run it: give --hardware GPU:TOPOLOGY (" +
                          hardware_choices() + "), or a hardware profile JSON",
                      "--hardware");
-  merge(a, given);
+  merge(a, given, out.notes);
   check_limits(c, a, out.notes);
   out.rows = report_rows(c);
   return out;
