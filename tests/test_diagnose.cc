@@ -661,4 +661,16 @@ TEST_CASE("an nccl-tests log of another GPU than --hardware's is named in a warn
   // the log's own GPU: no warning
   CHECK(diagnose::nccl_tests_other_gpu(a100, "a100-sxm").empty());
   CHECK(diagnose::nccl_tests_other_gpu(a100, "h200") == "NVIDIA A100-SXM4-80GB");
+  using diagnose::nccl_tests_same_gpu;
+  CHECK(nccl_tests_same_gpu("NVIDIA H100 80GB HBM3", "h100-sxm"));
+  CHECK_FALSE(nccl_tests_same_gpu("NVIDIA H100 PCIe", "h100-sxm"));
+  CHECK_FALSE(nccl_tests_same_gpu("NVIDIA H100 NVL", "h100-sxm"));
+  CHECK_FALSE(nccl_tests_same_gpu("NVIDIA H200", "h20"));
+  CHECK(nccl_tests_same_gpu("NVIDIA H20", "h20"));
+  CHECK_FALSE(nccl_tests_same_gpu("NVIDIA GB200", "b200"));
+  CHECK(nccl_tests_same_gpu("NVIDIA GeForce RTX 4090", "rtx-4090"));
+  CHECK_FALSE(nccl_tests_same_gpu("NVIDIA GeForce RTX 5090", "rtx-4090"));
+  CHECK_FALSE(nccl_tests_same_gpu("NVIDIA GeForce RTX 4090", "rtx-pro-6000"));
+  CHECK(nccl_tests_same_gpu("NVIDIA RTX PRO 6000 Blackwell Server Edition", "rtx-pro-6000"));
+  CHECK(nccl_tests_same_gpu("AMD Instinct MI300X", "mi300x"));
 }

@@ -334,6 +334,17 @@ TEST_CASE("SGLang logs: truncated, garbled, empty -> FILE:LINE") {
   CHECK(error_where(parse, cut(text, first + 40)) != "no error");
   // the same line cut, then a newline: a broken line, not a cut-off excerpt
   CHECK(error_where(parse, cut(text, l7 + 40) + "\n") == "F:7");
+  // a complete last line of another format (a plain run's, fewer fields) is kept
+  const std::string plain = "Decode batch, #running-req: 1, #token: 900, gen throughput (token/s): 150.00";
+  const auto mixed = parse_sglang_log(cut(text, text.find('\n', l7) + 1) + plain, "F");
+  CHECK_FALSE(mixed.cut_last_line);
+  CHECK(mixed.decode.size() == 3);
+  // said where the log is read: ingest's text and JSON
+  const std::string dir = fresh_dir();
+  write_text(dir + "/cut.log", cut(text, l7 + 40));
+  const auto shown = run_specsim({"ingest", "--sglang-log", dir + "/cut.log"});
+  CHECK(shown.out.find("its last line, 7, ends without a newline and is cut off: left out") != std::string::npos);
+  CHECK(json::parse(run_specsim({"ingest", "--sglang-log", dir + "/cut.log", "--json"}).out)["cut_last_line"] == 7);
   std::string garbled = text;
   garbled.replace(garbled.find("accept len: ", l7) + 12, 1, "?");
   CHECK(error_where(parse, garbled) == "F:7");

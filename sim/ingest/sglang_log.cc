@@ -83,11 +83,11 @@ DecodeLine parse_decode(std::string_view rest, const std::string& file, std::siz
     std::string_view item = trim(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 2);
     if (item.empty()) continue;
-    ++d.fields;
     const std::size_t colon = item.rfind(": ");
     if (colon == std::string_view::npos)
       fail_at(file, ln, fmt::format("decode line field '{}' has no 'key: value'", item));
     const std::string_view key = trim(item.substr(0, colon)), val = trim(item.substr(colon + 2));
+    d.keys.emplace_back(key);
     double v = 0;
     auto number = [&](const char* what) {
       if (!parse_number(val, v) || v < 0) fail_at(file, ln, fmt::format("bad {} '{}' in the decode line", what, val));
@@ -131,6 +131,23 @@ DecodeLine parse_decode(std::string_view rest, const std::string& file, std::siz
   return d;
 }
 
+// A line whose fields are the first ones of its launch's previous decode line, fewer of them (the
+// last perhaps cut inside its name): the same line format, cut off. A line of another format
+// (a plain run's after a speculative one's) differs in its names, not only in their number.
+bool cut_short(const DecodeLine& d, const SglangLog& log) {
+  const std::optional<std::size_t> launch =
+      log.server_args.empty() ? std::nullopt : std::optional<std::size_t>(log.server_args.size() - 1);
+  for (auto it = log.decode.rbegin(); it != log.decode.rend(); ++it) {
+    if (it->server_args_index != launch) continue;
+    const auto& prev = it->keys;
+    if (d.keys.empty() || d.keys.size() >= prev.size()) return false;
+    for (std::size_t k = 0; k + 1 < d.keys.size(); ++k)
+      if (d.keys[k] != prev[k]) return false;
+    return prev[d.keys.size() - 1].rfind(d.keys.back(), 0) == 0;
+  }
+  return false;
+}
+
 }  // namespace
 
 SglangLog parse_sglang_log(const std::string& text, const std::string& file) {
@@ -165,7 +182,7 @@ SglangLog parse_sglang_log(const std::string& text, const std::string& file) {
         log.cut_last_line = i + 1;
         continue;
       }
-      if (unterminated && !log.decode.empty() && d.fields < log.decode.back().fields) {
+      if (unterminated && cut_short(d, log)) {
         log.cut_last_line = i + 1;
         continue;
       }

@@ -37,7 +37,7 @@ struct DecodeLine {
   /// The `DPn` rank tag of a DP-attention server's line (ingest/sglang_rank_tag.h): that rank's
   /// own batch and throughput; nullopt on a one-scheduler server's line.
   std::optional<int> dp_rank;
-  std::size_t fields = 0;  ///< the line's `key: value` fields, read or not
+  std::vector<std::string> keys;  ///< the line's field names in order, read or not
 };
 
 /// The decode lines at one #running-req: what `ingest --sglang-log` lists per batch size.
@@ -55,8 +55,9 @@ struct SglangLog {
   std::vector<ServerArgs> server_args;
   std::size_t lines = 0, prefill_lines = 0;
   std::size_t unknown_lines = 0;  ///< anything else (requests, warnings, tracebacks): skipped
-  /// The file's last decode line, unterminated and cut off (it does not parse, or has fewer fields
-  /// than the decode line before it): left out. Its 1-based line; nullopt when none was.
+  /// The file's last decode line, unterminated and cut off (it does not parse, or its fields are
+  /// the first ones of the launch's decode line before it, fewer): left out. Its 1-based line;
+  /// nullopt when none was.
   std::optional<std::size_t> cut_last_line;
   bool speculative() const;                 ///< some decode line reports an accept len
   std::vector<double> accept_lens() const;  ///< of the lines that report one, in order

@@ -107,7 +107,8 @@ std::string sglang_log_summary(const std::string& file, bool as_json) {
                 {"accept_len_mean", lens.empty() ? json(nullptr) : json(mean)},
                 {"baseline_tok_s", base ? json(*base) : json(nullptr)},
                 {"baseline_idle_gap_lines", log.baseline_idle_lines()},
-                {"by_batch", std::move(by_batch)}}
+                {"by_batch", std::move(by_batch)},
+                {"cut_last_line", log.cut_last_line ? json(*log.cut_last_line) : json(nullptr)}}
                .dump(2, ' ', false, json::error_handler_t::replace) +
            "\n";
   }
@@ -115,6 +116,8 @@ std::string sglang_log_summary(const std::string& file, bool as_json) {
   // "other": lines that are not decode, prefill or server_args lines (requests, warnings, ...)
   out += fmt::format("SGLang log {}: {} lines, {} decode lines, {} prefill lines, {} other lines skipped\n", file,
                      log.lines, log.decode.size(), log.prefill_lines, log.unknown_lines);
+  if (log.cut_last_line)
+    out += fmt::format("its last line, {}, ends without a newline and is cut off: left out\n", *log.cut_last_line);
   // Every batch size the lines ran at, not only the one-request baseline below.
   for (const auto& b : batches)
     out += fmt::format("#running-req {}: {} lines, median gen throughput {:.2f} tok/s{}{}\n", b.running_req, b.lines,

@@ -44,10 +44,13 @@ void read_baseline(const std::string& file, RunArgs& args, Measurements& m) {
   const double tps = m.baseline->lines.tok_s;
   args.measured_baseline_tok_s = tps;
   args.measured_baseline_source = "--baseline-from " + file;
-  m.notes.push_back(
-      fmt::format("measured baseline {:.1f} tok/s = median gen throughput of {} lines at {} running "
-                  "request{} in {}",
-                  tps, m.baseline->lines.line_numbers.size(), batch, batch == 1 ? "" : "s", file));
+  m.notes.push_back(fmt::format(
+      "measured baseline {:.1f} tok/s = median gen throughput of {} lines at {} running "
+      "request{} in {}{}",
+      tps, m.baseline->lines.line_numbers.size(), batch, batch == 1 ? "" : "s", file,
+      m.baseline->lines.cut_last_line
+          ? fmt::format(" (its last line, {}, cut off without its newline: left out)", *m.baseline->lines.cut_last_line)
+          : std::string()));
 }
 
 // --anchor-trace: the mean NCCL all-reduce kernel becomes the measured all-reduce time.

@@ -217,7 +217,7 @@ void validate_run(const RunSpec& r) {
     const int steps = r.accept_len_shape ? (*r.accept_len_shape)[0] : r.num_steps;
     const bool from_log = r.accept_source.rfind("SGLang log ", 0) == 0;  // --accept-from's mean
     if (from_log)
-      require(*r.accept_len >= 1.0 && *r.accept_len <= steps + 1,
+      require(*r.accept_len <= steps + 1,
               fmt::format("its mean accept len {:.3f} is above this run's steps + 1 = {}: the log ran a deeper draft "
                           "(give the settings it ran: --speculative-num-steps, --speculative-eagle-topk, "
                           "--speculative-num-draft-tokens)",

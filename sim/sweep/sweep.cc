@@ -121,6 +121,9 @@ void prepare_group(const SweepInput& in, const std::vector<Resolved>& resolved, 
     validate_run(run);
   } catch (const InputError& e) {
     g.error = e.line();
+    // the launch command's limits: one skip line per cause, whatever batch or context went over
+    if (e.line().find("the launch's") != std::string::npos)
+      g.skip_key = "beyond the launch command's limits (" + e.where() + ")";
     return;
   }
   if (g.s.target.max_position > 0 && run.context_len > g.s.target.max_position) {
