@@ -172,3 +172,12 @@ TEST_CASE("topk 1 with draft tokens != steps + 1 runs as SGLang runs it: adjuste
   CHECK(d.out.find("4 draft tokens are a chain of 3 steps: --speculative-num-steps set to 3") != std::string::npos);
   CHECK(d.out.find("steps 3, topk 1, draft tokens 4") != std::string::npos);
 }
+
+TEST_CASE("a flag a command does not take is named, with the command whose --help lists them") {
+  const auto r = specsim::test::run_specsim({"tune", "--measured-spec-tok-s", "50"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "error: '--measured-spec-tok-s' is not a flag of specsim tune (`specsim tune --help` lists them)\n");
+  const auto v = specsim::test::run_specsim({"sweep", "stray"});
+  CHECK(v.exit_code == 2);
+  CHECK(v.err.find("'stray' was not expected here: a value without its flag?") != std::string::npos);
+}

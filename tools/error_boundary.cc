@@ -134,7 +134,18 @@ int guarded(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
                   << " (" << app.get_name() << ")\n";
         return kExitBadInput;
       }
-      std::cerr << "error: " << one_line(e.what()) << " (run with --help for the flags)\n";
+      // Name the first word not taken, in the order given (CLI11 lists them last first).
+      const std::vector<std::string> left = app.remaining();
+      const auto flag =
+          std::find_if(left.begin(), left.end(), [](const std::string& w) { return w.rfind("-", 0) == 0; });
+      const std::string cmd = app.get_name().empty() ? std::string("specsim") : app.get_name();
+      if (flag != left.end())
+        std::cerr << "error: '" << *flag << "' is not a flag of " << cmd << " (`" << cmd << " --help` lists them)\n";
+      else if (!left.empty())
+        std::cerr << "error: '" << left.front() << "' was not expected here: a value without its flag? (`" << cmd
+                  << " --help` lists the flags)\n";
+      else
+        std::cerr << "error: " << one_line(e.what()) << " (run with --help for the flags)\n";
       return kExitBadInput;
     } catch (const CLI::ParseError& e) {
       std::cerr << "error: " << one_line(e.what()) << " (run with --help for the flags)\n";
