@@ -24,10 +24,12 @@ std::vector<std::string> words(const std::string& s) {
   return out;
 }
 
-// Whether a device name is the profile's GPU: every part of the profile name is a whole word of
-// it ("h20" is not "h200", "b200" not "gb200"), the SXM form factor being implicit (nvidia-smi
-// names an H100 SXM "H100 80GB HBM3"), and a PCIe or NVL part is not an SXM profile's.
-bool same_gpu(const std::string& device, const std::string& profile) {
+}  // namespace
+
+// Every part of the profile name a whole word of the device name ("h20" is not "h200", "b200" not
+// "gb200"), the SXM form factor implicit (nvidia-smi names an H100 SXM "H100 80GB HBM3"), and a
+// PCIe or NVL part not an SXM profile's.
+bool nccl_tests_same_gpu(const std::string& device, const std::string& profile) {
   const auto dev = words(device), prof = words(profile);
   auto has = [&](const std::vector<std::string>& ws, const std::string& p) {
     return std::any_of(ws.begin(), ws.end(), [&](const std::string& w) {
@@ -41,8 +43,6 @@ bool same_gpu(const std::string& device, const std::string& profile) {
   return true;
 }
 
-}  // namespace
-
 std::string nccl_tests_other_gpu(const std::string& file, const std::string& profile) {
   const std::string text = ingest::read_text(file, "--nccl-tests");
   static const std::regex kDevice(R"(#\s*Rank\s+\d+\s.*\bdevice\s+\d+\s+\[[^\]]*\]\s+(.+))");
@@ -52,11 +52,9 @@ std::string nccl_tests_other_gpu(const std::string& file, const std::string& pro
     if (!std::regex_search(l, m, kDevice)) continue;
     std::string name = m[1].str();
     while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
-    return same_gpu(name, profile) ? "" : name;
+    return nccl_tests_same_gpu(name, profile) ? "" : name;
   }
   return "";
 }
-
-bool nccl_tests_same_gpu(const std::string& device, const std::string& profile) { return same_gpu(device, profile); }
 
 }  // namespace specsim::diagnose
