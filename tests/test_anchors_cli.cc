@@ -132,22 +132,25 @@ TEST_CASE("a speculative tok/s with its accept len calibrates the cycle, split a
     return b;
   }());
   CHECK(tok_s(j, "nccl", "baseline") == Approx(tok_s(plain, "nccl", "baseline")));
-  // one setting: split in proportion to the modelled time of the 5 draft forwards and of the
-  // verify, read from the same run without the measurement
-  double draft_us = 0, cycle_model_us = 0;
+  // one setting: split in proportion to the modelled time of each forward (the 4 draft decode
+  // forwards, the draft extend, the verify), read from the same run without the measurement
+  double decode_us = 0, extend_us = 0, cycle_model_us = 0;
   for (const auto& p : plain["scenarios"][0]["phases"]) {
     const std::string name = p["name"];
     if (name == "baseline_decode") continue;
     const double us = p["count"].get<double>() * p["us"].get<double>();
     cycle_model_us += us;
-    if (name != "verify") draft_us += us;
+    if (name == "draft_decode") decode_us += us;
+    if (name == "draft_extend") extend_us += us;
   }
   REQUIRE(cycle_model_us == Approx((*c)["model"].get<double>()));
   const double step = (*c)["extra_us_per_draft_forward"].get<double>();
+  const double extend = (*c)["extra_us_per_draft_extend"].get<double>();
   const double verify = (*c)["extra_us_per_verify"].get<double>();
-  CHECK(step == Approx(unexplained * draft_us / cycle_model_us / 5));
-  CHECK(verify == Approx(unexplained * (1 - draft_us / cycle_model_us)));
-  CHECK(5 * step + verify == Approx(unexplained));
+  CHECK(step == Approx(unexplained * decode_us / cycle_model_us / 4));
+  CHECK(extend == Approx(unexplained * extend_us / cycle_model_us));
+  CHECK(verify == Approx(unexplained * (1 - (decode_us + extend_us) / cycle_model_us)));
+  CHECK(4 * step + extend + verify == Approx(unexplained));
   CHECK(std::abs(step) < std::abs(verify));  // a draft forward is a fraction of the verify's cost
   // never "not used" beside a given accept len: it is a measurement of the cycle, not of acceptance
   CHECK((*c)["does_not_apply"].dump().find("baseline_decode") != std::string::npos);
@@ -195,6 +198,24 @@ TEST_CASE("two measured step counts fit the cycle per draft forward and per veri
   REQUIRE(c);
   const double a = (*c)["extra_us_per_draft_forward"].get<double>(), b = (*c)["extra_us_per_verify"].get<double>();
   CHECK(a != Approx(b));
+}
+
+TEST_CASE("a measured cycle faster than the model shortens every forward by its own share, none below zero") {
+  // vLLM's fitted per-draft-step host time makes the modelled draft forwards long and the draft
+  // extend short: an even split per draft forward drove the extend negative (a refusal)
+  const json j = run_json({"--model-path", "gpt-oss-120b", "--hardware", "b200:nvswitch", "--runtime", "vllm",
+                           "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+                           "--speculative-num-draft-tokens", "4", "--accept-len", "2", "--measured-spec-tok-s", "450"});
+  const json* c = anchor(j, "cycle", "command line");
+  REQUIRE(c);
+  CHECK((*c)["used"] == true);
+  CHECK((*c)["unexplained_us_per_cycle"].get<double>() < 0);
+  CHECK(tok_s(j, "nccl") == Approx(450).epsilon(1e-6));
+  for (const auto& p : j["scenarios"][0]["phases"]) {
+    INFO(p["name"]);
+    CHECK(p["us"].get<double>() > 0);
+  }
+  CHECK((*c)["extra_us_per_draft_extend"].get<double>() > (*c)["extra_us_per_draft_forward"].get<double>());
 }
 
 TEST_CASE("a measurement far above the model is used, with a caution naming what it may be") {

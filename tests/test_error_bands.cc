@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "report/error_band.h"
 #include "run_json.h"
 #include "test_util.h"
 
@@ -83,7 +84,7 @@ TEST_CASE("an unanchored dense run takes the unanchored dense band, printed besi
   CHECK(s["spec"]["tok_per_s_band"]["class"].get<std::string>().starts_with("unanchored dense/"));
   const CliResult text = run_specsim(args);
   REQUIRE(text.exit_code == 0);
-  CHECK(text.out.find("likely, from the held-out errors of unanchored dense/vllm cases") != std::string::npos);
+  CHECK(text.out.find("likely measured, from the held-out errors of unanchored dense/vllm cases") != std::string::npos);
 }
 
 TEST_CASE("a class whose cases all come from one source gives way to the wider class") {
@@ -252,4 +253,27 @@ TEST_CASE("the top-k band: a saved scenario's what-if, a baseline-only anchor, a
                                 "--measured-baseline-tok-s", "200", "--accept-len", "2"})));
   CHECK(base_only.rfind("anchored ", 0) == 0);
   CHECK(base_only.find("top-k") == std::string::npos);
+}
+
+TEST_CASE("a band that excludes its figure says so; a baseline measured at these settings has none on any backend") {
+  specsim::RunBands b;
+  specsim::ErrorBand over;
+  over.lo = 140, over.hi = 150, over.n = 9, over.cls = "unanchored dense/vllm", over.predicted = 170;
+  b.baseline = over;
+  const std::string text = specsim::bands_text(b, "EAGLE3");
+  CHECK(text.find("likely measured, from the held-out errors") != std::string::npos);
+  CHECK(text.find("baseline 140.0-150.0 tok/s (n 9, the figure above it: held-out cases of this class measured "
+                  "slower than predicted)") != std::string::npos);
+  specsim::ErrorBand inside = over;
+  inside.predicted = 145;
+  b.baseline = inside;
+  CHECK(specsim::bands_text(b, "EAGLE3").find("the figure") == std::string::npos);
+  // tp 1: the custom all-reduce's baseline is NCCL's, i.e. the measured one
+  const json j = run_json({"--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch", "--accept-len", "3",
+                           "--measured-baseline-tok-s", "156"});
+  REQUIRE(j["scenarios"].size() >= 2);
+  for (const auto& sc : j["scenarios"]) {
+    INFO(sc["allreduce"]);
+    CHECK(sc["baseline"]["tok_per_s_band"]["basis"] == "measured at these settings");
+  }
 }

@@ -1,11 +1,14 @@
 // `specsim diagnose LOG [LOG...]`: an SGLang server log -> the scenario that reproduces its measured tok/s
 // (-o FILE, for `specsim run --scenario` and `specsim tune --scenario`) and where the log and the
 // model disagree (docs/diagnose.md).
+#include <algorithm>
 #include <iostream>
+#include <string>
 
 #include "cli_common.h"
 #include "commands.h"
 #include "diagnose/diagnose_command.h"
+#include "util/error.h"
 
 namespace specsim::cli {
 
@@ -49,6 +52,12 @@ int cmd_diagnose(int argc, char** argv) {
   app.add_option("-o,--output", out, "write the scenario (.yaml or .json) for `specsim run/tune --scenario`");
   app.add_flag("--json", as_json, "print the diagnosis as one JSON object");
   return guarded(app, argc, argv, [&] {
+    // `-- COMMAND` would read the command's words as log files
+    if (std::find(argv + 1, argv + argc, std::string("--")) != argv + argc)
+      throw InputError(
+          "diagnose reads SGLang server logs, not a launch command (the log's server_args line holds the launch's "
+          "settings): price a launch command with `specsim run --hardware GPU:TOPOLOGY -- COMMAND`",
+          "LOG");
     in.log = logs.front();
     std::cout << diagnose::diagnose_command(in, out, as_json, {logs.begin() + 1, logs.end()});
     return kExitOk;

@@ -152,7 +152,7 @@ void fit_cycle_extras(std::vector<AnchorEntry>& es, std::size_t first, int run_b
         }
       list = at_batch;
     }
-    double step = 0, verify = 0;
+    double step = 0, extend = 0, verify = 0;
     bool two_settings = false;
     for (const AnchorEntry* e : list) two_settings |= e->steps != list.front()->steps;
     if (two_settings) {
@@ -160,18 +160,24 @@ void fit_cycle_extras(std::vector<AnchorEntry>& es, std::size_t first, int run_b
       Eigen::VectorXd y(list.size());
       for (std::size_t i = 0; i < list.size(); ++i) a(i, 0) = list[i]->steps, a(i, 1) = 1.0, y(i) = list[i]->derived;
       const Eigen::Vector2d x = a.colPivHouseholderQr().solve(y);
-      step = x(0), verify = x(1);
+      step = extend = x(0), verify = x(1);
     } else {
-      double mean = 0, share = 0;
+      // each forward carries its own modelled share: a draft extend that costs less than a draft
+      // decode forward takes less, and none goes below zero for a cycle over half the modelled
+      double mean = 0, share = 0, extend_share = 0;
       for (const AnchorEntry* e : list) {
         mean += e->derived / static_cast<double>(list.size());
         share += e->draft_share / static_cast<double>(list.size());
+        extend_share += e->extend_share / static_cast<double>(list.size());
       }
-      step = mean * share / list.front()->steps;
+      const int decode_forwards = list.front()->steps - 1;
+      extend = mean * extend_share;
+      step = decode_forwards > 0 ? mean * (share - extend_share) / decode_forwards : extend;
       verify = mean * (1.0 - share);
     }
-    for (AnchorEntry* e : list) e->step_extra_us = step, e->verify_extra_us = verify;
-    by_box[box].spec_step_extra_us = step, by_box[box].spec_verify_extra_us = verify;
+    for (AnchorEntry* e : list) e->step_extra_us = step, e->extend_extra_us = extend, e->verify_extra_us = verify;
+    by_box[box].spec_step_extra_us = step, by_box[box].spec_extend_extra_us = extend;
+    by_box[box].spec_verify_extra_us = verify;
   }
 }
 
@@ -299,10 +305,13 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
     e.steps = r.num_steps, e.topk = r.topk, e.draft_tokens = r.num_draft_tokens;
     const CycleResult modelled = evaluate_cycle(b.plan, ctx_of(b), e.accept_len);
     e.model = modelled.cycle_us;
-    double draft_us = 0;
-    for (const PhaseTiming& t : modelled.phases)
+    double draft_us = 0, extend_us = 0;
+    for (const PhaseTiming& t : modelled.phases) {
       if (t.kind == PhaseKind::DraftDecode || t.kind == PhaseKind::DraftExtend) draft_us += t.count * t.us;
+      if (t.kind == PhaseKind::DraftExtend) extend_us += t.count * t.us;
+    }
     e.draft_share = e.model > 0 ? draft_us / e.model : 0.0;
+    e.extend_share = e.model > 0 ? extend_us / e.model : 0.0;
     const double cycle_us = e.accept_len * b.plan.batch * 1e6 / e.measured;
     // As for the baseline: a cycle under half the modelled one is a wrong figure, not overhead.
     if (!(cycle_us >= 0.5 * e.model))
@@ -342,9 +351,10 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
       const double got = evaluate_cycle(b.plan, ctx_of(b), e.accept_len).cycle_us - e.model;
       if (std::abs(got - e.derived) <= 1e-9 * std::max(1.0, std::abs(e.derived)) || got * e.derived <= 0) break;
       const double scale = e.derived / got;
-      terms.spec_step_extra_us *= scale, terms.spec_verify_extra_us *= scale;
+      terms.spec_step_extra_us *= scale, terms.spec_extend_extra_us *= scale, terms.spec_verify_extra_us *= scale;
     }
-    e.step_extra_us = terms.spec_step_extra_us, e.verify_extra_us = terms.spec_verify_extra_us;
+    e.step_extra_us = terms.spec_step_extra_us, e.extend_extra_us = terms.spec_extend_extra_us;
+    e.verify_extra_us = terms.spec_verify_extra_us;
   }
 
   // 4. Acceptance, with every term of its box.
@@ -415,9 +425,9 @@ Anchors derive_anchors(const Scenario& s, const CyclePlan& run_plan, double give
         continue;
       }
       e.applies.push_back(
-          fmt::format("every speculative cycle: {:+.1f} us per draft forward ({} a cycle here), "
-                      "{:+.1f} us per verify",
-                      e.step_extra_us, run.num_steps, e.verify_extra_us));
+          fmt::format("every speculative cycle: {:+.1f} us per draft decode forward ({} a cycle here), "
+                      "{:+.1f} us per draft extend, {:+.1f} us per verify",
+                      e.step_extra_us, std::max(0, run.num_steps - 1), e.extend_extra_us, e.verify_extra_us));
       if (run.num_steps != e.steps || run.topk != e.topk || run.num_draft_tokens != e.draft_tokens ||
           run.batch_size != e.batch_size)
         e.applies.push_back(

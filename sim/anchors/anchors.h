@@ -49,7 +49,9 @@ struct AnchorEntry {
   double accept_rate = 0;
   double accept_len = 0;       ///< cycle: the accept len the measurement was taken with
   double draft_share = 0;      ///< cycle: the modelled draft forwards' share of the modelled cycle
-  double step_extra_us = 0;    ///< cycle: the fitted extra per draft forward on its box
+  double extend_share = 0;     ///< cycle: of draft_share, the draft extend forward's
+  double step_extra_us = 0;    ///< cycle: the fitted extra per draft decode forward on its box
+  double extend_extra_us = 0;  ///< cycle: the fitted extra per draft extend forward on its box
   double verify_extra_us = 0;  ///< cycle: the fitted extra per verify on its box
   bool used = true;
   /// The accept len the measurement gives: stated with a cycle entry, implied by a spec entry.

@@ -1,5 +1,7 @@
 #include "cost/runtime_cost.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace specsim {
@@ -42,7 +44,7 @@ RuntimeCost runtime_cost(const RuntimeProfile& p, const RunSpec& run, const Hard
   const double host_ratio = p.host_scale * hw.gpu.host_launch_us / p.host_op_us;
   const double kernel_ratio = (hw.gpu.kernel_min_us + hw.gpu.kernel_switch_us) / p.graphed_kernel_us;
   const double bw_ratio = hw.gpu.mem_bw_gbps > 0 ? p.reference_mem_bw_gbps / hw.gpu.mem_bw_gbps : 1.0;
-  std::array<double, kNumPhaseKinds> host{}, eager{}, graphed{};
+  std::array<double, kNumPhaseKinds> host{}, eager{}, graphed{}, fitted{};
 
   for (const auto& t : p.terms) {
     if (t.counted_by_forward || !applies(t, run, target_vocab, draft_vocab)) continue;
@@ -76,13 +78,23 @@ RuntimeCost runtime_cost(const RuntimeProfile& p, const RunSpec& run, const Hard
     }
     const int i = static_cast<int>(phase);
     (t.host ? host : t.graphed ? graphed : eager)[i] += us;
+    if (t.host && t.fitted) {
+      fitted[i] += us;
+      if (!plain) {
+        rc.fitted_terms.push_back(fmt::format("{} {:g} us", t.name, t.value_us));
+        if (std::find(rc.fitted_sources.begin(), rc.fitted_sources.end(), t.source) == rc.fitted_sources.end())
+          rc.fitted_sources.push_back(t.source);
+      }
+    }
   }
   for (int i = 0; i < kNumPhaseKinds; ++i) {
     const double per = i == static_cast<int>(PhaseKind::DraftDecode) && draft_forwards > 0 ? draft_forwards : 1;
     auto& ph = rc.phase[i];
     ph.host_us = host[i] / per, ph.gpu_eager_us = eager[i] / per, ph.gpu_graphed_us = graphed[i] / per;
-    ph.overlapped =
-        i == static_cast<int>(PhaseKind::BaselineDecode) ? p.overlap_plain_decode : p.host_overlaps_forward[i];
+    ph.fitted_host_us = fitted[i] / per;
+    ph.overlapped = i == static_cast<int>(PhaseKind::BaselineDecode)
+                        ? p.overlap_plain_decode && !run.disable_overlap_schedule
+                        : p.host_overlaps_forward[i];
   }
   return rc;
 }

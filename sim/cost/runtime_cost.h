@@ -3,6 +3,8 @@
 // into host time (Python/CPU: scales with the host, `host_launch_us`) and small-kernel GPU time
 // (scales with the GPU's kernel floor, or its HBM bandwidth for per-token terms).
 #include <array>
+#include <string>
+#include <vector>
 
 #include "scenario/hardware.h"
 #include "scenario/runtime_profile.h"
@@ -15,6 +17,7 @@ struct PhaseRuntime {
   double host_us = 0;         ///< host (Python) work
   double gpu_eager_us = 0;    ///< small kernels launched eagerly by that host work (overlap it)
   double gpu_graphed_us = 0;  ///< small kernels inside the phase's CUDA graph
+  double fitted_host_us = 0;  ///< the part of host_us from terms fitted to a published run
   bool overlapped = false;    ///< host work runs while the GPU executes the forward (overlap scheduler,
                               ///< or a loop with no sync between its forwards)
   /// The time this adds to a forward whose own time is `forward_us`: host and eager kernels
@@ -26,6 +29,9 @@ struct PhaseRuntime {
 struct RuntimeCost {
   std::array<PhaseRuntime, kNumPhaseKinds> phase{};
   bool active = false;  ///< false: no profile (forwards only)
+  /// The fitted host terms that apply to this run's speculative cycle, each once ("NAME VALUE
+  /// us"; RuntimeTerm::fitted), and where they were fitted.
+  std::vector<std::string> fitted_terms, fitted_sources;
 };
 
 /// Prices `p` for `run` on `hw`. `target_vocab` / `draft_vocab` scale the per-token vocab terms

@@ -155,6 +155,7 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
   if (sa) {
     a.cuda_graph_max_bs = sa->cuda_graph_max_bs;
     a.disable_cuda_graph = sa->disable_cuda_graph;
+    a.disable_overlap_schedule = sa->disable_overlap_schedule;
     a.mem_fraction_static = sa->mem_fraction_static;
     // The backends specsim prices a tree's attention with (docs/model.md#tree-attention).
     if (sa->attention_backend && (*sa->attention_backend == "fa3" || *sa->attention_backend == "flashinfer"))

@@ -201,7 +201,6 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
     // the attention backends specsim prices (docs/model.md#tree-attention); another's kernels are not
     if (sa->attention_backend && *sa->attention_backend != "fa3" && *sa->attention_backend != "flashinfer")
       off.push_back("attention_backend=" + *sa->attention_backend);
-    if (!f.speculative && sa->disable_overlap_schedule) off.push_back("disable_overlap_schedule");
     if (!off.empty()) {
       std::string l;
       for (const auto& o : off) l += (l.empty() ? "" : ", ") + o;

@@ -17,8 +17,9 @@ struct Anchors {
   double nccl_extra_graph_us = 0;
   double forward_overhead_us = 0;
   /// A measured speculative run with its accept len: the cycle time the model does not explain,
-  /// per draft forward (draft decode and draft extend) and per verify.
-  double spec_step_extra_us = 0;
+  /// per draft decode forward, per draft extend forward and per verify.
+  double spec_step_extra_us = 0;    ///< per draft decode forward
+  double spec_extend_extra_us = 0;  ///< per draft extend forward
   double spec_verify_extra_us = 0;
 };
 

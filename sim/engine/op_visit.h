@@ -17,8 +17,8 @@ inline double forward_overhead_us(const PhasePlan& phase, const CostContext& ctx
   switch (phase.kind) {
     case PhaseKind::BaselineDecode: return ctx.anchors.forward_overhead_us;
     case PhaseKind::Verify: return ctx.anchors.forward_overhead_us + ctx.anchors.spec_verify_extra_us;
-    case PhaseKind::DraftDecode:
-    case PhaseKind::DraftExtend: return ctx.anchors.spec_step_extra_us;
+    case PhaseKind::DraftDecode: return ctx.anchors.spec_step_extra_us;
+    case PhaseKind::DraftExtend: return ctx.anchors.spec_extend_extra_us;
   }
   return 0.0;
 }

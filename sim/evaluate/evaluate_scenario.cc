@@ -1,7 +1,9 @@
 #include "evaluate/evaluate_scenario.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -92,6 +94,34 @@ std::optional<Scenario> with_projected_accept(const Scenario& s) {
 
 }  // namespace
 
+namespace {
+
+// How much of the cycle rests on host terms fitted to one published run rather than counted
+// (models/runtime/*.json), unless a measured speculative run of this deployment anchors it.
+void note_fitted_host(const Scenario& s, ScenarioResult& out) {
+  if (!s.run.speculative() || !out.runtime.active || out.runtime.fitted_terms.empty()) return;
+  for (const auto& e : out.anchor_report.entries)
+    if (e.used && (e.kind == AnchorKind::Spec || e.kind == AnchorKind::Cycle)) return;
+  const auto first = std::find_if(out.results.begin(), out.results.end(),
+                                  [](const CycleResult& c) { return c.refused.empty() && c.cycle_us > 0; });
+  if (first == out.results.end()) return;
+  double fitted_us = 0;
+  for (const auto k : {PhaseKind::DraftDecode, PhaseKind::Verify, PhaseKind::DraftExtend})
+    if (const PhaseTiming* p = first->phase(k))
+      fitted_us += p->count * out.runtime.phase[static_cast<int>(k)].fitted_host_us;
+  out.fitted_host_share = fitted_us / first->cycle_us;
+  if (out.fitted_host_share < 0.2) return;
+  out.fitted_host_caution = fmt::format(
+      "{:.0f}% of this cycle is host time of runtime terms fitted to published runs ({}), not counted from the "
+      "code: {}. The profile describes {}; another release, GPU or model may pay otherwise. A measured "
+      "speculative run of this deployment (--measured-spec-tok-s with its --accept-len) anchors the cycle",
+      100 * out.fitted_host_share, fmt::join(out.runtime.fitted_sources, ", "),
+      fmt::join(out.runtime.fitted_terms, ", "),
+      s.runtime->applies_to.empty() ? "its own releases" : s.runtime->applies_to);
+}
+
+}  // namespace
+
 ScenarioResult run_scenario(const Scenario& s) {
   if (auto p = with_projected_accept(s)) return run_scenario(*p);
   validate_run(s.run);
@@ -134,6 +164,7 @@ ScenarioResult run_scenario(const Scenario& s) {
     r.backend_detail = backend_detail(out.plan, ctx);
     out.results.push_back(std::move(r));
   }
+  note_fitted_host(s, out);
   return out;
 }
 

@@ -24,6 +24,12 @@ struct ScenarioResult {
   double reference_baseline_tok_s = 0;
   bool reference_measured = false;
   bool reference_implied = false;  ///< the baseline is one a measurement implied (diagnose), not measured
+  /// Of the first backend's speculative cycle, the share that is host time of runtime terms
+  /// fitted to a published run (RuntimeTerm::fitted), before overlap; 0 when none applies or a
+  /// measured speculative run anchors the cycle. `fitted_host_caution` says it in words when it
+  /// is a fifth of the cycle or more.
+  double fitted_host_share = 0;
+  std::string fitted_host_caution;
 };
 
 /// Plans, anchors and evaluates. InputError on bad or contradictory input.

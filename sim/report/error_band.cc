@@ -103,6 +103,7 @@ std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double
     if (lo <= -1 || hi <= -1 || lo > hi) throw InputError("lo_pct/hi_pct out of range: regenerate the file", field);
     ErrorBand b;
     b.lo = predicted / (1 + hi), b.hi = predicted / (1 + lo);
+    b.predicted = predicted;
     b.n = n;
     b.cls = shown + " " + key;
     b.percentile = n >= kBandQuantileMinCases;
@@ -114,7 +115,9 @@ std::optional<ErrorBand> error_band(const Scenario& s, BandFigure figure, double
 MeasuredFigures measured_figures(const Scenario& s, const ScenarioResult& r, const CycleResult& c) {
   MeasuredFigures m;
   const bool nccl_everywhere = c.backend.kind == AllReduceChoice::Kind::Nccl;
-  m.baseline = nccl_everywhere && r.reference_measured;
+  // another backend's baseline is the measurement too where its step is NCCL's (no all-reduce at tp 1)
+  m.baseline = r.reference_measured && (nccl_everywhere || std::abs(c.baseline_tok_s - r.reference_baseline_tok_s) <=
+                                                               1e-9 * std::max(1.0, r.reference_baseline_tok_s));
   // The spec figure is the measurement when the acceptance came from a spec tok/s taken at these
   // very settings (same box, batch and draft shape): the run then reproduces it with NCCL.
   if (const AnchorEntry* e = r.anchor_report.acceptance(); e && nccl_everywhere && e->kind == AnchorKind::Spec) {
@@ -157,13 +160,19 @@ std::string bands_text(const RunBands& b, const std::string& algo) {
     if (!e) return;
     // The class is said once; a figure that fell back to a wider class says its own.
     const std::string cls = e->cls == first->cls ? "" : e->cls + ", ";
+    // the class's predictions all ran high (or low): the likely measured range excludes the figure
+    const char* side = e->predicted > e->hi ? "above" : e->predicted < e->lo ? "below" : nullptr;
+    const std::string outside =
+        side ? fmt::format(", the figure {} it: held-out cases of this class measured {} than predicted", side,
+                           e->predicted > e->hi ? "slower" : "faster")
+             : "";
     parts += (parts.empty() ? "" : ", ") + what + " " + fmt::format(fmt::runtime(format), e->lo, e->hi) +
-             fmt::format(" ({}n {}{})", cls, e->n, e->percentile ? "" : ", all cases");
+             fmt::format(" ({}n {}{}{})", cls, e->n, e->percentile ? "" : ", all cases", outside);
   };
   add(b.baseline, "baseline", "{:.1f}-{:.1f} tok/s");
   add(b.spec, algo, "{:.1f}-{:.1f} tok/s");
   add(b.speedup, "speedup", "x{:.2f}-{:.2f}");
-  return "  likely, from the held-out errors of " + first->cls +
+  return "  likely measured, from the held-out errors of " + first->cls +
          " cases (10th-90th percentile; models/accuracy/error-bands.json): " + parts + "\n";
 }
 

@@ -33,6 +33,7 @@ struct ErrorBand {
   int n = 0;               ///< held-out cases behind it
   std::string cls;         ///< "unanchored moe/sglang"
   bool percentile = true;  ///< 10th..90th percentile (else all n cases)
+  double predicted = 0;    ///< the figure the band is for (it may lie outside: a class predicted high or low)
 };
 
 /// Which figure a band is for.

@@ -78,6 +78,7 @@ json settings_json(const Scenario& s, const ScenarioResult& r) {
       x["measured_cycle_us"] = e.model + e.derived;
       x["unexplained_us_per_cycle"] = e.derived;
       x["extra_us_per_draft_forward"] = e.step_extra_us;
+      x["extra_us_per_draft_extend"] = e.extend_extra_us;
       x["extra_us_per_verify"] = e.verify_extra_us;
     } else {
       t["speculative_num_steps"] = e.steps, t["speculative_eagle_topk"] = e.topk;
@@ -192,6 +193,11 @@ json report_json(const Scenario& s, const ScenarioResult& r) {
                                            : "modelled"},
             {"what", "plain decoding with NCCL in every phase at these settings, anchored"}}},
           {"notes", s.notes},
+          {"runtime_fitted",
+           {{"share_of_cycle", r.fitted_host_share},
+            {"terms", r.runtime.fitted_terms},
+            {"sources", r.runtime.fitted_sources},
+            {"caution", r.fitted_host_caution.empty() ? json(nullptr) : json(r.fitted_host_caution)}}},
           {"pasted_command", pasted_command_json(s)},
           {"scenarios", scenarios}};
 }

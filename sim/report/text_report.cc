@@ -36,9 +36,10 @@ std::string anchor_line(const AnchorEntry& e) {
     case AnchorKind::Cycle:
       return fmt::format(
           "speculation {:.1f} tok/s at accept len {:.2f} (steps {}, topk {}, {} draft tokens; {}) = {:.0f} us per "
-          "cycle: model {:.0f} us -> {:+.0f} us per cycle ({:+.1f} us per draft forward, {:+.1f} us per verify)",
+          "cycle: model {:.0f} us -> {:+.0f} us per cycle ({:+.1f} us per draft decode forward, {:+.1f} us per "
+          "draft extend, {:+.1f} us per verify)",
           e.measured, e.accept_len, e.steps, e.topk, e.draft_tokens, where, e.model + e.derived, e.model, e.derived,
-          e.step_extra_us, e.verify_extra_us);
+          e.step_extra_us, e.extend_extra_us, e.verify_extra_us);
     default:
       return fmt::format(
           "speculation {:.1f} tok/s (steps {}, topk {}, {} draft tokens; {}) with a modelled {:.0f} us "
@@ -147,6 +148,7 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
     out += "runtime:  none (forwards only, --runtime none)\n";
   anchors_text(out, r);
   for (const auto& n : s.notes) out += "note: " + n + "\n";
+  if (!r.fitted_host_caution.empty()) out += "caution: " + r.fitted_host_caution + "\n";
   if (!s.pasted_stack.empty()) {  // each pasted flag with its class (models/stacks/)
     out += "pasted " + s.pasted_stack + " command:\n";
     for (const auto& f : s.pasted_flags)

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <regex>
 
+#include "scenario/command_program.h"
 #include "scenario/resolve.h"
 #include "util/error.h"
 
@@ -18,18 +19,13 @@ bool is_number(const std::string& s) {
 // A token that starts a flag (argparse: a dash, unless it reads as a negative number).
 bool is_flag(const std::string& s) { return s.size() > 1 && s[0] == '-' && !is_number(s); }
 
-// Environment assignments pasted before the program: the NCCL ones specsim models, the GPU
-// selection that only picks GPUs of the box --hardware names; any other is refused.
+// An environment assignment the command makes, classed by models/stacks/environment.csv.
 PastedFlag env_flag(const std::string& tok) {
   PastedFlag f;
   f.given = tok.substr(0, tok.find('='));
   f.values = {tok.substr(tok.find('=') + 1)};
-  if (f.given == "NCCL_P2P_LEVEL" || f.given == "NCCL_ALGO" || f.given == "NCCL_PROTO")
-    f.cls = FlagClass::Modelled, f.what = "NCCL's choice, as --nccl-p2p-level / --nccl-algo / --nccl-proto";
-  else if (f.given == "CUDA_VISIBLE_DEVICES")
-    f.cls = FlagClass::Ignored, f.what = "which GPUs of the box (--hardware names the box)";
-  else
-    f.cls = FlagClass::Refused, f.what = "the stack's or NCCL's behaviour through the environment";
+  const FlagValueClass c = environment_class(f.given, f.values.front());
+  f.cls = c.cls, f.what = c.what;
   return f;
 }
 
@@ -64,39 +60,18 @@ const PastedFlag* CommandFlags::last(const std::string& canonical) const {
   return nullptr;
 }
 
-CommandFlags read_command_flags(const std::vector<std::string>& tokens, const std::string& where) {
-  static const std::regex kEnv(R"([A-Za-z_][A-Za-z0-9_]*=.*)");
+CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, const std::string& where) {
+  const CommandProgram prog = find_program(all_tokens, where);
   CommandFlags c;
   c.where = where;
-  std::size_t i = 0;
-  std::vector<PastedFlag> env;
-  while (i < tokens.size() && !is_flag(tokens[i]) && std::regex_match(tokens[i], kEnv))
-    env.push_back(env_flag(tokens[i++]));
-  // The program: words up to the first flag (python -m MODULE counts its -m).
-  std::vector<std::string> program;
-  while (i < tokens.size() && (!is_flag(tokens[i]) || tokens[i] == "-m")) program.push_back(tokens[i++]);
-  // A file name where the program goes is no command: most often an output given to a flag that
-  // takes none (`--json out.json`), which would otherwise read as a command without flags.
-  if (!program.empty()) {
-    static const std::regex kOutputFile(R"(.*\.(json|csv|png|svg|yaml|yml|txt|log))", std::regex::icase);
-    if (std::regex_match(program.front(), kOutputFile))
-      throw InputError("'" + program.front() + "' is a file name where a launch command goes (python -m " +
-                           "sglang.launch_server ... or vllm serve MODEL ...)" +
-                           (where == "-- COMMAND"
-                                ? ": a flag's file goes right after that flag (--trace FILE), and --json prints to "
-                                  "stdout"
-                                : ""),
-                       where);
-  }
-  c.stack = "sglang";  // flags alone: SGLang's, as --sglang-args has always read them
-  for (const auto& w : program)
-    if (w.find("vllm") != std::string::npos) c.stack = "vllm";
+  c.notes = prog.notes;
+  c.stack = prog.stack;
+  for (const auto& e : prog.env) c.flags.push_back(env_flag(e));
   const StackFlagTable& table = stack_flag_table(c.stack);
   const std::string release = c.stack == "vllm" ? "vLLM v0.11.0" : "SGLang v0.5.2";
-  c.flags = env;
   std::string model_tag;  // vllm serve MODEL
   auto positional = [&](const std::string& w) {
-    if (c.stack == "vllm" && model_tag.empty() && w != "serve" && w.find("vllm") == std::string::npos) {
+    if (c.stack == "vllm" && model_tag.empty()) {
       model_tag = w;
       PastedFlag f;
       f.given = w;
@@ -108,11 +83,8 @@ CommandFlags read_command_flags(const std::vector<std::string>& tokens, const st
     }
     throw InputError("'" + w + "' is not a flag of " + release + " (a value without its flag?)", where);
   };
-  for (std::size_t p = 0; p < program.size(); ++p)
-    if (program[p] == "-m")
-      ++p;
-    else if (c.stack == "vllm" && p > 0 && program[p - 1] == "serve")
-      positional(program[p]);
+  const std::vector<std::string>& tokens = prog.args;
+  std::size_t i = 0;
   while (i < tokens.size()) {
     const std::string tok = tokens[i++];
     if (!is_flag(tok)) {
@@ -127,6 +99,11 @@ CommandFlags read_command_flags(const std::vector<std::string>& tokens, const st
     if (c.stack == "vllm" && name.rfind("--", 0) == 0)
       if (const auto dot = name.find('.'); dot != std::string::npos)
         f.sub = name.substr(dot + 1), name = name.substr(0, dot);
+    for (const auto& o : table.older)
+      if (o.spelling == name) {
+        c.notes.push_back(name + " read as " + o.flag + ": " + o.why);
+        name = o.flag;
+      }
     f.given = name;
     f.row = table.find(name, where + ": " + name, &f.negated);
     if (!f.row && name.rfind("--", 0) != 0 && name.size() > 2) {  // -O3: a short flag with its value attached
@@ -135,8 +112,8 @@ CommandFlags read_command_flags(const std::vector<std::string>& tokens, const st
     }
     if (!f.row)
       throw InputError("'" + name + "' is not a flag of " + release + " (" + table.source +
-                           " lists them); a typo, or a later release's flag: remove it and give what it changes as "
-                           "specsim's own flags",
+                           " lists them); a typo, or a flag of another release: remove it and give what it changes "
+                           "as specsim's own flags",
                        where);
     f.cls = f.row->cls, f.what = f.row->what;
     const std::string at = where + ": " + name;
@@ -176,7 +153,10 @@ void refuse_unmodelled(const CommandFlags& c) {
         more += (n_more++ ? ", " : "") + f.given;
     }
   if (!first) return;
-  const std::string flag = first->row ? first->given : first->given + "=" + first->values.front();
+  // the value too where the stack takes one (--attention-backend triton: other values are priced)
+  const std::string flag = !first->row             ? first->given + "=" + first->values.front()
+                           : first->values.empty() ? first->given
+                                                   : first->given + " " + first->last();
   std::string msg = "not modelled: " + flag + " changes " + first->what;
   if (n_more) msg += " (refused too: " + more + ")";
   msg += "; drop it to price the run without it";

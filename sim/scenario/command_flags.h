@@ -26,6 +26,8 @@ struct CommandFlags {
   std::string stack;  ///< "sglang" or "vllm"
   std::string where;  ///< the specsim flag that gave the command (errors name it)
   std::vector<PastedFlag> flags;
+  /// What reading the command skipped or cut (a docker wrapper, a shell pipe), in words.
+  std::vector<std::string> notes;
   /// The last occurrence of the flag `canonical` (SGLang and vLLM take the last), or null.
   const PastedFlag* last(const std::string& canonical) const;
 };
@@ -33,10 +35,9 @@ struct CommandFlags {
 /// Splits a command line on blanks (single and double quotes group).
 std::vector<std::string> split_command(const std::string& text);
 
-/// Reads `tokens`: leading environment assignments, the program (python -m sglang.launch_server,
-/// vllm serve MODEL, python -m vllm.entrypoints.openai.api_server), then the flags, each looked
-/// up in the stack's table. InputError naming `where` for a flag the stack does not have, a
-/// missing or extra value, or a stray word.
+/// Reads `tokens`: the program past its wrappers (command_program.h: environment assignments,
+/// docker run, interpreter options), then the flags, each looked up in the stack's table. InputError naming `where` for
+/// a flag the stack does not have, a missing or extra value, or a stray word.
 CommandFlags read_command_flags(const std::vector<std::string>& tokens, const std::string& where);
 
 /// The first refused flag as `not modelled: FLAG changes WHAT` (and how many more), or nothing.

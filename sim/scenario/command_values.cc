@@ -120,15 +120,14 @@ void set_pasted_draft(RunArgs& a, const std::string& v, const std::string& at) {
     a.draft_model_path = v, a.remote_draft.reset();
     return;
   }
-  const auto slashes = std::count(v.begin(), v.end(), '/');
   try {
     resolve_model_config(v, at);  // a zoo draft (MODEL/DRAFT)
     a.draft_model_path = v, a.remote_draft.reset();
     return;
   } catch (const InputError&) {
-    if (slashes == 0) throw;  // neither a path nor an id
   }
-  // A Hugging Face id, or a path on the serving machine: not held here, resolve.cc decides
+  // A Hugging Face id, or a path (a bare folder name too) on the serving machine: not held here,
+  // resolve.cc decides what stands in and says so
   a.remote_draft = v, a.draft_model_path.reset();
 }
 

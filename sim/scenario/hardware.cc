@@ -10,6 +10,7 @@
 #include "scenario/paths.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/text.h"
 
 namespace specsim {
 namespace fs = std::filesystem;
@@ -279,31 +280,73 @@ NcclTuning load_nccl_tuning() {
   return t;
 }
 
+namespace {
+
+// The zoo's name of a GPU typed as `given` (lowercase): itself when gpus/ has it, else its alias
+// (models/hardware/gpu-aliases.json), said in `assumed`; "" when neither.
+std::string zoo_gpu_name(const fs::path& root, const std::string& given, std::vector<std::string>& assumed) {
+  if (is_file((root / "gpus" / (given + ".json")).string())) return given;
+  const std::string aliases_path = (root / "gpu-aliases.json").string();
+  const json j = read_json_file(aliases_path);
+  if (!j.contains("aliases") || !j.at("aliases").is_object())
+    throw InputError("missing object", aliases_path + ": aliases");
+  const json& all = j.at("aliases");
+  if (!all.contains(given)) return "";
+  const json& a = all.at(given);
+  const std::string where = aliases_path + ": aliases." + given;
+  if (!a.contains("gpu") || !a.at("gpu").is_string() || !a.contains("why") || !a.at("why").is_string())
+    throw InputError("an alias holds {\"gpu\": NAME, \"why\": TEXT}", where);
+  const std::string gpu = a.at("gpu").get<std::string>();
+  if (!is_file((root / "gpus" / (gpu + ".json")).string())) throw InputError("no profile gpus/" + gpu + ".json", where);
+  assumed.push_back(fmt::format("GPU '{}' read as the zoo's {}: {}", given, gpu, a.at("why").get<std::string>()));
+  return gpu;
+}
+
+// The topology of one GPU given without one: none enters the price (no collective runs), so the
+// GPU's own kind of board is taken, as the header shows.
+std::string single_gpu_topology(const GpuProfile& g) {
+  if (g.amd) return "xgmi";
+  return g.nvlink_bw_gbps > 0 ? "nvswitch" : "pcie-switch";
+}
+
+}  // namespace
+
 Hardware load_hardware(const std::string& spec, int num_gpus, const std::string& flag) {
   Hardware hw;
   hw.spec = spec;
   hw.num_gpus = num_gpus;
   const auto colon = spec.find(':');
-  if (is_input_file(spec)) {
+  const bool names = !spec.empty() && spec.find('/') == std::string::npos && !is_input_file(spec);
+  if (names && (colon != std::string::npos || spec.find('.') == std::string::npos)) {
+    const fs::path root = fs::path(models_dir()) / "hardware";
+    const std::string given_gpu = ascii_lower(spec.substr(0, colon));
+    std::string topo = colon == std::string::npos ? "" : ascii_lower(spec.substr(colon + 1));
+    const std::string gpu = zoo_gpu_name(root, given_gpu, hw.assumed);
+    if (gpu.empty())
+      throw InputError(
+          fmt::format("unknown GPU '{}': use {}", given_gpu, fmt::join(json_names_in((root / "gpus").string()), ", ")),
+          flag);
+    hw.gpu = parse_gpu((root / "gpus" / (gpu + ".json")).string());
+    const std::string topologies = fmt::format("{}", fmt::join(json_names_in((root / "topologies").string()), ", "));
+    if (topo.empty()) {
+      if (num_gpus > 1)
+        throw InputError(fmt::format("'{}' names no topology, which prices the collectives between the {} GPUs: "
+                                     "give {}:TOPOLOGY (topologies: {})",
+                                     spec, num_gpus, gpu, topologies),
+                         flag);
+      topo = single_gpu_topology(hw.gpu);
+      hw.assumed.push_back(fmt::format("one GPU and no topology given: {} is shown, and no collective runs", topo));
+    }
+    const std::string topo_path = (root / "topologies" / (topo + ".json")).string();
+    if (!is_file(topo_path)) throw InputError(fmt::format("unknown topology '{}': use {}", topo, topologies), flag);
+    hw.topo = parse_topology(topo_path);
+    hw.spec = gpu + ":" + topo;
+  } else if (is_input_file(spec)) {
     const json j = read_json_file(spec);
     if (!j.contains("gpu") || !j.contains("topology"))
       throw InputError("a hardware profile file holds {\"gpu\": {...}, \"topology\": {...}}", flag + " " + spec);
     hw.gpu = gpu_from_json(j["gpu"], spec + ": gpu");
     hw.topo = topology_from_json(j["topology"], spec + ": topology");
-  } else if (colon != std::string::npos && spec.find('/') == std::string::npos) {
-    const fs::path root = fs::path(models_dir()) / "hardware";
-    const std::string gpu = spec.substr(0, colon), topo = spec.substr(colon + 1);
-    const std::string gpu_path = (root / "gpus" / (gpu + ".json")).string();
-    const std::string topo_path = (root / "topologies" / (topo + ".json")).string();
-    if (!is_file(gpu_path))
-      throw InputError(
-          fmt::format("unknown GPU '{}': use {}", gpu, fmt::join(json_names_in((root / "gpus").string()), ", ")), flag);
-    if (!is_file(topo_path))
-      throw InputError(fmt::format("unknown topology '{}': use {}", topo,
-                                   fmt::join(json_names_in((root / "topologies").string()), ", ")),
-                       flag);
-    hw.gpu = parse_gpu(gpu_path);
-    hw.topo = parse_topology(topo_path);
   } else {
     throw InputError("expected GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile file path; '" + spec + "' is neither",
                      flag);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scenario/dtype.h"
 #include "scenario/nccl_curve.h"
@@ -130,6 +131,8 @@ struct Hardware {
   NcclTuning nccl;
   int num_gpus = 8;
   int num_nodes = 1;  ///< --nnodes: num_gpus spread evenly over them
+  /// What reading --hardware assumed (a GPU alias, one GPU's topology), in words for the notes.
+  std::vector<std::string> assumed;
   /// GPUs per node, and the nodes a group of `world` consecutive ranks spans.
   int gpus_per_node() const { return (num_gpus + num_nodes - 1) / num_nodes; }
   int nodes_spanned(int world) const { return num_nodes <= 1 ? 1 : (world + gpus_per_node() - 1) / gpus_per_node(); }
@@ -146,8 +149,10 @@ TopologyProfile parse_topology(const std::string& path);
 std::string nccl_tuning_path();
 NcclTuning load_nccl_tuning();
 
-/// `--hardware GPU:TOPOLOGY` (names under models/hardware/) or a path to a combined profile
-/// {"gpu": {...}, "topology": {...}}; validates that the GPU can sit on that topology.
+/// `--hardware GPU:TOPOLOGY` (names under models/hardware/, any case; a GPU alias of
+/// models/hardware/gpu-aliases.json; the GPU alone for one GPU) or a path to a combined profile
+/// {"gpu": {...}, "topology": {...}}; validates that the GPU can sit on that topology. `spec` of
+/// the result is the names read (gpu:topology) or the path.
 Hardware load_hardware(const std::string& spec, int num_gpus, const std::string& flag = "--hardware");
 
 /// `--nnodes`: `num_gpus` GPUs over `nnodes` nodes of the topology (evenly, each within max_gpus).

@@ -168,8 +168,8 @@ std::optional<InputError> fit_refusal(const MemoryFit& f, const std::string& mod
           ? fmt::format("the largest batch that fits at context {} and tp {} is {}", run.context_len, run.tp_size, most)
           : fmt::format(
                 "not even one request of context {} fits at tp {} (largest batch: 0): use a shorter "
-                "--context-len or more GPUs (a larger --tp-size)",
-                run.context_len, run.tp_size);
+                "--context-len, more GPUs (a larger --tp-size) or a larger --mem-fraction-static than {:g}",
+                run.context_len, run.tp_size, f.fraction);
   // Not even one request fits: the context is the cause, not the batch.
   return InputError(
       fmt::format("{}: weights {:.1f} GiB + KV cache {:.2f} GiB (batch {} x context {}) = {:.1f} GiB "

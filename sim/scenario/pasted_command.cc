@@ -70,6 +70,7 @@ void merge(RunArgs& a, const RunArgs& c, std::vector<std::string>& notes) {
   fill(a.attention_backend, c.attention_backend), fill(a.vllm_max_num_seqs, c.vllm_max_num_seqs);
   fill(a.nccl_p2p_level, c.nccl_p2p_level), fill(a.nccl_algo, c.nccl_algo), fill(a.nccl_proto, c.nccl_proto);
   a.disable_cuda_graph = a.disable_cuda_graph || c.disable_cuda_graph;
+  a.disable_overlap_schedule = a.disable_overlap_schedule || c.disable_overlap_schedule;
   a.disable_custom_all_reduce = a.disable_custom_all_reduce || c.disable_custom_all_reduce;
   a.enable_flashinfer_allreduce_fusion = a.enable_flashinfer_allreduce_fusion || c.enable_flashinfer_allreduce_fusion;
   if (a.cuda_graph_bs.empty()) a.cuda_graph_bs = c.cuda_graph_bs;
@@ -143,6 +144,7 @@ PastedCommand args_from_command(const std::vector<std::string>& tokens, RunArgs&
   const CommandFlags c = read_command_flags(tokens, where);
   refuse_unmodelled(c);
   PastedCommand out;
+  out.notes = c.notes;
   out.stack = c.stack == "vllm" ? "vLLM v0.11.0" : "SGLang v0.5.2";
   RunArgs given = c.stack == "vllm" ? args_from_vllm(c, out.notes) : args_from_sglang(c, out.notes);
   for (const auto& f : c.flags) {  // the NCCL environment the command sets

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "scenario/draft_acceptance.h"
+#include "scenario/draft_stand_in.h"
 #include "scenario/fusion_support.h"
 #include "scenario/load_scenario.h"
 #include "scenario/memory_fit.h"
@@ -222,8 +223,21 @@ void apply_layout_effects(Scenario& s) {
 }  // namespace
 
 namespace {
-Scenario resolve_unfused(const RunArgs& a);
+
+// " (it holds MODEL/DRAFT, ...: their algorithms)": the drafts the zoo holds for a target, for a
+// refusal that names another algorithm's; "" when none.
+std::string held_drafts(const std::string& target_cfg) {
+  std::vector<std::string> held;
+  const std::string model = std::filesystem::path(target_cfg).parent_path().filename().string();
+  for (const auto& n : zoo_names())
+    if (n.rfind(model + "/", 0) == 0) held.push_back(n);
+  if (held.empty()) return "";
+  std::string l;
+  for (const auto& h : held) l += (l.empty() ? "" : ", ") + h;
+  return " (it holds " + l + ": nextn runs under EAGLE or NEXTN, eagle1 under EAGLE, eagle3 under EAGLE3)";
 }
+Scenario resolve_unfused(const RunArgs& a);
+}  // namespace
 
 // What a note adds where the run's KV cache is narrower than the one FA3 was measured over.
 std::string fa3_narrow_cache_note(double kv_cache_bytes) {
@@ -413,6 +427,7 @@ Scenario resolve_unfused(const RunArgs& a) {
   if (a.cuda_graph_max_bs) run.cuda_graph_max_bs = *a.cuda_graph_max_bs;
   if (!a.cuda_graph_bs.empty()) apply_graph_sizes(run, a.cuda_graph_bs, s.notes);
   run.disable_cuda_graph = a.disable_cuda_graph;
+  run.disable_overlap_schedule = a.disable_overlap_schedule;
   run.attention_backend = a.attention_backend;
   if (run.attention_backend && *run.attention_backend != "fa3" && *run.attention_backend != "flashinfer")
     throw InputError("'" + *run.attention_backend +
@@ -456,6 +471,7 @@ Scenario resolve_unfused(const RunArgs& a) {
   const std::string hw_spec = a.hardware.value_or("h200:nvswitch");
   s.hardware_defaulted = !a.hardware;
   s.hw = load_hardware(hw_spec, run.num_gpus);
+  for (const auto& n : s.hw.assumed) s.notes.push_back(n);
   set_nodes(s.hw, run.nnodes, a.num_gpus ? "--num-gpus" : "--tp-size");
   if (s.backends_defaulted && s.hw.gpu.amd) {
     // This project's kernel is CUDA-only: on AMD GPUs RCCL stands beside the stack's own ROCm all-reduce.
@@ -468,12 +484,24 @@ Scenario resolve_unfused(const RunArgs& a) {
   // The draft is needed by the run, or by the built-in measured run it projects from.
   if (run.speculative()) {
     std::string draft_cfg;
-    if (a.draft_model_path)
+    // a remote draft whose name names one of the target's zoo drafts (its NextN layer, eagle3-angelslim)
+    const DraftStandIn named =
+        a.remote_draft && !a.draft_model_path ? named_zoo_draft(target_cfg, *a.remote_draft) : DraftStandIn{};
+    if (a.draft_model_path) {
       draft_cfg = resolve_model_config(*a.draft_model_path, "--speculative-draft-model-path");
-    else if (run.algo == SpecAlgo::Eagle && !zoo_has_nextn(target_cfg) && !zoo_eagle1_config(target_cfg).empty())
+    } else if (!named.config.empty()) {
+      draft_cfg = named.config;
+      s.notes.push_back("assumption: " + named.note);
+    } else if (run.algo == SpecAlgo::Eagle && !zoo_has_nextn(target_cfg) && !zoo_eagle1_config(target_cfg).empty()) {
       draft_cfg = zoo_eagle1_config(target_cfg);  // EAGLE runs an EAGLE(-2) head, not an EAGLE-3 one
-    else
+    } else {
       draft_cfg = zoo_draft_config(target_cfg, run.algo == SpecAlgo::Eagle || run.algo == SpecAlgo::NextN);
+      // none of its own: a same-architecture zoo model's (Llama-3.3-70B runs Llama-3.1-70B's shapes)
+      if (draft_cfg.empty() && run.algo != SpecAlgo::NextN) {
+        const DraftStandIn same = same_architecture_draft(target_cfg);
+        if (!same.config.empty()) draft_cfg = same.config, s.notes.push_back("assumption: " + same.note);
+      }
+    }
     if (run.algo == SpecAlgo::Eagle && !a.draft_model_path && !zoo_has_nextn(target_cfg) &&
         zoo_eagle1_config(target_cfg).empty() && !draft_cfg.empty())
       s.notes.push_back("assumption: the zoo holds no EAGLE (EAGLE-2) draft for " + s.target.name +
@@ -488,23 +516,23 @@ Scenario resolve_unfused(const RunArgs& a) {
                                               : "(its zoo draft)") +
                            ", or give the layer's config.json as --speculative-draft-model-path",
                        "--speculative-algorithm");
-    if (a.remote_draft && !a.draft_model_path) {
+    if (a.remote_draft && !a.draft_model_path && named.config.empty()) {
       // The id cannot be read here: the zoo's draft of the target stands in for its architecture,
       // said as an assumption; without one the id is refused.
       if (draft_cfg.empty())
-        throw InputError("'" + *a.remote_draft +
-                             "' is a remote draft specsim does not hold and the zoo has no draft for " + s.target.name +
-                             ": give the path of its config.json (downloaded)",
+        throw InputError("'" + *a.remote_draft + "' is a remote draft specsim does not hold and the zoo has no " +
+                             std::string(algo_name(run.algo)) + " draft for " + s.target.name +
+                             held_drafts(target_cfg) + ": give the path of its config.json (downloaded)",
                          "--speculative-draft-model-path");
       s.notes.push_back("assumption: the draft " + *a.remote_draft +
                         " is not held here; its architecture is taken as the zoo's draft for " + s.target.name +
                         " (give its config.json as --speculative-draft-model-path to use its own)");
     }
     if (draft_cfg.empty())
-      throw InputError(
-          "speculation needs an EAGLE-3 draft: give --speculative-draft-model-path, or "
-          "--speculative-algorithm NONE",
-          "--speculative-draft-model-path");
+      throw InputError("speculation needs a draft, and the zoo has no " + std::string(algo_name(run.algo)) +
+                           " draft for " + s.target.name + held_drafts(target_cfg) +
+                           ": give --speculative-draft-model-path, or --speculative-algorithm NONE",
+                       "--speculative-draft-model-path");
     s.draft = model_from_config(draft_cfg, "--speculative-draft-model-path");
     run.accept_decay = draft_accept_decay(draft_cfg);  // how its acceptance falls with depth, if known
   }

@@ -21,6 +21,8 @@ struct RunArgs {
   std::optional<long long> context_len;
   std::optional<std::string> algorithm;
   bool disable_cuda_graph = false;
+  /// SGLang's --disable-overlap-schedule: the plain step's host work on the critical path.
+  bool disable_overlap_schedule = false;
   /// A pasted command's --attention-backend (fa3 or flashinfer: the values specsim models).
   std::optional<std::string> attention_backend;
   std::optional<std::string> eager_phases;  ///< comma list of phases, or "none"

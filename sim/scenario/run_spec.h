@@ -66,6 +66,9 @@ struct RunSpec {
   /// requests: cuda_graph_max_bs is read as tokens when set.
   bool graph_limit_in_tokens = false;
   bool disable_cuda_graph = false;
+  /// SGLang's --disable-overlap-schedule: plain decode without the overlap scheduler, so its host
+  /// work adds to the GPU step (the speculative cycle runs without it anyway: runtime profile).
+  bool disable_overlap_schedule = false;
   std::array<bool, kNumPhaseKinds> force_eager{};  ///< phases run eagerly whatever the graph settings
   std::optional<DType> dtype;                      ///< overrides the target's weight dtype
   std::string kv_cache_dtype = "auto";             ///< --kv-cache-dtype as given (auto: 16-bit)

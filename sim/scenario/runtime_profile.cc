@@ -59,6 +59,8 @@ RuntimeTerm parse_term(const std::string& name, const json& sec, RuntimeTerm::Se
   r.kernels = count_field(t, "kernels", where);
   r.syncs = count_field(t, "syncs", where);
   if (t.contains("counted_by_forward")) r.counted_by_forward = json_bool(t, "counted_by_forward", where);
+  r.source = json_string(t, "source", where);
+  r.fitted = t.contains("note") && json_string(t, "note", where).rfind("fitted", 0) == 0;
   if (t.contains("when")) {
     const std::string when = json_string(t, "when", where);
     if (when == "sampling")

@@ -24,6 +24,10 @@ struct RuntimeTerm {
   int kernels = 0;
   int syncs = 0;
   bool counted_by_forward = false;  ///< already in the forward model (a graph replay's launch)
+  /// Fitted to a published run, not counted from the code (its note starts "fitted"): `source`
+  /// names the run. A cycle that rests on such terms says how much (report: fitted host share).
+  bool fitted = false;
+  std::string source;
   /// The term's `when`: always, or only when a request samples (temperature > 0), for tree
   /// drafts (topk > 1), for EAGLE-3 drafts (aux hidden states of the target), when the
   /// draft's vocabulary is smaller than the target's, or when the run's attention is SGLang's

@@ -25,6 +25,7 @@ json run_settings_json(const RunSpec& r) {
             {"disable_cuda_graph", r.disable_cuda_graph},
             {"nccl_p2p_level", r.nccl.p2p_level}};
   if (r.attention_backend) j["attention_backend"] = *r.attention_backend;
+  if (r.disable_overlap_schedule) j["disable_overlap_schedule"] = true;
   if (r.layout.active()) {
     j["ep_size"] = r.layout.ep;
     j["dp_size"] = r.layout.dp;
@@ -108,6 +109,7 @@ constexpr std::array kSettingsKeys = {"tp_size",
                                       "context_len",
                                       "cuda_graph_max_bs",
                                       "disable_cuda_graph",
+                                      "disable_overlap_schedule",
                                       "nccl_p2p_level",
                                       "eager_phases",
                                       "nccl_algo_enabled",
@@ -205,6 +207,9 @@ void fill_args(const json& st, RunArgs& a, const std::string& w) {
   str("speculative_algorithm", a.algorithm);
   if (st.contains("disable_cuda_graph") && setting_bool(st.at("disable_cuda_graph"), at("disable_cuda_graph")))
     a.disable_cuda_graph = true;
+  if (st.contains("disable_overlap_schedule") &&
+      setting_bool(st.at("disable_overlap_schedule"), at("disable_overlap_schedule")))
+    a.disable_overlap_schedule = true;
   str("eager_phases", a.eager_phases);
   str("dtype", a.dtype);
   str("quantization", a.quantization);
@@ -320,6 +325,8 @@ void fill_flat(const json& f, RunArgs& a, const std::string& w) {
       if (!a.context_len) a.context_len = n;
     } else if (k == "disable_cuda_graph")
       a.disable_cuda_graph |= setting_bool(v, at);
+    else if (k == "disable_overlap_schedule")
+      a.disable_overlap_schedule |= setting_bool(v, at);
     else if (k == "ep_size" || k == "expert_parallel_size" || k == "ep")
       set_i(a.parallel.ep_size, fr::kEpSize);
     else if (k == "dp_size" || k == "data_parallel_size" || k == "dp")

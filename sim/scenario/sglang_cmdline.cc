@@ -47,6 +47,8 @@ const FlagAppliers& sglang_appliers() {
        }},
       {"--disable-cuda-graph",
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_cuda_graph = true; }},
+      {"--disable-overlap-schedule",
+       [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_overlap_schedule = true; }},
       {"--mem-fraction-static", [](const PastedFlag& f, RunArgs& a, auto&,
                                    const std::string& at) { a.mem_fraction_static = command_fraction(f.last(), at); }},
       {"--dtype",
@@ -79,6 +81,8 @@ const FlagAppliers& sglang_appliers() {
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.parallel.moe_a2a_backend = f.last(); }},
       {"--deepep-mode",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.parallel.deepep_mode = f.last(); }},
+      // Applied after every flag (it takes the TP size, wherever --tp stands): args_from_sglang.
+      {"--enable-ep-moe", [](const PastedFlag&, RunArgs&, auto&, const std::string&) {}},
       // SGLang v0.5.2's older switch for the same thing as --moe-a2a-backend deepep.
       {"--enable-deepep-moe",
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.parallel.moe_a2a_backend = "deepep"; }},
@@ -107,6 +111,12 @@ RunArgs args_from_sglang(const CommandFlags& c, std::vector<std::string>& notes)
     apply_modelled(sglang_appliers(), f, a, notes, c.where + ": " + f.given);
   }
   if (!a.model_path) throw InputError("the SGLang command has no --model-path", c.where);
+  // ServerArgs.__post_init__: --enable-ep-moe sets ep_size to tp_size, over any --ep-size.
+  if (c.last("--enable-ep-moe")) {
+    a.parallel.ep_size = a.tp_size.value_or(1);
+    notes.push_back("--enable-ep-moe: experts split over the TP group, --ep-size " +
+                    std::to_string(*a.parallel.ep_size) + " (as SGLang sets it)");
+  }
   // No --speculative-algorithm: SGLang decodes plainly (its speculative flags do nothing).
   if (!a.algorithm) a.algorithm = "NONE";
   // SGLang v0.5.2's check_server_args: "Pipeline parallelism is not compatible with overlap

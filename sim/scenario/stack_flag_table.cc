@@ -120,6 +120,20 @@ void load_value_classes(StackFlagTable& t, const std::string& file) {
       });
 }
 
+// models/stacks/<file>: spelling,flag,why; each flag a row of `t`, each spelling none of its own.
+void load_older_spellings(StackFlagTable& t, const std::string& file) {
+  for_each_row(file, "older spellings", 3, "spelling,flag,why",
+               [&](const std::vector<std::string>& f, const std::string& where) {
+                 if (std::none_of(t.rows.begin(), t.rows.end(), [&](const StackFlag& r) { return r.flag == f[1]; }))
+                   throw InputError("'" + f[1] + "' is not a flag of " + t.source, where);
+                 for (const auto& r : t.rows)
+                   if (r.flag == f[0] || std::find(r.aliases.begin(), r.aliases.end(), f[0]) != r.aliases.end())
+                     throw InputError("'" + f[0] + "' is a spelling of " + t.source + " itself", where);
+                 if (f[2].empty()) throw InputError("expected why", where);
+                 t.older.push_back({f[0], f[1], f[2]});
+               });
+}
+
 }  // namespace
 
 std::string_view flag_class_name(FlagClass c) {
@@ -176,6 +190,35 @@ const StackFlag* StackFlagTable::find(const std::string& spelling, const std::st
   return nullptr;
 }
 
+FlagValueClass environment_class(const std::string& name, const std::string& value) {
+  struct EnvRow {
+    std::string name, value;
+    FlagValueClass cls;
+  };
+  static const std::vector<EnvRow> rows = [] {
+    std::vector<EnvRow> r;
+    for_each_row(
+        "environment.csv", "environment table", 4, "name,value,class,what",
+        [&](const std::vector<std::string>& f, const std::string& where) {
+          if (f[0].empty() || f[3].empty()) throw InputError("expected a name and what it changes", where);
+          const FlagClass c = parse_class(f[2], where);
+          // the code applies these by name (pasted_command.cc); any other would be silently unapplied
+          if (c == FlagClass::Modelled && f[0] != "NCCL_P2P_LEVEL" && f[0] != "NCCL_ALGO" && f[0] != "NCCL_PROTO")
+            throw InputError(f[0] + " is marked modelled but nothing applies it", where);
+          r.push_back({f[0], f[1], {f[0], c, f[3]}});
+        });
+    return r;
+  }();
+  const EnvRow* any = nullptr;
+  for (const auto& r : rows)
+    if (r.name == name) {
+      if (r.value == value) return r.cls;
+      if (r.value.empty()) any = &r;
+    }
+  if (any) return any->cls;
+  return {name, FlagClass::Refused, "the stack's or NCCL's behaviour through the environment"};
+}
+
 const StackFlagTable& stack_flag_table(const std::string& stack) {
   static std::map<std::string, std::unique_ptr<StackFlagTable>> cache;
   auto& slot = cache[stack];
@@ -183,6 +226,7 @@ const StackFlagTable& stack_flag_table(const std::string& stack) {
     if (stack == "sglang") {
       slot = std::make_unique<StackFlagTable>(load_table(stack, "sglang-v0.5.2-server-args.csv"));
       load_value_classes(*slot, "sglang-v0.5.2-flag-values.csv");
+      load_older_spellings(*slot, "sglang-older-spellings.csv");
     } else if (stack == "vllm") {
       slot = std::make_unique<StackFlagTable>(load_table(stack, "vllm-v0.11.0-serve-args.csv"));
       load_value_classes(*slot, "vllm-v0.11.0-flag-values.csv");

@@ -42,6 +42,11 @@ struct StackFlagTable {
   std::vector<StackFlag> rows;
   /// vLLM's parser also takes --max_model_len for --max-model-len.
   bool underscores = false;
+  /// Earlier releases' spellings read as a flag of this release (models/stacks/*-older-spellings.csv).
+  struct OlderSpelling {
+    std::string spelling, flag, why;
+  };
+  std::vector<OlderSpelling> older;
 
   /// The row a spelling names: exact (an alias, or --no-X of a bool flag, which sets `negated`),
   /// else a unique prefix of long spellings as argparse takes it (--tp for --tp-size). InputError
@@ -53,6 +58,10 @@ struct StackFlagTable {
 /// with the per-value classes of <release>-flag-values.csv where the stack has one. InputError
 /// naming the file when it is missing or a row is malformed.
 const StackFlagTable& stack_flag_table(const std::string& stack);
+
+/// An environment variable's class at `value` (models/stacks/environment.csv): the row for that
+/// value, else the variable's row, else refused. `value` of the result: the variable's name.
+FlagValueClass environment_class(const std::string& name, const std::string& value);
 
 std::string_view flag_class_name(FlagClass c);
 

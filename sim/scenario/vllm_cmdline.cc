@@ -10,8 +10,10 @@
 
 #include "scenario/command_values.h"
 #include "scenario/flag_ranges.h"
+#include "scenario/model_spec.h"
 #include "scenario/paths.h"
 #include "util/error.h"
+#include "util/json_io.h"
 #include "util/text.h"
 
 namespace specsim {
@@ -87,7 +89,24 @@ void apply_speculative(const json& j, RunArgs& a, std::vector<std::string>& note
     }
     set_pasted_draft(a, draft, at + ": model");
   }
-  if (method.empty()) throw InputError("--speculative-config names no method: give \"method\": \"eagle3\"", at);
+  // SpeculativeConfig: steps without a draft on a target of these model types run the target's own
+  // MTP layer (vLLM v0.11 vllm/config/speculative.py; model_type from the target's config.json)
+  if (method.empty() && !j.contains("model") && j.contains("num_speculative_tokens") && a.model_path) {
+    std::string type;
+    try {
+      type = json_string(read_json_file(resolve_model_config(*a.model_path, at)), "model_type", at);
+    } catch (const InputError&) {
+      type.clear();  // a model not held here: the error below asks for the method
+    }
+    for (const char* t : {"deepseek_v3", "deepseek_v32", "mimo", "ernie4_5_moe", "qwen3_next"})
+      if (type == t) {
+        method = "mtp";
+        notes.push_back("--speculative-config without a method or model on a " + type +
+                        " target: vLLM runs the target's own MTP layer (method mtp)");
+      }
+  }
+  if (method.empty())
+    throw InputError("--speculative-config names no method: give \"method\": \"eagle3\" (or eagle, mtp)", at);
   a.algorithm = algorithm_of(method, at);
   if (!j.contains("num_speculative_tokens"))
     throw InputError("--speculative-config needs num_speculative_tokens (the draft steps)", at);

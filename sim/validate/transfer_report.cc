@@ -35,8 +35,9 @@ std::string shape(const PublishedCase& c) {
 std::string cycle_text(const AnchorEntry& e) {
   return fmt::format(
       "(its spec tok/s at the stated accept len {:.3g}: a {:.0f} us cycle, the model's {:.0f} us; the {:+.0f} us not "
-      "explained carried to every row as {:+.1f} us per draft forward and {:+.1f} us per verify)\n",
-      e.accept_len, e.model + e.derived, e.model, e.derived, e.step_extra_us, e.verify_extra_us);
+      "explained carried to every row as {:+.1f} us per draft decode forward, {:+.1f} us per draft extend and "
+      "{:+.1f} us per verify)\n",
+      e.accept_len, e.model + e.derived, e.model, e.derived, e.step_extra_us, e.extend_extra_us, e.verify_extra_us);
 }
 
 std::string row_text(const TransferRow& r, const std::optional<AnchorEntry>& cycle = std::nullopt) {
@@ -152,6 +153,7 @@ json family_json(const TransferFamily& t) {
              {"model_cycle_us", e->model},
              {"unexplained_us_per_cycle", e->derived},
              {"extra_us_per_draft_forward", e->step_extra_us},
+             {"extra_us_per_draft_extend", e->extend_extra_us},
              {"extra_us_per_verify", e->verify_extra_us}};
   return {{"id", f.id},
           {"source", f.source},

@@ -1,0 +1,253 @@
+// Real launch commands as users paste them: the program found past docker, env and the
+// interpreter's options; other engines and scripts refused by name; the environment classed by
+// models/stacks/environment.csv; SGLang 0.4.x spellings; --enable-ep-moe and
+// --disable-overlap-schedule priced as SGLang runs them; GPU names as users type them.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "scenario/stack_flag_table.h"
+#include "test_util.h"
+
+using namespace specsim;
+using namespace specsim::test;
+using nlohmann::json;
+
+namespace {
+
+CliResult paste_cmd(std::vector<std::string> command, std::vector<std::string> flags = {}) {
+  std::vector<std::string> args = {"run", "--json", "--accept-len", "2"};
+  if (std::find(flags.begin(), flags.end(), "--hardware") == flags.end())
+    flags.insert(flags.end(), {"--hardware", "h200:nvswitch"});
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.push_back("--");
+  args.insert(args.end(), command.begin(), command.end());
+  return run_specsim(args);
+}
+
+bool has_note(const json& j, const std::string& text) { return j["notes"].dump().find(text) != std::string::npos; }
+
+const json& phase(const json& scenario, const std::string& name) {
+  for (const auto& p : scenario["phases"])
+    if (p["name"] == name) return p;
+  FAIL("no phase " << name);
+  return scenario;
+}
+
+}  // namespace
+
+TEST_CASE("the program is found past docker, env, nohup and the interpreter's options") {
+  const std::vector<std::string> launch = {
+      "python3", "-u", "-m", "sglang.launch_server", "--model-path", "meta-llama/Llama-3.1-8B-Instruct"};
+  std::vector<std::string> docker = {"docker",     "run", "--gpus",      "all",
+                                     "--shm-size", "32g", "-e",          "NCCL_ALGO=Ring",
+                                     "--ipc=host", "-p",  "30000:30000", "lmsysorg/sglang:v0.5.2-cu126"};
+  docker.insert(docker.end(), launch.begin(), launch.end());
+  docker.insert(docker.end(), {"--tp", "8"});
+  const CliResult r = paste_cmd(docker);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["pasted_command"]["stack"] == "SGLang v0.5.2");
+  CHECK(j["settings"]["tp_size"] == 8);
+  CHECK(has_note(j, "the docker wrapper's options and image are not read"));
+  // docker's -e reaches the run as the environment the server sees: NCCL_ALGO is specsim's --nccl-algo
+  CHECK(j.dump().find("NCCL_ALGO") != std::string::npos);
+  // a shell pipe or redirection ends the command, said
+  std::vector<std::string> piped = {"nohup", "env", "HF_TOKEN=x"};
+  piped.insert(piped.end(), launch.begin(), launch.end());
+  piped.insert(piped.end(), {"2>&1", "|", "tee", "server.log"});
+  const CliResult p = paste_cmd(piped);
+  INFO(p.err);
+  REQUIRE(p.exit_code == 0);
+  CHECK(has_note(json::parse(p.out), "the command ends at '2>&1' (a shell operator)"));
+}
+
+TEST_CASE("another engine, a JAX port or a benchmark script is refused by name, not read as SGLang") {
+  const std::vector<std::vector<std::string>> others = {
+      {"python3", "-m", "sgl_jax.launch_server", "--model-path", "Qwen/Qwen3-32B", "--tp-size", "4"},
+      {"trtllm-serve", "meta-llama/Llama-3.1-8B-Instruct", "--tp_size", "1"},
+      {"python3", "-m", "mlc_llm", "serve", "dist/x", "--mode", "server"},
+      {"python", "bench_eagle3.py", "--model", "Qwen/Qwen3-30B-A3B", "--tp-size", "2"}};
+  for (const auto& cmd : others) {
+    const CliResult r = paste_cmd(cmd);
+    INFO(cmd[0] << " " << cmd[1] << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK((r.err.find("is not SGLang's or vLLM's") != std::string::npos ||
+           r.err.find("is not a server launch") != std::string::npos));
+    CHECK(r.err.find("not a flag of SGLang") == std::string::npos);
+  }
+}
+
+TEST_CASE("environment variables are classed by models/stacks/environment.csv, per value where it matters") {
+  CHECK(environment_class("HF_TOKEN", "abc").cls == FlagClass::Ignored);
+  CHECK(environment_class("NCCL_P2P_LEVEL", "NVL").cls == FlagClass::Modelled);
+  CHECK(environment_class("SGLANG_ENABLE_SPEC_V2", "1").cls == FlagClass::Refused);
+  CHECK(environment_class("SGLANG_ENABLE_SPEC_V2", "0").cls == FlagClass::Ignored);
+  CHECK(environment_class("SOME_UNKNOWN_KNOB", "1").cls == FlagClass::Refused);
+  const std::vector<std::string> launch = {"python3", "-m", "sglang.launch_server", "--model-path",
+                                           "meta-llama/Llama-3.1-8B-Instruct"};
+  std::vector<std::string> harmless = {"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", "PYTHONUNBUFFERED=1"};
+  harmless.insert(harmless.end(), launch.begin(), launch.end());
+  CHECK(paste_cmd(harmless).exit_code == 0);
+  std::vector<std::string> v2 = {"SGLANG_ENABLE_SPEC_V2=1"};
+  v2.insert(v2.end(), launch.begin(), launch.end());
+  const CliResult r = paste_cmd(v2);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("not modelled: SGLANG_ENABLE_SPEC_V2=1 changes SGLang's overlapped speculative worker") !=
+        std::string::npos);
+}
+
+TEST_CASE("SGLang 0.4.x spellings and switches: --speculative-draft, --enable-ep-moe") {
+  const CliResult r = paste_cmd({"python3", "-m", "sglang.launch_server", "--model", "meta-llama/Llama-3.1-8B-Instruct",
+                                 "--speculative-algo", "EAGLE3", "--speculative-draft", "llama-3.1-8b/eagle3"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["settings"]["speculative_algorithm"] == "EAGLE3");
+  CHECK(has_note(j, "--speculative-draft read as --speculative-draft-model-path"));
+  // ServerArgs.__post_init__: ep_size = tp_size, over a given --ep-size
+  const CliResult ep = paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                                  "--enable-ep-moe", "--ep-size", "2", "--tp", "8"});
+  INFO(ep.err);
+  REQUIRE(ep.exit_code == 0);
+  const json e = json::parse(ep.out);
+  CHECK(e["settings"]["ep_size"] == 8);
+  CHECK(has_note(e, "--enable-ep-moe: experts split over the TP group, --ep-size 8"));
+}
+
+TEST_CASE("a refusal of a flag's value names the value: the others are priced") {
+  const CliResult r = paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path",
+                                 "meta-llama/Llama-3.1-8B-Instruct", "--attention-backend", "triton"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("not modelled: --attention-backend triton changes") != std::string::npos);
+}
+
+TEST_CASE("--disable-overlap-schedule puts plain decode's host work on the step; the speculative cycle is unchanged") {
+  const std::vector<std::string> launch = {"python3",
+                                           "-m",
+                                           "sglang.launch_server",
+                                           "--model-path",
+                                           "meta-llama/Llama-3.1-8B-Instruct",
+                                           "--speculative-algorithm",
+                                           "EAGLE3"};
+  std::vector<std::string> off = launch;
+  off.push_back("--disable-overlap-schedule");
+  const CliResult a = paste_cmd(launch), b = paste_cmd(off);
+  INFO(a.err << b.err);
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(b.exit_code == 0);
+  const json ja = json::parse(a.out)["scenarios"][0], jb = json::parse(b.out)["scenarios"][0];
+  const json& base_on = phase(ja, "baseline_decode");
+  const json& base_off = phase(jb, "baseline_decode");
+  // overlapped, only host time past the GPU step shows (none here); without the overlap all of it
+  const double host = base_off["runtime_host_us"].get<double>();
+  REQUIRE(host > 100);
+  CHECK(base_off["us"].get<double>() == Approx(base_on["us"].get<double>() + host).epsilon(0.01));
+  CHECK(jb["spec"]["cycle_us"].get<double>() == Approx(ja["spec"]["cycle_us"].get<double>()));
+  CHECK(json::parse(b.out)["settings"]["disable_overlap_schedule"] == true);
+  // a saved scenario keeps it
+  const std::string dir = fresh_dir(), file = dir + "/s.json";
+  std::vector<std::string> save = {"run",           "--accept-len",    "2",  "--hardware",
+                                   "h200:nvswitch", "--save-scenario", file, "--"};
+  save.insert(save.end(), off.begin(), off.end());
+  REQUIRE(run_specsim(save).exit_code == 0);
+  const CliResult again = run_specsim({"run", "--json", "--scenario", file});
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  const json jc = json::parse(again.out);
+  CHECK(jc["settings"]["disable_overlap_schedule"] == true);
+  CHECK(phase(jc["scenarios"][0], "baseline_decode")["us"].get<double>() == Approx(base_off["us"].get<double>()));
+}
+
+TEST_CASE("GPU names as users type them: an alias, any case, the GPU alone for one GPU") {
+  const CliResult one =
+      run_specsim({"run", "--json", "--accept-len", "2", "--hardware", "H100", "--model-path", "llama-3.1-8b"});
+  INFO(one.err);
+  REQUIRE(one.exit_code == 0);
+  const json j = json::parse(one.out);
+  CHECK(j["hardware"]["spec"] == "h100-sxm:nvswitch");
+  CHECK(has_note(j, "GPU 'h100' read as the zoo's h100-sxm"));
+  CHECK(has_note(j, "one GPU and no topology given"));
+  // the topology prices the collectives between GPUs: not assumed for several
+  const CliResult eight = run_specsim({"run", "--hardware", "h200", "--tp-size", "8", "--model-path", "llama-3.3-70b"});
+  CHECK(eight.exit_code == 2);
+  CHECK(eight.err.find("'h200' names no topology") != std::string::npos);
+  CHECK(eight.err.find("pcie-numa") != std::string::npos);
+  const CliResult unknown = run_specsim({"run", "--hardware", "h300:nvswitch"});
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("unknown GPU 'h300'") != std::string::npos);
+}
+
+TEST_CASE("a cycle that rests on host terms fitted to a published run says how much, until a measurement anchors it") {
+  const std::vector<std::string> vllm = {
+      "vllm", "serve", "openai/gpt-oss-120b", "--speculative-config",
+      R"({"method": "eagle3", "model": "nvidia/gpt-oss-120b-Eagle3", "num_speculative_tokens": 3})"};
+  const CliResult r = paste_cmd(vllm, {"--hardware", "b200:nvswitch"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json f = json::parse(r.out)["runtime_fitted"];
+  // vLLM's per-draft-step and per-cycle residuals (models/runtime/vllm.json) are fitted on issue 20780
+  CHECK(f["share_of_cycle"].get<double>() > 0.2);
+  CHECK(f["terms"].dump().find("draft_step_forward_launch_host_us 853 us") != std::string::npos);
+  CHECK(f["sources"].dump().find("vllm-issue-20780") != std::string::npos);
+  CHECK(f["caution"].get<std::string>().find("of this cycle is host time of runtime terms fitted") !=
+        std::string::npos);
+  const CliResult anchored = paste_cmd(vllm, {"--hardware", "b200:nvswitch", "--measured-spec-tok-s", "450"});
+  INFO(anchored.err);
+  REQUIRE(anchored.exit_code == 0);
+  const json a = json::parse(anchored.out)["runtime_fitted"];
+  CHECK(a["share_of_cycle"] == 0.0);
+  CHECK(a["caution"].is_null());
+  // SGLang's profile counts its terms: nothing fitted
+  const CliResult sglang = paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path",
+                                      "meta-llama/Llama-3.1-8B-Instruct", "--speculative-algorithm", "EAGLE3"});
+  REQUIRE(sglang.exit_code == 0);
+  CHECK(json::parse(sglang.out)["runtime_fitted"]["terms"].empty());
+}
+
+TEST_CASE("a draft the zoo does not hold: the zoo draft its name names, or a same-architecture model's, said") {
+  // a NextN layer pasted under EAGLE3 on DeepSeek-R1: the model's own NextN layer, not "no draft"
+  const CliResult r1 =
+      paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-R1", "--tp", "8",
+                 "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "/x/DeepSeek-R1-NextN"});
+  INFO(r1.err);
+  REQUIRE(r1.exit_code == 0);
+  CHECK(has_note(json::parse(r1.out), "the zoo's deepseek-r1/nextn stands in"));
+  // a bare folder name on the serving machine naming AngelSlim's draft: the zoo's eagle3-angelslim
+  const CliResult r2 =
+      paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-30B-A3B",
+                 "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "AngelSlim--Qwen3-a3B_eagle3"});
+  INFO(r2.err);
+  REQUIRE(r2.exit_code == 0);
+  const json j2 = json::parse(r2.out);
+  CHECK(has_note(j2, "the zoo's qwen3-30b-a3b/eagle3-angelslim, the draft its name names"));
+  CHECK(j2.dump().find("qwen3-30b-a3b/eagle3-angelslim") != std::string::npos);
+  // Llama-3.3-70B has no zoo draft of its own; Llama-3.1-70B has the same architecture and one
+  const CliResult r3 = paste_cmd({"python3", "-m", "sglang.launch_server", "--model",
+                                  "meta-llama/Llama-3.3-70B-Instruct", "--tp", "8", "--speculative-algorithm", "EAGLE3",
+                                  "--speculative-draft-model-path", "yuhuili/EAGLE3-LLaMA3.3-Instruct-70B"});
+  INFO(r3.err);
+  REQUIRE(r3.exit_code == 0);
+  CHECK(has_note(json::parse(r3.out),
+                 "the zoo's llama-3.1-70b/eagle3 stands in: llama-3.1-70b has the same "
+                 "architecture as llama-3.3-70b"));
+  // a model of another architecture is no stand-in: Qwen3-8B's draft never serves Llama-3.3-70B
+  CHECK(r3.out.find("qwen3") == std::string::npos);
+}
+
+TEST_CASE("vLLM: steps without a method or draft on a DeepSeek-V3 target run its own MTP layer, as vLLM does") {
+  const CliResult r = paste_cmd({"vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "--speculative-config",
+                                 R"({"num_speculative_tokens": 1})"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["settings"]["speculative_algorithm"] == "NEXTN");
+  CHECK(has_note(j, "vLLM runs the target's own MTP layer (method mtp)"));
+  // on a target without one vLLM refuses it ("num_speculative_tokens was provided but without
+  // speculative model"): the method is asked for
+  const CliResult llama = paste_cmd({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--speculative-config",
+                                     R"({"num_speculative_tokens": 1})"});
+  CHECK(llama.exit_code == 2);
+  CHECK(llama.err.find("names no method") != std::string::npos);
+}
