@@ -237,6 +237,31 @@ TEST_CASE("fused-MoE expert GEMMs: their own fixed cost and bandwidth share, fit
                                          w13.bytes / (4800e3 * g.gemm_memory_efficiency)));
 }
 
+TEST_CASE("16-bit experts: the fused-MoE kernel's rate measured on the H200, within the measured TP-1 table") {
+  const Hardware hw = load_hardware("h200:nvswitch", 1);
+  const auto& g = hw.gpu;
+  REQUIRE(g.moe_gemm16_memory_efficiency == Approx(0.94));
+  REQUIRE(g.moe_gemm16_fixed_us == Approx(7.2));
+  // Qwen3-30B-A3B at TP 1 (traces/moebench/moe-tp1-h200-2026-12-04.log, SGLang's default config,
+  // both GEMMs of a call, uniform random routing over 128 experts, top 8): within 15% at every M,
+  // where the fp8 pair would price them 1.5x and more
+  const double measured_us[][2] = {{1, 29.55}, {2, 44.66}, {3, 59.33}, {4, 75.04}, {8, 126.18}, {16, 190.57}};
+  for (const auto& p : measured_us) {
+    INFO("M = " << p[0]);
+    const double experts = expected_distinct_experts(p[0], 128, 8), pairs = 8 * p[0];
+    const Op up = ops::moe_gemm("w13", pairs, experts, 1536, 2048, DType::BF16);
+    const Op down = ops::moe_gemm("w2", pairs, experts, 2048, 768, DType::BF16);
+    const double t = compute_us(up, g) + compute_us(down, g);
+    CHECK(std::abs(t / p[1] - 1) < 0.15);
+    GpuProfile fp8_priced = g;
+    fp8_priced.moe_gemm16_memory_efficiency = 0;  // the fp8 pair prices every dtype
+    CHECK(compute_us(up, fp8_priced) + compute_us(down, fp8_priced) > 1.4 * p[1]);
+  }
+  // fp8 experts keep the fp8 pair
+  const Op w13 = ops::moe_gemm("moe_w13", 9, 9, 512, 7168, DType::FP8);
+  CHECK(compute_us(w13, g) == Approx(8.6 + w13.bytes / (4800e3 * 0.55)));
+}
+
 TEST_CASE("attention: its own fixed cost, KV bytes or FLOPs at attention's efficiencies") {
   const Hardware hw = load_hardware("h200:nvswitch", 8);
   const auto& g = hw.gpu;

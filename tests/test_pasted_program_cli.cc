@@ -49,9 +49,46 @@ TEST_CASE("the program is found past docker, env, nohup and the interpreter's op
   const json j = json::parse(r.out);
   CHECK(j["pasted_command"]["stack"] == "SGLang v0.5.2");
   CHECK(j["settings"]["tp_size"] == 8);
-  CHECK(has_note(j, "the docker wrapper's options and image are not read"));
-  // docker's -e reaches the run as the environment the server sees: NCCL_ALGO is specsim's --nccl-algo
-  CHECK(j.dump().find("NCCL_ALGO") != std::string::npos);
+  CHECK(has_note(j, "the docker run wrapper's options and image are not read"));
+  // docker's -e reaches the run as the server's environment: NCCL_ALGO is specsim's --nccl-algo
+  const auto detail = [](const std::vector<std::string>& cmd) {
+    const CliResult r = paste_cmd(cmd, {"--allreduce", "nccl"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out)["scenarios"][0]["detail"].get<std::string>();
+  };
+  const std::vector<std::string> tp4 = {"python3", "-m", "sglang.launch_server", "--model-path", "llama-3.3-70b",
+                                        "--tp",    "4"};
+  auto in_docker = [&](const std::string& env) {
+    std::vector<std::string> c = {"docker", "run", "--gpus", "all", "-e", env, "lmsysorg/sglang:latest"};
+    c.insert(c.end(), tp4.begin(), tp4.end());
+    return c;
+  };
+  CHECK(detail(in_docker("NCCL_ALGO=Tree")).rfind("tree/", 0) == 0);
+  CHECK(detail(in_docker("NCCL_ALGO=Ring")).rfind("ring/", 0) == 0);
+  // an option's value or an untagged image named like a stack is not the program
+  std::vector<std::string> named = {"docker", "run", "--name", "sglang", "-v", "/data/vllm:/vllm", "lmsysorg/sglang"};
+  named.insert(named.end(), launch.begin(), launch.end());
+  const CliResult n = paste_cmd(named);
+  INFO(n.err);
+  CHECK(n.exit_code == 0);
+  // vLLM's image runs `vllm serve` itself: the flags after the image are its
+  const CliResult v =
+      paste_cmd({"docker", "run", "--runtime", "nvidia", "--gpus", "all", "--env", "HUGGING_FACE_HUB_TOKEN=x", "-p",
+                 "8000:8000", "--ipc=host", "vllm/vllm-openai:latest", "--model", "meta-llama/Llama-3.1-8B-Instruct"});
+  INFO(v.err);
+  REQUIRE(v.exit_code == 0);
+  CHECK(json::parse(v.out)["pasted_command"]["stack"] == "vLLM v0.11.0");
+  // another image's own entrypoint cannot be seen; a variable set outside the container is not its
+  const CliResult bare = paste_cmd({"docker", "run", "--rm", "-it", "lmsysorg/sglang"});
+  CHECK(bare.exit_code == 2);
+  CHECK(bare.err.find("runs the image's own entrypoint") != std::string::npos);
+  std::vector<std::string> outside = {"SGLANG_ENABLE_SPEC_V2=1", "docker", "run", "img"};
+  outside.insert(outside.end(), launch.begin(), launch.end());
+  const CliResult o = paste_cmd(outside);
+  INFO(o.err);
+  REQUIRE(o.exit_code == 0);
+  CHECK(has_note(json::parse(o.out), "SGLANG_ENABLE_SPEC_V2 is set outside the container: not read"));
   // a shell pipe or redirection ends the command, said
   std::vector<std::string> piped = {"nohup", "env", "HF_TOKEN=x"};
   piped.insert(piped.end(), launch.begin(), launch.end());
@@ -60,6 +97,21 @@ TEST_CASE("the program is found past docker, env, nohup and the interpreter's op
   INFO(p.err);
   REQUIRE(p.exit_code == 0);
   CHECK(has_note(json::parse(p.out), "the command ends at '2>&1' (a shell operator)"));
+}
+
+TEST_CASE("vLLM's positional model only after serve; env and time options are theirs") {
+  const CliResult stray = paste_cmd(
+      {"python", "-m", "vllm.entrypoints.openai.api_server", "--model", "meta-llama/Llama-3.1-8B-Instruct", "stray"});
+  CHECK(stray.exit_code == 2);
+  CHECK(stray.err.find("'stray' is not a flag of vLLM v0.11.0 (a value without its flag?)") != std::string::npos);
+  const CliResult cli =
+      paste_cmd({"python", "-m", "vllm.entrypoints.cli.main", "serve", "meta-llama/Llama-3.1-8B-Instruct"});
+  INFO(cli.err);
+  CHECK(cli.exit_code == 0);
+  const CliResult env = paste_cmd({"env", "-i", "HF_TOKEN=1", "time", "-p", "python3", "-m", "sglang.launch_server",
+                                   "--model-path", "meta-llama/Llama-3.1-8B-Instruct"});
+  INFO(env.err);
+  CHECK(env.exit_code == 0);
 }
 
 TEST_CASE("another engine, a JAX port or a benchmark script is refused by name, not read as SGLang") {
@@ -199,6 +251,15 @@ TEST_CASE("a cycle that rests on host terms fitted to a published run says how m
   const json a = json::parse(anchored.out)["runtime_fitted"];
   CHECK(a["share_of_cycle"] == 0.0);
   CHECK(a["caution"].is_null());
+  // a spec tok/s without its accept len implies the acceptance from the modelled cycle: the fitted
+  // terms stay in the cycle, and so does the caution
+  std::vector<std::string> implied = {"run", "--json", "--hardware", "b200:nvswitch", "--measured-spec-tok-s",
+                                      "450", "--"};
+  implied.insert(implied.end(), vllm.begin(), vllm.end());
+  const CliResult i = run_specsim(implied);
+  INFO(i.err);
+  REQUIRE(i.exit_code == 0);
+  CHECK(json::parse(i.out)["runtime_fitted"]["share_of_cycle"].get<double>() > 0.2);
   // SGLang's profile counts its terms: nothing fitted
   const CliResult sglang = paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path",
                                       "meta-llama/Llama-3.1-8B-Instruct", "--speculative-algorithm", "EAGLE3"});

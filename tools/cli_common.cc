@@ -62,8 +62,10 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
                  "with a depth decay: the first position's rate)");
   app.add_option("--mem-fraction-static", a.mem_fraction_static,
                  "share of GPU memory for weights + KV cache (default: SGLang's, from GPU memory and settings)");
-  app.add_option("--allreduce", a.allreduce,
-                 "nccl | custom[:VARIANT] | fixed:US (repeatable; default nccl and custom)");
+  // one value an occurrence: a list's last value would otherwise swallow a following `--`, and
+  // the pasted command after it would be read as specsim's flags
+  app.add_option("--allreduce", a.allreduce, "nccl | custom[:VARIANT] | fixed:US (repeatable; default nccl and custom)")
+      ->allow_extra_args(false);
   // One measurement each: a list or range, as sweep takes for settings, is refused naming the flag.
   auto measured = [&app](const std::string& name, std::optional<double>& target, const std::string& help) {
     app.add_option_function<std::string>(

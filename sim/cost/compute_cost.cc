@@ -73,6 +73,12 @@ double compute_us(const Op& op, const GpuProfile& g) {
     p.fixed_us = g.moe_gemm_fixed_us;
     p.memory_efficiency = g.moe_gemm_memory_efficiency;
   }
+  // 16-bit experts where the kernel was timed on them (docs/sources-runtime.md#moe-kernel-16bit-h200)
+  const bool expert16 = op.dtype == DType::BF16 || op.dtype == DType::FP16;
+  if (op.kind == OpKind::MoeGemm && expert16 && g.moe_gemm16_memory_efficiency > 0) {
+    p.fixed_us = g.moe_gemm16_fixed_us;
+    p.memory_efficiency = g.moe_gemm16_memory_efficiency;
+  }
   const double t_mem = t.bytes / (t.peak_bytes_per_us * p.memory_efficiency);
   const double flop_rate = t.peak_flop_per_us * p.compute_efficiency;  // FLOP per microsecond
   const double t_flop = flop_rate > 0 ? t.flops / flop_rate : 0.0;

@@ -100,8 +100,10 @@ namespace {
 // (models/runtime/*.json), unless a measured speculative run of this deployment anchors it.
 void note_fitted_host(const Scenario& s, ScenarioResult& out) {
   if (!s.run.speculative() || !out.runtime.active || out.runtime.fitted_terms.empty()) return;
+  // a cycle measured on this box replaces them (an accept len implied on another box does not)
+  const std::string box = box_key(s.hw, s.run, s.target);
   for (const auto& e : out.anchor_report.entries)
-    if (e.used && (e.kind == AnchorKind::Spec || e.kind == AnchorKind::Cycle)) return;
+    if (e.used && e.kind == AnchorKind::Cycle && e.box == box) return;
   const auto first = std::find_if(out.results.begin(), out.results.end(),
                                   [](const CycleResult& c) { return c.refused.empty() && c.cycle_us > 0; });
   if (first == out.results.end()) return;
@@ -112,8 +114,9 @@ void note_fitted_host(const Scenario& s, ScenarioResult& out) {
   out.fitted_host_share = fitted_us / first->cycle_us;
   if (out.fitted_host_share < 0.2) return;
   out.fitted_host_caution = fmt::format(
-      "{:.0f}% of this cycle is host time of runtime terms fitted to published runs ({}), not counted from the "
-      "code: {}. The profile describes {}; another release, GPU or model may pay otherwise. A measured "
+      "up to {:.0f}% of this cycle is host time of runtime terms fitted to published runs ({}), not counted from "
+      "the code (before the overlap that hides part of it): {}. The profile describes {}; another release, GPU or "
+      "model may pay otherwise. A measured "
       "speculative run of this deployment (--measured-spec-tok-s with its --accept-len) anchors the cycle",
       100 * out.fitted_host_share, fmt::join(out.runtime.fitted_sources, ", "),
       fmt::join(out.runtime.fitted_terms, ", "),

@@ -34,7 +34,7 @@ OpKind parse_op_kind(const std::string& s, const std::string& where) {
 // attention by the profile's attention terms (the replay's split-KV kernel), not FlashInfer's.
 Hardware as_replayed(const Hardware& hw, bool block_fp8) {
   Hardware h = hw;
-  h.gpu.moe_gemm_memory_efficiency = 0;
+  h.gpu.moe_gemm_memory_efficiency = 0, h.gpu.moe_gemm16_memory_efficiency = 0;
   h.gpu.price_as_replay_fp8 = block_fp8 && h.gpu.replay_block_fp8.present;
   h.gpu.price_stack_attention = false;  // the replay runs its own split-KV attention, not FlashInfer's or FA3's
   if (!block_fp8) {

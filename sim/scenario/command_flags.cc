@@ -71,7 +71,7 @@ CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, cons
   const std::string release = c.stack == "vllm" ? "vLLM v0.11.0" : "SGLang v0.5.2";
   std::string model_tag;  // vllm serve MODEL
   auto positional = [&](const std::string& w) {
-    if (c.stack == "vllm" && model_tag.empty()) {
+    if (prog.model_positional && model_tag.empty()) {
       model_tag = w;
       PastedFlag f;
       f.given = w;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <regex>
+#include <set>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace specsim {
 
@@ -24,12 +26,6 @@ bool prog_is_python(const std::string& w) {
   return std::regex_match(prog_basename(w), kPython);
 }
 
-// Where a wrapper's own words end: the interpreter or a stack's own command.
-bool prog_starts_program(const std::string& w) {
-  const std::string b = prog_basename(w);
-  return prog_is_python(w) || b == "vllm" || b == "sglang";
-}
-
 // A shell operator: what follows it is another command, or where the output goes.
 bool prog_is_shell_operator(const std::string& w) {
   static const std::regex kOp(R"((\||\|\||&&|;|&|[0-9]?>>?.*|&>.*))");
@@ -38,6 +34,69 @@ bool prog_is_shell_operator(const std::string& w) {
 
 const char* const kKnownLaunchers =
     "python -m sglang.launch_server, sglang serve, vllm serve MODEL, python -m vllm.entrypoints.openai.api_server";
+
+// docker/podman run|exec at t[i]: skips their options (those known to take no value; any other
+// takes one unless written OPT=VALUE) and the image (exec: the container), reading -e / --env as
+// the container's environment and --entrypoint as its program. Returns where the words inside
+// start; with no command after the image, a vLLM image's entrypoint (vllm serve) is put there.
+std::size_t prog_skip_container(std::vector<std::string>& t, std::size_t i, CommandProgram& p,
+                                const std::string& where) {
+  static const std::set<std::string> kNoValue = {"--rm",
+                                                 "-d",
+                                                 "--detach",
+                                                 "-i",
+                                                 "--interactive",
+                                                 "-t",
+                                                 "--tty",
+                                                 "-it",
+                                                 "-ti",
+                                                 "-dit",
+                                                 "-itd",
+                                                 "--privileged",
+                                                 "--init",
+                                                 "-P",
+                                                 "--publish-all",
+                                                 "--read-only",
+                                                 "--no-healthcheck",
+                                                 "--oom-kill-disable"};
+  const std::string tool = prog_basename(t[i]) + " " + t[i + 1];
+  i += 2;
+  std::string entrypoint;
+  while (i < t.size() && t[i].rfind("-", 0) == 0) {
+    const std::string o = t[i];
+    const auto eq = o.find('=');
+    std::string name = o, value;
+    if (eq != std::string::npos) {
+      name = o.substr(0, eq), value = o.substr(eq + 1), ++i;
+    } else if (kNoValue.count(o) != 0) {
+      ++i;
+      continue;
+    } else {
+      if (i + 1 >= t.size()) break;
+      value = t[i + 1], i += 2;
+    }
+    if ((name == "-e" || name == "--env") && std::regex_match(value, prog_env_assignment())) p.env.push_back(value);
+    if (name == "--entrypoint") entrypoint = value;
+  }
+  if (i >= t.size())
+    throw InputError("'" + tool + "' without an image and a launch command (" + kKnownLaunchers + ")", where);
+  const std::string image = t[i++];
+  p.notes.push_back("the " + tool + " wrapper's options and image are not read; the command inside is");
+  if (!entrypoint.empty()) {
+    t.insert(t.begin() + static_cast<std::ptrdiff_t>(i), entrypoint);  // runs with the words after the image
+  } else if (i == t.size() || t[i].rfind("-", 0) == 0) {
+    // no command: the image's own entrypoint, which only vLLM's images make a server launch
+    if (ascii_lower(image).find("vllm") == std::string::npos)
+      throw InputError("'" + tool + " ... " + image +
+                           "' runs the image's own entrypoint, which the command does not show: paste the launch "
+                           "command it runs (" +
+                           kKnownLaunchers + ")",
+                       where);
+    t.insert(t.begin() + static_cast<std::ptrdiff_t>(i), {"vllm", "serve"});
+    p.notes.push_back("the image " + image + " runs its entrypoint, vllm serve, with the words after it");
+  }
+  return i;
+}
 
 }  // namespace
 
@@ -62,26 +121,17 @@ CommandProgram find_program(const std::vector<std::string>& all, const std::stri
     const std::string b = prog_basename(t[i]);
     if (b == "env" || b == "nohup" || b == "exec" || b == "time") {
       ++i;
+      // their own options (env -i, env -u NAME, time -p)
+      while (i < t.size() && t[i].rfind("-", 0) == 0)
+        i += b == "env" && (t[i] == "-u" || t[i] == "--unset" || t[i] == "-C" || t[i] == "--chdir") ? 2 : 1;
       continue;
     }
     if ((b == "docker" || b == "podman") && i + 1 < t.size() && (t[i + 1] == "run" || t[i + 1] == "exec")) {
-      i += 2;
-      // its options and the image, up to the program inside; -e / --env set the container's environment
-      while (i < t.size() && !prog_starts_program(t[i])) {
-        const std::string& o = t[i];
-        if ((o == "-e" || o == "--env") && i + 1 < t.size()) {
-          if (std::regex_match(t[i + 1], prog_env_assignment())) p.env.push_back(t[i + 1]);
-          i += 2;
-          continue;
-        }
-        for (const char* pre : {"--env=", "-e="})
-          if (o.rfind(pre, 0) == 0 && std::regex_match(o.substr(std::string(pre).size()), prog_env_assignment()))
-            p.env.push_back(o.substr(std::string(pre).size()));
-        ++i;
-      }
-      if (i == t.size())
-        throw InputError("'" + b + " " + t[1] + "' without a launch command inside (" + kKnownLaunchers + ")", where);
-      p.notes.push_back("the " + b + " wrapper's options and image are not read; the command inside is");
+      // the environment set around the container is the host's, not the server's
+      for (const auto& e : p.env)
+        p.notes.push_back(e.substr(0, e.find('=')) + " is set outside the container: not read (docker's -e sets it)");
+      p.env.clear();
+      i = prog_skip_container(t, i, p, where);
       continue;
     }
     break;
@@ -114,6 +164,8 @@ CommandProgram find_program(const std::vector<std::string>& all, const std::stri
                              kKnownLaunchers + ")",
                          where);
       i += 2;
+      // python -m vllm.entrypoints.cli.main serve MODEL: the CLI's serve
+      if (p.stack == "vllm" && i < t.size() && t[i] == "serve") ++i, p.model_positional = true;
     } else {
       const std::string script = i < t.size() ? t[i] : "";
       throw InputError("'" + (script.empty() ? t[start] : t[start] + " " + script) + "' is not a server launch (" +
@@ -125,7 +177,7 @@ CommandProgram find_program(const std::vector<std::string>& all, const std::stri
   } else if (b == "vllm" || b == "sglang") {
     p.stack = b;
     ++i;
-    if (i < t.size() && t[i] == "serve") ++i;
+    if (i < t.size() && t[i] == "serve") ++i, p.model_positional = b == "vllm";
   } else if (b.size() > 3 && b.compare(b.size() - 3, 3, ".sh") == 0) {
     // a site's own wrapper script: its flags are passed on to SGLang's launch_server
     ++i;

@@ -14,6 +14,7 @@ struct CommandProgram {
   std::vector<std::string> env;    ///< NAME=VALUE: before the program, after `env`, docker's -e
   std::vector<std::string> words;  ///< the program as pasted (python3 -m sglang.launch_server)
   std::vector<std::string> args;   ///< what follows the program, up to a shell operator
+  bool model_positional = false;   ///< `vllm serve MODEL`: the first word of args may be the model
   std::vector<std::string> notes;  ///< what was skipped or cut, in words
 };
 

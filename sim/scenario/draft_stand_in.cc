@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "scenario/model_spec.h"
 #include "scenario/paths.h"
@@ -61,15 +62,18 @@ DraftStandIn named_zoo_draft(const std::string& target_config, const std::string
       zoo_has_nextn(target_config)) {
     const std::string c = (dir / "nextn" / "config.json").string();
     return {c, "the draft " + remote + " names the model's own NextN (MTP) layer: the zoo's " + stand_in_zoo_name(c) +
-                   " stands in"};
+                   " stands in, run under the command's algorithm"};
   }
   std::error_code ec;
-  for (const auto& d : fs::directory_iterator(dir, ec)) {
-    const std::string folder = d.path().filename().string();
+  std::vector<fs::path> folders;  // sorted: the same pick every run
+  for (const auto& d : fs::directory_iterator(dir, ec)) folders.push_back(d.path());
+  std::sort(folders.begin(), folders.end());
+  for (const auto& d : folders) {
+    const std::string folder = d.filename().string();
     const auto dash = folder.find('-');
-    if (dash == std::string::npos || !is_file((d.path() / "config.json").string())) continue;
+    if (dash == std::string::npos || !is_file((d / "config.json").string())) continue;
     if (name.find(folder.substr(dash + 1)) != std::string::npos) {
-      const std::string c = (d.path() / "config.json").string();
+      const std::string c = (d / "config.json").string();
       return {c,
               "the draft " + remote + " is taken as the zoo's " + stand_in_zoo_name(c) + ", the draft its name names"};
     }

@@ -131,6 +131,10 @@ GpuProfile gpu_from_json(const json& j, const std::string& where) {
     g.moe_gemm_memory_efficiency = checked(j, "moe_gemm_memory_efficiency", where);
     g.moe_gemm_fixed_us = checked(j, "moe_gemm_fixed_us", where);
   }
+  if (j.contains("moe_gemm16_memory_efficiency") || j.contains("moe_gemm16_fixed_us")) {
+    g.moe_gemm16_memory_efficiency = checked(j, "moe_gemm16_memory_efficiency", where);
+    g.moe_gemm16_fixed_us = checked(j, "moe_gemm16_fixed_us", where);
+  }
   if (j.contains("replay_block_fp8")) g.replay_block_fp8 = replay_fp8_from_json(j["replay_block_fp8"], where);
   if (j.contains("peak_fp4_tflops")) g.peak_fp4_tflops = checked(j, "peak_fp4_tflops", where);  // Blackwell only
   if (j.contains("compute_capability")) {

@@ -61,6 +61,9 @@ struct GpuProfile {
   /// SGLang's Triton fused-MoE expert GEMM (optional; efficiency 0: priced as a dense GEMM): its
   /// fixed cost per launch and its share of the HBM bandwidth, fitted to a measured per-M table.
   double moe_gemm_fixed_us = 0, moe_gemm_memory_efficiency = 0;
+  /// The same kernel on 16-bit expert weights, where it was timed apart (optional, together;
+  /// efficiency 0: the moe_gemm_* pair prices every dtype).
+  double moe_gemm16_fixed_us = 0, moe_gemm16_memory_efficiency = 0;
   /// Dense FP4 tensor peak (NVFP4/MXFP4 with fp4 activations), TFLOP/s (optional; 0: no fp4 tensor
   /// cores, 4-bit weights are dequantized and run at the 16-bit rate).
   double peak_fp4_tflops = 0;

@@ -224,6 +224,12 @@ void apply_layout_effects(Scenario& s) {
 
 namespace {
 
+// The zoo's MODEL/DRAFT name of a draft config path inside models/.
+std::string zoo_entry_name(const std::string& draft_cfg) {
+  const std::filesystem::path p(draft_cfg);
+  return p.parent_path().parent_path().filename().string() + "/" + p.parent_path().filename().string();
+}
+
 // " (it holds MODEL/DRAFT, ...: their algorithms)": the drafts the zoo holds for a target, for a
 // refusal that names another algorithm's; "" when none.
 std::string held_drafts(const std::string& target_cfg) {
@@ -525,8 +531,8 @@ Scenario resolve_unfused(const RunArgs& a) {
                              held_drafts(target_cfg) + ": give the path of its config.json (downloaded)",
                          "--speculative-draft-model-path");
       s.notes.push_back("assumption: the draft " + *a.remote_draft +
-                        " is not held here; its architecture is taken as the zoo's draft for " + s.target.name +
-                        " (give its config.json as --speculative-draft-model-path to use its own)");
+                        " is not held here; its architecture is taken as " + zoo_entry_name(draft_cfg) +
+                        "'s (give its config.json as --speculative-draft-model-path to use its own)");
     }
     if (draft_cfg.empty())
       throw InputError("speculation needs a draft, and the zoo has no " + std::string(algo_name(run.algo)) +

@@ -10,6 +10,7 @@
 
 #include "scenario/paths.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace specsim {
 
@@ -212,7 +213,7 @@ FlagValueClass environment_class(const std::string& name, const std::string& val
   const EnvRow* any = nullptr;
   for (const auto& r : rows)
     if (r.name == name) {
-      if (r.value == value) return r.cls;
+      if (ascii_lower(r.value) == ascii_lower(value) && !r.value.empty()) return r.cls;
       if (r.value.empty()) any = &r;
     }
   if (any) return any->cls;
