@@ -135,10 +135,14 @@ DecodeLine parse_decode(std::string_view rest, const std::string& file, std::siz
 // last perhaps cut inside its name): the same line format, cut off. A line of another format
 // (a plain run's after a speculative one's) differs in its names, not only in their number.
 bool cut_short(const DecodeLine& d, const SglangLog& log) {
-  const std::optional<std::size_t> launch =
-      log.server_args.empty() ? std::nullopt : std::optional<std::size_t>(log.server_args.size() - 1);
+  // the launch as a plain pair (has one, its index): GCC 13 misreads an optional compared in a loop
+  // as maybe uninitialized
+  const bool has_launch = !log.server_args.empty();
+  const std::size_t launch = has_launch ? log.server_args.size() - 1 : 0;
   for (auto it = log.decode.rbegin(); it != log.decode.rend(); ++it) {
-    if (it->server_args_index != launch) continue;
+    const bool same_launch =
+        it->server_args_index.has_value() == has_launch && (!has_launch || *it->server_args_index == launch);
+    if (!same_launch) continue;
     const auto& prev = it->keys;
     if (d.keys.empty() || d.keys.size() >= prev.size()) return false;
     for (std::size_t k = 0; k + 1 < d.keys.size(); ++k)
