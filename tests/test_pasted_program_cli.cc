@@ -312,3 +312,23 @@ TEST_CASE("vLLM: steps without a method or draft on a DeepSeek-V3 target run its
   CHECK(llama.exit_code == 2);
   CHECK(llama.err.find("names no method") != std::string::npos);
 }
+
+TEST_CASE("a quantized release of a zoo model is that model with the named weights; a 16-bit --dtype keeps them") {
+  const CliResult fp4 = paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path", "nvidia/DeepSeek-R1-FP4",
+                                   "--quantization", "modelopt_fp4", "--tp", "8"},
+                                  {"--hardware", "b200:nvswitch"});
+  INFO(fp4.err);
+  REQUIRE(fp4.exit_code == 0);
+  const json j = json::parse(fp4.out);
+  CHECK(j["model"]["name"] == "deepseek-r1");
+  CHECK(j["settings"]["dtype"] == "nvfp4");
+  CHECK(has_note(j, "nvidia/DeepSeek-R1-FP4 -> zoo deepseek-r1 with nvfp4 weights"));
+  const CliResult fp8 = paste_cmd({"vllm", "serve", "RedHatAI/Qwen3-8B-FP8-dynamic", "--dtype", "bfloat16"});
+  INFO(fp8.err);
+  REQUIRE(fp8.exit_code == 0);
+  const json k = json::parse(fp8.out);
+  CHECK(k["settings"]["dtype"] == "fp8");
+  CHECK(has_note(k, "--dtype bfloat16: the activations' dtype; the release's fp8 weights stay"));
+  // a suffix on a name the zoo does not hold is no model
+  CHECK(paste_cmd({"vllm", "serve", "someone/Unknown-7B-FP8"}).exit_code == 2);
+}

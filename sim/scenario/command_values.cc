@@ -105,6 +105,32 @@ std::string zoo_name_of_model_arg(const std::string& arg) {
   return "";
 }
 
+std::optional<QuantizedRelease> quantized_release(const std::string& arg) {
+  // longest first: -fp8-dynamic before -fp8
+  static const std::pair<const char*, const char*> kSuffix[] = {
+      {"-fp8-dynamic", "fp8"}, {"-fp8-block", "fp8"}, {"-fp8", "fp8"},   {"-nvfp4", "nvfp4"}, {"-fp4", "nvfp4"},
+      {"-gptq-int4", "int4"},  {"-awq", "int4"},      {"-int4", "int4"}, {"-w4a16", "int4"}};
+  std::string base = arg;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  const std::string lower = ascii_lower(base);
+  for (const auto& [suffix, dtype] : kSuffix) {
+    const std::string s = suffix;
+    if (lower.size() <= s.size() || lower.compare(lower.size() - s.size(), s.size(), s) != 0) continue;
+    const std::string zoo = zoo_name_of_model_arg(base.substr(0, base.size() - s.size()));
+    if (zoo.empty()) return std::nullopt;
+    return QuantizedRelease{zoo, dtype, base.substr(base.size() - s.size() + 1)};
+  }
+  return std::nullopt;
+}
+
+bool keeps_quantized_weights(const RunArgs& a, const std::string& value, std::vector<std::string>& notes) {
+  if (!a.dtype || (*a.dtype != "fp8" && *a.dtype != "nvfp4" && *a.dtype != "int4")) return false;
+  const std::string v = ascii_lower(value);
+  if (v != "auto" && v != "bfloat16" && v != "bf16" && v != "float16" && v != "fp16" && v != "half") return false;
+  notes.push_back("--dtype " + value + ": the activations' dtype; the release's " + *a.dtype + " weights stay");
+  return true;
+}
+
 bool names_target(const std::string& path, const std::string& name) {
   const std::string target = ascii_lower(name);
   const std::string zoo = zoo_name_of_hf_id(path);

@@ -1,7 +1,9 @@
 #pragma once
 // The values of a pasted command's flags: numbers as the stacks parse them, Hugging Face ids of
 // zoo models, draft paths used as given.
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "scenario/resolve.h"
 
@@ -25,6 +27,18 @@ std::string zoo_name_of_hf_id(const std::string& id);
 /// a local path or another organisation's id whose last part is such an id's (
 /// /models/Llama-3.1-8B-Instruct), or a zoo name; "" when none.
 std::string zoo_name_of_model_arg(const std::string& arg);
+
+/// A quantized release of a zoo model, named by its suffix (Qwen3-8B-FP8-dynamic, DeepSeek-R1-FP4,
+/// ...-AWQ): the zoo model of the name without the suffix, the weight dtype the suffix says
+/// (fp8, nvfp4, int4) and the suffix; nullopt when the name has no such suffix or names no zoo model.
+struct QuantizedRelease {
+  std::string zoo, dtype, suffix;
+};
+std::optional<QuantizedRelease> quantized_release(const std::string& arg);
+
+/// A pasted --dtype VALUE after a quantized release set the weights (fp8, nvfp4, int4): VALUE is the
+/// activations' dtype (auto, a 16-bit one), the weights stay, said; true when kept.
+bool keeps_quantized_weights(const RunArgs& a, const std::string& value, std::vector<std::string>& notes);
 
 /// Whether `path` (a log's model_path: a Hugging Face id or a folder) names the model `name`: its
 /// zoo name when the zoo knows the id, else its last component against the name.

@@ -91,7 +91,7 @@ void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
 
 // SGLang's --quantization as a weight format: the checkpoint's own (a quantized config must match
 // it, as SGLang checks), or fp8 quantized online from a 16-bit checkpoint.
-std::optional<DType> quantization_dtype(const std::string& q, const ModelSpec& target,
+std::optional<DType> quantization_dtype(const std::string& q, const ModelSpec& target, std::optional<DType> run_dtype,
                                         std::vector<std::string>& notes) {
   const std::string at = "--quantization";
   DType want;
@@ -112,6 +112,8 @@ std::optional<DType> quantization_dtype(const std::string& q, const ModelSpec& t
                          " changes the weight format; modelled are fp8, w8a8_fp8, mxfp4, modelopt_fp4, "
                          "compressed-tensors and w4a16 (int4)",
                      at);
+  // a pasted quantized release (DeepSeek-R1-FP4) already set the weights to this format
+  if (run_dtype && *run_dtype == want) return std::nullopt;
   if (!target.quant_format.empty()) {
     if (target.weight_dtype != want && target.experts_dtype() != want)
       throw InputError(fmt::format("{}'s checkpoint is {}, not {}: SGLang refuses a --quantization that differs from "
@@ -135,7 +137,7 @@ std::string stack_backend(const RunArgs& a) { return a.runtime && *a.runtime == 
 // The formats and the stack's all-reduce switch, applied to a built scenario (flags or file).
 void apply_stack_flags(Scenario& s, const RunArgs& a) {
   if (a.quantization) {
-    if (auto d = quantization_dtype(*a.quantization, s.target, s.notes)) s.run.dtype = d;
+    if (auto d = quantization_dtype(*a.quantization, s.target, s.run.dtype, s.notes)) s.run.dtype = d;
     s.run.quantization = *a.quantization;
   }
   if (a.kv_cache_dtype) {

@@ -21,6 +21,11 @@ const FlagAppliers& sglang_appliers() {
          const std::string zoo = is_file(v) || is_dir(v) ? "" : zoo_name_of_model_arg(v);
          a.model_path = zoo.empty() ? v : zoo;
          if (!zoo.empty()) notes.push_back(v + " -> zoo " + zoo);
+         // a quantized release of a zoo model: its architecture, its weights in the named format
+         if (const auto q = zoo.empty() && !is_file(v) && !is_dir(v) ? quantized_release(v) : std::nullopt)
+           a.model_path = q->zoo, a.dtype = q->dtype,
+           notes.push_back(v + " -> zoo " + q->zoo + " with " + q->dtype + " weights (a quantized release, " +
+                           q->suffix + ", of that model)");
        }},
       {"--tensor-parallel-size",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.tp_size = command_int(f.last(), at); }},
@@ -52,8 +57,10 @@ const FlagAppliers& sglang_appliers() {
       {"--mem-fraction-static", [](const PastedFlag& f, RunArgs& a, auto&,
                                    const std::string& at) { a.mem_fraction_static = command_fraction(f.last(), at); }},
       {"--dtype",
-       [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) {
-         if (f.last() != "auto") a.dtype = f.last();
+       [](const PastedFlag& f, RunArgs& a, auto& notes, const std::string&) {
+         if (f.last() == "auto") return;
+         if (keeps_quantized_weights(a, f.last(), notes)) return;
+         a.dtype = f.last();
        }},
       {"--quantization", [](const PastedFlag& f, RunArgs& a, auto&, const std::string&) { a.quantization = f.last(); }},
       {"--kv-cache-dtype",
