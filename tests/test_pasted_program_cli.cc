@@ -332,3 +332,19 @@ TEST_CASE("a quantized release of a zoo model is that model with the named weigh
   // a suffix on a name the zoo does not hold is no model
   CHECK(paste_cmd({"vllm", "serve", "someone/Unknown-7B-FP8"}).exit_code == 2);
 }
+
+TEST_CASE("set-up chained before the launch (cd DIR &&, export NAME=VALUE;) is skipped, its exports kept") {
+  const CliResult r = paste_cmd({"cd", "/sgl-workspace", "&&", "export", "NCCL_ALGO=Tree", ";", "python3", "-m",
+                                 "sglang.launch_server", "--model-path", "llama-3.3-70b", "--tp", "4"},
+                                {"--allreduce", "nccl"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(has_note(j, "'cd ...' before '&&' is set-up"));
+  CHECK(j["scenarios"][0]["detail"].get<std::string>().rfind("tree/", 0) == 0);
+  // after the launch, && still ends the command
+  const CliResult after = paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path",
+                                     "meta-llama/Llama-3.1-8B-Instruct", "&&", "echo", "done"});
+  REQUIRE(after.exit_code == 0);
+  CHECK(has_note(json::parse(after.out), "the command ends at '&&'"));
+}

@@ -32,6 +32,13 @@ bool prog_is_shell_operator(const std::string& w) {
   return std::regex_match(w, kOp);
 }
 
+// A set-up command chained before the launch: cd, export, source, conda/module activation, ulimit.
+bool prog_is_setup(const std::vector<std::string>& t) {
+  if (t.empty()) return false;
+  static const std::set<std::string> kSetup = {"cd", "export", "source", ".", "conda", "module", "ulimit", "set"};
+  return kSetup.count(t.front()) != 0;
+}
+
 const char* const kKnownLaunchers =
     "python -m sglang.launch_server, sglang serve, vllm serve MODEL, python -m vllm.entrypoints.openai.api_server";
 
@@ -105,6 +112,15 @@ CommandProgram find_program(const std::vector<std::string>& all, const std::stri
   std::vector<std::string> t;
   for (std::size_t k = 0; k < all.size(); ++k) {
     if (all[k] == "\\") continue;  // a line continuation pasted as a word
+    // set-up commands chained before the launch (cd DIR &&, export NAME=VALUE;): skipped, their
+    // exports kept as the launch's environment
+    if ((all[k] == "&&" || all[k] == ";") && prog_is_setup(t)) {
+      for (std::size_t e = 1; t.front() == "export" && e < t.size(); ++e)
+        if (std::regex_match(t[e], prog_env_assignment())) p.env.push_back(t[e]);
+      p.notes.push_back("'" + t.front() + " ...' before '" + all[k] + "' is set-up: the command after it is read");
+      t.clear();
+      continue;
+    }
     if (prog_is_shell_operator(all[k])) {
       p.notes.push_back("the command ends at '" + all[k] + "' (a shell operator): what follows is not read");
       break;
