@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "pasted_command.h"
 #include "run_json.h"
 #include "test_util.h"
 
@@ -22,12 +23,6 @@ void refused(const std::vector<std::string>& args, const std::string& flag, cons
   CHECK(r.err.rfind("error: ", 0) == 0);
   CHECK(r.err.find(flag) != std::string::npos);
   if (!text.empty()) CHECK(r.err.find(text) != std::string::npos);
-}
-
-bool has_note(const json& j, const std::string& text) {
-  for (const auto& n : j["notes"])
-    if (n.get<std::string>().find(text) != std::string::npos) return true;
-  return false;
 }
 
 // A copy of a zoo target outside the zoo: no zoo draft belongs to it.

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "pasted_command.h"
 #include "scenario/stack_flag_table.h"
 #include "test_util.h"
 
@@ -13,18 +14,6 @@ using namespace specsim::test;
 using nlohmann::json;
 
 namespace {
-
-CliResult paste_cmd(std::vector<std::string> command, std::vector<std::string> flags = {}) {
-  std::vector<std::string> args = {"run", "--json", "--accept-len", "2"};
-  if (std::find(flags.begin(), flags.end(), "--hardware") == flags.end())
-    flags.insert(flags.end(), {"--hardware", "h200:nvswitch"});
-  args.insert(args.end(), flags.begin(), flags.end());
-  args.push_back("--");
-  args.insert(args.end(), command.begin(), command.end());
-  return run_specsim(args);
-}
-
-bool has_note(const json& j, const std::string& text) { return j["notes"].dump().find(text) != std::string::npos; }
 
 const json& phase(const json& scenario, const std::string& name) {
   for (const auto& p : scenario["phases"])
@@ -43,7 +32,7 @@ TEST_CASE("the program is found past docker, env, nohup and the interpreter's op
                                      "--ipc=host", "-p",  "30000:30000", "lmsysorg/sglang:v0.5.2-cu126"};
   docker.insert(docker.end(), launch.begin(), launch.end());
   docker.insert(docker.end(), {"--tp", "8"});
-  const CliResult r = paste_cmd(docker);
+  const CliResult r = paste_run(docker);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
@@ -52,7 +41,7 @@ TEST_CASE("the program is found past docker, env, nohup and the interpreter's op
   CHECK(has_note(j, "the docker run wrapper's options and image are not read"));
   // docker's -e reaches the run as the server's environment: NCCL_ALGO is specsim's --nccl-algo
   const auto detail = [](const std::vector<std::string>& cmd) {
-    const CliResult r = paste_cmd(cmd, {"--allreduce", "nccl"});
+    const CliResult r = paste_run(cmd, {"--allreduce", "nccl"});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     return json::parse(r.out)["scenarios"][0]["detail"].get<std::string>();
@@ -69,23 +58,23 @@ TEST_CASE("the program is found past docker, env, nohup and the interpreter's op
   // an option's value or an untagged image named like a stack is not the program
   std::vector<std::string> named = {"docker", "run", "--name", "sglang", "-v", "/data/vllm:/vllm", "lmsysorg/sglang"};
   named.insert(named.end(), launch.begin(), launch.end());
-  const CliResult n = paste_cmd(named);
+  const CliResult n = paste_run(named);
   INFO(n.err);
   CHECK(n.exit_code == 0);
   // vLLM's image runs `vllm serve` itself: the flags after the image are its
   const CliResult v =
-      paste_cmd({"docker", "run", "--runtime", "nvidia", "--gpus", "all", "--env", "HUGGING_FACE_HUB_TOKEN=x", "-p",
+      paste_run({"docker", "run", "--runtime", "nvidia", "--gpus", "all", "--env", "HUGGING_FACE_HUB_TOKEN=x", "-p",
                  "8000:8000", "--ipc=host", "vllm/vllm-openai:latest", "--model", "meta-llama/Llama-3.1-8B-Instruct"});
   INFO(v.err);
   REQUIRE(v.exit_code == 0);
   CHECK(json::parse(v.out)["pasted_command"]["stack"] == "vLLM v0.11.0");
   // another image's own entrypoint cannot be seen; a variable set outside the container is not its
-  const CliResult bare = paste_cmd({"docker", "run", "--rm", "-it", "lmsysorg/sglang"});
+  const CliResult bare = paste_run({"docker", "run", "--rm", "-it", "lmsysorg/sglang"});
   CHECK(bare.exit_code == 2);
   CHECK(bare.err.find("runs the image's own entrypoint") != std::string::npos);
   std::vector<std::string> outside = {"SGLANG_ENABLE_SPEC_V2=1", "docker", "run", "img"};
   outside.insert(outside.end(), launch.begin(), launch.end());
-  const CliResult o = paste_cmd(outside);
+  const CliResult o = paste_run(outside);
   INFO(o.err);
   REQUIRE(o.exit_code == 0);
   CHECK(has_note(json::parse(o.out), "SGLANG_ENABLE_SPEC_V2 is set outside the container: not read"));
@@ -93,22 +82,22 @@ TEST_CASE("the program is found past docker, env, nohup and the interpreter's op
   std::vector<std::string> piped = {"nohup", "env", "HF_TOKEN=x"};
   piped.insert(piped.end(), launch.begin(), launch.end());
   piped.insert(piped.end(), {"2>&1", "|", "tee", "server.log"});
-  const CliResult p = paste_cmd(piped);
+  const CliResult p = paste_run(piped);
   INFO(p.err);
   REQUIRE(p.exit_code == 0);
   CHECK(has_note(json::parse(p.out), "the command ends at '2>&1' (a shell operator)"));
 }
 
 TEST_CASE("vLLM's positional model only after serve; env and time options are theirs") {
-  const CliResult stray = paste_cmd(
+  const CliResult stray = paste_run(
       {"python", "-m", "vllm.entrypoints.openai.api_server", "--model", "meta-llama/Llama-3.1-8B-Instruct", "stray"});
   CHECK(stray.exit_code == 2);
   CHECK(stray.err.find("'stray' is not a flag of vLLM v0.11.0 (a value without its flag?)") != std::string::npos);
   const CliResult cli =
-      paste_cmd({"python", "-m", "vllm.entrypoints.cli.main", "serve", "meta-llama/Llama-3.1-8B-Instruct"});
+      paste_run({"python", "-m", "vllm.entrypoints.cli.main", "serve", "meta-llama/Llama-3.1-8B-Instruct"});
   INFO(cli.err);
   CHECK(cli.exit_code == 0);
-  const CliResult env = paste_cmd({"env", "-i", "HF_TOKEN=1", "time", "-p", "python3", "-m", "sglang.launch_server",
+  const CliResult env = paste_run({"env", "-i", "HF_TOKEN=1", "time", "-p", "python3", "-m", "sglang.launch_server",
                                    "--model-path", "meta-llama/Llama-3.1-8B-Instruct"});
   INFO(env.err);
   CHECK(env.exit_code == 0);
@@ -121,7 +110,7 @@ TEST_CASE("another engine, a JAX port or a benchmark script is refused by name, 
       {"python3", "-m", "mlc_llm", "serve", "dist/x", "--mode", "server"},
       {"python", "bench_eagle3.py", "--model", "Qwen/Qwen3-30B-A3B", "--tp-size", "2"}};
   for (const auto& cmd : others) {
-    const CliResult r = paste_cmd(cmd);
+    const CliResult r = paste_run(cmd);
     INFO(cmd[0] << " " << cmd[1] << ": " << r.err);
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
@@ -141,17 +130,17 @@ TEST_CASE("environment variables are classed by models/stacks/environment.csv, p
                                            "meta-llama/Llama-3.1-8B-Instruct"};
   std::vector<std::string> harmless = {"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", "PYTHONUNBUFFERED=1"};
   harmless.insert(harmless.end(), launch.begin(), launch.end());
-  CHECK(paste_cmd(harmless).exit_code == 0);
+  CHECK(paste_run(harmless).exit_code == 0);
   std::vector<std::string> v2 = {"SGLANG_ENABLE_SPEC_V2=1"};
   v2.insert(v2.end(), launch.begin(), launch.end());
-  const CliResult r = paste_cmd(v2);
+  const CliResult r = paste_run(v2);
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("not modelled: SGLANG_ENABLE_SPEC_V2=1 changes SGLang's overlapped speculative worker") !=
         std::string::npos);
 }
 
 TEST_CASE("SGLang 0.4.x spellings and switches: --speculative-draft, --enable-ep-moe") {
-  const CliResult r = paste_cmd({"python3", "-m", "sglang.launch_server", "--model", "meta-llama/Llama-3.1-8B-Instruct",
+  const CliResult r = paste_run({"python3", "-m", "sglang.launch_server", "--model", "meta-llama/Llama-3.1-8B-Instruct",
                                  "--speculative-algo", "EAGLE3", "--speculative-draft", "llama-3.1-8b/eagle3"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -159,7 +148,7 @@ TEST_CASE("SGLang 0.4.x spellings and switches: --speculative-draft, --enable-ep
   CHECK(j["settings"]["speculative_algorithm"] == "EAGLE3");
   CHECK(has_note(j, "--speculative-draft read as --speculative-draft-model-path"));
   // ServerArgs.__post_init__: ep_size = tp_size, over a given --ep-size
-  const CliResult ep = paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+  const CliResult ep = paste_run({"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
                                   "--enable-ep-moe", "--ep-size", "2", "--tp", "8"});
   INFO(ep.err);
   REQUIRE(ep.exit_code == 0);
@@ -169,7 +158,7 @@ TEST_CASE("SGLang 0.4.x spellings and switches: --speculative-draft, --enable-ep
 }
 
 TEST_CASE("a refusal of a flag's value names the value: the others are priced") {
-  const CliResult r = paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path",
+  const CliResult r = paste_run({"python3", "-m", "sglang.launch_server", "--model-path",
                                  "meta-llama/Llama-3.1-8B-Instruct", "--attention-backend", "triton"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("not modelled: --attention-backend triton changes") != std::string::npos);
@@ -185,7 +174,7 @@ TEST_CASE("--disable-overlap-schedule puts plain decode's host work on the step;
                                            "EAGLE3"};
   std::vector<std::string> off = launch;
   off.push_back("--disable-overlap-schedule");
-  const CliResult a = paste_cmd(launch), b = paste_cmd(off);
+  const CliResult a = paste_run(launch), b = paste_run(off);
   INFO(a.err << b.err);
   REQUIRE(a.exit_code == 0);
   REQUIRE(b.exit_code == 0);
@@ -235,7 +224,7 @@ TEST_CASE("a cycle that rests on host terms fitted to a published run says how m
   const std::vector<std::string> vllm = {
       "vllm", "serve", "openai/gpt-oss-120b", "--speculative-config",
       R"({"method": "eagle3", "model": "nvidia/gpt-oss-120b-Eagle3", "num_speculative_tokens": 3})"};
-  const CliResult r = paste_cmd(vllm, {"--hardware", "b200:nvswitch"});
+  const CliResult r = paste_run(vllm, {"--hardware", "b200:nvswitch"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json f = json::parse(r.out)["runtime_fitted"];
@@ -245,7 +234,7 @@ TEST_CASE("a cycle that rests on host terms fitted to a published run says how m
   CHECK(f["sources"].dump().find("vllm-issue-20780") != std::string::npos);
   CHECK(f["caution"].get<std::string>().find("of this cycle is host time of runtime terms fitted") !=
         std::string::npos);
-  const CliResult anchored = paste_cmd(vllm, {"--hardware", "b200:nvswitch", "--measured-spec-tok-s", "450"});
+  const CliResult anchored = paste_run(vllm, {"--hardware", "b200:nvswitch", "--measured-spec-tok-s", "450"});
   INFO(anchored.err);
   REQUIRE(anchored.exit_code == 0);
   const json a = json::parse(anchored.out)["runtime_fitted"];
@@ -261,7 +250,7 @@ TEST_CASE("a cycle that rests on host terms fitted to a published run says how m
   REQUIRE(i.exit_code == 0);
   CHECK(json::parse(i.out)["runtime_fitted"]["share_of_cycle"].get<double>() > 0.2);
   // SGLang's profile counts its terms: nothing fitted
-  const CliResult sglang = paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path",
+  const CliResult sglang = paste_run({"python3", "-m", "sglang.launch_server", "--model-path",
                                       "meta-llama/Llama-3.1-8B-Instruct", "--speculative-algorithm", "EAGLE3"});
   REQUIRE(sglang.exit_code == 0);
   CHECK(json::parse(sglang.out)["runtime_fitted"]["terms"].empty());
@@ -270,14 +259,14 @@ TEST_CASE("a cycle that rests on host terms fitted to a published run says how m
 TEST_CASE("a draft the zoo does not hold: the zoo draft its name names, or a same-architecture model's, said") {
   // a NextN layer pasted under EAGLE3 on DeepSeek-R1: the model's own NextN layer, not "no draft"
   const CliResult r1 =
-      paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-R1", "--tp", "8",
+      paste_run({"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-R1", "--tp", "8",
                  "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "/x/DeepSeek-R1-NextN"});
   INFO(r1.err);
   REQUIRE(r1.exit_code == 0);
   CHECK(has_note(json::parse(r1.out), "the zoo's deepseek-r1/nextn stands in"));
   // a bare folder name on the serving machine naming AngelSlim's draft: the zoo's eagle3-angelslim
   const CliResult r2 =
-      paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-30B-A3B",
+      paste_run({"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-30B-A3B",
                  "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "AngelSlim--Qwen3-a3B_eagle3"});
   INFO(r2.err);
   REQUIRE(r2.exit_code == 0);
@@ -285,7 +274,7 @@ TEST_CASE("a draft the zoo does not hold: the zoo draft its name names, or a sam
   CHECK(has_note(j2, "the zoo's qwen3-30b-a3b/eagle3-angelslim, the draft its name names"));
   CHECK(j2.dump().find("qwen3-30b-a3b/eagle3-angelslim") != std::string::npos);
   // Llama-3.3-70B has no zoo draft of its own; Llama-3.1-70B has the same architecture and one
-  const CliResult r3 = paste_cmd({"python3", "-m", "sglang.launch_server", "--model",
+  const CliResult r3 = paste_run({"python3", "-m", "sglang.launch_server", "--model",
                                   "meta-llama/Llama-3.3-70B-Instruct", "--tp", "8", "--speculative-algorithm", "EAGLE3",
                                   "--speculative-draft-model-path", "yuhuili/EAGLE3-LLaMA3.3-Instruct-70B"});
   INFO(r3.err);
@@ -298,7 +287,7 @@ TEST_CASE("a draft the zoo does not hold: the zoo draft its name names, or a sam
 }
 
 TEST_CASE("vLLM: steps without a method or draft on a DeepSeek-V3 target run its own MTP layer, as vLLM does") {
-  const CliResult r = paste_cmd({"vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "--speculative-config",
+  const CliResult r = paste_run({"vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "--speculative-config",
                                  R"({"num_speculative_tokens": 1})"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -307,14 +296,14 @@ TEST_CASE("vLLM: steps without a method or draft on a DeepSeek-V3 target run its
   CHECK(has_note(j, "vLLM runs the target's own MTP layer (method mtp)"));
   // on a target without one vLLM refuses it ("num_speculative_tokens was provided but without
   // speculative model"): the method is asked for
-  const CliResult llama = paste_cmd({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--speculative-config",
+  const CliResult llama = paste_run({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--speculative-config",
                                      R"({"num_speculative_tokens": 1})"});
   CHECK(llama.exit_code == 2);
   CHECK(llama.err.find("names no method") != std::string::npos);
 }
 
 TEST_CASE("a quantized release of a zoo model is that model with the named weights; a 16-bit --dtype keeps them") {
-  const CliResult fp4 = paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path", "nvidia/DeepSeek-R1-FP4",
+  const CliResult fp4 = paste_run({"python3", "-m", "sglang.launch_server", "--model-path", "nvidia/DeepSeek-R1-FP4",
                                    "--quantization", "modelopt_fp4", "--tp", "8"},
                                   {"--hardware", "b200:nvswitch"});
   INFO(fp4.err);
@@ -323,18 +312,18 @@ TEST_CASE("a quantized release of a zoo model is that model with the named weigh
   CHECK(j["model"]["name"] == "deepseek-r1");
   CHECK(j["settings"]["dtype"] == "nvfp4");
   CHECK(has_note(j, "nvidia/DeepSeek-R1-FP4 -> zoo deepseek-r1 with nvfp4 weights"));
-  const CliResult fp8 = paste_cmd({"vllm", "serve", "RedHatAI/Qwen3-8B-FP8-dynamic", "--dtype", "bfloat16"});
+  const CliResult fp8 = paste_run({"vllm", "serve", "RedHatAI/Qwen3-8B-FP8-dynamic", "--dtype", "bfloat16"});
   INFO(fp8.err);
   REQUIRE(fp8.exit_code == 0);
   const json k = json::parse(fp8.out);
   CHECK(k["settings"]["dtype"] == "fp8");
   CHECK(has_note(k, "--dtype bfloat16: the activations' dtype; the release's fp8 weights stay"));
   // a suffix on a name the zoo does not hold is no model
-  CHECK(paste_cmd({"vllm", "serve", "someone/Unknown-7B-FP8"}).exit_code == 2);
+  CHECK(paste_run({"vllm", "serve", "someone/Unknown-7B-FP8"}).exit_code == 2);
 }
 
 TEST_CASE("set-up chained before the launch (cd DIR &&, export NAME=VALUE;) is skipped, its exports kept") {
-  const CliResult r = paste_cmd({"cd", "/sgl-workspace", "&&", "export", "NCCL_ALGO=Tree", ";", "python3", "-m",
+  const CliResult r = paste_run({"cd", "/sgl-workspace", "&&", "export", "NCCL_ALGO=Tree", ";", "python3", "-m",
                                  "sglang.launch_server", "--model-path", "llama-3.3-70b", "--tp", "4"},
                                 {"--allreduce", "nccl"});
   INFO(r.err);
@@ -343,7 +332,7 @@ TEST_CASE("set-up chained before the launch (cd DIR &&, export NAME=VALUE;) is s
   CHECK(has_note(j, "'cd ...' before '&&' is set-up"));
   CHECK(j["scenarios"][0]["detail"].get<std::string>().rfind("tree/", 0) == 0);
   // after the launch, && still ends the command
-  const CliResult after = paste_cmd({"python3", "-m", "sglang.launch_server", "--model-path",
+  const CliResult after = paste_run({"python3", "-m", "sglang.launch_server", "--model-path",
                                      "meta-llama/Llama-3.1-8B-Instruct", "&&", "echo", "done"});
   REQUIRE(after.exit_code == 0);
   CHECK(has_note(json::parse(after.out), "the command ends at '&&'"));

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "pasted_command.h"
 #include "scenario/sglang_cmdline.h"
 #include "scenario/stack_flag_table.h"
 #include "scenario/vllm_cmdline.h"
@@ -14,16 +15,6 @@ using namespace specsim::test;
 using nlohmann::json;
 
 namespace {
-
-CliResult paste(std::vector<std::string> command, std::vector<std::string> flags = {}) {
-  std::vector<std::string> args = {"run", "--json", "--accept-len", "2"};
-  if (std::find(flags.begin(), flags.end(), "--hardware") == flags.end())
-    flags.insert(flags.end(), {"--hardware", "h200:nvswitch"});
-  args.insert(args.end(), flags.begin(), flags.end());
-  args.push_back("--");
-  args.insert(args.end(), command.begin(), command.end());
-  return run_specsim(args);
-}
 
 const std::vector<std::string> kSglang = {"python", "-m", "sglang.launch_server", "--model-path",
                                           "meta-llama/Llama-3.1-8B-Instruct"};
@@ -126,7 +117,7 @@ TEST_CASE("per-value classes: a flag modelled for the values specsim prices, ref
   CHECK(t.find("--disable-cuda-graph", "test")->by_value.empty());
 
   // pasted: the value's class is listed and applied; another value is refused naming the flag
-  const CliResult fa3 = paste(with(
+  const CliResult fa3 = paste_run(with(
       kSglang, {"--attention-backend", "fa3", "--grammar-backend", "xgrammar", "--sampling-backend", "flashinfer"}));
   INFO(fa3.err);
   REQUIRE(fa3.exit_code == 0);
@@ -147,10 +138,10 @@ TEST_CASE("per-value classes: a flag modelled for the values specsim prices, ref
     }
   }
   CHECK(seen == 3);
-  const CliResult plain = paste(kSglang);
+  const CliResult plain = paste_run(kSglang);
   REQUIRE(plain.exit_code == 0);
   CHECK(json::parse(plain.out)["scenarios"][0]["baseline"] == j["scenarios"][0]["baseline"]);
-  const CliResult triton = paste(with(kSglang, {"--attention-backend", "triton"}));
+  const CliResult triton = paste_run(with(kSglang, {"--attention-backend", "triton"}));
   CHECK(triton.exit_code == 2);
   CHECK(triton.err.find("not modelled: --attention-backend triton changes the attention kernels") != std::string::npos);
   CHECK(triton.out.empty());
@@ -158,7 +149,7 @@ TEST_CASE("per-value classes: a flag modelled for the values specsim prices, ref
 
 TEST_CASE("a refused flag stops the run: not modelled, what it changes, exit 2") {
   for (const auto& extra : std::vector<std::vector<std::string>>{{"--enable-torch-compile"}, {"--enable-lora"}}) {
-    const CliResult r = paste(with(kSglang, extra));
+    const CliResult r = paste_run(with(kSglang, extra));
     INFO(extra[0] << ": " << r.err);
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("not modelled: " + extra[0] + " changes ") != std::string::npos);
@@ -167,7 +158,7 @@ TEST_CASE("a refused flag stops the run: not modelled, what it changes, exit 2")
   // the parallel layout is modelled: on a dense model, or as replicas, it is refused naming the flag
   for (const auto& extra : std::vector<std::vector<std::string>>{
            {"--enable-dp-attention"}, {"--dp", "8"}, {"--ep-size", "8"}, {"--moe-a2a-backend", "deepep"}}) {
-    const CliResult r = paste(with(kSglang, extra));
+    const CliResult r = paste_run(with(kSglang, extra));
     INFO(extra[0] << ": " << r.err);
     CHECK(r.exit_code == 2);
     CHECK((r.err.find("no MoE layers") != std::string::npos ||
@@ -175,9 +166,9 @@ TEST_CASE("a refused flag stops the run: not modelled, what it changes, exit 2")
            r.err.find("does not divide tp") != std::string::npos));
     CHECK(r.out.empty());
   }
-  const CliResult two = paste(with(kSglang, {"--enable-torch-compile", "--max-micro-batch-size", "2"}));
+  const CliResult two = paste_run(with(kSglang, {"--enable-torch-compile", "--max-micro-batch-size", "2"}));
   CHECK(two.err.find("refused too: --max-micro-batch-size") != std::string::npos);
-  const CliResult unknown = paste(with(kSglang, {"--no-such-flag"}));
+  const CliResult unknown = paste_run(with(kSglang, {"--no-such-flag"}));
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("not a flag of SGLang v0.5.2") != std::string::npos);
   CHECK(unknown.err.find("a typo, or a flag of another release: remove it and give what it changes as specsim's "
@@ -185,8 +176,8 @@ TEST_CASE("a refused flag stops the run: not modelled, what it changes, exit 2")
 }
 
 TEST_CASE("last occurrence wins, --tensor-parallel-size is --tp, modelled flags reach the run") {
-  const CliResult r = paste(with(kSglang, {"--tp", "4", "--tensor-parallel-size", "2", "--port", "30000",
-                                           "--mem-fraction-static", "0.7", "--dtype", "auto"}));
+  const CliResult r = paste_run(with(kSglang, {"--tp", "4", "--tensor-parallel-size", "2", "--port", "30000",
+                                               "--mem-fraction-static", "0.7", "--dtype", "auto"}));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
@@ -210,11 +201,12 @@ TEST_CASE("last occurrence wins, --tensor-parallel-size is --tp, modelled flags 
 }
 
 TEST_CASE("no --speculative-algorithm in a pasted command: plain decoding") {
-  const CliResult plain = paste(kSglang);
+  const CliResult plain = paste_run(kSglang);
   REQUIRE(plain.exit_code == 0);
   CHECK(json::parse(plain.out)["settings"]["speculative_algorithm"] == "NONE");
-  const CliResult spec = paste(with(kSglang, {"--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3",
-                                              "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"}));
+  const CliResult spec =
+      paste_run(with(kSglang, {"--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3",
+                               "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"}));
   INFO(spec.err);
   REQUIRE(spec.exit_code == 0);
   const json j = json::parse(spec.out);
@@ -224,16 +216,16 @@ TEST_CASE("no --speculative-algorithm in a pasted command: plain decoding") {
 
 TEST_CASE("--cuda-graph-bs takes its list: the largest captured size bounds the graph batches") {
   // SGLang v0.5.2 tops 1 2 4 8 up to cuda-graph-max-bs 40 in steps of 16: 8, 24, 40
-  const CliResult r = paste(with(kSglang, {"--cuda-graph-bs", "1", "2", "4", "8", "--cuda-graph-max-bs", "40"}),
-                            {"--batch-size", "40"});
+  const CliResult r = paste_run(with(kSglang, {"--cuda-graph-bs", "1", "2", "4", "8", "--cuda-graph-max-bs", "40"}),
+                                {"--batch-size", "40"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
   CHECK(j["settings"]["cuda_graph_max_bs"] == 40);
-  const CliResult low = paste(with(kSglang, {"--cuda-graph-bs", "1", "2", "4", "8", "--cuda-graph-max-bs", "30"}));
+  const CliResult low = paste_run(with(kSglang, {"--cuda-graph-bs", "1", "2", "4", "8", "--cuda-graph-max-bs", "30"}));
   REQUIRE(low.exit_code == 0);
   CHECK(json::parse(low.out)["settings"]["cuda_graph_max_bs"] == 24);
-  const CliResult none = paste(with(kSglang, {"--cuda-graph-bs", "64", "--cuda-graph-max-bs", "32"}));
+  const CliResult none = paste_run(with(kSglang, {"--cuda-graph-bs", "64", "--cuda-graph-max-bs", "32"}));
   CHECK(none.exit_code == 2);
   CHECK(none.err.find("--cuda-graph-bs") != std::string::npos);
 }
@@ -242,13 +234,13 @@ TEST_CASE("a pasted draft is used as given: a local config read, a remote id sta
   const std::string dir = fresh_dir();
   write_text(dir + "/config.json", slurp(models_path("llama-3.1-8b/eagle3/config.json")));
   const CliResult local =
-      paste(with(kSglang, {"--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", dir}));
+      paste_run(with(kSglang, {"--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", dir}));
   INFO(local.err);
   REQUIRE(local.exit_code == 0);
   CHECK(json::parse(local.out)["model"]["draft"]["source"].get<std::string>().find(dir) != std::string::npos);
   // A Hugging Face id cannot be read here: the zoo's draft of the target stands in, as a note.
-  const CliResult remote =
-      paste(with(kSglang, {"--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "someone/my-draft"}));
+  const CliResult remote = paste_run(
+      with(kSglang, {"--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "someone/my-draft"}));
   INFO(remote.err);
   REQUIRE(remote.exit_code == 0);
   CHECK(json::parse(remote.out)["notes"].dump().find("assumption: the draft someone/my-draft is not held here") !=
@@ -284,9 +276,9 @@ TEST_CASE("--sglang-args and -- COMMAND together are refused") {
 }
 
 TEST_CASE("vllm serve MODEL with --speculative-config JSON") {
-  const CliResult r =
-      paste({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "-tp", "2", "--port", "8000", "--speculative-config",
-             R"({"method": "eagle3", "model": "llama-3.1-8b/eagle3", "num_speculative_tokens": 3})"});
+  const CliResult r = paste_run(
+      {"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "-tp", "2", "--port", "8000", "--speculative-config",
+       R"({"method": "eagle3", "model": "llama-3.1-8b/eagle3", "num_speculative_tokens": 3})"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
@@ -298,23 +290,23 @@ TEST_CASE("vllm serve MODEL with --speculative-config JSON") {
   CHECK(j["settings"]["speculative_num_draft_tokens"] == 4);
   CHECK(j["pasted_command"]["stack"] == "vLLM v0.11.0");
   // no --speculative-config: plain decoding; an unpriced method is refused
-  const CliResult plain = paste({"python", "-m", "vllm.entrypoints.openai.api_server", "--model", "llama-3.1-8b"});
+  const CliResult plain = paste_run({"python", "-m", "vllm.entrypoints.openai.api_server", "--model", "llama-3.1-8b"});
   REQUIRE(plain.exit_code == 0);
   CHECK(json::parse(plain.out)["settings"]["speculative_algorithm"] == "NONE");
-  const CliResult ngram = paste(
+  const CliResult ngram = paste_run(
       {"vllm", "serve", "llama-3.1-8b", "--speculative-config", R"({"method": "ngram", "num_speculative_tokens": 3})"});
   CHECK(ngram.exit_code == 2);
   CHECK(ngram.err.find("not modelled: --speculative-config method 'ngram'") != std::string::npos);
-  const CliResult dotted = paste({"vllm", "serve", "llama-3.1-8b", "--speculative-config.method", "eagle3",
-                                  "--speculative-config.num_speculative_tokens", "2"});
+  const CliResult dotted = paste_run({"vllm", "serve", "llama-3.1-8b", "--speculative-config.method", "eagle3",
+                                      "--speculative-config.num_speculative_tokens", "2"});
   INFO(dotted.err);
   REQUIRE(dotted.exit_code == 0);
   CHECK(json::parse(dotted.out)["settings"]["speculative_num_steps"] == 2);
   // --enable-expert-parallel: ep = tp; a dense model at tp 1 has nothing to split, a MoE one at tp 2 splits its experts
-  const CliResult eager = paste({"vllm", "serve", "llama-3.1-8b", "--enforce-eager", "--enable-expert-parallel"});
+  const CliResult eager = paste_run({"vllm", "serve", "llama-3.1-8b", "--enforce-eager", "--enable-expert-parallel"});
   INFO(eager.err);
   CHECK(eager.exit_code == 0);
-  const CliResult moe_ep = paste({"vllm", "serve", "qwen3-30b-a3b", "-tp", "2", "--enable-expert-parallel"});
+  const CliResult moe_ep = paste_run({"vllm", "serve", "qwen3-30b-a3b", "-tp", "2", "--enable-expert-parallel"});
   INFO(moe_ep.err);
   REQUIRE(moe_ep.exit_code == 0);
   CHECK(json::parse(moe_ep.out)["settings"]["ep_size"] == 2);
@@ -322,7 +314,7 @@ TEST_CASE("vllm serve MODEL with --speculative-config JSON") {
 
 TEST_CASE("vLLM's draft_tensor_parallel_size: the target's tp is its default, 1 under a larger tp is not priced") {
   auto spec = [](const std::string& tp, const std::string& draft_tp) {
-    return paste(
+    return paste_run(
         {"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel-size", tp, "--speculative-config",
          R"({"method": "eagle3", "num_speculative_tokens": 3, "draft_tensor_parallel_size": )" + draft_tp + "}"});
   };
@@ -343,8 +335,8 @@ TEST_CASE("vLLM's draft_tensor_parallel_size: the target's tp is its default, 1 
 
 TEST_CASE("vLLM flags whose value the V1 engine runs anyway are ignored with the reason; other values refused") {
   const CliResult r =
-      paste({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enable-prefix-caching",
-             "--no-enable-chunked-prefill", "--block-size", "16", "-O3", "--load-format", "safetensors"});
+      paste_run({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enable-prefix-caching",
+                 "--no-enable-chunked-prefill", "--block-size", "16", "-O3", "--load-format", "safetensors"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
@@ -352,16 +344,16 @@ TEST_CASE("vLLM flags whose value the V1 engine runs anyway are ignored with the
   for (const auto& f : j["pasted_command"]["flags"]) ignored += f["class"] == "ignored";
   CHECK(ignored == 5);
   for (const std::string bad : {"--block-size=32", "-O0", "--load-format=bitsandbytes"}) {
-    const CliResult no = paste({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", bad});
+    const CliResult no = paste_run({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", bad});
     CHECK(no.exit_code == 2);
     CHECK(no.err.find("not modelled") != std::string::npos);
   }
 }
 
 TEST_CASE("a pasted command's paths on the serving machine: a folder named like a known id is that zoo model") {
-  const CliResult r = paste({"python", "-m", "sglang.launch_server", "--model-path", "/models/Llama-3.1-8B-Instruct",
-                             "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path",
-                             "/models/EAGLE3-LLaMA3.1-Instruct-8B"});
+  const CliResult r = paste_run({"python", "-m", "sglang.launch_server", "--model-path",
+                                 "/models/Llama-3.1-8B-Instruct", "--speculative-algorithm", "EAGLE3",
+                                 "--speculative-draft-model-path", "/models/EAGLE3-LLaMA3.1-Instruct-8B"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
@@ -370,22 +362,22 @@ TEST_CASE("a pasted command's paths on the serving machine: a folder named like 
   CHECK(j.dump().find("the draft /models/EAGLE3-LLaMA3.1-Instruct-8B is not held here") != std::string::npos);
   // later releases of a zoo architecture
   for (const std::string id : {"deepseek-ai/DeepSeek-V3.1", "moonshotai/Kimi-K2-Instruct-0905"}) {
-    const CliResult later = paste(
+    const CliResult later = paste_run(
         {"python", "-m", "sglang.launch_server", "--model-path", id, "--tp", "8", "--speculative-algorithm", "NONE"});
     INFO(later.err);
     CHECK(later.exit_code == 0);
   }
   // a folder that names nothing known is still refused with the choices
-  const CliResult unknown = paste({"python", "-m", "sglang.launch_server", "--model-path", "/models/my-own-model"});
+  const CliResult unknown = paste_run({"python", "-m", "sglang.launch_server", "--model-path", "/models/my-own-model"});
   CHECK(unknown.exit_code == 2);
 }
 
 TEST_CASE("a saved scenario keeps the pasted command's limits: run and sweep refuse what the launch could not run") {
   const std::string dir = fresh_dir(), file = dir + "/s.json";
   const CliResult saved =
-      paste({"python", "-m", "sglang.launch_server", "--model-path", "meta-llama/Llama-3.1-8B-Instruct",
-             "--max-running-requests", "4", "--context-length", "4096", "--max-total-tokens", "12000"},
-            {"--save-scenario", file});
+      paste_run({"python", "-m", "sglang.launch_server", "--model-path", "meta-llama/Llama-3.1-8B-Instruct",
+                 "--max-running-requests", "4", "--context-length", "4096", "--max-total-tokens", "12000"},
+                {"--save-scenario", file});
   INFO(saved.err);
   REQUIRE(saved.exit_code == 0);
   const json st = json::parse(slurp(file))["settings"];
@@ -422,10 +414,10 @@ TEST_CASE("a specsim flag over the pasted command's value of the same setting wi
 }
 
 TEST_CASE("the command's own limits hold the run: --context-length, --max-num-seqs") {
-  const CliResult r = paste(with(kSglang, {"--context-length", "4096"}), {"--context-len", "8192"});
+  const CliResult r = paste_run(with(kSglang, {"--context-length", "4096"}), {"--context-len", "8192"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("exceed the command's --context-length 4096") != std::string::npos);
-  const CliResult v = paste({"vllm", "serve", "llama-3.1-8b", "--max-num-seqs", "4"}, {"--batch-size", "8"});
+  const CliResult v = paste_run({"vllm", "serve", "llama-3.1-8b", "--max-num-seqs", "4"}, {"--batch-size", "8"});
   CHECK(v.exit_code == 2);
   CHECK(v.err.find("--max-num-seqs 4") != std::string::npos);
 }

@@ -141,6 +141,19 @@ bool names_target(const std::string& path, const std::string& name) {
   return !base.empty() && (base.find(target) != std::string::npos || target.find(base) != std::string::npos);
 }
 
+void set_pasted_model(RunArgs& a, const std::string& v, std::vector<std::string>& notes) {
+  a.model_path = v;
+  if (is_file(v) || is_dir(v)) return;
+  if (const std::string zoo = zoo_name_of_model_arg(v); !zoo.empty()) {
+    a.model_path = zoo;
+    notes.push_back(v + " -> zoo " + zoo);
+  } else if (const auto q = quantized_release(v)) {
+    a.model_path = q->zoo, a.dtype = q->dtype;
+    notes.push_back(v + " -> zoo " + q->zoo + " with " + q->dtype + " weights (a quantized release, " + q->suffix +
+                    ", of that model)");
+  }
+}
+
 void set_pasted_draft(RunArgs& a, const std::string& v, const std::string& at) {
   if (is_file(v) || is_dir(v)) {
     a.draft_model_path = v, a.remote_draft.reset();

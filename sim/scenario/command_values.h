@@ -45,9 +45,14 @@ bool keeps_quantized_weights(const RunArgs& a, const std::string& value, std::ve
 bool names_target(const std::string& path, const std::string& name);
 
 /// A pasted draft into `a`: a config.json, a folder holding one, or a zoo draft, used as given
-/// (draft_model_path). A Hugging Face id (org/name) that is none of these is kept as remote_draft:
-/// the scenario then reads the target's zoo draft of the same kind in its place and says so, or
-/// refuses when the zoo has none (scenario/resolve.cc). Anything else is refused.
+/// (draft_model_path). Any other name (a Hugging Face id, a path on the serving machine, a bare
+/// folder name) is kept as remote_draft: the scenario then reads a zoo draft in its place and says
+/// so, or refuses when none stands in (scenario/resolve.cc, scenario/draft_stand_in.h).
 void set_pasted_draft(RunArgs& a, const std::string& v, const std::string& at);
+
+/// A pasted --model-path / --model `v`: a config or folder here as given, else the zoo model it
+/// names (zoo_name_of_model_arg), or a quantized release of one with its weights' dtype
+/// (quantized_release), said in `notes`; else as given (resolve refuses what it cannot read).
+void set_pasted_model(RunArgs& a, const std::string& v, std::vector<std::string>& notes);
 
 }  // namespace specsim

@@ -27,12 +27,12 @@ json stand_in_shape(const std::string& config) {
   return s;
 }
 
-std::string stand_in_zoo_name(const std::string& config) {
-  const fs::path p(config);
+}  // namespace
+
+std::string zoo_entry_name(const std::string& draft_config) {
+  const fs::path p(draft_config);
   return p.parent_path().parent_path().filename().string() + "/" + p.parent_path().filename().string();
 }
-
-}  // namespace
 
 DraftStandIn same_architecture_draft(const std::string& target_config) {
   const json want = stand_in_shape(target_config);
@@ -47,7 +47,7 @@ DraftStandIn same_architecture_draft(const std::string& target_config) {
   for (const auto& m : models)
     if (stand_in_shape((m / "config.json").string()) == want) {
       const std::string draft = (m / "eagle3" / "config.json").string();
-      return {draft, "the zoo's " + stand_in_zoo_name(draft) + " stands in: " + m.filename().string() +
+      return {draft, "the zoo's " + zoo_entry_name(draft) + " stands in: " + m.filename().string() +
                          " has the same architecture as " + own.filename().string() +
                          " (layers, hidden, heads, vocabulary), and the zoo holds no EAGLE-3 draft of " +
                          own.filename().string() + " itself"};
@@ -61,7 +61,7 @@ DraftStandIn named_zoo_draft(const std::string& target_config, const std::string
   if ((name.find("nextn") != std::string::npos || name.find("mtp") != std::string::npos) &&
       zoo_has_nextn(target_config)) {
     const std::string c = (dir / "nextn" / "config.json").string();
-    return {c, "the draft " + remote + " names the model's own NextN (MTP) layer: the zoo's " + stand_in_zoo_name(c) +
+    return {c, "the draft " + remote + " names the model's own NextN (MTP) layer: the zoo's " + zoo_entry_name(c) +
                    " stands in, run under the command's algorithm"};
   }
   std::error_code ec;
@@ -74,8 +74,7 @@ DraftStandIn named_zoo_draft(const std::string& target_config, const std::string
     if (dash == std::string::npos || !is_file((d / "config.json").string())) continue;
     if (name.find(folder.substr(dash + 1)) != std::string::npos) {
       const std::string c = (d / "config.json").string();
-      return {c,
-              "the draft " + remote + " is taken as the zoo's " + stand_in_zoo_name(c) + ", the draft its name names"};
+      return {c, "the draft " + remote + " is taken as the zoo's " + zoo_entry_name(c) + ", the draft its name names"};
     }
   }
   return {};

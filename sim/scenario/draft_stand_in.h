@@ -16,6 +16,9 @@ struct DraftStandIn {
 /// its DRAFT-SUFFIX folder (eagle3-angelslim) when the name holds SUFFIX; none otherwise.
 DraftStandIn named_zoo_draft(const std::string& target_config, const std::string& remote);
 
+/// The zoo's MODEL/DRAFT name of a draft config path inside models/ (llama-3.1-70b/eagle3).
+std::string zoo_entry_name(const std::string& draft_config);
+
 /// For a target whose zoo folder holds no EAGLE-3 draft: the draft of another zoo model with the
 /// same architecture (model type, layers, hidden, intermediate, heads, vocabulary), or none.
 DraftStandIn same_architecture_draft(const std::string& target_config);

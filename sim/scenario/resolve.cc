@@ -226,12 +226,6 @@ void apply_layout_effects(Scenario& s) {
 
 namespace {
 
-// The zoo's MODEL/DRAFT name of a draft config path inside models/.
-std::string zoo_entry_name(const std::string& draft_cfg) {
-  const std::filesystem::path p(draft_cfg);
-  return p.parent_path().parent_path().filename().string() + "/" + p.parent_path().filename().string();
-}
-
 // " (it holds MODEL/DRAFT, ...: their algorithms)": the drafts the zoo holds for a target, for a
 // refusal that names another algorithm's; "" when none.
 std::string held_drafts(const std::string& target_cfg) {

@@ -5,7 +5,6 @@
 #include <map>
 
 #include "scenario/command_values.h"
-#include "scenario/paths.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -15,18 +14,8 @@ namespace {
 
 const FlagAppliers& sglang_appliers() {
   static const FlagAppliers kApply = {
-      {"--model-path",
-       [](const PastedFlag& f, RunArgs& a, std::vector<std::string>& notes, const std::string&) {
-         const std::string v = f.last();  // a config here, else a known id or a folder named like one
-         const std::string zoo = is_file(v) || is_dir(v) ? "" : zoo_name_of_model_arg(v);
-         a.model_path = zoo.empty() ? v : zoo;
-         if (!zoo.empty()) notes.push_back(v + " -> zoo " + zoo);
-         // a quantized release of a zoo model: its architecture, its weights in the named format
-         if (const auto q = zoo.empty() && !is_file(v) && !is_dir(v) ? quantized_release(v) : std::nullopt)
-           a.model_path = q->zoo, a.dtype = q->dtype,
-           notes.push_back(v + " -> zoo " + q->zoo + " with " + q->dtype + " weights (a quantized release, " +
-                           q->suffix + ", of that model)");
-       }},
+      {"--model-path", [](const PastedFlag& f, RunArgs& a, std::vector<std::string>& notes,
+                          const std::string&) { set_pasted_model(a, f.last(), notes); }},
       {"--tensor-parallel-size",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) { a.tp_size = command_int(f.last(), at); }},
       {"--pipeline-parallel-size", [](const PastedFlag& f, RunArgs& a, auto&,

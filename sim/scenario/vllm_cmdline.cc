@@ -11,7 +11,6 @@
 #include "scenario/command_values.h"
 #include "scenario/flag_ranges.h"
 #include "scenario/model_spec.h"
-#include "scenario/paths.h"
 #include "util/error.h"
 #include "util/json_io.h"
 #include "util/text.h"
@@ -125,18 +124,8 @@ void apply_speculative(const json& j, RunArgs& a, std::vector<std::string>& note
 
 const FlagAppliers& vllm_appliers() {
   static const FlagAppliers kApply = {
-      {"--model",
-       [](const PastedFlag& f, RunArgs& a, std::vector<std::string>& notes, const std::string&) {
-         const std::string v = f.last();  // a config here, else a known id or a folder named like one
-         const std::string zoo = is_file(v) || is_dir(v) ? "" : zoo_name_of_model_arg(v);
-         a.model_path = zoo.empty() ? v : zoo;
-         if (!zoo.empty()) notes.push_back(v + " -> zoo " + zoo);
-         // a quantized release of a zoo model: its architecture, its weights in the named format
-         if (const auto q = zoo.empty() && !is_file(v) && !is_dir(v) ? quantized_release(v) : std::nullopt)
-           a.model_path = q->zoo, a.dtype = q->dtype,
-           notes.push_back(v + " -> zoo " + q->zoo + " with " + q->dtype + " weights (a quantized release, " +
-                           q->suffix + ", of that model)");
-       }},
+      {"--model", [](const PastedFlag& f, RunArgs& a, std::vector<std::string>& notes,
+                     const std::string&) { set_pasted_model(a, f.last(), notes); }},
       {"--pipeline-parallel-size", [](const PastedFlag& f, RunArgs& a, auto&,
                                       const std::string& at) { a.parallel.pp_size = command_int(f.last(), at); }},
       {"--tensor-parallel-size",
