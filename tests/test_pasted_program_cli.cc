@@ -157,6 +157,47 @@ TEST_CASE("SGLang 0.4.x spellings and switches: --speculative-draft, --enable-ep
   CHECK(has_note(e, "--enable-ep-moe: experts split over the TP group, --ep-size 8"));
 }
 
+TEST_CASE("vLLM's flags before --speculative-config are read as its keys; the switch that changes nothing is ignored") {
+  const std::vector<std::string> head = {"python", "-m", "vllm.entrypoints.openai.api_server", "--model",
+                                         "meta-llama/Llama-3.1-8B-Instruct"};
+  auto with = [&](std::vector<std::string> tail) {
+    std::vector<std::string> c = head;
+    c.insert(c.end(), tail.begin(), tail.end());
+    return paste_run(c, {"--hardware", "h100:nvswitch"});
+  };
+  const CliResult old = with({"--speculative_model", "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "--num-speculative-tokens",
+                              "4", "--use-v2-block-manager", "--spec-decoding-acceptance-method", "rejection_sampler"});
+  INFO(old.err);
+  REQUIRE(old.exit_code == 0);
+  const json o = json::parse(old.out);
+  CHECK(o["settings"]["speculative_algorithm"] == "EAGLE");
+  CHECK(o["settings"]["speculative_num_steps"] == 4);
+  CHECK(has_note(o, "--speculative_model read as --speculative-config.model"));
+  CHECK(has_note(o, "--use-v2-block-manager is ignored"));
+  // the same run as v0.11 spells it
+  const CliResult now =
+      with({"--speculative-config", R"({"model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 4})"});
+  INFO(now.err);
+  REQUIRE(now.exit_code == 0);
+  CHECK(json::parse(now.out)["scenarios"][0]["spec"]["cycle_us"].get<double>() ==
+        Approx(o["scenarios"][0]["spec"]["cycle_us"].get<double>()));
+  // what the older flags change and specsim does not price: refused, naming the method or the key
+  const CliResult ngram =
+      with({"--speculative-model", "[ngram]", "--num-speculative-tokens", "5", "--ngram-prompt-lookup-max", "4"});
+  CHECK(ngram.exit_code == 2);
+  CHECK(ngram.err.find("method 'ngram'") != std::string::npos);
+  const CliResult by_batch = with({"--speculative-model", "yuhuili/EAGLE-LLaMA3.1-Instruct-8B",
+                                   "--num-speculative-tokens", "4", "--speculative-disable-by-batch-size", "4"});
+  CHECK(by_batch.exit_code == 2);
+  CHECK(by_batch.err.find("key 'disable_by_batch_size' (4)") != std::string::npos);
+  const CliResult typical =
+      with({"--speculative-model", "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "--num-speculative-tokens", "4",
+            "--spec-decoding-acceptance-method", "typical_acceptance_sampler"});
+  CHECK(typical.exit_code == 2);
+  CHECK(typical.err.find("acceptance_method") != std::string::npos);
+  CHECK(with({"--use-v2-block-manager=true"}).exit_code == 2);
+}
+
 TEST_CASE("a refusal of a flag's value names the value: the others are priced") {
   const CliResult r = paste_run({"python3", "-m", "sglang.launch_server", "--model-path",
                                  "meta-llama/Llama-3.1-8B-Instruct", "--attention-backend", "triton"});
@@ -218,6 +259,33 @@ TEST_CASE("GPU names as users type them: an alias, any case, the GPU alone for o
   const CliResult unknown = run_specsim({"run", "--hardware", "h300:nvswitch"});
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("unknown GPU 'h300'") != std::string::npos);
+}
+
+TEST_CASE("the export variants A800 and H800: the A100's and H100's profiles with their own NVLink, kept by name") {
+  const auto tok_s = [](const std::string& gpu) {
+    const CliResult r = run_specsim({"run", "--json", "--accept-len", "3", "--hardware", gpu + ":nvswitch",
+                                     "--model-path", "llama-3.1-70b", "--tp-size", "8", "--batch-size", "64"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out);
+  };
+  const json a100 = tok_s("a100-sxm"), a800 = tok_s("A800"), h100 = tok_s("h100-sxm"), h800 = tok_s("h800");
+  CHECK(a800["hardware"]["spec"] == "a800:nvswitch");
+  CHECK(a800["hardware"]["gpu"] == "a800");
+  CHECK(has_note(a800, "GPU 'a800' read as the zoo's a100-sxm with its own nvlink_bw_gbps"));
+  // the link caps the all-reduces' bandwidth: 64 x 4 verify tokens of 8192 are 4 MB an all-reduce
+  const auto spec_tok_s = [](const json& j) { return j["scenarios"][0]["spec"]["tok_per_s"].get<double>(); };
+  CHECK(spec_tok_s(a800) < 0.98 * spec_tok_s(a100));
+  CHECK(spec_tok_s(h800) < 0.98 * spec_tok_s(h100));
+  // a saved scenario reads the variant again, not the profile it rests on
+  const std::string file = fresh_dir() + "/a800.json";
+  REQUIRE(run_specsim({"run", "--accept-len", "3", "--hardware", "a800:nvswitch", "--model-path", "llama-3.1-70b",
+                       "--tp-size", "8", "--batch-size", "64", "--save-scenario", file})
+              .exit_code == 0);
+  const CliResult again = run_specsim({"run", "--json", "--scenario", file});
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK(spec_tok_s(json::parse(again.out)) == Approx(spec_tok_s(a800)));
 }
 
 TEST_CASE("a cycle that rests on host terms fitted to a published run says how much, until a measurement anchors it") {

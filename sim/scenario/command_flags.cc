@@ -96,15 +96,21 @@ CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, cons
     bool has_inline = false;
     if (const auto eq = name.find('='); eq != std::string::npos)
       inline_value = name.substr(eq + 1), name = name.substr(0, eq), has_inline = true;
+    const std::string pasted = name;
+    const StackFlagTable::OlderSpelling* older = table.older_spelling(name);
+    if (older && older->flag.empty()) {  // a switch of an earlier release that changes nothing now
+      c.notes.push_back(name + " is ignored: " + older->why);
+      if (has_inline) throw InputError("takes no value ('" + inline_value + "' given)", where + ": " + name);
+      continue;
+    }
+    if (older) {
+      c.notes.push_back(name + " read as " + older->flag + ": " + older->why);
+      name = older->flag;
+    }
     if (c.stack == "vllm" && name.rfind("--", 0) == 0)
       if (const auto dot = name.find('.'); dot != std::string::npos)
         f.sub = name.substr(dot + 1), name = name.substr(0, dot);
-    for (const auto& o : table.older)
-      if (o.spelling == name) {
-        c.notes.push_back(name + " read as " + o.flag + ": " + o.why);
-        name = o.flag;
-      }
-    f.given = name;
+    f.given = older ? pasted : name;  // errors name the flag as pasted
     f.row = table.find(name, where + ": " + name, &f.negated);
     if (!f.row && name.rfind("--", 0) != 0 && name.size() > 2) {  // -O3: a short flag with its value attached
       f.row = table.find(name.substr(0, 2), where);

@@ -286,24 +286,53 @@ NcclTuning load_nccl_tuning() {
 
 namespace {
 
-// The zoo's name of a GPU typed as `given` (lowercase): itself when gpus/ has it, else its alias
-// (models/hardware/gpu-aliases.json), said in `assumed`; "" when neither.
-std::string zoo_gpu_name(const fs::path& root, const std::string& given, std::vector<std::string>& assumed) {
-  if (is_file((root / "gpus" / (given + ".json")).string())) return given;
+// A GPU typed as `given` (lowercase), from the zoo: its profile's file name, and for an alias
+// (models/hardware/gpu-aliases.json) the alias's entry, said in `assumed`. `file` is "" when
+// neither gpus/ nor the aliases hold it.
+struct ZooGpu {
+  std::string file;  ///< gpus/<file>.json
+  json alias;        ///< the alias's entry (null for a profile of its own)
+};
+
+ZooGpu zoo_gpu(const fs::path& root, const std::string& given, std::vector<std::string>& assumed) {
+  if (is_file((root / "gpus" / (given + ".json")).string())) return {given, nullptr};
   const std::string aliases_path = (root / "gpu-aliases.json").string();
   const json j = read_json_file(aliases_path);
   if (!j.contains("aliases") || !j.at("aliases").is_object())
     throw InputError("missing object", aliases_path + ": aliases");
   const json& all = j.at("aliases");
-  if (!all.contains(given)) return "";
+  if (!all.contains(given)) return {"", nullptr};
   const json& a = all.at(given);
   const std::string where = aliases_path + ": aliases." + given;
   if (!a.contains("gpu") || !a.at("gpu").is_string() || !a.contains("why") || !a.at("why").is_string())
     throw InputError("an alias holds {\"gpu\": NAME, \"why\": TEXT}", where);
   const std::string gpu = a.at("gpu").get<std::string>();
   if (!is_file((root / "gpus" / (gpu + ".json")).string())) throw InputError("no profile gpus/" + gpu + ".json", where);
-  assumed.push_back(fmt::format("GPU '{}' read as the zoo's {}: {}", given, gpu, a.at("why").get<std::string>()));
-  return gpu;
+  std::string own;  // a variant's fields of its own, named in the note
+  if (a.contains("fields") && a.at("fields").is_object())
+    for (const auto& [k, v] : a.at("fields").items()) own += (own.empty() ? " with its own " : ", ") + k;
+  assumed.push_back(
+      fmt::format("GPU '{}' read as the zoo's {}{}: {}", given, gpu, own, a.at("why").get<std::string>()));
+  return {gpu, a};
+}
+
+// The profile of `z`: its file, with a variant alias's `fields` (each {value, source}, a field the
+// profile has) in place of the profile's, named as the alias.
+GpuProfile zoo_gpu_profile(const fs::path& root, const ZooGpu& z, const std::string& given) {
+  const std::string path = (root / "gpus" / (z.file + ".json")).string();
+  if (z.alias.is_null() || !z.alias.contains("fields")) return parse_gpu(path);
+  json j = read_json_file(path);
+  const std::string where = (root / "gpu-aliases.json").string() + ": aliases." + given + ".fields";
+  const json& fields = z.alias.at("fields");
+  if (!fields.is_object()) throw InputError("expected an object of profile fields", where);
+  for (const auto& [k, v] : fields.items()) {
+    if (!j.contains(k) || !j.at(k).is_object())
+      throw InputError("'" + k + "' is not a sourced field of gpus/" + z.file + ".json", where);
+    j[k] = v;
+  }
+  j["name"] = given;
+  j["description"] = j.value("description", std::string()) + ", as the " + given;
+  return gpu_from_json(j, where);
 }
 
 // The topology of one GPU given without one: none enters the price (no collective runs), so the
@@ -325,12 +354,14 @@ Hardware load_hardware(const std::string& spec, int num_gpus, const std::string&
     const fs::path root = fs::path(models_dir()) / "hardware";
     const std::string given_gpu = ascii_lower(spec.substr(0, colon));
     std::string topo = colon == std::string::npos ? "" : ascii_lower(spec.substr(colon + 1));
-    const std::string gpu = zoo_gpu_name(root, given_gpu, hw.assumed);
-    if (gpu.empty())
+    const ZooGpu z = zoo_gpu(root, given_gpu, hw.assumed);
+    // a variant alias (fields of its own) keeps its name, so that a saved scenario reads it again
+    const std::string gpu = z.alias.is_object() && z.alias.contains("fields") ? given_gpu : z.file;
+    if (z.file.empty())
       throw InputError(
           fmt::format("unknown GPU '{}': use {}", given_gpu, fmt::join(json_names_in((root / "gpus").string()), ", ")),
           flag);
-    hw.gpu = parse_gpu((root / "gpus" / (gpu + ".json")).string());
+    hw.gpu = zoo_gpu_profile(root, z, given_gpu);
     const std::string topologies = fmt::format("{}", fmt::join(json_names_in((root / "topologies").string()), ", "));
     if (topo.empty()) {
       if (num_gpus > 1)

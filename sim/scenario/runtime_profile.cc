@@ -60,7 +60,11 @@ RuntimeTerm parse_term(const std::string& name, const json& sec, RuntimeTerm::Se
   r.syncs = count_field(t, "syncs", where);
   if (t.contains("counted_by_forward")) r.counted_by_forward = json_bool(t, "counted_by_forward", where);
   r.source = json_string(t, "source", where);
-  r.fitted = t.contains("note") && json_string(t, "note", where).rfind("fitted", 0) == 0;
+  // fitted to a published run rather than counted from the stack's code: said with the run's
+  // caution (ScenarioResult::fitted_host_share); a note that says "fitted" must carry the field
+  r.fitted = t.contains("fitted") && json_bool(t, "fitted", where);
+  if (!r.fitted && t.contains("note") && json_string(t, "note", where).rfind("fitted", 0) == 0)
+    throw InputError("a term whose note says it is fitted needs \"fitted\": true", where);
   if (t.contains("when")) {
     const std::string when = json_string(t, "when", where);
     if (when == "sampling")

@@ -125,7 +125,10 @@ void load_value_classes(StackFlagTable& t, const std::string& file) {
 void load_older_spellings(StackFlagTable& t, const std::string& file) {
   for_each_row(file, "older spellings", 3, "spelling,flag,why",
                [&](const std::vector<std::string>& f, const std::string& where) {
-                 if (std::none_of(t.rows.begin(), t.rows.end(), [&](const StackFlag& r) { return r.flag == f[1]; }))
+                 // vLLM's --speculative-config.KEY: the flag before the dot
+                 const std::string flag = t.stack == "vllm" ? f[1].substr(0, f[1].find('.')) : f[1];
+                 if (!flag.empty() &&
+                     std::none_of(t.rows.begin(), t.rows.end(), [&](const StackFlag& r) { return r.flag == flag; }))
                    throw InputError("'" + f[1] + "' is not a flag of " + t.source, where);
                  for (const auto& r : t.rows)
                    if (r.flag == f[0] || std::find(r.aliases.begin(), r.aliases.end(), f[0]) != r.aliases.end())
@@ -191,6 +194,14 @@ const StackFlag* StackFlagTable::find(const std::string& spelling, const std::st
   return nullptr;
 }
 
+const StackFlagTable::OlderSpelling* StackFlagTable::older_spelling(const std::string& spelling) const {
+  std::string s = spelling;
+  if (underscores && s.rfind("--", 0) == 0) std::replace(s.begin() + 2, s.end(), '_', '-');
+  for (const auto& o : older)
+    if (o.spelling == s) return &o;
+  return nullptr;
+}
+
 FlagValueClass environment_class(const std::string& name, const std::string& value) {
   struct EnvRow {
     std::string name, value;
@@ -231,6 +242,7 @@ const StackFlagTable& stack_flag_table(const std::string& stack) {
     } else if (stack == "vllm") {
       slot = std::make_unique<StackFlagTable>(load_table(stack, "vllm-v0.11.0-serve-args.csv"));
       load_value_classes(*slot, "vllm-v0.11.0-flag-values.csv");
+      load_older_spellings(*slot, "vllm-older-spellings.csv");
     } else
       throw InputError("no flag table for '" + stack + "' (sglang, vllm)", "stack");
   }

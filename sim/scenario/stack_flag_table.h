@@ -42,11 +42,14 @@ struct StackFlagTable {
   std::vector<StackFlag> rows;
   /// vLLM's parser also takes --max_model_len for --max-model-len.
   bool underscores = false;
-  /// Earlier releases' spellings read as a flag of this release (models/stacks/*-older-spellings.csv).
+  /// Earlier releases' spellings read as a flag of this release (models/stacks/*-older-spellings.csv;
+  /// vLLM's may name a --speculative-config.KEY, and an empty flag is a switch that changes nothing now).
   struct OlderSpelling {
     std::string spelling, flag, why;
   };
   std::vector<OlderSpelling> older;
+  /// The earlier release's spelling `spelling` (vLLM: underscores read as dashes), or null.
+  const OlderSpelling* older_spelling(const std::string& spelling) const;
 
   /// The row a spelling names: exact (an alias, or --no-X of a bool flag, which sets `negated`),
   /// else a unique prefix of long spellings as argparse takes it (--tp for --tp-size). InputError

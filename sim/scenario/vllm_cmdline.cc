@@ -63,12 +63,6 @@ void check_draft_tp(const json& v, const RunArgs& a, std::vector<std::string>& n
 // tokens verified) and the draft.
 void apply_speculative(const json& j, RunArgs& a, std::vector<std::string>& notes, const std::string& at) {
   if (!j.is_object()) throw InputError("--speculative-config is not a JSON object", at);
-  for (const auto& [k, v] : j.items())
-    if (k != "method" && k != "model" && k != "num_speculative_tokens" && k != "draft_tensor_parallel_size")
-      throw InputError("not modelled: --speculative-config key '" + k +
-                           "' changes the draft or its verification (specsim reads method, model, "
-                           "num_speculative_tokens, draft_tensor_parallel_size)",
-                       at);
   if (j.contains("draft_tensor_parallel_size")) check_draft_tp(j["draft_tensor_parallel_size"], a, notes, at);
   std::string method;
   if (j.contains("method")) {
@@ -78,8 +72,9 @@ void apply_speculative(const json& j, RunArgs& a, std::vector<std::string>& note
   if (j.contains("model")) {
     if (!j["model"].is_string()) throw InputError("model is not a string", at + ": model");
     const std::string draft = j["model"].get<std::string>();
-    if (method.empty()) {  // vLLM infers the method from the draft's name
+    if (method.empty()) {  // vLLM infers the method from the draft's name; "[ngram]" names the method
       const std::string d = ascii_lower(draft);
+      if (d == "[ngram]" || d == "ngram") algorithm_of("ngram", at);  // refused, naming the method
       method = d.find("eagle3") != std::string::npos ? "eagle3" : d.find("eagle") != std::string::npos ? "eagle" : "";
       if (method.empty())
         throw InputError("not modelled: a --speculative-config draft model without an eagle method ('" + draft +
@@ -107,6 +102,19 @@ void apply_speculative(const json& j, RunArgs& a, std::vector<std::string>& note
   if (method.empty())
     throw InputError("--speculative-config names no method: give \"method\": \"eagle3\" (or eagle, mtp)", at);
   a.algorithm = algorithm_of(method, at);
+  // the other keys, once the method is known to be one specsim prices
+  for (const auto& [k, v] : j.items()) {
+    // vLLM's default verification (the older releases' --spec-decoding-acceptance-method)
+    if (k == "acceptance_method" && v == "rejection_sampler") {
+      notes.push_back("acceptance_method rejection_sampler: vLLM's default verification");
+      continue;
+    }
+    if (k != "method" && k != "model" && k != "num_speculative_tokens" && k != "draft_tensor_parallel_size")
+      throw InputError("not modelled: --speculative-config key '" + k + "' (" + v.dump() +
+                           ") changes the draft or its verification (specsim reads method, model, "
+                           "num_speculative_tokens, draft_tensor_parallel_size)",
+                       at);
+  }
   if (!j.contains("num_speculative_tokens"))
     throw InputError("--speculative-config needs num_speculative_tokens (the draft steps)", at);
   const json& n = j["num_speculative_tokens"];
