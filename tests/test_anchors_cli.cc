@@ -201,9 +201,9 @@ TEST_CASE("two measured step counts fit the cycle per draft forward and per veri
 }
 
 TEST_CASE("a measured cycle faster than the model shortens every forward by its own share, none below zero") {
-  // vLLM's fitted per-draft-step host time makes the modelled draft forwards long and the draft
-  // extend short: an even split per draft forward drove the extend negative (a refusal)
-  const json j = run_json({"--model-path", "gpt-oss-120b", "--hardware", "b200:nvswitch", "--runtime", "vllm",
+  // vLLM 0.10's fitted per-draft-step host time makes the modelled draft forwards long and the
+  // draft extend short: an even split per draft forward drove the extend negative (a refusal)
+  const json j = run_json({"--model-path", "gpt-oss-120b", "--hardware", "b200:nvswitch", "--runtime", "vllm-0.10",
                            "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
                            "--speculative-num-draft-tokens", "4", "--accept-len", "2", "--measured-spec-tok-s", "450"});
   const json* c = anchor(j, "cycle", "command line");

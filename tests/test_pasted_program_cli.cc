@@ -196,6 +196,12 @@ TEST_CASE("vLLM's flags before --speculative-config are read as its keys; the sw
   CHECK(typical.exit_code == 2);
   CHECK(typical.err.find("acceptance_method") != std::string::npos);
   CHECK(with({"--use-v2-block-manager=true"}).exit_code == 2);
+  // v0.11's own key at its default is taken; the unpadded drafting path is not priced
+  const std::string eagle = R"({"model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 4, )";
+  CHECK(with({"--speculative-config", eagle + R"("disable_padded_drafter_batch": false})"}).exit_code == 0);
+  const CliResult unpadded = with({"--speculative-config", eagle + R"("disable_padded_drafter_batch": true})"});
+  CHECK(unpadded.exit_code == 2);
+  CHECK(unpadded.err.find("key 'disable_padded_drafter_batch' (true)") != std::string::npos);
 }
 
 TEST_CASE("a refusal of a flag's value names the value: the others are priced") {
@@ -292,17 +298,28 @@ TEST_CASE("a cycle that rests on host terms fitted to a published run says how m
   const std::vector<std::string> vllm = {
       "vllm", "serve", "openai/gpt-oss-120b", "--speculative-config",
       R"({"method": "eagle3", "model": "nvidia/gpt-oss-120b-Eagle3", "num_speculative_tokens": 3})"};
-  const CliResult r = paste_run(vllm, {"--hardware", "b200:nvswitch"});
+  // vLLM 0.10's per-draft-step and per-cycle residuals (models/runtime/vllm-0.10.json) are fitted on issue 20780
+  const std::vector<std::string> old = {"--hardware", "b200:nvswitch", "--runtime", "vllm-0.10"};
+  const CliResult r = paste_run(vllm, old);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json f = json::parse(r.out)["runtime_fitted"];
-  // vLLM's per-draft-step and per-cycle residuals (models/runtime/vllm.json) are fitted on issue 20780
   CHECK(f["share_of_cycle"].get<double>() > 0.2);
   CHECK(f["terms"].dump().find("draft_step_forward_launch_host_us 853 us") != std::string::npos);
   CHECK(f["sources"].dump().find("vllm-issue-20780") != std::string::npos);
   CHECK(f["caution"].get<std::string>().find("of this cycle is host time of runtime terms fitted") !=
         std::string::npos);
-  const CliResult anchored = paste_run(vllm, {"--hardware", "b200:nvswitch", "--measured-spec-tok-s", "450"});
+  // the current release's profile (vllm.json) has one small fitted residual: no caution
+  const CliResult now = paste_run(vllm, {"--hardware", "b200:nvswitch"});
+  REQUIRE(now.exit_code == 0);
+  const json n = json::parse(now.out)["runtime_fitted"];
+  CHECK(n["terms"].dump().find("cycle_residual_host_us 212 us") != std::string::npos);
+  CHECK(n["sources"].dump().find("angelslim-readme-vllm-0-11") != std::string::npos);
+  CHECK(n["share_of_cycle"].get<double>() < 0.2);
+  CHECK(n["caution"].is_null());
+  auto anchored_flags = old;
+  anchored_flags.insert(anchored_flags.end(), {"--measured-spec-tok-s", "450"});
+  const CliResult anchored = paste_run(vllm, anchored_flags);
   INFO(anchored.err);
   REQUIRE(anchored.exit_code == 0);
   const json a = json::parse(anchored.out)["runtime_fitted"];
@@ -310,8 +327,8 @@ TEST_CASE("a cycle that rests on host terms fitted to a published run says how m
   CHECK(a["caution"].is_null());
   // a spec tok/s without its accept len implies the acceptance from the modelled cycle: the fitted
   // terms stay in the cycle, and so does the caution
-  std::vector<std::string> implied = {"run", "--json", "--hardware", "b200:nvswitch", "--measured-spec-tok-s",
-                                      "450", "--"};
+  std::vector<std::string> implied = {
+      "run", "--json", "--hardware", "b200:nvswitch", "--runtime", "vllm-0.10", "--measured-spec-tok-s", "450", "--"};
   implied.insert(implied.end(), vllm.begin(), vllm.end());
   const CliResult i = run_specsim(implied);
   INFO(i.err);

@@ -338,9 +338,62 @@ TEST_CASE("both shipped runtime profiles load") {
   for (bool on : load_runtime_profile("sglang").host_overlaps_forward) CHECK_FALSE(on);
 }
 
+TEST_CASE("an earlier vLLM release's profile is the current one with its own fitted host terms") {
+  const RuntimeProfile now = load_runtime_profile("vllm"), old = load_runtime_profile("vllm-0.10");
+  CHECK(now.name == "vllm");
+  CHECK(old.name == "vllm");  // vLLM's defaults and kernel names apply to both
+  CHECK(old.file == "models/runtime/vllm-0.10.json");
+  CHECK(now.applies_to.find("0.11.x") != std::string::npos);
+  CHECK(old.applies_to.find("0.8.5-0.10.x") != std::string::npos);
+  REQUIRE(now.terms.size() == old.terms.size());
+  int differ = 0;
+  for (std::size_t i = 0; i < now.terms.size(); ++i) {
+    INFO(now.terms[i].name);
+    REQUIRE(now.terms[i].name == old.terms[i].name);
+    if (now.terms[i].value_us == old.terms[i].value_us) continue;
+    ++differ;
+    if (now.terms[i].name == "draft_step_forward_launch_host_us") {
+      CHECK(old.terms[i].value_us == 853);
+      CHECK(old.terms[i].fitted);
+      CHECK_FALSE(now.terms[i].fitted);  // an assumption on v0.11's graphed draft head, not a fit
+    } else {
+      CHECK(now.terms[i].name == "cycle_residual_host_us");
+      CHECK(old.terms[i].value_us == 1071);
+      CHECK(now.terms[i].fitted);
+      CHECK(now.terms[i].source.find("angelslim-readme-vllm-0-11") != std::string::npos);
+    }
+  }
+  CHECK(differ == 2);
+  const auto text = test::run_specsim({"--runtime", "vllm-0.10", "--allreduce", "nccl"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("runtime:  vllm (its own work per phase in runtime_us; models/runtime/vllm-0.10.json)") !=
+        std::string::npos);
+  // a base profile's term the replacement does not name, and a base with a base: refused
+  const std::string dir = test::fresh_dir();
+  auto derived = nlohmann::json::parse(test::slurp(test::models_path("runtime/vllm-0.10.json")));
+  derived["replace"]["per_cycle"]["no_such_term_us"] = derived["replace"]["per_cycle"]["cycle_residual_host_us"];
+  test::write_text(dir + "/typo.json", derived.dump());
+  const auto typo = test::run_specsim({"--runtime", dir + "/typo.json"});
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err.find("'no_such_term_us' is not a term of vllm's per_cycle") != std::string::npos);
+  derived = nlohmann::json::parse(test::slurp(test::models_path("runtime/vllm-0.10.json")));
+  derived["base"] = "vllm-0.10";
+  test::write_text(dir + "/chain.json", derived.dump());
+  CHECK(test::run_specsim({"--runtime", dir + "/chain.json"}).err.find("cannot name a base of its own") !=
+        std::string::npos);
+  // validate runs a case on its release's profile
+  const auto v = test::run_specsim({"validate", "--json"});
+  REQUIRE(v.exit_code == 0);
+  for (const auto& c : nlohmann::json::parse(v.out)["cases"]) {
+    const std::string id = c["id"], cmd = c["command"].is_string() ? c["command"].get<std::string>() : "";
+    if (id.rfind("vllm-issue20780", 0) == 0) CHECK(cmd.find("--runtime vllm-0.10") != std::string::npos);
+    if (id.rfind("angelslim-readme", 0) == 0) CHECK(cmd.find("--runtime vllm ") != std::string::npos);
+  }
+}
+
 TEST_CASE("a run says which releases its runtime profile describes, in text and JSON") {
   const std::string vllm_range = load_runtime_profile("vllm").applies_to;
-  CHECK(vllm_range.find("0.8.5-0.10.x") != std::string::npos);
+  CHECK(vllm_range.find("0.11.x") != std::string::npos);
   const auto text = test::run_specsim({"--runtime", "vllm", "--allreduce", "nccl"});
   INFO(text.err);
   REQUIRE(text.exit_code == 0);

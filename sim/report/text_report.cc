@@ -140,8 +140,7 @@ std::string report_text(const Scenario& s, const ScenarioResult& r) {
   else
     out += "speculation: off (plain decoding)\n";
   if (s.runtime) {
-    out += fmt::format("runtime:  {} (its own work per phase in runtime_us; models/runtime/{}.json)\n", s.runtime->name,
-                       s.runtime->name);
+    out += fmt::format("runtime:  {} (its own work per phase in runtime_us; {})\n", s.runtime->name, s.runtime->file);
     // Which releases the terms were counted on: a run of another release is priced as these.
     if (!s.runtime->applies_to.empty()) out += fmt::format("          describes: {}\n", s.runtime->applies_to);
   } else

@@ -13,6 +13,7 @@
 #include "scenario/load_scenario.h"
 #include "scenario/memory_fit.h"
 #include "scenario/paths.h"
+#include "scenario/runtime_profile.h"
 #include "scenario/sglang_attention.h"
 #include "scenario/vllm_cmdline.h"
 #include "util/error.h"
@@ -132,7 +133,7 @@ std::optional<DType> quantization_dtype(const std::string& q, const ModelSpec& t
 }
 
 // The stack whose own all-reduce the user runs: vLLM under --runtime vllm, SGLang otherwise.
-std::string stack_backend(const RunArgs& a) { return a.runtime && *a.runtime == "vllm" ? "vllm" : "sglang"; }
+std::string stack_backend(const RunArgs& a) { return a.runtime && is_vllm_runtime(*a.runtime) ? "vllm" : "sglang"; }
 
 // The formats and the stack's all-reduce switch, applied to a built scenario (flags or file).
 void apply_stack_flags(Scenario& s, const RunArgs& a) {
@@ -454,7 +455,7 @@ Scenario resolve_unfused(const RunArgs& a) {
   base.allreduce = run.allreduce;
   validate_run(run);
   run.layout = parse_layout(a.parallel, run.tp_size, s.target.has_moe ? s.target.moe.routed_experts : 0, s.notes);
-  if (ascii_lower(a.runtime.value_or("")) == "vllm") {
+  if (is_vllm_runtime(a.runtime.value_or(""))) {
     run.layout.pp_split = PpSplitRule::VLLM;
     // vLLM captures graphs by a forward's tokens, up to its default largest size unless given
     run.graph_limit_in_tokens = true;

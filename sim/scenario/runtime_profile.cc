@@ -1,5 +1,6 @@
 #include "scenario/runtime_profile.h"
 
+#include <cctype>
 #include <cmath>
 
 #include "scenario/paths.h"
@@ -117,18 +118,46 @@ std::array<bool, kNumPhaseKinds> parse_host_overlap(const json& j, const std::st
   return on;
 }
 
+// A profile that names a `base` profile is that profile with its `replace` terms
+// ({section: {term: {...}}}, each a term the base has) and its own runtime and applies_to: an
+// earlier release that differs in a few terms.
+json with_base(const json& j, const std::string& f) {
+  if (!j.contains("base")) return j;
+  const std::string base = json_string(j, "base", f);
+  const std::string base_path = models_dir() + "/runtime/" + base + ".json";
+  if (!is_file(base_path)) throw InputError("no runtime profile '" + base + "' in models/runtime/", f + "base");
+  json merged = read_json_file(base_path);
+  if (merged.contains("base")) throw InputError("a base profile cannot name a base of its own", f + "base");
+  if (!j.contains("replace") || !j.at("replace").is_object()) throw InputError("missing object", f + "replace");
+  for (const auto& [section, terms] : j.at("replace").items()) {
+    if (!merged.contains(section) || !merged.at(section).is_object() || !terms.is_object())
+      throw InputError("'" + section + "' is not a section of terms of " + base, f + "replace");
+    for (const auto& [name, term] : terms.items()) {
+      if (!merged.at(section).contains(name))
+        throw InputError("'" + name + "' is not a term of " + base + "'s " + section, f + "replace." + section);
+      merged[section][name] = term;
+    }
+  }
+  for (const char* key : {"runtime", "applies_to", "description"})
+    if (j.contains(key)) merged[key] = j.at(key);
+  return merged;
+}
+
 }  // namespace
 
 RuntimeProfile load_runtime_profile(const std::string& name_or_path, const std::string& flag) {
   const bool is_path = ends_with(name_or_path, ".json");
   const std::string path = is_path ? name_or_path : models_dir() + "/runtime/" + name_or_path + ".json";
   if (!is_file(path))
-    throw InputError("no runtime profile '" + name_or_path + "' (models/runtime/ has sglang and vllm)", flag);
-  const json j = read_json_file(path);
+    throw InputError("no runtime profile '" + name_or_path + "' (models/runtime/ has sglang, vllm and vllm-0.10)",
+                     flag);
   const std::string f = (is_path ? path : "models/runtime/" + name_or_path + ".json") + ":";
-  if (!j.is_object()) throw InputError("a runtime profile must be a JSON object", f + "(top)");
+  const json read = read_json_file(path);
+  if (!read.is_object()) throw InputError("a runtime profile must be a JSON object", f + "(top)");
+  const json j = with_base(read, f);
   RuntimeProfile p;
   p.name = json_string(j, "runtime", f);
+  p.file = f.substr(0, f.size() - 1);
   if (j.contains("applies_to")) p.applies_to = json_string(j, "applies_to", f);
   if (!j.contains("assumptions") || !j.at("assumptions").is_object())
     throw InputError("missing object", f + "assumptions");
@@ -158,6 +187,12 @@ RuntimeProfile load_runtime_profile(const std::string& name_or_path, const std::
       throw InputError("per_plain_decode_step terms and only they have phase baseline_decode", f + t.name + ".phase");
   }
   return p;
+}
+
+bool is_vllm_runtime(const std::string& name) {
+  std::string n;
+  for (char c : name) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return n == "vllm" || n.rfind("vllm-", 0) == 0;
 }
 
 }  // namespace specsim

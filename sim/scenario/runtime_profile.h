@@ -41,6 +41,7 @@ struct RuntimeTerm {
 /// A whole profile: the terms plus what they were counted on.
 struct RuntimeProfile {
   std::string name;                   ///< "sglang", "vllm"
+  std::string file;                   ///< where it was read (models/runtime/vllm-0.10.json, or the path given)
   std::string applies_to;             ///< the releases and code paths the terms describe ("" if unstated)
   bool overlap_plain_decode = false;  ///< the plain step's host work hides under the GPU step
   double host_op_us = 0;              ///< host cost of one eager op the host terms were counted with
@@ -57,5 +58,9 @@ struct RuntimeProfile {
 /// Loads models/runtime/<name>.json (or a path ending in .json). Every term's value must be
 /// finite and non-negative with a source; InputError naming file:field otherwise.
 RuntimeProfile load_runtime_profile(const std::string& name_or_path, const std::string& flag = "--runtime");
+
+/// Whether a --runtime name is vLLM's: `vllm` (the current release's profile) or `vllm-REL` (an
+/// earlier release's, models/runtime/vllm-0.10.json); vLLM's defaults apply to both.
+bool is_vllm_runtime(const std::string& name);
 
 }  // namespace specsim

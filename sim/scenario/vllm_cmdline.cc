@@ -109,6 +109,11 @@ void apply_speculative(const json& j, RunArgs& a, std::vector<std::string>& note
       notes.push_back("acceptance_method rejection_sampler: vLLM's default verification");
       continue;
     }
+    // v0.11's default drafting without GPU->CPU syncs (vLLM PR 24539), which the profile describes
+    if (k == "disable_padded_drafter_batch" && v == false) {
+      notes.push_back("disable_padded_drafter_batch false: vLLM 0.11's default padded drafting");
+      continue;
+    }
     if (k != "method" && k != "model" && k != "num_speculative_tokens" && k != "draft_tensor_parallel_size")
       throw InputError("not modelled: --speculative-config key '" + k + "' (" + v.dump() +
                            ") changes the draft or its verification (specsim reads method, model, "

@@ -55,7 +55,7 @@ std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not, Ca
   if (c.kv_cache_dtype) r.put("--kv-cache-dtype", a.kv_cache_dtype, *c.kv_cache_dtype);
   r.put("--batch-size", a.batch_size, *c.batch_size);
   if (c.context_len) r.put("--context-len", a.context_len, static_cast<long long>(*c.context_len));
-  r.put("--runtime", a.runtime, std::string(c.serving == "vLLM" ? "vllm" : "sglang"));
+  r.put("--runtime", a.runtime, c.runtime_profile.value_or(c.serving == "vLLM" ? "vllm" : "sglang"));
   // The all-reduce the case's stack ran: at TP > 1 its own (cost/stack_allreduce.h: the custom
   // kernel where the stack's gates allow it, else NCCL, as the stack picks), with the custom kernel
   // off where the command turns it off; at TP 1 there is none (nccl names the empty choice).

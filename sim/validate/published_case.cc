@@ -78,6 +78,10 @@ PublishedCase published_case_from_json(const json& j, const std::string& file) {
   c.serving = str(j, "serving", f);
   if (c.serving != "SGLang" && c.serving != "vLLM") throw InputError("serving must be SGLang or vLLM", f + "serving");
   c.serving_version = opt_string(j, "serving_version", f);
+  c.runtime_profile = opt_string(j, "runtime_profile", f);
+  if (c.runtime_profile && c.runtime_profile->rfind(c.serving == "vLLM" ? "vllm" : "sglang", 0) != 0)
+    throw InputError("'" + *c.runtime_profile + "' is not a profile of " + c.serving + "'s (models/runtime/)",
+                     f + "runtime_profile");
   c.algorithm = str(j, "speculative_algorithm", f);
   need(j, "zoo_model", f), need(j, "zoo_gpu", f);
   c.zoo_model = opt_string(j, "zoo_model", f);

@@ -14,7 +14,9 @@ struct PublishedCase {
   bool held_out = false;                       ///< role "held_out" (else "fit")
   std::string serving;                         ///< "SGLang", "vLLM"
   std::optional<std::string> serving_version;  ///< the version or date the source implies
-  std::string algorithm;                       ///< as the source writes it
+  /// The runtime profile of that release where it is not the stack's current one (vllm-0.10).
+  std::optional<std::string> runtime_profile;
+  std::string algorithm;  ///< as the source writes it
   std::optional<std::string> zoo_model, zoo_gpu, zoo_topology;
   std::optional<std::string> zoo_draft;  ///< the draft's zoo config when the target's own is not it
   std::optional<std::string> draft;      ///< the draft as the source names it (two drafts may share a zoo config)
