@@ -195,7 +195,18 @@ TEST_CASE("vLLM's flags before --speculative-config are read as its keys; the sw
             "--spec-decoding-acceptance-method", "typical_acceptance_sampler"});
   CHECK(typical.exit_code == 2);
   CHECK(typical.err.find("acceptance_method") != std::string::npos);
-  CHECK(with({"--use-v2-block-manager=true"}).exit_code == 2);
+  // v0.11's JSON has no such key: refused there even at the old default
+  CHECK(with({"--speculative-config", R"({"model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 4, )"
+                                      R"("acceptance_method": "rejection_sampler"})"})
+            .exit_code == 2);
+  const CliResult inline_value = with({"--use-v2-block-manager=true"});
+  CHECK(inline_value.exit_code == 2);
+  CHECK(inline_value.err.find("takes no value ('true' given)") != std::string::npos);
+  // the report lists the flags as pasted, without the key they are read as
+  REQUIRE(old.exit_code == 0);
+  const std::string rows = o["pasted_command"]["flags"].dump();
+  CHECK(rows.find("--speculative_model") != std::string::npos);
+  CHECK(rows.find("--speculative_model.") == std::string::npos);
   // v0.11's own key at its default is taken; the unpadded drafting path is not priced
   const std::string eagle = R"({"model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 4, )";
   CHECK(with({"--speculative-config", eagle + R"("disable_padded_drafter_batch": false})"}).exit_code == 0);

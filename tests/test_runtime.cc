@@ -381,14 +381,50 @@ TEST_CASE("an earlier vLLM release's profile is the current one with its own fit
   test::write_text(dir + "/chain.json", derived.dump());
   CHECK(test::run_specsim({"--runtime", dir + "/chain.json"}).err.find("cannot name a base of its own") !=
         std::string::npos);
+  // a key a profile on a base would silently inherit is refused
+  derived = nlohmann::json::parse(test::slurp(test::models_path("runtime/vllm-0.10.json")));
+  derived["assumptions"] = nlohmann::json::object();
+  test::write_text(dir + "/extra.json", derived.dump());
+  CHECK(test::run_specsim({"--runtime", dir + "/extra.json"}).err.find("'assumptions' would be ignored") !=
+        std::string::npos);
+  // a profile file of vLLM's gets vLLM's defaults, as its name does
+  const std::vector<std::string> l8 = {"--model-path", "llama-3.1-8b", "--hardware", "h100", "--accept-len", "2",
+                                       "--json",       "--runtime"};
+  auto with_runtime = [&](const std::string& rt) {
+    auto args = l8;
+    args.push_back(rt);
+    return test::run_specsim(args);
+  };
+  const auto by_path = with_runtime(test::models_path("runtime/vllm-0.10.json")), by_name = with_runtime("vllm-0.10");
+  REQUIRE(by_path.exit_code == 0);
+  REQUIRE(by_name.exit_code == 0);
+  const auto sp = nlohmann::json::parse(by_path.out)["settings"], sn = nlohmann::json::parse(by_name.out)["settings"];
+  CHECK(sp.at("cuda_graph_max_bs") == sn.at("cuda_graph_max_bs"));
+  CHECK(sn.at("cuda_graph_max_bs") == 512);  // vLLM's capture limit in a forward's tokens, not SGLang's 160
+  CHECK(nlohmann::json::parse(by_path.out)["notes"].dump().find("--gpu-memory-utilization 0.9") != std::string::npos);
+  CHECK(sn.at("runtime_profile") == "models/runtime/vllm-0.10.json");
+  // check sees a change of profile as a change of input
+  const std::string base = dir + "/base.json";
+  test::write_text(base, test::run_specsim({"--runtime", "vllm", "--json"}).out);
+  const auto checked = test::run_specsim({"check", "--baseline", base, "--runtime", "vllm-0.10"});
+  CHECK(checked.out.find("settings/runtime_profile") != std::string::npos);
   // validate runs a case on its release's profile
   const auto v = test::run_specsim({"validate", "--json"});
   REQUIRE(v.exit_code == 0);
-  for (const auto& c : nlohmann::json::parse(v.out)["cases"]) {
+  const nlohmann::json cases = nlohmann::json::parse(v.out)["cases"];  // a copy: the parsed document is a temporary
+  int on_profile = 0;
+  for (const auto& c : cases) {
     const std::string id = c["id"], cmd = c["command"].is_string() ? c["command"].get<std::string>() : "";
-    if (id.rfind("vllm-issue20780", 0) == 0) CHECK(cmd.find("--runtime vllm-0.10") != std::string::npos);
-    if (id.rfind("angelslim-readme", 0) == 0) CHECK(cmd.find("--runtime vllm ") != std::string::npos);
+    if (id.rfind("vllm-issue20780", 0) == 0) {
+      CHECK(cmd.find("--runtime vllm-0.10") != std::string::npos);
+      ++on_profile;
+    }
+    if (id.rfind("angelslim-readme", 0) == 0) {
+      CHECK(cmd.find("--runtime vllm ") != std::string::npos);
+      ++on_profile;
+    }
   }
+  CHECK(on_profile == 24);  // the twelve rows of each source
 }
 
 TEST_CASE("a run says which releases its runtime profile describes, in text and JSON") {

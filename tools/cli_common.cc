@@ -76,7 +76,8 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
   measured("--measured-allreduce-us", a.measured_allreduce_us, "measured NCCL all-reduce us in verify (anchor)");
   measured("--measured-spec-tok-s", a.measured_spec_tok_s, "measured speculative tok/s with NCCL (implies accept len)");
   app.add_option("--runtime", a.runtime,
-                 "serving runtime whose own work is costed: sglang (default), vllm, none, or a profile .json");
+                 "serving runtime whose own work is costed: sglang (default), vllm (0.11), vllm-0.10 (0.8.5-0.10.x), "
+                 "none, or a profile .json");
   app.add_option("--attention-backend", a.attention_backend,
                  "SGLang's attention backend, fa3 or flashinfer (default: SGLang's for the model); a draft tree's "
                  "attention runs in two passes on fa3 (docs/model.md#tree-attention)");

@@ -7,6 +7,7 @@
 #include "scenario/paths.h"
 #include "util/error.h"
 #include "util/json_io.h"
+#include "util/text.h"
 
 namespace specsim {
 using nlohmann::json;
@@ -32,8 +33,9 @@ json base_profile_json(const std::string& spec) {
     throw InputError("expected GPU:TOPOLOGY (e.g. h200:nvswitch) or a profile path", "--hardware");
   load_hardware(spec, 1);  // validates the names with the usual messages
   const fs::path root = fs::path(models_dir()) / "hardware";
-  return {{"gpu", read_json_file((root / "gpus" / (spec.substr(0, colon) + ".json")).string())},
-          {"topology", read_json_file((root / "topologies" / (spec.substr(colon + 1) + ".json")).string())}};
+  return {
+      {"gpu", gpu_profile_json(spec.substr(0, colon))},  // an alias or a variant as run reads it
+      {"topology", read_json_file((root / "topologies" / (ascii_lower(spec.substr(colon + 1)) + ".json")).string())}};
 }
 
 }  // namespace specsim

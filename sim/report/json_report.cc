@@ -34,6 +34,7 @@ json settings_json(const Scenario& s, const ScenarioResult& r) {
   j["eager_phases"] = eager;
   j["dtype"] = std::string(dtype_name(run.dtype.value_or(s.target.weight_dtype)));
   j["runtime"] = s.runtime ? json(s.runtime->name) : json(nullptr);
+  j["runtime_profile"] = s.runtime ? json(s.runtime->file) : json(nullptr);  // vllm.json or vllm-0.10.json
   const bool sglang = s.runtime && s.runtime->name == "sglang";
   const std::string tree_backend = sglang ? sglang_tree_backend(run, s.target, s.hw) : "";
   j["tree_attention_backend"] = tree_backend.empty() ? json(nullptr) : json(tree_backend);

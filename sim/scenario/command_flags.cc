@@ -111,6 +111,7 @@ CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, cons
       if (const auto dot = name.find('.'); dot != std::string::npos)
         f.sub = name.substr(dot + 1), name = name.substr(0, dot);
     f.given = older ? pasted : name;  // errors name the flag as pasted
+    f.older_spelling = older != nullptr;
     f.row = table.find(name, where + ": " + name, &f.negated);
     if (!f.row && name.rfind("--", 0) != 0 && name.size() > 2) {  // -O3: a short flag with its value attached
       f.row = table.find(name.substr(0, 2), where);
@@ -122,7 +123,7 @@ CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, cons
                            "as specsim's own flags",
                        where);
     f.cls = f.row->cls, f.what = f.row->what;
-    const std::string at = where + ": " + name;
+    const std::string at = where + ": " + f.given;
     const bool takes_none = f.row->arity == FlagArity::Switch || f.row->arity == FlagArity::Bool;
     if (takes_none && f.sub.empty()) {
       if (has_inline) throw InputError("takes no value ('" + inline_value + "' given)", at);

@@ -316,12 +316,12 @@ ZooGpu zoo_gpu(const fs::path& root, const std::string& given, std::vector<std::
   return {gpu, a};
 }
 
-// The profile of `z`: its file, with a variant alias's `fields` (each {value, source}, a field the
-// profile has) in place of the profile's, named as the alias.
-GpuProfile zoo_gpu_profile(const fs::path& root, const ZooGpu& z, const std::string& given) {
+// The profile JSON of `z`: its file, with a variant alias's `fields` (each {value, source}, a
+// field the profile has) in place of the profile's, named as the alias.
+json zoo_gpu_json(const fs::path& root, const ZooGpu& z, const std::string& given) {
   const std::string path = (root / "gpus" / (z.file + ".json")).string();
-  if (z.alias.is_null() || !z.alias.contains("fields")) return parse_gpu(path);
   json j = read_json_file(path);
+  if (z.alias.is_null() || !z.alias.contains("fields")) return j;
   const std::string where = (root / "gpu-aliases.json").string() + ": aliases." + given + ".fields";
   const json& fields = z.alias.at("fields");
   if (!fields.is_object()) throw InputError("expected an object of profile fields", where);
@@ -332,7 +332,7 @@ GpuProfile zoo_gpu_profile(const fs::path& root, const ZooGpu& z, const std::str
   }
   j["name"] = given;
   j["description"] = j.value("description", std::string()) + ", as the " + given;
-  return gpu_from_json(j, where);
+  return j;
 }
 
 // The topology of one GPU given without one: none enters the price (no collective runs), so the
@@ -343,6 +343,15 @@ std::string single_gpu_topology(const GpuProfile& g) {
 }
 
 }  // namespace
+
+json gpu_profile_json(const std::string& gpu) {
+  const fs::path root = fs::path(models_dir()) / "hardware";
+  std::vector<std::string> assumed;
+  const std::string given = ascii_lower(gpu);
+  const ZooGpu z = zoo_gpu(root, given, assumed);
+  if (z.file.empty()) throw InputError("unknown GPU '" + gpu + "'", "--hardware");
+  return zoo_gpu_json(root, z, given);
+}
 
 Hardware load_hardware(const std::string& spec, int num_gpus, const std::string& flag) {
   Hardware hw;
@@ -361,7 +370,7 @@ Hardware load_hardware(const std::string& spec, int num_gpus, const std::string&
       throw InputError(
           fmt::format("unknown GPU '{}': use {}", given_gpu, fmt::join(json_names_in((root / "gpus").string()), ", ")),
           flag);
-    hw.gpu = zoo_gpu_profile(root, z, given_gpu);
+    hw.gpu = gpu_from_json(zoo_gpu_json(root, z, given_gpu), (root / "gpus" / (z.file + ".json")).string());
     const std::string topologies = fmt::format("{}", fmt::join(json_names_in((root / "topologies").string()), ", "));
     if (topo.empty()) {
       if (num_gpus > 1)

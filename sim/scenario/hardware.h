@@ -144,6 +144,9 @@ struct Hardware {
 };
 
 GpuProfile parse_gpu(const std::string& path);
+/// The profile JSON of a GPU named as --hardware takes it (any case, an alias, a variant alias with
+/// its own fields), every number with its source; InputError for an unknown name.
+nlohmann::json gpu_profile_json(const std::string& gpu);
 /// Profiles from parsed JSON (the fuzzers and calibrate use these); `where` prefixes errors.
 GpuProfile gpu_from_json(const nlohmann::json& j, const std::string& where);
 TopologyProfile topology_from_json(const nlohmann::json& j, const std::string& where);

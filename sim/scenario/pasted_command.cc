@@ -127,7 +127,7 @@ std::vector<PastedFlagRow> report_rows(const CommandFlags& c) {
   for (const auto& f : c.flags) {
     const std::string key = f.row ? f.row->flag + (f.sub.empty() ? "" : "." + f.sub) : f.given;
     std::string shown = f.row && f.given.rfind("-", 0) != 0 ? "MODEL (positional)" : f.given;
-    if (!f.sub.empty()) shown += "." + f.sub;
+    if (!f.sub.empty() && !f.older_spelling) shown += "." + f.sub;  // an older spelling names its key itself
     PastedFlagRow r{shown, joined(f.values, " "), std::string(flag_class_name(f.cls)), f.what};
     const auto at = std::find(keys.begin(), keys.end(), key);
     if (at == keys.end())

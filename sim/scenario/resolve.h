@@ -43,7 +43,7 @@ struct RunArgs {
   std::optional<std::array<int, 3>> accept_len_shape;
   std::vector<std::string> allreduce;
   std::optional<std::string> nccl_p2p_level, nccl_algo, nccl_proto;
-  std::optional<std::string> runtime;  ///< sglang (default), vllm, none, or a profile .json
+  std::optional<std::string> runtime;  ///< sglang (default), vllm, vllm-0.10, none, or a profile .json
   /// Weight and KV-cache formats in SGLang's words (--quantization, --kv-cache-dtype).
   std::optional<std::string> quantization, kv_cache_dtype;
   /// SGLang's --disable-custom-all-reduce: the serving stack's own all-reduce off, NCCL instead.

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <set>
 
 #include "scenario/paths.h"
 #include "util/error.h"
@@ -123,6 +124,16 @@ std::array<bool, kNumPhaseKinds> parse_host_overlap(const json& j, const std::st
 // earlier release that differs in a few terms.
 json with_base(const json& j, const std::string& f) {
   if (!j.contains("base")) return j;
+  // what a profile on a base may give besides its terms: these replace the base's whole
+  static const std::set<std::string> kOwn = {"runtime",    "applies_to",        "description",          "note",
+                                             "cuda_graph", "overlap_scheduler", "host_overlaps_forward"};
+  for (const auto& [key, v] : j.items())  // anything else would be silently the base's
+    if (key != "base" && key != "replace" && kOwn.count(key) == 0)
+      throw InputError("a profile on a base holds base, replace (its terms) and " +
+                           std::string("runtime, applies_to, description, note, cuda_graph, overlap_scheduler, "
+                                       "host_overlaps_forward; '") +
+                           key + "' would be ignored",
+                       f + key);
   const std::string base = json_string(j, "base", f);
   const std::string base_path = models_dir() + "/runtime/" + base + ".json";
   if (!is_file(base_path)) throw InputError("no runtime profile '" + base + "' in models/runtime/", f + "base");
@@ -138,7 +149,7 @@ json with_base(const json& j, const std::string& f) {
       merged[section][name] = term;
     }
   }
-  for (const char* key : {"runtime", "applies_to", "description"})
+  for (const auto& key : kOwn)
     if (j.contains(key)) merged[key] = j.at(key);
   return merged;
 }
@@ -190,6 +201,14 @@ RuntimeProfile load_runtime_profile(const std::string& name_or_path, const std::
 }
 
 bool is_vllm_runtime(const std::string& name) {
+  if (ends_with(name, ".json")) {  // a profile file: its own runtime field (a bad file is reported when loaded)
+    try {
+      const json j = read_json_file(name);
+      return j.is_object() && j.value("runtime", std::string()) == "vllm";
+    } catch (const InputError&) {
+      return false;
+    }
+  }
   std::string n;
   for (char c : name) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return n == "vllm" || n.rfind("vllm-", 0) == 0;

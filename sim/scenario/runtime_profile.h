@@ -59,8 +59,9 @@ struct RuntimeProfile {
 /// finite and non-negative with a source; InputError naming file:field otherwise.
 RuntimeProfile load_runtime_profile(const std::string& name_or_path, const std::string& flag = "--runtime");
 
-/// Whether a --runtime name is vLLM's: `vllm` (the current release's profile) or `vllm-REL` (an
-/// earlier release's, models/runtime/vllm-0.10.json); vLLM's defaults apply to both.
+/// Whether a --runtime value is vLLM's: `vllm` (the current release's profile), `vllm-REL` (an
+/// earlier release's, models/runtime/vllm-0.10.json), or a profile file whose runtime is vllm;
+/// vLLM's defaults apply to all of them.
 bool is_vllm_runtime(const std::string& name);
 
 }  // namespace specsim

@@ -104,11 +104,6 @@ void apply_speculative(const json& j, RunArgs& a, std::vector<std::string>& note
   a.algorithm = algorithm_of(method, at);
   // the other keys, once the method is known to be one specsim prices
   for (const auto& [k, v] : j.items()) {
-    // vLLM's default verification (the older releases' --spec-decoding-acceptance-method)
-    if (k == "acceptance_method" && v == "rejection_sampler") {
-      notes.push_back("acceptance_method rejection_sampler: vLLM's default verification");
-      continue;
-    }
     // v0.11's default drafting without GPU->CPU syncs (vLLM PR 24539), which the profile describes
     if (k == "disable_padded_drafter_batch" && v == false) {
       notes.push_back("disable_padded_drafter_batch false: vLLM 0.11's default padded drafting");
@@ -194,12 +189,21 @@ const std::vector<std::string>& vllm_applied_flags() {
 
 RunArgs args_from_vllm(const CommandFlags& c, std::vector<std::string>& notes) {
   RunArgs a;
-  json spec;  // --speculative-config '{...}' and its --speculative-config.KEY VALUE parts, last wins
+  json spec;          // --speculative-config '{...}' and its --speculative-config.KEY VALUE parts, last wins
+  std::string older;  // earlier releases' flags read as its keys, named where it is refused
   for (const auto& f : c.flags) {
     if (!f.row || f.cls != FlagClass::Modelled) continue;
     const std::string at = c.where + ": " + f.given;
     if (f.row->flag == "--speculative-config") {
       if (f.values.empty()) throw InputError("needs a value", at);
+      if (f.older_spelling) {
+        older += (older.empty() ? "" : ", ") + f.given;
+        // the V0 releases' default verification, which V1 runs anyway (v0.11 has no such key)
+        if (f.sub == "acceptance_method" && f.last() == "rejection_sampler") {
+          notes.push_back(f.given + " rejection_sampler: the default verification, which the V1 engine runs");
+          continue;
+        }
+      }
       if (!f.sub.empty()) {
         const json v = json::parse(f.last(), nullptr, false);
         spec[f.sub] = v.is_discarded() ? json(f.last()) : v;
@@ -217,7 +221,8 @@ RunArgs args_from_vllm(const CommandFlags& c, std::vector<std::string>& notes) {
   if (spec.is_null())
     a.algorithm = "NONE";  // no --speculative-config: vLLM decodes plainly
   else
-    apply_speculative(spec, a, notes, c.where + ": --speculative-config");
+    apply_speculative(spec, a, notes,
+                      c.where + ": --speculative-config" + (older.empty() ? "" : " (as read from " + older + ")"));
   // vLLM 0.11 at dp 1: experts split over the tp ranks, every rank holding every token and the
   // outputs summed by the all-reduce (its all-to-all kernels need dp > 1).
   if (const PastedFlag* ep = c.last("--enable-expert-parallel"); ep && !ep->negated)

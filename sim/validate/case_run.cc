@@ -66,7 +66,7 @@ std::optional<CaseRun> case_run(const PublishedCase& c, std::string& why_not, Ca
   r.flags.insert(r.flags.end(), {"--allreduce", ar});
   // The accept length as the source gives it; without one the measured spec tok/s implies it
   // (run's --measured-spec-tok-s anchor); with neither, plain decoding alone.
-  if (!c.accept_length && !c.spec_tok_s) {
+  if (acceptance == CaseAcceptance::PlainOnly || (!c.accept_length && !c.spec_tok_s)) {
     r.put("--speculative-algorithm", a.algorithm, std::string("NONE"));
     return r;
   }

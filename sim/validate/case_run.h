@@ -30,6 +30,7 @@ enum class CaseAcceptance {
   Stated,      ///< its accept length; else its measured spec tok/s (run derives the accept length)
   Measured,    ///< its measured spec tok/s; else its accept length (an anchor: reproduces its spec tok/s)
   LengthOnly,  ///< its accept length, or none (the acceptance then comes from an anchor)
+  PlainOnly,   ///< none: plain decoding alone (a case whose speculation cannot be modelled)
 };
 
 /// The algorithm as the command line takes it ("EAGLE3", "EAGLE", "NEXTN"; "NONE" for a case that

@@ -79,8 +79,9 @@ PublishedCase published_case_from_json(const json& j, const std::string& file) {
   if (c.serving != "SGLang" && c.serving != "vLLM") throw InputError("serving must be SGLang or vLLM", f + "serving");
   c.serving_version = opt_string(j, "serving_version", f);
   c.runtime_profile = opt_string(j, "runtime_profile", f);
-  if (c.runtime_profile && c.runtime_profile->rfind(c.serving == "vLLM" ? "vllm" : "sglang", 0) != 0)
-    throw InputError("'" + *c.runtime_profile + "' is not a profile of " + c.serving + "'s (models/runtime/)",
+  if (c.runtime_profile && (c.runtime_profile->rfind(c.serving == "vLLM" ? "vllm" : "sglang", 0) != 0 ||
+                            !is_file(models_dir() + "/runtime/" + *c.runtime_profile + ".json")))
+    throw InputError("'" + *c.runtime_profile + "' is not a runtime profile of " + c.serving + "'s in models/runtime/",
                      f + "runtime_profile");
   c.algorithm = str(j, "speculative_algorithm", f);
   need(j, "zoo_model", f), need(j, "zoo_gpu", f);

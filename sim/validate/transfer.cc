@@ -133,7 +133,8 @@ TransferFamily transfer_family(const CaseFamily& f) {
     fill(anchor_row, p, s.run.speculative());
     t.anchor_cycle = p.cycle;
     // As `specsim run --save-scenario` writes it and `--scenario` reads it back.
-    file = json::parse(scenario_file_json(s, *a.zoo_model, a.zoo_draft.value_or("")).dump(2));
+    file = json::parse(
+        scenario_file_json(s, *a.zoo_model, a.zoo_draft.value_or(""), ar.args.runtime.value_or("")).dump(2));
   } catch (const InputError& e) {
     t.anchor_refused = true;
     return t.not_scored = "the anchor's measurements cannot be used: " + e.line(), t;

@@ -47,12 +47,10 @@ CaseOutcome predict(const PublishedCase& c) {
   } catch (const InputError& e) {
     o.spec_skipped = "cannot model the speculation: " + e.line();
   }
-  try {  // the plain decode step alone
-    RunArgs plain = a;
-    plain.algorithm = "NONE";
-    plain.accept_len.reset();
-    plain.measured_spec_tok_s.reset();
-    o.baseline_tok_s = evaluate(plain).baseline_tok_s / bs;
+  try {  // the plain decode step alone, printed as its own command
+    std::string why;
+    o.run = case_run(c, why, CaseAcceptance::PlainOnly);
+    o.baseline_tok_s = evaluate(o.run->args).baseline_tok_s / bs;
   } catch (const InputError& e) {
     o.skipped = "cannot model: " + e.line();
   }
