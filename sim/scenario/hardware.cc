@@ -292,6 +292,8 @@ namespace {
 struct ZooGpu {
   std::string file;  ///< gpus/<file>.json
   json alias;        ///< the alias's entry (null for a profile of its own)
+  /// A variant alias: fields of its own over the profile's, and its own name.
+  bool variant() const { return alias.is_object() && alias.contains("fields"); }
 };
 
 ZooGpu zoo_gpu(const fs::path& root, const std::string& given, std::vector<std::string>& assumed) {
@@ -321,7 +323,7 @@ ZooGpu zoo_gpu(const fs::path& root, const std::string& given, std::vector<std::
 json zoo_gpu_json(const fs::path& root, const ZooGpu& z, const std::string& given) {
   const std::string path = (root / "gpus" / (z.file + ".json")).string();
   json j = read_json_file(path);
-  if (z.alias.is_null() || !z.alias.contains("fields")) return j;
+  if (!z.variant()) return j;
   const std::string where = (root / "gpu-aliases.json").string() + ": aliases." + given + ".fields";
   const json& fields = z.alias.at("fields");
   if (!fields.is_object()) throw InputError("expected an object of profile fields", where);
@@ -365,7 +367,7 @@ Hardware load_hardware(const std::string& spec, int num_gpus, const std::string&
     std::string topo = colon == std::string::npos ? "" : ascii_lower(spec.substr(colon + 1));
     const ZooGpu z = zoo_gpu(root, given_gpu, hw.assumed);
     // a variant alias (fields of its own) keeps its name, so that a saved scenario reads it again
-    const std::string gpu = z.alias.is_object() && z.alias.contains("fields") ? given_gpu : z.file;
+    const std::string gpu = z.variant() ? given_gpu : z.file;
     if (z.file.empty())
       throw InputError(
           fmt::format("unknown GPU '{}': use {}", given_gpu, fmt::join(json_names_in((root / "gpus").string()), ", ")),

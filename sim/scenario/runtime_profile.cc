@@ -162,13 +162,14 @@ RuntimeProfile load_runtime_profile(const std::string& name_or_path, const std::
   if (!is_file(path))
     throw InputError("no runtime profile '" + name_or_path + "' (models/runtime/ has sglang, vllm and vllm-0.10)",
                      flag);
-  const std::string f = (is_path ? path : "models/runtime/" + name_or_path + ".json") + ":";
+  const std::string shown = is_path ? path : "models/runtime/" + name_or_path + ".json";  // as errors name it
+  const std::string f = shown + ":";
   const json read = read_json_file(path);
   if (!read.is_object()) throw InputError("a runtime profile must be a JSON object", f + "(top)");
   const json j = with_base(read, f);
   RuntimeProfile p;
   p.name = json_string(j, "runtime", f);
-  p.file = f.substr(0, f.size() - 1);
+  p.file = shown;
   if (j.contains("applies_to")) p.applies_to = json_string(j, "applies_to", f);
   if (!j.contains("assumptions") || !j.at("assumptions").is_object())
     throw InputError("missing object", f + "assumptions");
