@@ -11,6 +11,7 @@
 #include "diagnose/findings.h"
 #include "diagnose/nccl_tests_gpu.h"
 #include "diagnose/scenario_yaml.h"
+#include "ingest/server_log.h"
 #include "ingest/sglang_log.h"
 #include "ingest/sglang_log_summary.h"
 #include "ingest/text_lines.h"
@@ -357,22 +358,35 @@ TEST_CASE("diagnose findings: the overhead range, by hand") {
   CHECK(diagnose::find_disagreements(log, f).empty());
 }
 
-TEST_CASE("every SGLang log under traces/sglang-logs goes through ingest and diagnose") {
+TEST_CASE("every server log under traces/sglang-logs and traces/vllm-logs goes through ingest and diagnose") {
   // A new log is covered by dropping it in the folder: ingest reads it, diagnose gives a scenario
   // or one error line (exit 2) and no file. The hardware each post states, where it is modelled.
   const std::map<std::string, std::string> hardware = {
       {"sglang-nextn-deepseek-v3-tp8-h200-synthetic-from-real-format.log", "h200:nvswitch"},
+      {"vllm-eagle3-qwen3-8b-h20-synthetic-from-real-format.log", "h20:nvswitch"},
+      {"vllm-baseline-qwen3-8b-h20-synthetic-from-real-format.log", "h20:nvswitch"},
   };
   const std::map<std::string, std::string> refused = {
       // No server_args line and no model the zoo holds (Qwen3-8B; a model the post does not name).
       {"real-eagle3-idle-gap-sglang-11948.log", "no server_args line to name the model: give --model"},
       {"real-gpu-token-hisparse-sglang-22331.log", "no server_args line to name the model: give --model"},
       {"real-token-hisparse-before-sglang-22331.log", "no server_args line to name the model: give --model"},
+      // vLLM excerpts without their start-up lines (traces/vllm-logs/README.md)
+      {"real-mtp-steady-qwen38-27b-rtx3090-68.log", "no non-default args line to name the model: give --model"},
+      {"real-mtp-prompt-club-3090-105.log", "no non-default args line to name the model: give --model"},
+      {"real-plain-qwen3-30b-a3b-vllm-30599.log", "no non-default args line to name the model: give --model"},
+      {"real-dp-engines-vllm-ascend-12521.log", "no non-default args line to name the model: give --model"},
+      {"real-plain-journald-vllm-40630.log", "no non-default args line to name the model: give --model"},
   };
   const std::string dir = fresh_dir();
-  int logs = 0, real = 0;
-  for (const auto& e : std::filesystem::directory_iterator(traces_path("sglang-logs"))) {
+  int logs = 0, real = 0, vllm = 0;
+  std::vector<std::filesystem::path> files;
+  for (const char* folder : {"sglang-logs", "vllm-logs"})
+    for (const auto& e : std::filesystem::directory_iterator(traces_path(folder))) files.push_back(e.path());
+  for (const auto& path : files) {
+    const std::filesystem::directory_entry e(path);
     if (e.path().extension() != ".log") continue;
+    vllm += e.path().parent_path().filename() == "vllm-logs";
     const std::string name = e.path().filename().string(), file = e.path().string();
     INFO(name);
     ++logs, real += name.rfind("real-", 0) == 0;
@@ -381,7 +395,7 @@ TEST_CASE("every SGLang log under traces/sglang-logs goes through ingest and dia
     const CliResult in_json = run_specsim({"ingest", "--sglang-log", file, "--json"});
     REQUIRE(in_json.exit_code == 0);
     CHECK(json::parse(in_json.out).at("decode_lines").get<std::size_t>() ==
-          ingest::parse_sglang_log(slurp(file), file).decode.size());
+          ingest::parse_server_log(slurp(file), file).decode.size());
     const std::string out = dir + "/" + name + ".yaml";
     const auto hw = hardware.count(name) ? hardware.at(name) : "h100-sxm:nvswitch";
     const CliResult d = run_specsim({"diagnose", file, "--hardware", hw, "-o", out});
@@ -399,8 +413,9 @@ TEST_CASE("every SGLang log under traces/sglang-logs goes through ingest and dia
       CHECK_FALSE(exists(out));
     }
   }
-  CHECK(logs >= 6);
-  CHECK(real >= 3);
+  CHECK(logs >= 13);
+  CHECK(real >= 8);
+  CHECK(vllm >= 7);
 }
 
 TEST_CASE("idle gap: the real EAGLE-3 excerpt's median is its steady figure, and the run is not unstable") {

@@ -1,8 +1,8 @@
-// Every real SGLang log the repo ships (traces/sglang-logs/real-*.log) goes through every command
-// that reads SGLang logs, with the deployment its post states: ingest, diagnose (and a run of its
-// scenario), run --accept-from / --baseline-from, check --accept-from and tune --accept-from. A
-// log of the other kind (plain for --accept-from, speculative for --baseline-from) is refused with
-// a hint that names the flag that reads it.
+// Every real server log the repo ships (traces/sglang-logs/real-*.log, traces/vllm-logs/real-*.log)
+// goes through every command that reads server logs, with the deployment its post states: ingest, diagnose (and a run
+// of its scenario), run --accept-from / --baseline-from, check --accept-from and tune --accept-from. A log of the other
+// kind (plain for --accept-from, speculative for --baseline-from) is refused with a hint that names the flag that reads
+// it.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
@@ -40,6 +40,30 @@ const std::map<std::string, PostDeployment>& real_log_posts() {
        {{"--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch", "--tp-size", "1"}, {}, 5}},
       {"real-token-hisparse-before-sglang-22331.log",
        {{"--model-path", "llama-3.1-8b", "--hardware", "h100-sxm:nvswitch", "--tp-size", "1"}, {}, 5}},
+      // vLLM (traces/vllm-logs/README.md). Qwen3.8-27B with 3 MTP tokens on 2x RTX 3060: stand-ins
+      {"real-mtp-steady-qwen38-27b-rtx3090-68.log",
+       {{"--model-path", "qwen3-8b", "--hardware", "rtx-4090:pcie-switch", "--tp-size", "2"},
+        {"--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+         "--speculative-num-draft-tokens", "4"},
+        1}},
+      // Qwen3.6-27B with 6 MTP tokens on 2x RTX 3090: stand-ins
+      {"real-mtp-prompt-club-3090-105.log",
+       {{"--model-path", "qwen3-8b", "--hardware", "rtx-4090:pcie-switch", "--tp-size", "2"},
+        {"--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "6", "--speculative-eagle-topk", "1",
+         "--speculative-num-draft-tokens", "7"},
+        1}},
+      // two engines of a data-parallel server on Ascend NPUs, 3 MTP tokens, no model named: stand-ins
+      {"real-dp-engines-vllm-ascend-12521.log",
+       {{"--model-path", "qwen3-8b", "--hardware", "h100-sxm:nvswitch", "--tp-size", "1"},
+        {"--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+         "--speculative-num-draft-tokens", "4"},
+        1}},
+      // Qwen3-30B-A3B, no GPU named: a stand-in
+      {"real-plain-qwen3-30b-a3b-vllm-30599.log",
+       {{"--model-path", "qwen3-30b-a3b", "--hardware", "h100-sxm:nvswitch", "--tp-size", "1"}, {}, 1}},
+      // qwen3.6-27B on an RTX 4090D: a stand-in that fits one 32 GB card
+      {"real-plain-journald-vllm-40630.log",
+       {{"--model-path", "qwen3-8b", "--hardware", "rtx-5090:pcie-switch", "--tp-size", "1"}, {}, 2}},
   };
   return posts;
 }
@@ -51,10 +75,14 @@ std::vector<std::string> joined(std::vector<std::string> a, const std::vector<st
 
 }  // namespace
 
-TEST_CASE("every real SGLang log goes through every command that reads SGLang logs") {
+TEST_CASE("every real server log goes through every command that reads server logs") {
   const std::string dir = fresh_dir();
   int real = 0;
-  for (const auto& e : std::filesystem::directory_iterator(traces_path("sglang-logs"))) {
+  std::vector<std::filesystem::path> files;
+  for (const char* folder : {"sglang-logs", "vllm-logs"})
+    for (const auto& e : std::filesystem::directory_iterator(traces_path(folder))) files.push_back(e.path());
+  for (const auto& path : files) {
+    const std::filesystem::directory_entry e(path);
     const std::string name = e.path().filename().string(), file = e.path().string();
     if (e.path().extension() != ".log" || name.rfind("real-", 0) != 0) continue;
     INFO(name);
@@ -64,6 +92,9 @@ TEST_CASE("every real SGLang log goes through every command that reads SGLang lo
     const PostDeployment& post = real_log_posts().at(name);
     const bool speculative = !post.settings.empty();
     const std::vector<std::string> deployment = joined(post.deployment, post.settings);
+    // a vLLM log's measurements are priced on vLLM's runtime
+    const bool vllm_log = e.path().parent_path().filename() == "vllm-logs";
+    const std::vector<std::string> priced = vllm_log ? joined(deployment, {"--runtime", "vllm"}) : deployment;
 
     CHECK(run_specsim({"ingest", "--sglang-log", file}).exit_code == 0);
     const std::string scenario = dir + "/" + name + ".yaml";
@@ -96,17 +127,20 @@ TEST_CASE("every real SGLang log goes through every command that reads SGLang lo
       check_refused(joined(deployment, {"--accept-len", "2", "--baseline-from", file}), "speculation was on");
     } else {
       const std::string batch = std::to_string(post.batch);
-      const json r =
-          run_json(joined(deployment, {"--accept-len", "2", "--baseline-from", file, "--batch-size", batch}));
+      const json r = run_json(joined(priced, {"--accept-len", "2", "--baseline-from", file, "--batch-size", batch}));
       CHECK(r["scenarios"][0]["baseline"]["tok_per_s"].get<double>() > 0);
       // at a batch the log has no line at: the batch it does decode at is named
       if (post.batch != 1)
-        check_refused(joined(deployment, {"--accept-len", "2", "--baseline-from", file}), "give --batch-size " + batch);
+        check_refused(joined(priced, {"--accept-len", "2", "--baseline-from", file}), "give --batch-size " + batch);
+      // another engine's runtime does not take its plain step
+      check_refused(joined(deployment, {"--accept-len", "2", "--baseline-from", file, "--batch-size", batch,
+                                        "--runtime", vllm_log ? "sglang" : "vllm"}),
+                    vllm_log ? "give --runtime vllm" : "give --runtime sglang");
       check_refused(joined(deployment, {"--accept-from", file}), "use it with --baseline-from");
       check_refused(joined({"tune", "--accept-from", file}, post.deployment), "speculative decoding on");
     }
   }
-  CHECK(real >= 3);
+  CHECK(real >= 8);
 }
 
 TEST_CASE("tune --accept-from: stated settings are for logs that lack them, and only with --accept-from") {

@@ -6,7 +6,7 @@
 #include <map>
 #include <tuple>
 
-#include "ingest/sglang_log.h"
+#include "ingest/server_log.h"
 #include "ingest/text_lines.h"
 #include "scenario/flag_ranges.h"
 #include "util/bounded_read.h"
@@ -39,7 +39,7 @@ std::vector<AcceptObservation> average(const std::vector<AcceptObservation>& raw
 
 std::vector<AcceptObservation> observations_from_log(const std::string& text, const std::string& file,
                                                      const StatedSettings* stated, bool* stated_used) {
-  const ingest::SglangLog log = ingest::parse_sglang_log(text, file);
+  const ingest::SglangLog log = ingest::parse_server_log(text, file);
   std::vector<AcceptObservation> raw;
   for (const auto& d : log.decode) {
     if (!d.accept_len) continue;
@@ -56,14 +56,17 @@ std::vector<AcceptObservation> observations_from_log(const std::string& text, co
     }
     if (!d.server_args_index)
       fail_at(file, d.line,
-              "accept len line without a server_args=ServerArgs(...) line above it: the speculative settings are "
-              "unknown (keep the server's start-up lines in the log, or state the settings it ran with "
-              "--speculative-num-steps, --speculative-eagle-topk and --speculative-num-draft-tokens)");
+              fmt::format("accept len line without a {} above it: the speculative settings are unknown (keep the "
+                          "server's start-up lines in the log, or state the settings it ran with "
+                          "--speculative-num-steps, --speculative-eagle-topk and --speculative-num-draft-tokens)",
+                          log.stack == "vllm" ? "non-default args line" : "server_args=ServerArgs(...) line"));
     const ingest::ServerArgs& s = log.server_args[*d.server_args_index];
     if (!s.speculative() || !s.speculative_num_steps || !s.speculative_eagle_topk || !s.speculative_num_draft_tokens)
       fail_at(file, s.line,
-              "server_args line without speculative_algorithm, speculative_num_steps, speculative_eagle_topk and "
-              "speculative_num_draft_tokens");
+              log.stack == "vllm" ? "non-default args line without a speculative_config that names "
+                                    "num_speculative_tokens"
+                                  : "server_args line without speculative_algorithm, speculative_num_steps, "
+                                    "speculative_eagle_topk and speculative_num_draft_tokens");
     const std::string at = fmt::format("{}:{}", file, s.line);
     flag_ranges::kNumSteps.require_at(*s.speculative_num_steps, at + ": speculative_num_steps");
     flag_ranges::kTopk.require_at(*s.speculative_eagle_topk, at + ": speculative_eagle_topk");

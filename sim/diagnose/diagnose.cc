@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "cost/harness_launch.h"
@@ -13,11 +14,13 @@
 #include "evaluate/evaluate_scenario.h"
 #include "ingest/baseline_log.h"
 #include "ingest/nccl_tests.h"
+#include "ingest/server_log.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
 #include "scenario/dtype.h"
 #include "scenario/load_scenario.h"
 #include "scenario/model_spec.h"
+#include "scenario/pasted_command.h"
 #include "scenario/scenario_file.h"
 #include "util/error.h"
 
@@ -114,7 +117,52 @@ void require_zoo_draft(const std::string& model, bool nextn, const LogSummary& s
       "--speculative-draft-model-path");
 }
 
-RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::string& model) {
+// The runtime profile of the vLLM release a log names: vllm-0.10 (fitted on 0.9-0.10 runs) before
+// 0.11, vllm (0.11's) from it on and when the log names none.
+std::string vllm_runtime_of(const std::string& version) {
+  int major = 0, minor = 0;
+  if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) == 2 && major == 0 && minor < 11) return "vllm-0.10";
+  return "vllm";
+}
+
+std::string upper_case(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+  return s;
+}
+
+// A vLLM log's launch: its `non-default args` rebuilt as the `vllm serve` command and read as
+// `specsim run -- COMMAND` reads one (every flag classed by vLLM's table, a refused one refused),
+// under the flags given to diagnose; priced on the profile of the release the log names.
+RunArgs vllm_run_args(const DiagnoseInput& in, const LogSummary& sum, const std::string& model,
+                      std::vector<std::string>& notes) {
+  const ingest::ServerArgs& sa = *sum.launch;
+  RunArgs a;
+  a.model_path = model;
+  a.hardware = in.hardware;
+  a.tp_size = in.tp_size;
+  if (in.algorithm) a.algorithm = upper_case(*in.algorithm);
+  a.num_steps = in.num_steps, a.topk = in.topk, a.num_draft_tokens = in.num_draft_tokens;
+  a.draft_model_path = in.draft_model;
+  a.batch_size = sum.batch_size;
+  a.runtime = vllm_runtime_of(sa.vllm_version);
+  notes.push_back(fmt::format("{}: {}, priced on the {} runtime profile",
+                              sa.vllm_version.empty() ? "the log names no vLLM release"
+                                                      : fmt::format("vLLM {} (the log's release)", sa.vllm_version),
+                              sa.vllm_version.empty() ? "taken as 0.11" : "its launch", *a.runtime));
+  const PastedCommand c =
+      args_from_command(sa.vllm_command, a, fmt::format("{}:{} (the launch's non-default args)", sum.file, sa.line));
+  notes.insert(notes.end(), c.notes.begin(), c.notes.end());
+  if (!a.algorithm) a.algorithm = "NONE";
+  if (*a.algorithm == "NONE" && sum.speculative)
+    throw InputError("the stats lines are followed by SpecDecoding lines but the launch has no speculative_config",
+                     fmt::format("{}:{}", sum.file, sa.line));
+  if (a.tp_size.value_or(1) > 1 && a.allreduce.empty()) a.allreduce = {"vllm"};
+  return a;
+}
+
+RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::string& model,
+                 std::vector<std::string>& notes) {
+  if (sum.launch && sum.launch->stack == "vllm") return vllm_run_args(in, sum, model, notes);
   const ingest::ServerArgs* sa = sum.launch ? &*sum.launch : nullptr;
   RunArgs a;
   a.model_path = model;
@@ -124,13 +172,12 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
   if (algo.empty()) {
     if (sum.speculative)
       throw InputError(
-          "the log has no server_args line and its decode lines report an accept len: give "
+          "the log has no launch line and its decode lines report an accept len: give "
           "--speculative-algorithm and --speculative-num-steps as the server ran",
           "--speculative-algorithm");
     algo = "NONE";
   }
-  std::string upper = algo;
-  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+  const std::string upper = upper_case(algo);
   if (upper != "NONE" && upper != "EAGLE" && upper != "EAGLE3" && upper != "NEXTN")
     throw InputError(fmt::format("speculative_algorithm {} is not modelled (EAGLE, EAGLE3, NEXTN or none)", algo),
                      sa ? fmt::format("{}:{}", sum.file, sa->line) : "--speculative-algorithm");
@@ -171,8 +218,10 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
   // The all-reduce the server ran: SGLang's own (its custom kernel where its gates allow it, NCCL
   // elsewhere; on unless server_args say disable_custom_all_reduce=True), so that the log's tok/s
   // anchor the cycle with the collective they were measured with.
+  const std::string stack_ar = sum.stack == "vllm" ? "vllm" : "sglang";
   if (a.tp_size.value_or(1) > 1)
-    a.allreduce = {sa && sa->disable_custom_all_reduce ? "sglang:disable-custom" : "sglang"};
+    a.allreduce = {sa && sa->disable_custom_all_reduce ? stack_ar + ":disable-custom" : stack_ar};
+  if (sum.stack == "vllm") a.runtime = "vllm";  // a vLLM log without its launch line: taken as 0.11
   // Decode lines that ran without CUDA graphs although graphs were on: the phase the log times
   // (verify with speculation, the decode step without) ran eagerly.
   if (!a.disable_cuda_graph && sum.eager_lines > sum.graph_lines)
@@ -229,9 +278,13 @@ struct Baseline {
   std::string source;
 };
 
-Baseline baseline_from(const std::string& file, int tp_size) {
+Baseline baseline_from(const std::string& file, int tp_size, const std::string& stack) {
   const ingest::BaselineLog log = ingest::read_baseline_log(file, std::nullopt);
   log.check_tp(tp_size, "the log");
+  if (log.lines.stack != stack)
+    throw InputError(fmt::format("the baseline log is {}'s and LOG is {}'s: give a plain log of the same server",
+                                 ingest::engine_name(log.lines.stack), ingest::engine_name(stack)),
+                     "--baseline-from " + file);
   const LogSummary& b = log.lines;
   return {b.tok_s, b.batch_size, b.context_len,
           fmt::format("{}: median gen throughput of {} decode lines at #running-req {} ({})", file,
@@ -252,7 +305,7 @@ std::string_view reproduction_name(Reproduction r) {
 Diagnosis diagnose(const DiagnoseInput& in) {
   Diagnosis d;
   // A DP-attention server's lines are per rank: one window of them is the server's interval.
-  const auto per_rank = ingest::parse_sglang_log(ingest::read_text(in.log, "LOG"), in.log);
+  const auto per_rank = ingest::parse_server_log(ingest::read_text(in.log, "LOG"), in.log);
   const int dp_ranks = dp_ranks_in(per_rank);
   const auto log = sum_dp_ranks(per_rank);
   d.log = ingest::summarize_log(log, in.log, in.batch_size);
@@ -267,7 +320,8 @@ Diagnosis diagnose(const DiagnoseInput& in) {
   const ModelMatch m = match_model(in.model, sum);
   d.model = m.name, d.model_from = m.how;
 
-  RunArgs a = run_args(in, sum, d.model);
+  std::vector<std::string> launch_notes;
+  RunArgs a = run_args(in, sum, d.model, launch_notes);
   if (dp_ranks > 1 && !a.parallel.given()) {
     // the lines' DP rank tags say the layout the server ran: DP attention over that many ranks
     a.parallel.enable_dp_attention = true;
@@ -334,7 +388,7 @@ Diagnosis diagnose(const DiagnoseInput& in) {
                                         sum.line_numbers.size(), sum.batch_size, lines_text(sum));
   d.measured_tok_s = sum.tok_s;
   std::optional<Baseline> base;
-  if (in.baseline_log) base = baseline_from(*in.baseline_log, f.tp_size);
+  if (in.baseline_log) base = baseline_from(*in.baseline_log, f.tp_size, sum.stack);
 
   auto build = [&](const RunArgs& args, std::optional<double> spec_tok_s, std::optional<Baseline> b,
                    const std::string& baseline_source) {
@@ -430,7 +484,8 @@ Diagnosis diagnose(const DiagnoseInput& in) {
       if (e.kind == AnchorKind::Baseline && e.used) f.overhead_us = e.derived;
     if (base) f.measured_step_us = base->batch * 1e6 / base->tok_s;
   }
-  s.title = fmt::format("{} from the SGLang log {} (specsim diagnose)", d.model, in.log);
+  s.title = fmt::format("{} from the {} log {} (specsim diagnose)", d.model, ingest::engine_name(sum.stack), in.log);
+  s.notes.insert(s.notes.end(), launch_notes.begin(), launch_notes.end());
   s.notes.push_back(fmt::format("decode lines used: {} ({} at #running-req {}); gen throughput median {:.2f} tok/s",
                                 lines_text(sum), sum.line_numbers.size(), sum.batch_size, sum.tok_s));
   if (sum.accept_len)
@@ -438,7 +493,7 @@ Diagnosis diagnose(const DiagnoseInput& in) {
   s.notes.push_back(fmt::format("model: {} ({})", d.model, d.model_from));
   s.notes.push_back(fmt::format("reproduced by: {}", reproduction_name(d.how)));
   d.scenario = s;
-  d.scenario_file = scenario_file_json(s, d.model, in.draft_model.value_or(""));
+  d.scenario_file = scenario_file_json(s, d.model, in.draft_model.value_or(""), a.runtime.value_or(""));
   d.predicted_tok_s = round_trip_tok_s(d.scenario_file);
   d.reproduces = std::abs(d.predicted_tok_s / d.measured_tok_s - 1) <= kReproduceShare;
   d.findings = find_disagreements(sum, f);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "ingest/server_log.h"
+
 namespace specsim::diagnose {
 
 using nlohmann::json;
@@ -33,7 +35,10 @@ json diagnosis_json(const Diagnosis& d, const std::string& out) {
   const auto& l = d.log;
   const auto& f = d.figures;
   const auto& r = d.scenario.run;
+  std::vector<std::size_t> unsteady;
+  for (const auto& u : l.unsteady_lines) unsteady.push_back(u.line);
   return {{"file", l.file},
+          {"engine", l.stack},
           {"server_args_line", l.launch ? json(l.launch->line) : json(nullptr)},
           {"model", d.model},
           {"model_from", d.model_from},
@@ -48,6 +53,7 @@ json diagnosis_json(const Diagnosis& d, const std::string& out) {
           {"decode_lines", l.decode_lines},
           {"lines_used", l.line_numbers},
           {"idle_gap_lines", l.idle_gap_line_numbers()},
+          {"unsteady_lines", unsteady},
           {"measured",
            {{"tok_s", l.tok_s},
             {"tok_s_cv", l.tok_s_cv},
@@ -81,9 +87,10 @@ std::string diagnosis_text(const Diagnosis& d, const std::string& out) {
   const auto& l = d.log;
   const auto& f = d.figures;
   const auto& r = d.scenario.run;
-  text += fmt::format(
-      "SGLang log {}: {} decode lines{}\n", l.file, l.decode_lines,
-      l.launch ? fmt::format(", launch at line {} (server_args)", l.launch->line) : ", no server_args line");
+  text +=
+      fmt::format("{} log {}: {} decode lines{}\n", ingest::engine_name(l.stack), l.file, l.decode_lines,
+                  l.launch ? fmt::format(", launch at line {} ({})", l.launch->line, ingest::launch_line_name(l.stack))
+                           : ", no " + ingest::launch_line_name(l.stack));
   text += fmt::format("  model {} ({}); hardware {}, tp {}\n", d.model, d.model_from, d.scenario.hw.spec, r.tp_size);
   if (f.speculative)
     text += fmt::format("  speculation {}: steps {}, topk {}, draft tokens {}\n", algo_name(r.algo), r.num_steps,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ingest/server_log.h"
 #include "scenario/dtype.h"
 
 namespace specsim::diagnose {
@@ -39,6 +40,8 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
   std::vector<Finding> out;
   auto add = [&](Finding x) { out.push_back(std::move(x)); };
   const ingest::ServerArgs* sa = log.launch ? &*log.launch : nullptr;
+  const bool vllm = log.stack == "vllm";
+  const std::string engine = ingest::engine_name(log.stack), launch_line = ingest::launch_line_name(log.stack);
 
   if (f.overhead_us) {
     const double lo = -kOverheadLowShare * f.model_step_us;
@@ -84,9 +87,12 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
                      : "the model overstates this interconnect: check the topology in --hardware"});
   }
   if (f.disable_cuda_graph)
-    add({"graphs-disabled", true, "the launch disables CUDA graphs (disable_cuda_graph=True): every phase runs eagerly",
+    add({"graphs-disabled", true,
+         fmt::format("the launch disables CUDA graphs ({}): every phase runs eagerly",
+                     vllm ? "enforce_eager" : "disable_cuda_graph=True"),
          std::nullopt, "", std::nullopt, std::nullopt,
-         "drop --disable-cuda-graph; `specsim run --scenario FILE --eager-phases none` shows the gain"});
+         fmt::format("drop {}; `specsim run --scenario FILE --eager-phases none` shows the gain",
+                     vllm ? "--enforce-eager" : "--disable-cuda-graph")});
   else if (log.eager_lines > 0) {
     const bool above = log.batch_size > f.cuda_graph_max_bs;
     add({"graphs-off", true,
@@ -106,8 +112,9 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
                      "lines",
                      log.accept_len_max, f.steps + 1),
          log.accept_len_max, "", 1.0, static_cast<double>(f.steps + 1),
-         "check that the server_args line above the decode lines is the launch that logged them, or give "
-         "--speculative-num-steps"});
+         "check that the " + launch_line +
+             " above the decode lines is the launch that logged them, or give "
+             "--speculative-num-steps"});
   if (f.speculative && log.accept_len && *log.accept_len <= kLowAcceptLen)
     add({"accept-len-low", true,
          fmt::format("the logged accept len is {:.3f}: the draft is hardly ever accepted", *log.accept_len),
@@ -139,26 +146,54 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
   if (!log.idle_gap_lines.empty()) {
     const auto& first = log.idle_gap_lines.front();
     add({"idle-gap-lines", false,
-         fmt::format(
-             "{} decode line{} left out of the gen throughput median and spread: SGLang divides a line's tokens "
-             "by the time since the previous decode line, idle time included (line {}: {}{})",
-             log.idle_gap_lines.size(), log.idle_gap_lines.size() > 1 ? "s" : "", first.line, first.why,
-             log.idle_gap_lines.size() > 1 ? "; ..." : ""),
+         fmt::format("{} decode line{} left out of the gen throughput median and spread: {} divides a line's tokens "
+                     "by the time since the previous decode line, idle time included (line {}: {}{})",
+                     log.idle_gap_lines.size(), log.idle_gap_lines.size() > 1 ? "s" : "", engine, first.line, first.why,
+                     log.idle_gap_lines.size() > 1 ? "; ..." : ""),
          static_cast<double>(log.idle_gap_lines.size()), "lines", std::nullopt, std::nullopt,
          "nothing to do: their accept len and token count still count; a longer steady run gives more lines"});
   }
+  if (!log.unsteady_lines.empty()) {
+    const auto& first = log.unsteady_lines.front();
+    add({"unsteady-lines", false,
+         fmt::format("{} stats line{} left out of the gen throughput median and spread: the interval did not decode at "
+                     "one batch size (line {}: {}{})",
+                     log.unsteady_lines.size(), log.unsteady_lines.size() > 1 ? "s" : "", first.line, first.why,
+                     log.unsteady_lines.size() > 1 ? "; ..." : ""),
+         static_cast<double>(log.unsteady_lines.size()), "lines", std::nullopt, std::nullopt,
+         "nothing to do: their accept len still counts; a longer steady run gives more lines"});
+  }
+  if (log.prefill_interval_lines > 0)
+    add({"prefill-in-intervals", log.prefill_interval_lines * 2 > log.line_numbers.size(),
+         fmt::format("{} of the {} stats lines used also prefilled (prompt throughput up to {:.1f} tokens/s): their "
+                     "generation throughput counts the prefill time, which the scenario prices as decoding",
+                     log.prefill_interval_lines, log.line_numbers.size(), log.prompt_tok_s_max),
+         static_cast<double>(log.prefill_interval_lines), "lines", std::nullopt, std::nullopt,
+         "measure with long outputs, so that most intervals only decode"});
+  if (log.engines > 1)
+    add({"vllm-engines", false,
+         fmt::format("stats lines of {} vLLM engines (data parallel): the first one's are used, each engine decoding "
+                     "its own batch",
+                     log.engines),
+         static_cast<double>(log.engines), "engines", std::nullopt, std::nullopt,
+         "--hardware and the tp size are one engine's"});
   if (!log.context_len)
     add({"context-assumed", false,
-         fmt::format("the decode lines give no token count (#token, #gpu-token or #full token): the scenario assumes "
-                     "{} tokens of context per request",
+         fmt::format("{}: the scenario assumes {} tokens of context per request",
+                     vllm ? "the stats lines give no token count (their GPU KV cache usage needs the engine's start-up "
+                            "line `GPU KV cache size: N tokens`, not in the log)"
+                          : "the decode lines give no token count (#token, #gpu-token or #full token)",
                      f.context_len),
          static_cast<double>(f.context_len), "tokens", std::nullopt, std::nullopt,
          "set settings.context_len in the written scenario to the deployment's context"});
   else if (log.context_from != "#token")
     add({"context-from", false,
-         fmt::format(
-             "the context ({} tokens per request) is read from {}: the field newer SGLang logs instead of #token",
-             *log.context_len, log.context_from),
+         vllm ? fmt::format("the context ({} tokens per request) is the GPU KV cache usage times the KV cache size the "
+                            "engine logged at start, over the running requests: to the 0.1% the usage is printed with",
+                            *log.context_len)
+              : fmt::format("the context ({} tokens per request) is read from {}: the field newer SGLang logs instead "
+                            "of #token",
+                            *log.context_len, log.context_from),
          static_cast<double>(*log.context_len), "tokens", std::nullopt, std::nullopt, ""});
   if (!f.speculative)
     add({"speculation-off", false,
@@ -172,7 +207,7 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
          fmt::format("the log's last line ({}) ends without a newline and is cut off: left out", *log.cut_last_line),
          std::nullopt, "", std::nullopt, std::nullopt, "copy the excerpt through its last line's end"});
   if (!sa && f.defaulted.empty())
-    add({"no-server-args", false, "the log has no server_args line: the launch settings come from the flags",
+    add({"no-server-args", false, "the log has no " + launch_line + ": the launch settings come from the flags",
          std::nullopt, "", std::nullopt, std::nullopt, "keep the server's startup lines in the log"});
   if (!sa && !f.defaulted.empty()) {  // a guess the figures rest on: a warning
     std::string what, flags;
@@ -181,7 +216,7 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
       flags += (flags.empty() ? "" : ", ") + d.substr(d.find('(') + 1, d.size() - d.find('(') - 2);
     }
     add({"no-server-args", true,
-         fmt::format("the log has no server_args line and no flag gave {}: SGLang's defaults are assumed", what),
+         fmt::format("the log has no {} and no flag gave {}: {}'s defaults are assumed", launch_line, what, engine),
          std::nullopt, "", std::nullopt, std::nullopt,
          fmt::format("give {} as the server ran (or keep the server's startup lines in the log)", flags)});
   }
@@ -190,7 +225,7 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
          fmt::format("{} server starts in the log: the one at line {} (most decode lines) is used", log.launches,
                      sa->line),
          std::nullopt, "", std::nullopt, std::nullopt, "one log per launch"});
-  if (sa) {
+  if (sa && !vllm) {  // a vLLM launch is read as its command: a flag not modelled is refused there
     std::vector<std::string> off;
     if (sa->dp_size > 1) off.push_back(fmt::format("dp_size={}", sa->dp_size));
     if (sa->enable_dp_attention) off.push_back("enable_dp_attention");

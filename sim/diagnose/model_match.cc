@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "ingest/server_log.h"
 #include "scenario/paths.h"
 #include "scenario/sglang_cmdline.h"
 #include "util/error.h"
@@ -27,10 +28,9 @@ ModelMatch match_model(const std::optional<std::string>& flag, const LogSummary&
   std::string zoo;
   for (const auto& z : zoo_models()) zoo += (zoo.empty() ? "" : ", ") + z;
   if (!log.launch)
-    throw InputError(
-        fmt::format("{} has no server_args line to name the model: give --model NAME (the zoo: {}) or a config.json",
-                    log.file, zoo),
-        "--model");
+    throw InputError(fmt::format("{} has no {} to name the model: give --model NAME (the zoo: {}) or a config.json",
+                                 log.file, ingest::launch_line_name(log.stack), zoo),
+                     "--model");
   const auto& a = *log.launch;
   if (std::string z = zoo_name_of_model_arg(a.model_path); !z.empty())
     return {z, fmt::format("model_path '{}' ({}:{})", a.model_path, log.file, a.line)};

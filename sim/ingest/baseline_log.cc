@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "ingest/server_log.h"
 #include "ingest/text_lines.h"
 #include "util/error.h"
 
@@ -19,7 +20,7 @@ void BaselineLog::check_tp(int tp_size, std::string_view whose) const {
 
 BaselineLog read_baseline_log(const std::string& file, std::optional<int> batch_size) {
   const std::string where = "--baseline-from " + file;
-  const SglangLog log = parse_sglang_log(read_text(file, "--baseline-from"), file);
+  const SglangLog log = parse_server_log(read_text(file, "--baseline-from"), file);
   const bool any = std::any_of(log.decode.begin(), log.decode.end(), [&](const DecodeLine& d) {
     return d.gen_tok_s > 0 && (!batch_size || d.running_req == *batch_size);
   });

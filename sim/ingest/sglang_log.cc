@@ -30,7 +30,7 @@ namespace {
 ThroughputLines baseline_split(const std::vector<DecodeLine>& decode) {
   std::vector<const DecodeLine*> v;
   for (const auto& d : decode)
-    if (!d.accept_len && d.running_req == 1 && d.gen_tok_s > 0) v.push_back(&d);
+    if (!d.accept_len && d.running_req == 1 && d.gen_tok_s > 0 && d.unsteady.empty()) v.push_back(&d);
   return split_idle_gaps(v);
 }
 
@@ -54,7 +54,11 @@ std::vector<BatchFigures> SglangLog::by_batch() const {
     if (d.gen_tok_s > 0) at[d.running_req].push_back(&d);
   std::vector<BatchFigures> out;
   for (const auto& [running_req, run] : at) {
-    const ThroughputLines t = split_idle_gaps(run);
+    // lines whose interval did not decode at one batch size are left out as idle gaps are
+    std::vector<const DecodeLine*> steady;
+    for (const DecodeLine* d : run)
+      if (d->unsteady.empty()) steady.push_back(d);
+    const ThroughputLines t = split_idle_gaps(steady);
     std::vector<double> tps;
     for (const DecodeLine* d : t.kept) tps.push_back(d->gen_tok_s);
     // The accept len does not depend on time: idle-gap lines count in its mean.
@@ -62,7 +66,8 @@ std::vector<BatchFigures> SglangLog::by_batch() const {
     std::size_t accept_n = 0;
     for (const DecodeLine* d : run)
       if (d->accept_len) accept_sum += *d->accept_len, ++accept_n;
-    BatchFigures b{running_req, t.kept.size(), t.idle.size(), median_of(tps), std::nullopt};
+    BatchFigures b{running_req, t.kept.size(), t.idle.size() + (run.size() - steady.size()),
+                   tps.empty() ? 0.0 : median_of(tps), std::nullopt};
     if (accept_n) b.accept_len = accept_sum / static_cast<double>(accept_n);
     out.push_back(b);
   }

@@ -38,6 +38,12 @@ struct DecodeLine {
   /// own batch and throughput; nullopt on a one-scheduler server's line.
   std::optional<int> dp_rank;
   std::vector<std::string> keys;  ///< the line's field names in order, read or not
+  /// vLLM: the interval's prompt throughput (tokens/s prefilled); nullopt on SGLang's lines.
+  std::optional<double> prompt_tok_s;
+  /// Why the line's gen throughput does not measure decoding at its batch size, "" when it does:
+  /// on a vLLM log, a Running count other than the previous line's (the batch changed inside the
+  /// interval). Left out of the throughput figures, said; its accept len counts.
+  std::string unsteady;
 };
 
 /// The decode lines at one #running-req: what `ingest --sglang-log` lists per batch size.
@@ -49,12 +55,19 @@ struct BatchFigures {
   std::optional<double> accept_len;  ///< mean of the lines' logged accept len; nullopt when none logs one
 };
 
+/// A server log read for its decode figures: SGLang's, or a vLLM V1 log read by ingest/vllm_log.h
+/// into the same shape (its periodic stats lines as decode lines, its launch as a ServerArgs).
 struct SglangLog {
+  std::string stack = "sglang";  ///< "sglang" or "vllm"
   std::vector<DecodeLine> decode;
   /// The server_args lines in order (one per server start; a restarted server logs another).
   std::vector<ServerArgs> server_args;
   std::size_t lines = 0, prefill_lines = 0;
   std::size_t unknown_lines = 0;  ///< anything else (requests, warnings, tracebacks): skipped
+  std::size_t idle_lines = 0;     ///< vLLM stats lines at Running 0 (nothing decoding): not decode lines
+  /// vLLM: the engines whose stats lines the log holds (one per data-parallel rank); the first
+  /// one's lines are read, each engine decoding its own batch.
+  int engines = 1;
   /// The file's last decode line, unterminated and cut off (it does not parse, or its fields are
   /// the first ones of the launch's decode line before it, fewer): left out. Its 1-based line;
   /// nullopt when none was.

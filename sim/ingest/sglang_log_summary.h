@@ -23,6 +23,14 @@ struct LogSummary {
   /// Lines at that batch size whose gen throughput spans an idle gap (ingest/sglang_idle_gap.h):
   /// left out of the throughput figures; their accept len and token count still count.
   std::vector<ingest::IdleGapLine> idle_gap_lines;
+  /// Lines at that batch size whose interval did not decode at one batch (DecodeLine::unsteady):
+  /// left out of the throughput figures as the idle gaps are.
+  std::vector<ingest::IdleGapLine> unsteady_lines;
+  std::string stack = "sglang";  ///< the log's serving engine: "sglang" or "vllm"
+  int engines = 1;               ///< vLLM: engines in the log (data parallel); the first one's lines are used
+  /// vLLM: the lines used that also prefilled (a positive prompt throughput), and the most of it.
+  std::size_t prefill_interval_lines = 0;
+  double prompt_tok_s_max = 0;
   double tok_s = 0;     ///< median gen throughput of the lines used
   double tok_s_cv = 0;  ///< their coefficient of variation (stdev / mean)
   double tok_s_min = 0, tok_s_max = 0;
@@ -34,7 +42,7 @@ struct LogSummary {
   bool speculative = false;                      ///< the lines used report an accept len
   std::optional<std::size_t> cut_last_line;      ///< the file's last decode line, cut off and left out
   /// The lines at the batch size: those used and the idle gaps.
-  std::size_t lines_at_batch() const { return line_numbers.size() + idle_gap_lines.size(); }
+  std::size_t lines_at_batch() const { return line_numbers.size() + idle_gap_lines.size() + unsteady_lines.size(); }
   /// The idle-gap lines' numbers, in order.
   std::vector<std::size_t> idle_gap_line_numbers() const {
     std::vector<std::size_t> v;

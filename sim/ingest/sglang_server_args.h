@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace specsim::ingest {
 
@@ -34,6 +35,13 @@ struct ServerArgs {
   std::optional<double> mem_fraction_static;
   /// Every key of the line with its value's text as logged (read keys included).
   std::map<std::string, std::string> raw;
+  /// "sglang", or "vllm" for a vLLM log's `non-default args` line (ingest/vllm_log.h), whose
+  /// fields above are filled as SGLang names them and whose launch is also `vllm_command`.
+  std::string stack = "sglang";
+  /// vLLM: the launch rebuilt as `vllm serve --flag value ...` from the line's arguments, read as a
+  /// pasted command is; the release the log names ("0.11.0"), "" when it names none.
+  std::vector<std::string> vllm_command;
+  std::string vllm_version;
   /// True when speculation is on: an algorithm other than None.
   bool speculative() const { return speculative_algorithm.has_value(); }
 };

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ingest/nccl_tests.h"
-#include "ingest/sglang_log.h"
+#include "ingest/server_log.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
 #include "util/error.h"
@@ -79,7 +79,7 @@ std::string torch_trace_summary(const std::string& file, int steps_flag, bool as
 }
 
 std::string sglang_log_summary(const std::string& file, bool as_json) {
-  const auto log = ingest::parse_sglang_log(ingest::read_text(file, "--sglang-log"), file);
+  const auto log = ingest::parse_server_log(ingest::read_text(file, "--sglang-log"), file);
   const auto lens = log.accept_lens();
   double mean = 0, lo = 0, hi = 0;
   if (!lens.empty()) {
@@ -98,6 +98,7 @@ std::string sglang_log_summary(const std::string& file, bool as_json) {
                           {"median_tok_s", b.median_tok_s},
                           {"accept_len", b.accept_len ? json(*b.accept_len) : json(nullptr)}});
     return json{{"file", file},
+                {"engine", log.stack},
                 {"lines", log.lines},
                 {"decode_lines", log.decode.size()},
                 {"prefill_lines", log.prefill_lines},
@@ -114,15 +115,18 @@ std::string sglang_log_summary(const std::string& file, bool as_json) {
   }
   std::string out;
   // "other": lines that are not decode, prefill or server_args lines (requests, warnings, ...)
-  out += fmt::format("SGLang log {}: {} lines, {} decode lines, {} prefill lines, {} other lines skipped\n", file,
-                     log.lines, log.decode.size(), log.prefill_lines, log.unknown_lines);
+  out += fmt::format("{} log {}: {} lines, {} decode lines, {} prefill lines, {} other lines skipped\n",
+                     ingest::engine_name(log.stack), file, log.lines, log.decode.size(), log.prefill_lines,
+                     log.unknown_lines);
   if (log.cut_last_line)
     out += fmt::format("its last line, {}, ends without a newline and is cut off: left out\n", *log.cut_last_line);
+  // vLLM's lines also leave out the intervals whose batch changed (DecodeLine::unsteady)
+  const std::string left_out_why = log.stack == "vllm" ? "after idle time or a change of the batch" : "after idle gaps";
   // Every batch size the lines ran at, not only the one-request baseline below.
   for (const auto& b : batches)
     out += fmt::format("#running-req {}: {} lines, median gen throughput {:.2f} tok/s{}{}\n", b.running_req, b.lines,
                        b.median_tok_s, b.accept_len ? fmt::format(", mean accept len {:.3f}", *b.accept_len) : "",
-                       b.idle_lines ? fmt::format(" ({} after idle gaps left out)", b.idle_lines) : "");
+                       b.idle_lines ? fmt::format(" ({} {} left out)", b.idle_lines, left_out_why) : "");
   if (!lens.empty())
     out += fmt::format(
         "speculation: {} lines with accept len, mean {:.3f} (min {:.2f}, max {:.2f}) -> `--accept-from {}`\n",

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "ingest/server_log.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
 #include "scenario/command_values.h"
+#include "scenario/runtime_profile.h"
 #include "util/error.h"
 
 namespace specsim {
@@ -16,15 +18,17 @@ void read_accept_log(const std::string& file, RunArgs& args, Measurements& m) {
   if (args.accept_len || args.accept_rate)
     throw InputError("give either --accept-from or --accept-len/--accept-rate", "--accept-from");
   m.accept_file = file;
-  m.accept_log = ingest::parse_sglang_log(ingest::read_text(file, "--accept-from"), file);
+  m.accept_log = ingest::parse_server_log(ingest::read_text(file, "--accept-from"), file);
   const auto lens = m.accept_log->accept_lens();
   if (lens.empty())
-    throw InputError("the log has no 'accept len' (speculation was off): use it with --baseline-from",
+    throw InputError(m.accept_log->stack == "vllm"
+                         ? "the log has no SpecDecoding line (speculation was off): use it with --baseline-from"
+                         : "the log has no 'accept len' (speculation was off): use it with --baseline-from",
                      "--accept-from " + file);
   double sum = 0;
   for (double v : lens) sum += v;
   args.accept_len = sum / static_cast<double>(lens.size());
-  args.accept_source = "SGLang log " + file;
+  args.accept_source = ingest::engine_name(m.accept_log->stack) + " log " + file;
   m.notes.push_back(
       fmt::format("accept len {:.3f} = mean of {} logged intervals in {} ({} other line{} skipped{})", *args.accept_len,
                   lens.size(), file, m.accept_log->unknown_lines, m.accept_log->unknown_lines == 1 ? "" : "s",
@@ -147,6 +151,18 @@ std::vector<std::string> Measurements::mismatches(const Scenario& s) const {
 void Measurements::check(const Scenario& s) const {
   if (accept_log && s.run.speculative()) check_accept_depth(*accept_log, accept_file, s.run.num_steps);
   if (baseline) baseline->check_tp(s.run.tp_size, "the scenario");
+  // the measured step anchors the runtime's own work: the log's server must be the one priced
+  if (baseline) {
+    const bool log_vllm = baseline->lines.stack == "vllm";
+    const bool run_vllm = s.runtime && is_vllm_runtime(s.runtime->name);
+    if (log_vllm != run_vllm)
+      throw InputError(
+          fmt::format("the baseline log is {}'s and this run prices {}: give {}",
+                      ingest::engine_name(baseline->lines.stack), s.runtime ? s.runtime->name : "no runtime",
+                      log_vllm ? "--runtime vllm (or paste the server's `vllm serve` command after --)"
+                               : "--runtime sglang, or a plain log of the vLLM server"),
+          "--baseline-from " + baseline->file);
+  }
   // read at the flag's batch (else 1) before a scenario file could set another
   if (baseline && baseline->lines.batch_size != s.run.batch_size)
     throw InputError(fmt::format("the baseline log's lines are at #running-req {} and this run decodes a batch of {}: "

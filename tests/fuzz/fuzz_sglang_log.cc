@@ -1,4 +1,4 @@
 #include "fuzz_ingest.h"
-#include "ingest/sglang_log.h"
-// libFuzzer target: SGLang server logs.
-SPECSIM_TEXT_FUZZER(specsim::ingest::parse_sglang_log)
+#include "ingest/server_log.h"
+// libFuzzer target: server logs, SGLang and vLLM (parse_server_log tells them apart).
+SPECSIM_TEXT_FUZZER(specsim::ingest::parse_server_log)
