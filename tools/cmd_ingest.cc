@@ -21,7 +21,7 @@ int cmd_ingest(int argc, char** argv) {
   bool as_json = false;
   app.add_option("--torch-trace", torch,
                  "torch profiler Chrome trace (SGLang --profile): kernel time per kind per step");
-  app.add_option("--sglang-log", sglang, "SGLang or vLLM server log: accept len and throughput");
+  app.add_option("--sglang-log,--server-log", sglang, "SGLang or vLLM server log: accept len and throughput");
   app.add_option("--nccl-tests", nccl, "nccl-tests output: the parsed tables");
   app.add_option("--replay-report", replay,
                  "specsim replay -o report: per-op measured vs predicted (with --trace/--csv)");

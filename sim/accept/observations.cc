@@ -55,11 +55,12 @@ std::vector<AcceptObservation> observations_from_log(const std::string& text, co
       continue;
     }
     if (!d.server_args_index)
-      fail_at(file, d.line,
-              fmt::format("accept len line without a {} above it: the speculative settings are unknown (keep the "
-                          "server's start-up lines in the log, or state the settings it ran with "
-                          "--speculative-num-steps, --speculative-eagle-topk and --speculative-num-draft-tokens)",
-                          log.stack == "vllm" ? "non-default args line" : "server_args=ServerArgs(...) line"));
+      fail_at(
+          file, d.line,
+          fmt::format("accept len line without a {} above it: the speculative settings are unknown (keep the "
+                      "server's start-up lines in the log, or state the settings it ran with "
+                      "--speculative-num-steps, --speculative-eagle-topk and --speculative-num-draft-tokens)",
+                      log.stack == "vllm" ? ingest::launch_line_name(log.stack) : "server_args=ServerArgs(...) line"));
     const ingest::ServerArgs& s = log.server_args[*d.server_args_index];
     if (!s.speculative() || !s.speculative_num_steps || !s.speculative_eagle_topk || !s.speculative_num_draft_tokens)
       fail_at(file, s.line,

@@ -17,6 +17,7 @@
 #include "ingest/server_log.h"
 #include "ingest/text_lines.h"
 #include "ingest/torch_trace.h"
+#include "scenario/command_flags.h"
 #include "scenario/dtype.h"
 #include "scenario/load_scenario.h"
 #include "scenario/model_spec.h"
@@ -130,11 +131,38 @@ std::string upper_case(std::string s) {
   return s;
 }
 
+// The launch's arguments the model prices, as a `vllm serve` command. The others (a flag vLLM's
+// table refuses, one v0.11.0 does not have) ran in the measured deployment: they are left out and
+// listed, their cost in the overhead the log implies (as for an SGLang launch's).
+std::vector<std::string> vllm_command_of(const ingest::ServerArgs& sa, const std::string& where,
+                                         std::vector<std::string>& left_out) {
+  std::vector<std::string> cmd{"vllm", "serve"};
+  for (const auto& g : sa.vllm_flags) {
+    std::vector<std::string> one{"vllm", "serve"};
+    one.insert(one.end(), g.begin(), g.end());
+    std::string why;
+    try {
+      for (const auto& f : read_command_flags(one, where).flags)
+        if (f.cls == FlagClass::Refused) why = "it changes " + f.what;
+    } catch (const InputError&) {
+      why = "not a flag of vLLM v0.11.0, the release whose flags specsim reads";
+    }
+    if (why.empty()) {
+      cmd.insert(cmd.end(), g.begin(), g.end());
+      continue;
+    }
+    std::string shown;
+    for (const auto& t : g) shown += (shown.empty() ? "" : " ") + t;
+    left_out.push_back(fmt::format("{} ({})", shown.size() > 80 ? shown.substr(0, 77) + "..." : shown, why));
+  }
+  return cmd;
+}
+
 // A vLLM log's launch: its `non-default args` rebuilt as the `vllm serve` command and read as
 // `specsim run -- COMMAND` reads one (every flag classed by vLLM's table, a refused one refused),
 // under the flags given to diagnose; priced on the profile of the release the log names.
 RunArgs vllm_run_args(const DiagnoseInput& in, const LogSummary& sum, const std::string& model,
-                      std::vector<std::string>& notes) {
+                      std::vector<std::string>& notes, std::vector<std::string>& left_out) {
   const ingest::ServerArgs& sa = *sum.launch;
   RunArgs a;
   a.model_path = model;
@@ -144,13 +172,14 @@ RunArgs vllm_run_args(const DiagnoseInput& in, const LogSummary& sum, const std:
   a.num_steps = in.num_steps, a.topk = in.topk, a.num_draft_tokens = in.num_draft_tokens;
   a.draft_model_path = in.draft_model;
   a.batch_size = sum.batch_size;
+  a.context_len = sum.context_len;
   a.runtime = vllm_runtime_of(sa.vllm_version);
   notes.push_back(fmt::format("{}: {}, priced on the {} runtime profile",
                               sa.vllm_version.empty() ? "the log names no vLLM release"
                                                       : fmt::format("vLLM {} (the log's release)", sa.vllm_version),
                               sa.vllm_version.empty() ? "taken as 0.11" : "its launch", *a.runtime));
-  const PastedCommand c =
-      args_from_command(sa.vllm_command, a, fmt::format("{}:{} (the launch's non-default args)", sum.file, sa.line));
+  const std::string where = fmt::format("{}:{} (the launch's non-default args)", sum.file, sa.line);
+  const PastedCommand c = args_from_command(vllm_command_of(sa, where, left_out), a, where);
   notes.insert(notes.end(), c.notes.begin(), c.notes.end());
   if (!a.algorithm) a.algorithm = "NONE";
   if (*a.algorithm == "NONE" && sum.speculative)
@@ -161,8 +190,8 @@ RunArgs vllm_run_args(const DiagnoseInput& in, const LogSummary& sum, const std:
 }
 
 RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::string& model,
-                 std::vector<std::string>& notes) {
-  if (sum.launch && sum.launch->stack == "vllm") return vllm_run_args(in, sum, model, notes);
+                 std::vector<std::string>& notes, std::vector<std::string>& left_out) {
+  if (sum.launch && sum.launch->stack == "vllm") return vllm_run_args(in, sum, model, notes, left_out);
   const ingest::ServerArgs* sa = sum.launch ? &*sum.launch : nullptr;
   RunArgs a;
   a.model_path = model;
@@ -171,10 +200,10 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
   std::string algo = in.algorithm.value_or(sa ? sa->speculative_algorithm.value_or("NONE") : "");
   if (algo.empty()) {
     if (sum.speculative)
-      throw InputError(
-          "the log has no launch line and its decode lines report an accept len: give "
-          "--speculative-algorithm and --speculative-num-steps as the server ran",
-          "--speculative-algorithm");
+      throw InputError("the log has no " + ingest::launch_line_name(sum.stack) +
+                           " and its decode lines report an accept len: give "
+                           "--speculative-algorithm and --speculative-num-steps as the server ran",
+                       "--speculative-algorithm");
     algo = "NONE";
   }
   const std::string upper = upper_case(algo);
@@ -221,7 +250,13 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
   const std::string stack_ar = sum.stack == "vllm" ? "vllm" : "sglang";
   if (a.tp_size.value_or(1) > 1)
     a.allreduce = {sa && sa->disable_custom_all_reduce ? stack_ar + ":disable-custom" : stack_ar};
-  if (sum.stack == "vllm") a.runtime = "vllm";  // a vLLM log without its launch line: taken as 0.11
+  if (sum.stack == "vllm") {  // a vLLM log without its launch line: the release it names, if any
+    a.runtime = vllm_runtime_of(sum.vllm_version);
+    notes.push_back(fmt::format("{}, priced on the {} runtime profile",
+                                sum.vllm_version.empty() ? "the log names no vLLM release: taken as 0.11"
+                                                         : fmt::format("vLLM {} (the log's release)", sum.vllm_version),
+                                *a.runtime));
+  }
   // Decode lines that ran without CUDA graphs although graphs were on: the phase the log times
   // (verify with speculation, the decode step without) ran eagerly.
   if (!a.disable_cuda_graph && sum.eager_lines > sum.graph_lines)
@@ -320,8 +355,8 @@ Diagnosis diagnose(const DiagnoseInput& in) {
   const ModelMatch m = match_model(in.model, sum);
   d.model = m.name, d.model_from = m.how;
 
-  std::vector<std::string> launch_notes;
-  RunArgs a = run_args(in, sum, d.model, launch_notes);
+  std::vector<std::string> launch_notes, launch_left_out;
+  RunArgs a = run_args(in, sum, d.model, launch_notes, launch_left_out);
   if (dp_ranks > 1 && !a.parallel.given()) {
     // the lines' DP rank tags say the layout the server ran: DP attention over that many ranks
     a.parallel.enable_dp_attention = true;
@@ -497,6 +532,13 @@ Diagnosis diagnose(const DiagnoseInput& in) {
   d.predicted_tok_s = round_trip_tok_s(d.scenario_file);
   d.reproduces = std::abs(d.predicted_tok_s / d.measured_tok_s - 1) <= kReproduceShare;
   d.findings = find_disagreements(sum, f);
+  if (!launch_left_out.empty()) {
+    std::string list;
+    for (const auto& l : launch_left_out) list += (list.empty() ? "" : "; ") + l;
+    d.findings.push_back(Finding{"settings-not-modelled", false,
+                                 "launch settings the model does not take into account: " + list, std::nullopt, "",
+                                 std::nullopt, std::nullopt, "their cost is in the implied overhead"});
+  }
   if (!host_bound.empty())
     d.findings.push_back(Finding{"allreduce-host-bound", true, host_bound, std::nullopt, "", std::nullopt, std::nullopt,
                                  "measure with one process per GPU (mpirun -np N all_reduce_perf ... -g 1) or in a "

@@ -3,6 +3,7 @@
 #include "diagnose/combine_logs.h"
 #include "diagnose/diagnose_report.h"
 #include "diagnose/scenario_yaml.h"
+#include "ingest/server_log.h"
 #include "scenario/yaml_file.h"
 #include "util/error.h"
 #include "util/json_io.h"
@@ -44,7 +45,8 @@ std::string diagnose_command(const DiagnoseInput& in, const std::string& out, bo
     const std::string text =
         is_yaml_path(out)
             ? to_yaml(d.scenario_file,
-                      "specsim scenario written by `specsim diagnose` from the SGLang log " + escape_non_utf8(in.log) +
+                      "specsim scenario written by `specsim diagnose` from the " + ingest::engine_name(d.log.stack) +
+                          " log " + escape_non_utf8(in.log) +
                           "\nedit it and run `specsim run --scenario FILE` or `specsim tune --scenario FILE`")
             : dump_json(d.scenario_file) + "\n";
     write_file_atomic(out, text, "-o");

@@ -43,7 +43,10 @@ BaselineLog read_baseline_log(const std::string& file, std::optional<int> batch_
                      where);
   }
   BaselineLog b{file, summarize_log(log, file, batch_size, where)};
-  if (b.lines.speculative) throw InputError("the baseline log reports an accept len (speculation was on)", where);
+  if (b.lines.speculative || log.spec_lines > 0)
+    throw InputError(fmt::format("the baseline log reports {} (speculation was on)",
+                                 log.stack == "vllm" ? "SpecDecoding lines" : "an accept len"),
+                     where);
   return b;
 }
 

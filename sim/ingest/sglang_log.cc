@@ -66,8 +66,9 @@ std::vector<BatchFigures> SglangLog::by_batch() const {
     std::size_t accept_n = 0;
     for (const DecodeLine* d : run)
       if (d->accept_len) accept_sum += *d->accept_len, ++accept_n;
-    BatchFigures b{running_req, t.kept.size(), t.idle.size() + (run.size() - steady.size()),
-                   tps.empty() ? 0.0 : median_of(tps), std::nullopt};
+    BatchFigures b{running_req,   t.kept.size(),
+                   t.idle.size(), tps.empty() ? 0.0 : median_of(tps),
+                   std::nullopt,  run.size() - steady.size()};
     if (accept_n) b.accept_len = accept_sum / static_cast<double>(accept_n);
     out.push_back(b);
   }

@@ -49,10 +49,11 @@ struct DecodeLine {
 /// The decode lines at one #running-req: what `ingest --sglang-log` lists per batch size.
 struct BatchFigures {
   int running_req = 0;
-  std::size_t lines = 0;       ///< with a positive gen throughput, idle gaps left out: the median's
-  std::size_t idle_lines = 0;  ///< idle gaps left out of the median (ingest/sglang_idle_gap.h)
-  double median_tok_s = 0;
+  std::size_t lines = 0;             ///< with a positive gen throughput, idle gaps left out: the median's
+  std::size_t idle_lines = 0;        ///< idle gaps left out of the median (ingest/sglang_idle_gap.h)
+  double median_tok_s = 0;           ///< 0 when no line is left (lines 0)
   std::optional<double> accept_len;  ///< mean of the lines' logged accept len; nullopt when none logs one
+  std::size_t unsteady_lines = 0;    ///< vLLM: lines whose batch changed in their interval, left out too
 };
 
 /// A server log read for its decode figures: SGLang's, or a vLLM V1 log read by ingest/vllm_log.h
@@ -68,6 +69,8 @@ struct SglangLog {
   /// vLLM: the engines whose stats lines the log holds (one per data-parallel rank); the first
   /// one's lines are read, each engine decoding its own batch.
   int engines = 1;
+  std::size_t spec_lines = 0;  ///< vLLM SpecDecoding lines: speculation was on, paired or not
+  std::string vllm_version;    ///< the vLLM release the log last names ("" when none, or SGLang's log)
   /// The file's last decode line, unterminated and cut off (it does not parse, or its fields are
   /// the first ones of the launch's decode line before it, fewer): left out. Its 1-based line;
   /// nullopt when none was.

@@ -17,7 +17,7 @@ LogSummary summarize_log(const SglangLog& log, const std::string& file, std::opt
   s.file = file;
   s.launches = log.server_args.size();
   s.cut_last_line = log.cut_last_line;
-  s.stack = log.stack, s.engines = log.engines;
+  s.stack = log.stack, s.engines = log.engines, s.vllm_version = log.vllm_version;
   // The launch with the most decode lines (a log may hold several server starts).
   std::map<std::ptrdiff_t, std::size_t> per_launch;
   for (const auto& d : log.decode)

@@ -27,7 +27,8 @@ struct LogSummary {
   /// left out of the throughput figures as the idle gaps are.
   std::vector<ingest::IdleGapLine> unsteady_lines;
   std::string stack = "sglang";  ///< the log's serving engine: "sglang" or "vllm"
-  int engines = 1;               ///< vLLM: engines in the log (data parallel); the first one's lines are used
+  int engines = 1;               ///< vLLM: engines in the log (data parallel); one engine's lines are used
+  std::string vllm_version;      ///< vLLM: the release the log last names; "" when none
   /// vLLM: the lines used that also prefilled (a positive prompt throughput), and the most of it.
   std::size_t prefill_interval_lines = 0;
   double prompt_tok_s_max = 0;

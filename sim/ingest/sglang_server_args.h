@@ -38,9 +38,10 @@ struct ServerArgs {
   /// "sglang", or "vllm" for a vLLM log's `non-default args` line (ingest/vllm_log.h), whose
   /// fields above are filled as SGLang names them and whose launch is also `vllm_command`.
   std::string stack = "sglang";
-  /// vLLM: the launch rebuilt as `vllm serve --flag value ...` from the line's arguments, read as a
-  /// pasted command is; the release the log names ("0.11.0"), "" when it names none.
-  std::vector<std::string> vllm_command;
+  /// vLLM: the launch's arguments rebuilt as `vllm serve` flags, one group of tokens an argument
+  /// (`--tensor-parallel-size 8`, `--enforce-eager`), read as a pasted command's are; the release
+  /// the log names ("0.11.0"), "" when it names none.
+  std::vector<std::vector<std::string>> vllm_flags;
   std::string vllm_version;
   /// True when speculation is on: an algorithm other than None.
   bool speculative() const { return speculative_algorithm.has_value(); }

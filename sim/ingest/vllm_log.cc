@@ -41,6 +41,13 @@ std::vector<std::pair<std::string_view, std::string_view>> vllm_fields(std::stri
   return out;
 }
 
+// The field names of a line's fields (vllm_fields), in order.
+std::vector<std::string> keys_of(std::string_view rest) {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : vllm_fields(rest)) keys.emplace_back(k);
+  return keys;
+}
+
 double vllm_number(std::string_view v, const char* what, double max, const std::string& file, std::size_t ln) {
   double d = 0;
   if (!parse_number(v, d) || d < 0 || d > max)
@@ -59,6 +66,33 @@ int engine_index(std::string_view before) {
   while (i < before.size() && std::isdigit(static_cast<unsigned char>(before[i])) && n < 1000000)
     n = n * 10 + (before[i++] - '0'), any = true;
   return any ? n : -1;
+}
+
+// The process a line came from (`(APIServer pid=95669)`: "95669"), "" when the line names none:
+// a data-parallel server's engines may log from processes of their own, interleaved.
+std::string process_of(std::string_view before) {
+  const std::size_t at = before.find("pid=");
+  if (at == std::string_view::npos) return "";
+  std::size_t end = at + 4;
+  while (end < before.size() && std::isdigit(static_cast<unsigned char>(before[end]))) ++end;
+  return std::string(before.substr(at + 4, end - at - 4));
+}
+
+// The engine whose lines are read: the first one the log shows decoding (a stats line at a
+// running request), else the first one it shows.
+int engine_to_read(const std::vector<std::string_view>& lines) {
+  std::optional<int> first;
+  for (const std::string_view l : lines) {
+    const std::size_t at = l.find(kStatsMark);
+    if (at == std::string_view::npos) continue;
+    const int e = engine_index(l.substr(0, at));
+    if (!first) first = e;
+    for (const auto& [k, v] : vllm_fields(l.substr(at))) {
+      double r = 0;
+      if (k == "Running" && parse_number(v, r) && r > 0) return e;
+    }
+  }
+  return first.value_or(-1);
 }
 
 // The release a line names: `vLLM API server version 0.11.0`, `Initializing a V1 LLM engine
@@ -102,22 +136,22 @@ std::optional<std::string> algorithm_of(const std::string& method) {
 ServerArgs launch_of(const json& args, std::size_t ln, const std::string& version) {
   ServerArgs a;
   a.stack = "vllm", a.line = ln, a.vllm_version = version;
-  a.vllm_command = {"vllm", "serve"};
   for (const auto& [k, v] : args.items()) {
     a.raw[k] = token_of(v);
     if (k == "model_tag" && args.contains("model")) continue;  // the positional MODEL, given again as 'model'
     const std::string flag = "--" + dashed(k == "model_tag" ? "model" : k);
-    if (v.is_null()) continue;
+    if (v.is_null() || (v.is_array() && v.empty())) continue;
+    std::vector<std::string> group;
     if (v.is_boolean()) {
-      a.vllm_command.push_back(v.get<bool>() ? flag : "--no-" + flag.substr(2));
-    } else if (v.is_array()) {
-      if (v.empty()) continue;
-      a.vllm_command.push_back(flag);
-      for (const auto& e : v) a.vllm_command.push_back(token_of(e));
+      group.push_back(v.get<bool>() ? flag : "--no-" + flag.substr(2));
     } else {
-      a.vllm_command.push_back(flag);
-      a.vllm_command.push_back(token_of(v));
+      group.push_back(flag);
+      if (v.is_array())
+        for (const auto& e : v) group.push_back(token_of(e));
+      else
+        group.push_back(token_of(v));
     }
+    a.vllm_flags.push_back(std::move(group));
   }
   auto text = [&](const char* k) -> std::optional<std::string> {
     if (!args.contains(k)) return std::nullopt;
@@ -163,138 +197,122 @@ bool is_vllm_log(std::string_view text) {
          text.find("Avg generation throughput:") != std::string_view::npos;
 }
 
-SglangLog parse_vllm_log(const std::string& text, const std::string& file) {
+namespace {
+
+// What reading a vLLM log carries from line to line.
+struct VllmReader {
+  const std::string& file;
   SglangLog log;
-  log.stack = "vllm";
-  const auto lines = split_lines(text);
-  log.lines = lines.size();
-  std::string version;
-  std::set<int> engines;
-  int first_engine = 0;             // the engine whose lines are read: the first one the log shows
-  bool spec_follows = false;        // the last stats line was read: a SpecDecoding line after it is its interval's
-  std::optional<int> prev_running;  // the previous stats line's Running, of this launch
+  int engine = -1;                  // the engine whose lines are read (engine_to_read)
+  std::string process;              // the process its last stats line came from
+  std::set<int> engines;            // every engine the stats lines name
+  bool spec_follows = false;        // its last stats line was read: a SpecDecoding line after it is its interval's
+  std::optional<int> prev_running;  // its previous stats line's Running, of this launch
   std::optional<LogTimestamp> prev_time;
   bool stats_in_launch = false;     // a stats line of this launch came before
-  std::optional<double> kv_tokens;  // the engine's KV cache, in tokens (`GPU KV cache size: 1,234 tokens`)
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string_view l = lines[i];
-    const std::size_t ln = i + 1;
-    const bool last_cut = i + 1 == lines.size() && !text.empty() && text.back() != '\n';
-    if (std::string v = version_named(l); !v.empty()) {
-      version = v;
-      if (!log.server_args.empty() && log.server_args.back().vllm_version.empty())
-        log.server_args.back().vllm_version = v;  // the engine's line comes after its launch's
+  std::optional<double> kv_tokens;  // the engine's KV cache in tokens (`GPU KV cache size: 1,234 tokens`)
+  std::vector<std::string> stats_keys, spec_keys;  // the field names of the last stats and SpecDecoding lines
+  std::optional<int> engine_k;  // num_spec_tokens of the engine's config line (`Initializing a V1 LLM engine`)
+
+  void launch(std::string_view l, std::size_t ln) {
+    const std::size_t brace = l.find('{', l.find(kArgsMark));
+    const auto lit = brace == std::string_view::npos ? std::nullopt : read_python_literal(l.substr(brace));
+    if (!lit || !lit->value.is_object())
+      fail_at(file, ln, "the non-default args line does not hold a whole {...} dict (truncated line?)");
+    log.server_args.push_back(launch_of(lit->value, ln, log.vllm_version));
+    // a server starts idle, and vLLM logs no idle interval before the first request: its first
+    // stats line follows Running 0
+    prev_running = 0, prev_time.reset(), kv_tokens.reset(), stats_in_launch = false;
+  }
+
+  void kv_cache_size(std::string_view l) {
+    std::string digits;
+    for (char c : l.substr(l.find(kKvSizeMark) + kKvSizeMark.size())) {
+      if (c == ',') continue;
+      if (!std::isdigit(static_cast<unsigned char>(c))) break;
+      digits += c;
     }
-    if (const std::size_t at = l.find(kArgsMark); at != std::string_view::npos) {
-      const std::size_t brace = l.find('{', at);
-      const auto lit = brace == std::string_view::npos ? std::nullopt : read_python_literal(l.substr(brace));
-      if (!lit || !lit->value.is_object()) {
-        if (last_cut) {
-          log.cut_last_line = ln;
-          continue;
-        }
-        fail_at(file, ln, "the non-default args line does not hold a whole {...} dict (truncated line?)");
+    double n = 0;
+    if (!digits.empty() && parse_number(digits, n) && n > 0 && n < 1e15) kv_tokens = n;
+  }
+
+  // A SpecDecoding line: its mean acceptance length is the interval's of the stats line before it.
+  void spec(std::string_view l, std::size_t ln) {
+    ++log.spec_lines;
+    const std::size_t at = l.find(kSpecMark);
+    spec_keys = keys_of(l.substr(at + kSpecMark.size()));
+    const bool follows = spec_follows && process_of(l.substr(0, at)) == process;
+    if (follows) spec_follows = false;
+    std::optional<double> mean, accepted, drafted;
+    for (const auto& [k, v] : vllm_fields(l.substr(at + kSpecMark.size()))) {
+      double d = 0;
+      const bool number = parse_number(v, d) && d >= 0;
+      if (k == "Mean acceptance length") {
+        if (!number || d < 1 || d > kMaxVllmAcceptLen)
+          fail_at(file, ln, fmt::format("bad Mean acceptance length '{}' (expected 1 to {:g})", v, kMaxVllmAcceptLen));
+        mean = d;
       }
-      log.server_args.push_back(launch_of(lit->value, ln, version));
-      // a server starts idle, and vLLM logs no idle interval before the first request: its first
-      // stats line follows Running 0
-      prev_running = 0, prev_time.reset(), kv_tokens.reset(), stats_in_launch = false;
-      continue;
+      if (k == "Accepted" && number) accepted = d;
+      if (k == "Drafted" && number) drafted = d;
     }
-    if (const std::size_t at = l.find(kKvSizeMark); at != std::string_view::npos) {
-      std::string digits;
-      for (char c : l.substr(at + kKvSizeMark.size())) {
-        if (c == ',') continue;
-        if (!std::isdigit(static_cast<unsigned char>(c))) break;
-        digits += c;
-      }
-      double n = 0;
-      if (!digits.empty() && parse_number(digits, n) && n > 0 && n < 1e15) kv_tokens = n;
-      continue;
-    }
-    if (l.find("Speculative metrics:") != std::string_view::npos)
-      fail_at(file, ln,
-              "a V0-engine `Speculative metrics` line: specsim's vLLM profiles describe the V1 engine (vLLM 0.8 and "
-              "later); log a run with VLLM_USE_V1=1");
-    if (const std::size_t at = l.find(kSpecMark); at != std::string_view::npos) {
-      const bool follows = spec_follows;
-      spec_follows = false;
-      std::optional<double> mean, accepted, drafted;
-      for (const auto& [k, v] : vllm_fields(l.substr(at + kSpecMark.size()))) {
-        double d = 0;
-        const bool number = parse_number(v, d) && d >= 0;
-        if (k == "Mean acceptance length") {
-          if (!number || d < 1 || d > kMaxVllmAcceptLen) {
-            if (last_cut) break;
-            fail_at(file, ln,
-                    fmt::format("bad Mean acceptance length '{}' (expected 1 to {:g})", v, kMaxVllmAcceptLen));
-          }
-          mean = d;
-        }
-        if (k == "Accepted" && number) accepted = d;
-        if (k == "Drafted" && number) drafted = d;
-      }
-      // The first V1 form logs only the token counts (vllm-project/vllm#15902): with the launch's
-      // speculative tokens K, drafts = drafted / K and the mean is 1 + accepted / drafts.
-      const std::optional<int> k_tokens =
-          log.server_args.empty() ? std::nullopt : log.server_args.back().speculative_num_steps;
-      if (!mean && accepted && drafted && *drafted > 0 && k_tokens && *accepted <= *drafted)
-        mean = 1 + *accepted * *k_tokens / *drafted;
-      // the stats line this one follows (logged together, every interval that drafted)
-      if (follows && mean) log.decode.back().accept_len = mean;
-      continue;
-    }
+    // The first V1 form logs only the token counts (vllm-project/vllm#15902): with the launch's
+    // speculative tokens K, drafts = drafted / K and the mean is 1 + accepted / drafts.
+    std::optional<int> k_tokens = engine_k;
+    if (!log.server_args.empty() && log.server_args.back().speculative_num_steps)
+      k_tokens = log.server_args.back().speculative_num_steps;
+    if (!mean && accepted && drafted && *drafted > 0 && k_tokens && *accepted <= *drafted)
+      mean = 1 + *accepted * *k_tokens / *drafted;
+    if (follows && mean) log.decode.back().accept_len = mean;
+  }
+
+  // A stats line: a decode line when it is the read engine's and something was running.
+  void stats(std::string_view l, std::size_t ln) {
     const std::size_t at = l.find(kStatsMark);
-    if (at == std::string_view::npos) {
-      if (!trim(l).empty()) ++log.unknown_lines;
-      continue;
-    }
+    stats_keys = keys_of(l.substr(at));
     DecodeLine d;
     d.line = ln;
     bool have_gen = false, have_running = false;
-    try {
-      for (const auto& [k, v] : vllm_fields(l.substr(at))) {
-        d.keys.emplace_back(k);
-        if (k == "Swapped" || k == "Pending")
-          fail_at(file, ln,
-                  "a V0-engine stats line (it counts Swapped and Pending requests): specsim's vLLM profiles describe "
-                  "the V1 engine (vLLM 0.8 and later); log a run with VLLM_USE_V1=1");
-        if (k == "Avg prompt throughput") d.prompt_tok_s = vllm_number(v, "Avg prompt throughput", 1e9, file, ln);
-        if (k == "Avg generation throughput")
-          d.gen_tok_s = vllm_number(v, "Avg generation throughput", 1e9, file, ln), have_gen = true;
-        if (k == "GPU KV cache usage" && kv_tokens) {
-          // the share of the engine's KV cache the running requests hold, printed to 0.1%
-          const double share = vllm_number(v, "GPU KV cache usage", 100, file, ln) / 100;
-          d.tokens = std::llround(share * *kv_tokens), d.tokens_key = std::string(k);
-        }
-        if (k == "Running") {
-          const double r = vllm_number(v, "Running", 1e9, file, ln);
-          if (r != std::floor(r)) fail_at(file, ln, fmt::format("bad Running '{}': expected a whole count", v));
-          d.running_req = static_cast<int>(r), have_running = true;
-        }
+    for (const auto& [k, v] : vllm_fields(l.substr(at))) {
+      d.keys.emplace_back(k);
+      if (k == "Swapped" || k == "Pending")
+        fail_at(file, ln,
+                "a V0-engine stats line (it counts Swapped and Pending requests): specsim's vLLM profiles describe "
+                "the V1 engine (vLLM 0.8 and later); log a run with VLLM_USE_V1=1");
+      if (k == "Avg prompt throughput") d.prompt_tok_s = vllm_number(v, "Avg prompt throughput", 1e9, file, ln);
+      if (k == "Avg generation throughput")
+        d.gen_tok_s = vllm_number(v, "Avg generation throughput", 1e9, file, ln), have_gen = true;
+      if (k == "GPU KV cache usage" && kv_tokens) {
+        // the share of the engine's KV cache the running requests hold, printed to 0.1%
+        const double share = vllm_number(v, "GPU KV cache usage", 100, file, ln) / 100;
+        d.tokens = std::llround(share * *kv_tokens), d.tokens_key = std::string(k);
       }
-      if (!have_gen || !have_running)
-        fail_at(file, ln, "stats line without Avg generation throughput and Running (truncated line?)");
-    } catch (const InputError&) {
-      if (!last_cut || log.decode.empty()) throw;
-      log.cut_last_line = ln;
-      continue;
+      if (k == "Running") {
+        const double r = vllm_number(v, "Running", 1e9, file, ln);
+        if (r != std::floor(r)) fail_at(file, ln, fmt::format("bad Running '{}': expected a whole count", v));
+        d.running_req = static_cast<int>(r), have_running = true;
+      }
     }
-    const int engine = engine_index(l.substr(0, at));
-    if (engines.empty()) first_engine = engine;
-    engines.insert(engine);
-    spec_follows = false;
-    if (engine != first_engine) continue;  // another data-parallel rank's engine, decoding its own batch
+    if (!have_gen || !have_running)
+      fail_at(file, ln, "stats line without Avg generation throughput and Running (truncated line?)");
+    const int e = engine_index(l.substr(0, at));
+    engines.insert(e);
+    const std::string proc = process_of(l.substr(0, at));
+    if (e != engine) {                            // another data-parallel rank's engine, decoding its own batch
+      if (proc == process) spec_follows = false;  // this process's next SpecDecoding line is that engine's
+      return;
+    }
+    spec_follows = false;  // until this line is a decode line
+    process = proc;
     d.time = find_log_timestamp(l.substr(0, at));
     const std::optional<int> before = prev_running;
     const std::optional<LogTimestamp> before_time = prev_time;
+    d.first_of_launch = !stats_in_launch;
     prev_running = d.running_req, prev_time = d.time, stats_in_launch = true;
     if (d.running_req == 0) {  // nothing decoding at the interval's end: the tail of a run, or idle
       ++log.idle_lines;
-      continue;
+      return;
     }
     if (!log.server_args.empty()) d.server_args_index = log.server_args.size() - 1;
-    d.first_of_launch = !stats_in_launch;
     if (before_time && d.time) d.since_previous_s = seconds_between(*before_time, *d.time);
     if (before && *before != d.running_req)
       d.unsteady =
@@ -302,13 +320,66 @@ SglangLog parse_vllm_log(const std::string& text, const std::string& file) {
     log.decode.push_back(std::move(d));
     spec_follows = true;
   }
-  log.engines = std::max<int>(1, static_cast<int>(engines.size()));
-  if (log.decode.empty())
+};
+
+}  // namespace
+
+SglangLog parse_vllm_log(const std::string& text, const std::string& file) {
+  VllmReader r{file, {}};
+  r.log.stack = "vllm";
+  const auto lines = split_lines(text);
+  r.log.lines = lines.size();
+  r.engine = engine_to_read(lines);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view l = lines[i];
+    const std::size_t ln = i + 1;
+    if (const std::size_t k = l.find("num_spec_tokens=");
+        k != std::string_view::npos && l.find("LLM engine") != l.npos) {
+      int n = 0;  // the engine's config line: its speculative tokens (vLLM 0.8 logs no non-default args)
+      for (std::size_t j = k + 16; j < l.size() && std::isdigit(static_cast<unsigned char>(l[j])) && n < 100000; ++j)
+        n = n * 10 + (l[j] - '0');
+      if (n > 0) r.engine_k = n;
+    }
+    if (std::string v = version_named(l); !v.empty()) {
+      r.log.vllm_version = v;
+      if (!r.log.server_args.empty() && r.log.server_args.back().vllm_version.empty())
+        r.log.server_args.back().vllm_version = v;  // the engine's line comes after its launch's
+    }
+    const bool args = l.find(kArgsMark) != std::string_view::npos, spec = l.find(kSpecMark) != std::string_view::npos,
+               stats = l.find(kStatsMark) != std::string_view::npos;
+    // The file's last line without its newline may be cut off mid-field (a copied excerpt, a log
+    // still being written): a launch line there, or a stats or SpecDecoding line with fewer fields
+    // than the one of its kind before it, is left out, said.
+    if (i + 1 == lines.size() && !text.empty() && text.back() != '\n') {
+      const bool whole = (stats && keys_of(l.substr(l.find(kStatsMark))) == r.stats_keys) ||
+                         (spec && keys_of(l.substr(l.find(kSpecMark) + kSpecMark.size())) == r.spec_keys);
+      if ((args || spec || stats) && !whole) {
+        r.log.cut_last_line = ln;
+        break;
+      }
+    }
+    if (l.find("Speculative metrics:") != std::string_view::npos)
+      fail_at(file, ln,
+              "a V0-engine `Speculative metrics` line: specsim's vLLM profiles describe the V1 engine (vLLM 0.8 and "
+              "later); log a run with VLLM_USE_V1=1");
+    if (args)
+      r.launch(l, ln);
+    else if (l.find(kKvSizeMark) != std::string_view::npos)
+      r.kv_cache_size(l);
+    else if (spec)
+      r.spec(l, ln);
+    else if (stats)
+      r.stats(l, ln);
+    else if (!trim(l).empty())
+      ++r.log.unknown_lines;
+  }
+  r.log.engines = std::max<int>(1, static_cast<int>(r.engines.size()));
+  if (r.log.decode.empty())
     fail_at(file, lines.size(),
             fmt::format("no vLLM stats line with a running request in {} lines (`Avg generation throughput: ..., "
                         "Running: N reqs`): the server logged no decoding (was --disable-log-stats given?)",
                         lines.size()));
-  return log;
+  return std::move(r.log);
 }
 
 }  // namespace specsim::ingest

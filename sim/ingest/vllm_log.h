@@ -20,9 +20,10 @@ namespace specsim::ingest {
 /// True when `text` holds a vLLM stats line (`Avg generation throughput:`) and no SGLang decode line.
 bool is_vllm_log(std::string_view text);
 
-/// Parses a vLLM log. InputError `what (FILE:LINE)` on a stats or SpecDecoding line with a bad field,
-/// a V0-engine log (its stats lines count Swapped and Pending requests; its speculation logs
-/// `Speculative metrics`), lines of several engines (data parallel), or no stats line at all.
+/// Parses a vLLM log. Of a data-parallel server's engines, the first one the log shows decoding
+/// is read (SglangLog::engines counts them). InputError `what (FILE:LINE)` on a stats or
+/// SpecDecoding line with a bad field, a V0-engine log (its stats lines count Swapped and Pending
+/// requests; its speculation logs `Speculative metrics`), or no stats line at a running request.
 SglangLog parse_vllm_log(const std::string& text, const std::string& file);
 
 }  // namespace specsim::ingest

@@ -95,6 +95,7 @@ std::string sglang_log_summary(const std::string& file, bool as_json) {
       by_batch.push_back({{"running_req", b.running_req},
                           {"lines", b.lines},
                           {"idle_gap_lines", b.idle_lines},
+                          {"unsteady_lines", b.unsteady_lines},
                           {"median_tok_s", b.median_tok_s},
                           {"accept_len", b.accept_len ? json(*b.accept_len) : json(nullptr)}});
     return json{{"file", file},
@@ -120,13 +121,15 @@ std::string sglang_log_summary(const std::string& file, bool as_json) {
                      log.unknown_lines);
   if (log.cut_last_line)
     out += fmt::format("its last line, {}, ends without a newline and is cut off: left out\n", *log.cut_last_line);
-  // vLLM's lines also leave out the intervals whose batch changed (DecodeLine::unsteady)
-  const std::string left_out_why = log.stack == "vllm" ? "after idle time or a change of the batch" : "after idle gaps";
   // Every batch size the lines ran at, not only the one-request baseline below.
   for (const auto& b : batches)
-    out += fmt::format("#running-req {}: {} lines, median gen throughput {:.2f} tok/s{}{}\n", b.running_req, b.lines,
-                       b.median_tok_s, b.accept_len ? fmt::format(", mean accept len {:.3f}", *b.accept_len) : "",
-                       b.idle_lines ? fmt::format(" ({} {} left out)", b.idle_lines, left_out_why) : "");
+    out += fmt::format(
+        "#running-req {}: {}{}{}{}\n", b.running_req,
+        b.lines ? fmt::format("{} lines, median gen throughput {:.2f} tok/s", b.lines, b.median_tok_s)
+                : std::string("no line that decoded at this batch for its whole interval"),
+        b.accept_len ? fmt::format(", mean accept len {:.3f}", *b.accept_len) : "",
+        b.idle_lines ? fmt::format(" ({} after idle gaps left out)", b.idle_lines) : "",
+        b.unsteady_lines ? fmt::format(" ({} whose batch changed in the interval left out)", b.unsteady_lines) : "");
   if (!lens.empty())
     out += fmt::format(
         "speculation: {} lines with accept len, mean {:.3f} (min {:.2f}, max {:.2f}) -> `--accept-from {}`\n",

@@ -21,9 +21,8 @@ void read_accept_log(const std::string& file, RunArgs& args, Measurements& m) {
   m.accept_log = ingest::parse_server_log(ingest::read_text(file, "--accept-from"), file);
   const auto lens = m.accept_log->accept_lens();
   if (lens.empty())
-    throw InputError(m.accept_log->stack == "vllm"
-                         ? "the log has no SpecDecoding line (speculation was off): use it with --baseline-from"
-                         : "the log has no 'accept len' (speculation was off): use it with --baseline-from",
+    throw InputError(fmt::format("the log has no {} (speculation was off): use it with --baseline-from",
+                                 m.accept_log->stack == "vllm" ? "SpecDecoding line" : "'accept len'"),
                      "--accept-from " + file);
   double sum = 0;
   for (double v : lens) sum += v;
@@ -92,9 +91,9 @@ std::string adopt_accept_log_shape(const Measurements& m, RunArgs& args) {
   args.num_draft_tokens = *a.speculative_num_draft_tokens;
   return fmt::format(
       "--accept-from {}: the run takes the draft shape its accept len was measured at, steps {}, topk {}, {} draft "
-      "tokens (its server_args, line {}; give --speculative-num-steps, --speculative-eagle-topk and "
+      "tokens (its {}, line {}; give --speculative-num-steps, --speculative-eagle-topk and "
       "--speculative-num-draft-tokens to run others)",
-      m.accept_file, *args.num_steps, *args.topk, *args.num_draft_tokens, a.line);
+      m.accept_file, *args.num_steps, *args.topk, *args.num_draft_tokens, ingest::launch_line_name(a.stack), a.line);
 }
 
 std::string adopt_baseline_log_context(const Measurements& m, RunArgs& args) {
@@ -122,9 +121,10 @@ std::vector<std::string> Measurements::mismatches(const Scenario& s) const {
   if (accept_log->server_args.empty()) {
     if (s.run.speculative())
       out.push_back(fmt::format(
-          "--accept-from {} has no server_args line to say the settings it ran: its accept len is used at this run's "
-          "steps {}, topk {}, {} draft tokens (give the settings the log ran if they differ)",
-          accept_file, s.run.num_steps, s.run.topk, s.run.num_draft_tokens));
+          "--accept-from {} has no {} to say the settings it ran: its accept len is used at this run's steps {}, "
+          "topk {}, {} draft tokens (give the settings the log ran if they differ)",
+          accept_file, ingest::launch_line_name(accept_log->stack), s.run.num_steps, s.run.topk,
+          s.run.num_draft_tokens));
     return out;
   }
   const ingest::ServerArgs& a = accept_log->server_args.back();

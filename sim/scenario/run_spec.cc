@@ -215,14 +215,18 @@ void validate_run(const RunSpec& r) {
     // A scenario file's accept len measured at another draft shape is bounded by that shape's steps
     // (it is projected to the run's shape before use).
     const int steps = r.accept_len_shape ? (*r.accept_len_shape)[0] : r.num_steps;
-    const bool from_log = r.accept_source.rfind("SGLang log ", 0) == 0;  // --accept-from's mean
+    // --accept-from's mean: its source is "SGLang log FILE" or "vLLM log FILE"
+    std::string log_file;
+    for (const std::string prefix : {"SGLang log ", "vLLM log "})
+      if (r.accept_source.rfind(prefix, 0) == 0) log_file = r.accept_source.substr(prefix.size());
+    const bool from_log = !log_file.empty();
     if (from_log)
       require(*r.accept_len <= steps + 1,
               fmt::format("its mean accept len {:.3f} is above this run's steps + 1 = {}: the log ran a deeper draft "
                           "(give the settings it ran: --speculative-num-steps, --speculative-eagle-topk, "
                           "--speculative-num-draft-tokens)",
                           *r.accept_len, steps + 1),
-              "--accept-from " + r.accept_source.substr(std::string("SGLang log ").size()));
+              "--accept-from " + log_file);
     require(*r.accept_len >= 1.0 && *r.accept_len <= steps + 1,
             "must be in [1, " + std::to_string(steps + 1) +
                 "] (1 bonus token .. one per draft step + 1; a tree accepts at most its depth, the steps)",
