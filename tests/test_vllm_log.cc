@@ -56,12 +56,12 @@ void check_vllm_input_error(F f, const std::string& text) {
 }  // namespace
 
 TEST_CASE("python literals: the reprs vLLM logs its arguments in") {
-  const auto v = ingest::read_python_literal(
+  const std::string literal_text =
       "{'model': 'Qwen/Qwen3-8B', 'tensor_parallel_size': 8, 'gpu_memory_utilization': 0.9, 'enforce_eager': True, "
       "'max_cudagraph_capture_size': None, 'served_model_name': ['a', \"b's\"], 'pair': (1, 2), 'one': (3,), "
       "'speculative_config': {'method': 'eagle3', 'num_speculative_tokens': 3}, "
-      "'lora_modules': [LoRAModulePath(name='x', path='y', base_model_name=None)]} trailing");
-  const std::string text_read = "{'model': 'Qwen/Qwen3-8B', 'tensor_parallel_size': 8";  // how the text opens
+      "'lora_modules': [LoRAModulePath(name='x', path='y', base_model_name=None)]} trailing";
+  const auto v = ingest::read_python_literal(literal_text);
   REQUIRE(v);
   const json& j = v->value;
   CHECK(j["model"] == "Qwen/Qwen3-8B");
@@ -76,7 +76,7 @@ TEST_CASE("python literals: the reprs vLLM logs its arguments in") {
   CHECK(j["speculative_config"]["num_speculative_tokens"] == 3);
   // an object's repr is kept as its text
   CHECK(j["lora_modules"][0] == "LoRAModulePath(name='x', path='y', base_model_name=None)");
-  CHECK(v->end > text_read.size());
+  CHECK(v->end == literal_text.find(" trailing"));
   // a dict cut before its end is no literal
   CHECK_FALSE(ingest::read_python_literal("{'model': 'x', 'speculative_config': {'method': 'eag"));
   CHECK_FALSE(ingest::read_python_literal("['a', 'b'"));
@@ -185,8 +185,19 @@ TEST_CASE("vLLM log: the first V1 SpecDecoding form gives counts, and the launch
   const auto from_engine = ingest::parse_vllm_log(engine + stats + counts, "F");
   CHECK(from_engine.decode[0].accept_len == Approx(2.5));
   CHECK(from_engine.vllm_version == "0.8.5");
-  // without either the count of drafts is unknown: no accept len
-  CHECK_FALSE(ingest::parse_vllm_log(stats + counts, "F").decode[0].accept_len);
+  // without either the count of drafts is unknown: refused with where to find it
+  check_vllm_input_error([&] { ingest::parse_vllm_log(stats + counts, "F"); }, "keep the server's start-up lines");
+  // a second launch starts afresh: its SpecDecoding line neither pairs with the launch before's
+  // last stats line nor takes that launch's K
+  const std::string relaunch = launch + stats + counts + launch;
+  const auto two = ingest::parse_vllm_log(relaunch + stats + counts, "F");
+  REQUIRE(two.decode.size() == 2);
+  CHECK(two.decode[1].accept_len == Approx(2.5));
+  CHECK(two.decode[1].server_args_index == std::optional<std::size_t>(1));
+  const auto dangling = ingest::parse_vllm_log(launch + stats + launch + counts, "F");
+  REQUIRE(dangling.decode.size() == 1);
+  CHECK_FALSE(dangling.decode[0].accept_len);  // the new launch's line, not the old interval's
+  CHECK(dangling.speculative());               // yet speculation was on
 }
 
 TEST_CASE("vLLM log: several engines, the V0 engine, bad fields") {
@@ -253,10 +264,20 @@ TEST_CASE("vLLM log: several engines, the V0 engine, bad fields") {
   REQUIRE(sc.decode.size() == 2);
   CHECK_FALSE(sc.decode[1].accept_len);
   CHECK(sc.cut_last_line == std::optional<std::size_t>(4));
-  // a whole last line without its newline is read
+  // a whole last line without its newline is read, the first of its kind too
   const auto whole = ingest::parse_vllm_log(two.substr(0, two.size() - 1), "F");
   CHECK(whole.decode[1].accept_len == Approx(2.0));
   CHECK_FALSE(whole.cut_last_line);
+  const std::string one = vllm_interval(0, 50, 1, 2);
+  const auto pair = ingest::parse_vllm_log(one.substr(0, one.size() - 1), "F");
+  REQUIRE(pair.decode.size() == 1);
+  CHECK(pair.decode[0].accept_len == Approx(2.0));
+  const std::string lone_stats = one.substr(0, one.find('\n'));
+  CHECK(ingest::parse_vllm_log(lone_stats, "F").decode.size() == 1);
+  // a SpecDecoding line cut at the end still says speculation was on: no plain step to take
+  const auto spec_only_cut = ingest::parse_vllm_log(one.substr(0, one.rfind("length: 2.00") + 9), "F");
+  CHECK(spec_only_cut.speculative());
+  CHECK_FALSE(spec_only_cut.baseline_tok_s());
   // a batch that changed: the interval is left out of the figures; a batch never steady is refused
   const auto changing = ingest::parse_vllm_log(
       vllm_interval(0, 50, 1, 2) + vllm_interval(10, 90, 2, 2) + vllm_interval(20, 91, 2, 2), "F");

@@ -172,9 +172,10 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
          "measure with long outputs, so that most intervals only decode"});
   if (log.engines > 1)
     add({"vllm-engines", false,
-         fmt::format("stats lines of {} vLLM engines (data parallel): the first one's are used, each engine decoding "
-                     "its own batch",
-                     log.engines),
+         fmt::format(
+             "stats lines of {} vLLM engines (data parallel): the first one shown decoding is read, each decoding "
+             "its own batch",
+             log.engines),
          static_cast<double>(log.engines), "engines", std::nullopt, std::nullopt,
          "--hardware and the tp size are one engine's"});
   if (!log.context_len)
@@ -225,7 +226,7 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
          fmt::format("{} server starts in the log: the one at line {} (most decode lines) is used", log.launches,
                      sa->line),
          std::nullopt, "", std::nullopt, std::nullopt, "one log per launch"});
-  if (sa && !vllm) {  // a vLLM launch is read as its command: a flag not modelled is refused there
+  if (sa && !vllm) {  // a vLLM launch is read as its command: diagnose lists the flags it does not price
     std::vector<std::string> off;
     if (sa->dp_size > 1) off.push_back(fmt::format("dp_size={}", sa->dp_size));
     if (sa->enable_dp_attention) off.push_back("enable_dp_attention");

@@ -14,7 +14,8 @@
 namespace specsim::ingest {
 
 bool SglangLog::speculative() const {
-  return std::any_of(decode.begin(), decode.end(), [](const DecodeLine& d) { return d.accept_len.has_value(); });
+  return spec_lines > 0 ||
+         std::any_of(decode.begin(), decode.end(), [](const DecodeLine& d) { return d.accept_len.has_value(); });
 }
 
 std::vector<double> SglangLog::accept_lens() const {
@@ -37,6 +38,7 @@ ThroughputLines baseline_split(const std::vector<DecodeLine>& decode) {
 }  // namespace
 
 std::optional<double> SglangLog::baseline_tok_s() const {
+  if (spec_lines > 0) return std::nullopt;  // a vLLM line without its SpecDecoding line is no plain step
   const ThroughputLines t = baseline_split(decode);
   if (t.kept.empty()) return std::nullopt;
   std::vector<double> v;
@@ -44,9 +46,9 @@ std::optional<double> SglangLog::baseline_tok_s() const {
   return median_of(v);
 }
 
-std::size_t SglangLog::baseline_lines() const { return baseline_split(decode).kept.size(); }
+std::size_t SglangLog::baseline_lines() const { return spec_lines > 0 ? 0 : baseline_split(decode).kept.size(); }
 
-std::size_t SglangLog::baseline_idle_lines() const { return baseline_split(decode).idle.size(); }
+std::size_t SglangLog::baseline_idle_lines() const { return spec_lines > 0 ? 0 : baseline_split(decode).idle.size(); }
 
 std::vector<BatchFigures> SglangLog::by_batch() const {
   std::map<int, std::vector<const DecodeLine*>> at;

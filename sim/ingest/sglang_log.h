@@ -75,7 +75,7 @@ struct SglangLog {
   /// the first ones of the launch's decode line before it, fewer): left out. Its 1-based line;
   /// nullopt when none was.
   std::optional<std::size_t> cut_last_line;
-  bool speculative() const;                 ///< some decode line reports an accept len
+  bool speculative() const;  ///< some decode line reports an accept len, or a vLLM SpecDecoding line is logged
   std::vector<double> accept_lens() const;  ///< of the lines that report one, in order
   /// Median gen throughput of the non-speculative lines with one running request and a positive
   /// throughput, idle gaps left out (ingest/sglang_idle_gap.h); nullopt when there are none.

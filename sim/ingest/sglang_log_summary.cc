@@ -103,7 +103,7 @@ LogSummary summarize_log(const SglangLog& log, const std::string& file, std::opt
   s.tok_s_min = *std::min_element(tps.begin(), tps.end());
   s.tok_s_max = *std::max_element(tps.begin(), tps.end());
   if (accept_n) s.accept_len = accept_sum / static_cast<double>(accept_n);
-  s.speculative = accept_n > 0;
+  s.speculative = accept_n > 0 || log.spec_lines > 0;
   if (!ctx.empty()) {
     s.context_len = std::max(1LL, std::llround(median_of(ctx)));
     std::size_t most = 0;

@@ -41,13 +41,6 @@ std::vector<std::pair<std::string_view, std::string_view>> vllm_fields(std::stri
   return out;
 }
 
-// The field names of a line's fields (vllm_fields), in order.
-std::vector<std::string> keys_of(std::string_view rest) {
-  std::vector<std::string> keys;
-  for (const auto& [k, v] : vllm_fields(rest)) keys.emplace_back(k);
-  return keys;
-}
-
 double vllm_number(std::string_view v, const char* what, double max, const std::string& file, std::size_t ln) {
   double d = 0;
   if (!parse_number(v, d) || d < 0 || d > max)
@@ -78,11 +71,13 @@ std::string process_of(std::string_view before) {
   return std::string(before.substr(at + 4, end - at - 4));
 }
 
-// The engine whose lines are read: the first one the log shows decoding (a stats line at a
-// running request), else the first one it shows.
-int engine_to_read(const std::vector<std::string_view>& lines) {
+// The engine whose lines are read in lines [from, the next launch line): the first one they show
+// decoding (a stats line at a running request), else the first one they show.
+int engine_to_read(const std::vector<std::string_view>& lines, std::size_t from) {
   std::optional<int> first;
-  for (const std::string_view l : lines) {
+  for (std::size_t i = from; i < lines.size(); ++i) {
+    const std::string_view l = lines[i];
+    if (l.find(kArgsMark) != std::string_view::npos) break;
     const std::size_t at = l.find(kStatsMark);
     if (at == std::string_view::npos) continue;
     const int e = engine_index(l.substr(0, at));
@@ -205,14 +200,13 @@ struct VllmReader {
   SglangLog log;
   int engine = -1;                  // the engine whose lines are read (engine_to_read)
   std::string process;              // the process its last stats line came from
-  std::set<int> engines;            // every engine the stats lines name
+  std::set<int> engines;            // the engines the stats lines of this launch name
   bool spec_follows = false;        // its last stats line was read: a SpecDecoding line after it is its interval's
   std::optional<int> prev_running;  // its previous stats line's Running, of this launch
   std::optional<LogTimestamp> prev_time;
   bool stats_in_launch = false;     // a stats line of this launch came before
   std::optional<double> kv_tokens;  // the engine's KV cache in tokens (`GPU KV cache size: 1,234 tokens`)
-  std::vector<std::string> stats_keys, spec_keys;  // the field names of the last stats and SpecDecoding lines
-  std::optional<int> engine_k;  // num_spec_tokens of the engine's config line (`Initializing a V1 LLM engine`)
+  std::optional<int> engine_k;      // num_spec_tokens of the engine's config line (`Initializing a V1 LLM engine`)
 
   void launch(std::string_view l, std::size_t ln) {
     const std::size_t brace = l.find('{', l.find(kArgsMark));
@@ -221,8 +215,9 @@ struct VllmReader {
       fail_at(file, ln, "the non-default args line does not hold a whole {...} dict (truncated line?)");
     log.server_args.push_back(launch_of(lit->value, ln, log.vllm_version));
     // a server starts idle, and vLLM logs no idle interval before the first request: its first
-    // stats line follows Running 0
+    // stats line follows Running 0. Nothing of the launch before carries over.
     prev_running = 0, prev_time.reset(), kv_tokens.reset(), stats_in_launch = false;
+    spec_follows = false, process.clear(), engine_k.reset(), engines.clear();
   }
 
   void kv_cache_size(std::string_view l) {
@@ -240,7 +235,6 @@ struct VllmReader {
   void spec(std::string_view l, std::size_t ln) {
     ++log.spec_lines;
     const std::size_t at = l.find(kSpecMark);
-    spec_keys = keys_of(l.substr(at + kSpecMark.size()));
     const bool follows = spec_follows && process_of(l.substr(0, at)) == process;
     if (follows) spec_follows = false;
     std::optional<double> mean, accepted, drafted;
@@ -260,15 +254,19 @@ struct VllmReader {
     std::optional<int> k_tokens = engine_k;
     if (!log.server_args.empty() && log.server_args.back().speculative_num_steps)
       k_tokens = log.server_args.back().speculative_num_steps;
-    if (!mean && accepted && drafted && *drafted > 0 && k_tokens && *accepted <= *drafted)
-      mean = 1 + *accepted * *k_tokens / *drafted;
+    if (!mean && accepted && drafted) {
+      if (!k_tokens)
+        fail_at(file, ln,
+                "a SpecDecoding line with only Accepted and Drafted token counts, and no line above says how many "
+                "tokens a draft proposes (num_speculative_tokens): keep the server's start-up lines in the log");
+      if (*drafted > 0 && *accepted <= *drafted) mean = 1 + *accepted * *k_tokens / *drafted;
+    }
     if (follows && mean) log.decode.back().accept_len = mean;
   }
 
   // A stats line: a decode line when it is the read engine's and something was running.
   void stats(std::string_view l, std::size_t ln) {
     const std::size_t at = l.find(kStatsMark);
-    stats_keys = keys_of(l.substr(at));
     DecodeLine d;
     d.line = ln;
     bool have_gen = false, have_running = false;
@@ -296,6 +294,7 @@ struct VllmReader {
       fail_at(file, ln, "stats line without Avg generation throughput and Running (truncated line?)");
     const int e = engine_index(l.substr(0, at));
     engines.insert(e);
+    log.engines = std::max<int>(log.engines, static_cast<int>(engines.size()));
     const std::string proc = process_of(l.substr(0, at));
     if (e != engine) {                            // another data-parallel rank's engine, decoding its own batch
       if (proc == process) spec_follows = false;  // this process's next SpecDecoding line is that engine's
@@ -329,7 +328,7 @@ SglangLog parse_vllm_log(const std::string& text, const std::string& file) {
   r.log.stack = "vllm";
   const auto lines = split_lines(text);
   r.log.lines = lines.size();
-  r.engine = engine_to_read(lines);
+  r.engine = engine_to_read(lines, 0);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string_view l = lines[i];
     const std::size_t ln = i + 1;
@@ -348,13 +347,17 @@ SglangLog parse_vllm_log(const std::string& text, const std::string& file) {
     const bool args = l.find(kArgsMark) != std::string_view::npos, spec = l.find(kSpecMark) != std::string_view::npos,
                stats = l.find(kStatsMark) != std::string_view::npos;
     // The file's last line without its newline may be cut off mid-field (a copied excerpt, a log
-    // still being written): a launch line there, or a stats or SpecDecoding line with fewer fields
-    // than the one of its kind before it, is left out, said.
-    if (i + 1 == lines.size() && !text.empty() && text.back() != '\n') {
-      const bool whole = (stats && keys_of(l.substr(l.find(kStatsMark))) == r.stats_keys) ||
-                         (spec && keys_of(l.substr(l.find(kSpecMark) + kSpecMark.size())) == r.spec_keys);
-      if ((args || spec || stats) && !whole) {
+    // still being written): a launch line there, or a stats or SpecDecoding line that does not end
+    // in a field's unit (vLLM's forms end in `%`, ` tokens` or `GB/s/GPU`), is left out, said; a
+    // SpecDecoding line still says speculation was on.
+    if (i + 1 == lines.size() && !text.empty() && text.back() != '\n' && (args || spec || stats)) {
+      const std::string_view end = trim(l);
+      const auto ends_with = [&](std::string_view x) {
+        return end.size() >= x.size() && end.substr(end.size() - x.size()) == x;
+      };
+      if (args || !(ends_with("%") || ends_with(" tokens") || ends_with("GB/s/GPU"))) {
         r.log.cut_last_line = ln;
+        r.log.spec_lines += spec;
         break;
       }
     }
@@ -362,9 +365,10 @@ SglangLog parse_vllm_log(const std::string& text, const std::string& file) {
       fail_at(file, ln,
               "a V0-engine `Speculative metrics` line: specsim's vLLM profiles describe the V1 engine (vLLM 0.8 and "
               "later); log a run with VLLM_USE_V1=1");
-    if (args)
+    if (args) {
       r.launch(l, ln);
-    else if (l.find(kKvSizeMark) != std::string_view::npos)
+      r.engine = engine_to_read(lines, i + 1);
+    } else if (l.find(kKvSizeMark) != std::string_view::npos)
       r.kv_cache_size(l);
     else if (spec)
       r.spec(l, ln);
@@ -373,7 +377,6 @@ SglangLog parse_vllm_log(const std::string& text, const std::string& file) {
     else if (!trim(l).empty())
       ++r.log.unknown_lines;
   }
-  r.log.engines = std::max<int>(1, static_cast<int>(r.engines.size()));
   if (r.log.decode.empty())
     fail_at(file, lines.size(),
             fmt::format("no vLLM stats line with a running request in {} lines (`Avg generation throughput: ..., "
