@@ -380,10 +380,7 @@ TEST_CASE("every server log under traces/sglang-logs and traces/vllm-logs goes t
   };
   const std::string dir = fresh_dir();
   int logs = 0, real = 0, vllm = 0;
-  std::vector<std::filesystem::path> files;
-  for (const char* folder : {"sglang-logs", "vllm-logs"})
-    for (const auto& e : std::filesystem::directory_iterator(traces_path(folder))) files.push_back(e.path());
-  for (const auto& path : files) {
+  for (const auto& path : server_log_files()) {
     const std::filesystem::directory_entry e(path);
     if (e.path().extension() != ".log") continue;
     vllm += e.path().parent_path().filename() == "vllm-logs";

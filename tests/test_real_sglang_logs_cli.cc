@@ -78,10 +78,7 @@ std::vector<std::string> joined(std::vector<std::string> a, const std::vector<st
 TEST_CASE("every real server log goes through every command that reads server logs") {
   const std::string dir = fresh_dir();
   int real = 0;
-  std::vector<std::filesystem::path> files;
-  for (const char* folder : {"sglang-logs", "vllm-logs"})
-    for (const auto& e : std::filesystem::directory_iterator(traces_path(folder))) files.push_back(e.path());
-  for (const auto& path : files) {
+  for (const auto& path : server_log_files()) {
     const std::filesystem::directory_entry e(path);
     const std::string name = e.path().filename().string(), file = e.path().string();
     if (e.path().extension() != ".log" || name.rfind("real-", 0) != 0) continue;

@@ -72,4 +72,11 @@ void write_text(const std::string& path, const std::string& text) {
 std::string models_path(const std::string& rel) { return std::string(SPECSIM_MODELS_DIR) + "/" + rel; }
 std::string traces_path(const std::string& rel) { return std::string(SPECSIM_TRACES_DIR) + "/" + rel; }
 
+std::vector<std::filesystem::path> server_log_files() {
+  std::vector<std::filesystem::path> files;
+  for (const char* folder : {"sglang-logs", "vllm-logs"})
+    for (const auto& e : std::filesystem::directory_iterator(traces_path(folder))) files.push_back(e.path());
+  return files;
+}
+
 }  // namespace specsim::test

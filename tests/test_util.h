@@ -1,5 +1,6 @@
 #pragma once
 // Helpers for CLI tests: run the built `specsim` binary and capture what it prints.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,8 @@ void write_text(const std::string& path, const std::string& text);
 /// The repo's models/ and traces/ folders.
 std::string models_path(const std::string& rel);
 std::string traces_path(const std::string& rel);
+
+/// Every file of the server-log folders (traces/sglang-logs, traces/vllm-logs).
+std::vector<std::filesystem::path> server_log_files();
 
 }  // namespace specsim::test

@@ -24,6 +24,7 @@
 #include "scenario/pasted_command.h"
 #include "scenario/scenario_file.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace specsim::diagnose {
 
@@ -126,11 +127,6 @@ std::string vllm_runtime_of(const std::string& version) {
   return "vllm";
 }
 
-std::string upper_case(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::toupper(c)); });
-  return s;
-}
-
 // The launch's arguments the model prices, as a `vllm serve` command. The others (a flag vLLM's
 // table refuses, one v0.11.0 does not have) ran in the measured deployment: they are left out and
 // listed, their cost in the overhead the log implies (as for an SGLang launch's).
@@ -168,7 +164,7 @@ RunArgs vllm_run_args(const DiagnoseInput& in, const LogSummary& sum, const std:
   a.model_path = model;
   a.hardware = in.hardware;
   a.tp_size = in.tp_size;
-  if (in.algorithm) a.algorithm = upper_case(*in.algorithm);
+  if (in.algorithm) a.algorithm = ascii_upper(*in.algorithm);
   a.num_steps = in.num_steps, a.topk = in.topk, a.num_draft_tokens = in.num_draft_tokens;
   a.draft_model_path = in.draft_model;
   a.batch_size = sum.batch_size;
@@ -206,7 +202,7 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
                        "--speculative-algorithm");
     algo = "NONE";
   }
-  const std::string upper = upper_case(algo);
+  const std::string upper = ascii_upper(algo);
   if (upper != "NONE" && upper != "EAGLE" && upper != "EAGLE3" && upper != "NEXTN")
     throw InputError(fmt::format("speculative_algorithm {} is not modelled (EAGLE, EAGLE3, NEXTN or none)", algo),
                      sa ? fmt::format("{}:{}", sum.file, sa->line) : "--speculative-algorithm");

@@ -10,6 +10,7 @@
 #include "ingest/python_literal.h"
 #include "ingest/text_lines.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace specsim::ingest {
 
@@ -116,13 +117,11 @@ std::string token_of(const json& v) {
 
 // SGLang's name of a vLLM speculative method (what the rest of specsim reads off a launch).
 std::optional<std::string> algorithm_of(const std::string& method) {
-  std::string m = method;
-  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  const std::string m = ascii_lower(method);
   if (m == "eagle3") return "EAGLE3";
   if (m == "eagle") return "EAGLE";
   if (m.find("mtp") != std::string::npos) return "NEXTN";
-  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return char(std::toupper(c)); });
-  return m;
+  return ascii_upper(m);
 }
 
 // The launch the `non-default args` dict describes: the fields other commands read, and the

@@ -12,4 +12,11 @@ inline std::string ascii_lower(std::string_view s) {
   return o;
 }
 
+/// `s` with ASCII letters upper-cased (algorithm names as SGLang spells them).
+inline std::string ascii_upper(std::string_view s) {
+  std::string o(s);
+  for (auto& c : o) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  return o;
+}
+
 }  // namespace specsim
