@@ -196,16 +196,16 @@ namespace {
 // What reading a vLLM log carries from line to line.
 struct VllmReader {
   const std::string& file;
-  SglangLog log;
-  int engine = -1;                  // the engine whose lines are read (engine_to_read)
-  std::string process;              // the process its last stats line came from
-  std::set<int> engines;            // the engines the stats lines of this launch name
-  bool spec_follows = false;        // its last stats line was read: a SpecDecoding line after it is its interval's
-  std::optional<int> prev_running;  // its previous stats line's Running, of this launch
-  std::optional<LogTimestamp> prev_time;
-  bool stats_in_launch = false;     // a stats line of this launch came before
-  std::optional<double> kv_tokens;  // the engine's KV cache in tokens (`GPU KV cache size: 1,234 tokens`)
-  std::optional<int> engine_k;      // num_spec_tokens of the engine's config line (`Initializing a V1 LLM engine`)
+  SglangLog log{};
+  int engine = -1;                    // the engine whose lines are read (engine_to_read)
+  std::string process{};              // the process its last stats line came from
+  std::set<int> engines{};            // the engines the stats lines of this launch name
+  bool spec_follows = false;          // its last stats line was read: a SpecDecoding line after it is its interval's
+  std::optional<int> prev_running{};  // its previous stats line's Running, of this launch
+  std::optional<LogTimestamp> prev_time{};
+  bool stats_in_launch = false;       // a stats line of this launch came before
+  std::optional<double> kv_tokens{};  // the engine's KV cache in tokens (`GPU KV cache size: 1,234 tokens`)
+  std::optional<int> engine_k{};      // num_spec_tokens of the engine's config line (`Initializing a V1 LLM engine`)
 
   void launch(std::string_view l, std::size_t ln) {
     const std::size_t brace = l.find('{', l.find(kArgsMark));
@@ -323,7 +323,7 @@ struct VllmReader {
 }  // namespace
 
 SglangLog parse_vllm_log(const std::string& text, const std::string& file) {
-  VllmReader r{file, {}};
+  VllmReader r{file};
   r.log.stack = "vllm";
   const auto lines = split_lines(text);
   r.log.lines = lines.size();

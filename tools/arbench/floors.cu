@@ -1,5 +1,6 @@
-// Floors of a small all-reduce (floors.h): an empty graph node, a GPU->GPU flag, and the memory
-// traffic of a flag-free one-shot among virtual ranks.
+// Floors of a small all-reduce (floors.h): an empty graph node, a GPU->GPU flag, the memory
+// traffic of a flag-free one-shot among virtual ranks, and the fused all-reduce + add + RMSNorm's
+// traffic and row sums alone.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "car_fused_args.h"
+#include "car_fused_rows.cuh"
 #include "car_layout.h"
 #include "floors.h"
 #include "sys_scope_ptx.cuh"
@@ -145,6 +148,72 @@ __global__ void bcast_traffic_kernel(uint4* areas, const uint4* in, uint4* out, 
     v.x ^= seen;
     out[r * nvec + i] = v;
   }
+}
+
+/// The fused kernel's loads and stores alone (fused_traffic_us): grid (tokens x parts, ranks) as
+/// the fused kernel's, CTA b slice b % parts of row b / parts, one vector a thread; one-shot-ll's
+/// sends (to rank+1, rank+2, ...), slot loads and refills and output store, and with `norm` the
+/// residual and weight loads and the new residual's store.
+__global__ void fused_traffic_kernel(uint4* areas, const uint4* in, uint4* out, const uint4* res_in, uint4* res_out,
+                                     const uint4* weight, std::size_t vpr, std::size_t slot_vecs, int parts, int ranks,
+                                     int norm) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  const int r = static_cast<int>(blockIdx.y);
+  const std::size_t row = blockIdx.x / parts, part = blockIdx.x % parts;
+  const std::size_t len = (vpr + parts - 1) / parts, c = part * len + threadIdx.x;
+  if (threadIdx.x >= len || c >= vpr) return;
+  const std::size_t nvec = gridDim.x / parts * vpr, i = row * vpr + c, area = slot_vecs * ranks;
+  uint4 v = in[r * nvec + i];
+  for (int k = 1; k < ranks; ++k) store_relaxed_sys(areas + ((r + k) % ranks) * area + r * slot_vecs + i, v);
+  const uint4 res = norm ? res_in[r * nvec + i] : make_uint4(0, 0, 0, 0);
+  const uint4 w = norm ? weight[r * vpr + c] : make_uint4(0, 0, 0, 0);
+  unsigned seen = 0;
+  for (int q = 0; q < ranks; ++q)
+    if (q != r) seen ^= load_relaxed_sys(areas + r * area + q * slot_vecs + i).x & 1u;
+  for (int q = 0; q < ranks; ++q)
+    if (q != r) areas[r * area + q * slot_vecs + i] = make_uint4(~0u, ~0u, ~0u, ~0u);
+  v.x ^= seen;
+  if (norm) {
+    v.x ^= res.x;
+    res_out[r * nvec + i] = v;
+    v.y ^= w.y;
+  }
+  out[r * nvec + i] = v;
+}
+
+/// The row sum of kind `kKind` (RowSumKind) alone (row_sum_us): grid (tokens x parts, ranks), a
+/// made-up sum of squares a thread, the block barrier every variant has after its reduce, then
+/// the variant's own row sum (car_fused_rows.cuh); CTA (x, y)'s total into out. A wait that gives
+/// up writes -1 there.
+template <int kKind>
+__global__ void __launch_bounds__(car::detail::kFusedMaxThreads)
+    row_sum_kernel(unsigned long long* partials, float* out, car::detail::RankPtrs me, std::uint32_t call, int parts,
+                   std::uint64_t timeout_ns) {
+  namespace cd = car::detail;
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  if constexpr (kKind == kRowSumClusterPush) cd::cluster_started_arrive();
+  __shared__ cd::RowSumSmem sm;
+  __shared__ int failed;
+  if (threadIdx.x == 0) failed = 0;
+  constexpr int kMode = kKind == kRowSumClusterPush ? cd::kFusedClusterPush : cd::kFusedSplit;
+  const cd::RowSplit rs = cd::row_split<kMode>(parts);
+  if constexpr (kKind == kRowSumClusterPush) cd::cluster_started_wait();
+  __syncthreads();
+  const float ss = 1e-3f * static_cast<float>(threadIdx.x + 1);
+  bool stop = false;
+  float total = 0.0f;
+  if constexpr (kKind == kRowSumNone) {
+    cd::warp_partials(ss, sm);
+    total = cd::fold_warps(sm, 0, blockDim.x >> 5);
+  } else if constexpr (kKind == kRowSumSplit) {
+    total = cd::row_sum_split(ss, sm, &failed, 0, rs, partials + blockIdx.y * cd::kFusedPartialWords, call, me,
+                              timeout_ns, stop);
+  } else {
+    total = cd::row_sum_push(ss, sm, &failed, 0, stop);
+  }
+  if (threadIdx.x == 0) out[blockIdx.y * gridDim.x + blockIdx.x] = stop ? -1.0f : total;
 }
 
 // Ends the capture on `st`, then times the graph: one warm-up launch, the median of 5; destroys
@@ -331,6 +400,90 @@ double flag_one_way_us(int dev_a, int dev_b, int round_trips, double timeout_s, 
     throw std::runtime_error("flag ping-pong between GPU " + std::to_string(dev_a) + " and GPU " +
                              std::to_string(dev_b) + " timed out (no peer-to-peer path?)");
   return static_cast<double>(res[0][0]) * 1e-3 / (2.0 * round_trips);
+}
+
+double fused_traffic_us(int device, int ranks, std::size_t hidden, std::size_t tokens, int parts, int threads,
+                        bool norm, int nodes) {
+  const std::size_t vpr = hidden / 8, nr = static_cast<std::size_t>(ranks);
+  uint4 *res_in = nullptr, *res_out = nullptr, *weight = nullptr;
+  FL_CUDA(cudaSetDevice(device));
+  FL_CUDA(cudaMalloc(&res_in, nr * tokens * vpr * sizeof(uint4)));
+  FL_CUDA(cudaMemset(res_in, 0, nr * tokens * vpr * sizeof(uint4)));
+  FL_CUDA(cudaMalloc(&res_out, nr * tokens * vpr * sizeof(uint4)));
+  FL_CUDA(cudaMalloc(&weight, nr * vpr * sizeof(uint4)));
+  FL_CUDA(cudaMemset(weight, 0, nr * vpr * sizeof(uint4)));
+  const double us = traffic_graph_us(
+      device, ranks, tokens * hidden * 2, nr, static_cast<int>(tokens) * parts, threads, nodes,
+      [&](cudaLaunchConfig_t cfg, uint4* areas, const uint4* in, uint4* out, std::size_t, std::size_t slot_vecs) {
+        cfg.gridDim = dim3(static_cast<unsigned>(tokens) * static_cast<unsigned>(parts), static_cast<unsigned>(ranks));
+        return cudaLaunchKernelEx(&cfg, fused_traffic_kernel, areas, in, out, static_cast<const uint4*>(res_in),
+                                  res_out, static_cast<const uint4*>(weight), vpr, slot_vecs, parts, ranks,
+                                  norm ? 1 : 0);
+      });
+  FL_CUDA(cudaFree(res_in));
+  FL_CUDA(cudaFree(res_out));
+  FL_CUDA(cudaFree(weight));
+  return us;
+}
+
+double row_sum_us(int device, int ranks, std::size_t tokens, int parts, int threads, int kind, int nodes) {
+  namespace cd = car::detail;
+  FL_CUDA(cudaSetDevice(device));
+  const auto nr = static_cast<std::size_t>(ranks);
+  const unsigned ctas = static_cast<unsigned>(tokens) * static_cast<unsigned>(parts);
+  if (kind < 0 || kind >= kRowSumKinds || ctas > static_cast<unsigned>(cd::kMaxBlocks))
+    throw std::runtime_error("row_sum_us: kind or rows x parts out of range");
+  unsigned long long* partials = nullptr;
+  float* out = nullptr;
+  unsigned long long* err = nullptr;
+  FL_CUDA(cudaMalloc(&partials, nr * cd::kFusedPartialWords * sizeof(unsigned long long)));
+  FL_CUDA(cudaMemset(partials, 0, nr * cd::kFusedPartialWords * sizeof(unsigned long long)));
+  FL_CUDA(cudaMalloc(&out, nr * ctas * sizeof(float)));
+  FL_CUDA(cudaMalloc(&err, sizeof(unsigned long long)));
+  FL_CUDA(cudaMemset(err, 0, sizeof(unsigned long long)));
+  cd::RankPtrs me{};
+  me.err = err;
+  cudaStream_t st;
+  FL_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(ctas, static_cast<unsigned>(ranks));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.stream = st;
+  cudaLaunchAttribute attr[2];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  attr[1].id = cudaLaunchAttributeClusterDimension;
+  attr[1].val.clusterDim.x = static_cast<unsigned>(parts);
+  attr[1].val.clusterDim.y = 1;
+  attr[1].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = kind == kRowSumClusterPush ? 2 : 1;
+  const std::uint64_t timeout_ns = 2'000'000'000ull;
+  FL_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+  // call k + 1 tags node k's words (split), as the kernel's call count does; the words are zeroed
+  // at the start of every replay, so that no replay finds a word of the one before
+  FL_CUDA(cudaMemsetAsync(partials, 0, nr * cd::kFusedPartialWords * sizeof(unsigned long long), st));
+  for (int k = 0; k < nodes; ++k) {
+    const auto call = static_cast<std::uint32_t>(k + 1);
+    if (kind == kRowSumNone)
+      FL_CUDA(cudaLaunchKernelEx(&cfg, row_sum_kernel<kRowSumNone>, partials, out, me, call, parts, timeout_ns));
+    else if (kind == kRowSumSplit)
+      FL_CUDA(cudaLaunchKernelEx(&cfg, row_sum_kernel<kRowSumSplit>, partials, out, me, call, parts, timeout_ns));
+    else
+      FL_CUDA(
+          cudaLaunchKernelEx(&cfg, row_sum_kernel<kRowSumClusterPush>, partials, out, me, call, parts, timeout_ns));
+  }
+  const double ms = end_capture_median_ms(st);  // destroys st
+  std::vector<float> totals(nr * ctas);
+  unsigned long long e = 0;
+  FL_CUDA(cudaMemcpy(totals.data(), out, totals.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  FL_CUDA(cudaMemcpy(&e, err, sizeof e, cudaMemcpyDeviceToHost));
+  FL_CUDA(cudaFree(partials));
+  FL_CUDA(cudaFree(out));
+  FL_CUDA(cudaFree(err));
+  if (e != 0 || std::any_of(totals.begin(), totals.end(), [](float t) { return t < 0.0f; }))
+    throw std::runtime_error(std::string("row_sum_us: a row sum of kind '") + kRowSumNames[kind] + "' gave up waiting");
+  return ms * 1e3 / nodes;
 }
 
 }  // namespace specsim::arbench

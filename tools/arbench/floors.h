@@ -52,4 +52,23 @@ double ll_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int t
 /// (all bits set) the vector of its own area's other slot, and stores its output.
 double bcast_traffic_us(int device, int ranks, std::size_t bytes, int blocks, int threads, int nodes = 200);
 
+/// The fused all-reduce + add + RMSNorm's floors on `ranks` virtual ranks (a row of `hidden`
+/// elements split over `parts` CTAs of `threads` threads, `tokens` rows, one CTA a row slice, grid
+/// (tokens x parts, ranks) as the fused kernel's): what its extra over the all-reduce alone cannot
+/// go below.
+/// Loads and stores alone (no waiting, no reduction), us per call in a graph of `nodes` (PDL):
+/// one-shot-ll's on the fused grid, and with `norm` the fused kernel's besides (the residual and
+/// weight loads, the new residual's store).
+double fused_traffic_us(int device, int ranks, std::size_t hidden, std::size_t tokens, int parts, int threads,
+                        bool norm, int nodes = 200);
+/// The row sums the fused kernel's variants run after the reduce, alone: every CTA of a row
+/// publishes a partial and waits for its siblings' (the kernels' own functions), us per call in a
+/// graph of `nodes` (PDL). kRowSumNone: each CTA folds its own warps only (the barrier and fold
+/// every variant has); kRowSumSplit: words in global memory; kRowSumClusterPush: distributed
+/// shared memory and one cluster barrier (a cluster of `parts` CTAs). Throws if a wait times out.
+enum RowSumKind { kRowSumNone, kRowSumSplit, kRowSumClusterPush, kRowSumKinds };
+inline constexpr const char* kRowSumNames[kRowSumKinds] = {"own partial only", "split (words in global memory)",
+                                                           "cluster-push (shared memory, cluster barrier)"};
+double row_sum_us(int device, int ranks, std::size_t tokens, int parts, int threads, int kind, int nodes = 200);
+
 }  // namespace specsim::arbench

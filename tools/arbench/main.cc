@@ -382,6 +382,24 @@ int real_main(int argc, char** argv) {
         fmt::print(" {} {:.2f}", bytes, ab::bcast_traffic_us(0, R.world, bytes, blocks, threads));
       }
       fmt::print("\n");
+      // the fused kernel's extra over the all-reduce: its loads and stores, and its row sums, alone
+      for (const std::size_t h : fused_hidden)
+        for (const std::size_t t : fused_tokens) {
+          const int parts = car::fused_cluster(h), threads = car::fused_threads(h);
+          if (t * static_cast<std::size_t>(parts) > 64 ||
+              t * h * car::elem_bytes(*dt) > specsim::car_policy::kLlMaxBytes)
+            continue;
+          const double ll = ab::fused_traffic_us(0, R.world, h, t, parts, threads, false);
+          const double fused = ab::fused_traffic_us(0, R.world, h, t, parts, threads, true);
+          double rs[ab::kRowSumKinds];
+          for (int k = 0; k < ab::kRowSumKinds; ++k) rs[k] = ab::row_sum_us(0, R.world, t, parts, threads, k);
+          fmt::print(
+              "# floor (fused) {} x {}: {} CTAs of {} a row, {} virtual ranks, graph of 200 (PDL), us: loads and "
+              "stores alone, one-shot-ll's {:.2f}, with the norm's {:.2f} ({:+.2f}); row sums alone, {} {:.2f}, {} "
+              "{:.2f} ({:+.2f}), {} {:.2f} ({:+.2f})\n",
+              h, t, parts, threads, R.world, ll, fused, fused - ll, ab::kRowSumNames[0], rs[0], ab::kRowSumNames[1],
+              rs[1], rs[1] - rs[0], ab::kRowSumNames[2], rs[2], rs[2] - rs[0]);
+        }
     } else {
       fmt::print("# floor: one dependent 4-byte load, ns (GPU 1's memory, from GPU 0):");
       for (int k = 0; k < ab::kLoadKinds; ++k)
