@@ -4,9 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "ingest/server_log.h"
+#include "ingest/text_lines.h"
 #include "scenario/dtype.h"
+#include "scenario/sglang_cmdline.h"
+#include "scenario/stack_flag_table.h"
+#include "util/text.h"
 
 namespace specsim::diagnose {
 
@@ -25,6 +33,49 @@ constexpr double kMixedShare = 0.60;         // lines at the batch used, of all 
 constexpr double kLowAcceptLen = 1.05;       // the draft is hardly accepted
 
 std::string g(double v) { return fmt::format("{:.4g}", v); }
+
+// A Python literal as the source or a repr writes it: quotes as ', blanks trimmed; nullopt for
+// anything but None, True, False, a number, a string, [] or {} (an expression: not comparable).
+std::optional<std::string> python_literal(std::string v) {
+  v = std::string(ingest::trim(v));
+  std::replace(v.begin(), v.end(), '"', '\'');
+  if (v == "None" || v == "True" || v == "False" || v == "[]" || v == "{}") return v;
+  if (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') return v;
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (!v.empty() && end == v.c_str() + v.size()) return fmt::format("{}", x);
+  return std::nullopt;
+}
+
+// The keys of a later SGLang release than v0.5.2 in a server_args line (models/stacks/
+// sglang-v0.5.18-newer-flags.csv): the newest release they date the server to, the key that says
+// so, and each refused one whose value is not its default ("key=value").
+struct LaterKeys {
+  std::string release, by;
+  std::vector<std::string> off_default;
+};
+LaterKeys later_release_keys(const ingest::ServerArgs& sa) {
+  const StackFlagTable& table = stack_flag_table("sglang");
+  LaterKeys out;
+  for (const auto& [key, value] : sa.raw) {
+    std::string flag = "--" + key;
+    std::replace(flag.begin() + 2, flag.end(), '_', '-');
+    const StackFlagTable::NewerFlag* later = table.newer_flag(flag);
+    const StackFlagTable::OlderSpelling* spelling = later ? nullptr : table.older_spelling(flag);
+    const std::string since = later ? later->since : spelling ? spelling->since : "";
+    if (since.empty()) continue;
+    if (out.release.empty() || !release_at_least(out.release, since)) out.release = since, out.by = key;
+    if (!later) continue;
+    std::string bare = value;  // 'full' -> full, for a class of its own
+    if (bare.size() >= 2 && (bare.front() == '\'' || bare.front() == '"') && bare.back() == bare.front())
+      bare = bare.substr(1, bare.size() - 2);
+    const FlagValueClass* own = later->row.for_value(bare);
+    if ((own ? own->cls : later->row.cls) != FlagClass::Refused) continue;
+    const auto given = python_literal(value), fallback = python_literal(later->default_value);
+    if (given && fallback && *given != *fallback) out.off_default.push_back(key + "=" + value);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -237,6 +288,16 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
     // the attention backends specsim prices (docs/model.md#tree-attention); another's kernels are not
     if (sa->attention_backend && *sa->attention_backend != "fa3" && *sa->attention_backend != "flashinfer")
       off.push_back("attention_backend=" + *sa->attention_backend);
+    const LaterKeys later = later_release_keys(*sa);
+    off.insert(off.end(), later.off_default.begin(), later.off_default.end());
+    if (sa->speculative_algorithm && !later.release.empty() && release_at_least(later.release, kSglangSpecV2Only))
+      add({"spec-v2-worker", true,
+           fmt::format("the server is SGLang {} or later (its server_args has {}): from {} SGLang runs speculative "
+                       "decoding on its spec-v2 worker with overlap scheduling, which the SGLang runtime profile "
+                       "(v0.5.2's v1 worker) does not describe",
+                       later.release, later.by, kSglangSpecV2Only),
+           std::nullopt, "", std::nullopt, std::nullopt,
+           "read the implied overhead as the two workers' difference, not as host work of the v1 cycle"});
     if (!off.empty()) {
       std::string l;
       for (const auto& o : off) l += (l.empty() ? "" : ", ") + o;

@@ -114,12 +114,16 @@ void read_key(ServerArgs& a, const Reader& r, const std::string& k, std::string_
     a.speculative_eagle_topk = r.int_or_none(k, v, 0, kMaxDepth);
   else if (k == "speculative_num_draft_tokens")
     a.speculative_num_draft_tokens = r.int_or_none(k, v, 0, kMaxDepth);
-  else if (k == "cuda_graph_max_bs")
+  else if (k == "cuda_graph_max_bs" || k == "cuda_graph_max_bs_decode")  // v0.5.14's name for decode's
     a.cuda_graph_max_bs = r.int_or_none(k, v, 0, kMaxBatch);
   else if (k == "max_running_requests")
     a.max_running_requests = r.int_or_none(k, v, 0, kMaxBatch);
   else if (k == "disable_cuda_graph")
-    a.disable_cuda_graph = r.boolean(k, v);
+    a.disable_cuda_graph = a.disable_cuda_graph || r.boolean(k, v);
+  else if (k == "disable_decode_cuda_graph")  // v0.5.14 and later: decode's graphs alone
+    a.disable_cuda_graph = a.disable_cuda_graph || r.boolean(k, v);
+  else if (k == "cuda_graph_backend_decode")  // v0.5.14 and later: 'full' is v0.5.2's decode graph
+    a.disable_cuda_graph = a.disable_cuda_graph || unquote(v) == "disabled";
   else if (k == "disable_custom_all_reduce")
     a.disable_custom_all_reduce = r.boolean(k, v);
   else if (k == "enable_dp_attention")

@@ -112,16 +112,25 @@ CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, cons
         f.sub = name.substr(dot + 1), name = name.substr(0, dot);
     f.given = older ? pasted : name;  // errors name the flag as pasted
     f.older_spelling = older != nullptr;
-    f.row = table.find(name, where + ": " + name, &f.negated);
+    if (older) f.since = older->since;
+    // a later release's flag, before argparse's prefixes of this release's (it is no prefix there)
+    if (const StackFlagTable::NewerFlag* later = older ? nullptr : table.newer_flag(name, &f.negated))
+      f.row = &later->row, f.since = later->since;
+    else
+      f.row = table.find(name, where + ": " + name, &f.negated);
     if (!f.row && name.rfind("--", 0) != 0 && name.size() > 2) {  // -O3: a short flag with its value attached
       f.row = table.find(name.substr(0, 2), where);
       if (f.row) inline_value = name.substr(2), has_inline = true, f.given = name.substr(0, 2);
     }
-    if (!f.row)
-      throw InputError("'" + name + "' is not a flag of " + release + " (" + table.source +
-                           " lists them); a typo, or a flag of another release: remove it and give what it changes "
-                           "as specsim's own flags",
+    if (!f.row) {
+      const std::string later = table.newer_release.empty() ? ""
+                                                            : " or of a later release up to " + table.newer_release +
+                                                                  " (" + table.newer_source + ")";
+      throw InputError("'" + name + "' is not a flag of " + release + " (" + table.source + " lists them)" + later +
+                           "; a typo, or a flag of another release: remove it and give what it changes as specsim's "
+                           "own flags",
                        where);
+    }
     f.cls = f.row->cls, f.what = f.row->what;
     const std::string at = where + ": " + f.given;
     const bool takes_none = f.row->arity == FlagArity::Switch || f.row->arity == FlagArity::Bool;
@@ -145,6 +154,13 @@ CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, cons
     }
     c.flags.push_back(f);
   }
+  std::string later;  // the later releases' flags, named once
+  for (const auto& f : c.flags)
+    if (!f.since.empty() && later.find(f.given + " (") == std::string::npos)
+      later += (later.empty() ? "" : ", ") + f.given + " (" + f.since + ")";
+  if (!later.empty())
+    c.notes.push_back("flags of later releases than " + release + " (" + table.newer_source + "): " + later +
+                      "; the run is priced on " + release + "'s terms");
   return c;
 }
 

@@ -16,7 +16,8 @@ struct PastedFlag {
   std::string sub;                  ///< vLLM's --speculative-config.KEY form: KEY
   std::vector<std::string> values;  ///< none for a switch
   bool negated = false;             ///< --no-FLAG of a bool flag
-  bool older_spelling = false;      ///< `given` is an earlier release's spelling of row (and sub)
+  bool older_spelling = false;      ///< `given` is another release's spelling of row (and sub)
+  std::string since;                ///< a later release's flag or spelling: the first release with it
   FlagClass cls = FlagClass::Refused;
   std::string what;
   /// The value a one-value flag takes: its last ("" for a switch).

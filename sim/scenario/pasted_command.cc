@@ -159,6 +159,7 @@ PastedCommand args_from_command(const std::vector<std::string>& tokens, RunArgs&
                          hardware_choices() + "), or a hardware profile JSON",
                      "--hardware");
   merge(a, given, out.notes);
+  if (c.stack == "sglang") refuse_sglang_spec_v2(c, a);
   check_limits(c, a, out.notes);
   out.rows = report_rows(c);
   return out;

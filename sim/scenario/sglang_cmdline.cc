@@ -5,6 +5,7 @@
 #include <map>
 
 #include "scenario/command_values.h"
+#include "scenario/stack_flag_table.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -40,6 +41,9 @@ const FlagAppliers& sglang_appliers() {
          for (const auto& v : f.values) a.cuda_graph_bs.push_back(command_int(v, at));
        }},
       {"--disable-cuda-graph",
+       [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_cuda_graph = true; }},
+      // v0.5.14 and later; only its `disabled` value is modelled (sglang-v0.5.18-flag-values.csv)
+      {"--cuda-graph-backend-decode",
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_cuda_graph = true; }},
       {"--disable-overlap-schedule",
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_overlap_schedule = true; }},
@@ -94,6 +98,28 @@ const FlagAppliers& sglang_appliers() {
 }
 
 }  // namespace
+
+std::string sglang_command_release(const CommandFlags& c, std::string* by) {
+  std::string newest;
+  for (const auto& f : c.flags)
+    if (!f.since.empty() && (newest.empty() || !release_at_least(newest, f.since))) {
+      newest = f.since;
+      if (by) *by = f.given;
+    }
+  return newest;
+}
+
+void refuse_sglang_spec_v2(const CommandFlags& c, const RunArgs& a) {
+  if (!a.algorithm || ascii_lower(*a.algorithm) == "none") return;
+  std::string by;
+  const std::string release = sglang_command_release(c, &by);
+  if (release.empty() || !release_at_least(release, kSglangSpecV2Only)) return;
+  throw InputError(by + " is a flag of SGLang " + release + " and later; from " + kSglangSpecV2Only +
+                       " SGLang runs every speculative decode on its spec-v2 worker with overlap scheduling, which "
+                       "the SGLang runtime profile (v0.5.2's v1 worker) does not describe: drop " +
+                       by + " to price the v1 cycle",
+                   c.where + ": " + by);
+}
 
 const std::vector<std::string>& sglang_applied_flags() {
   static const std::vector<std::string> kFlags = applier_flags(sglang_appliers());

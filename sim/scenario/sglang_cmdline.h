@@ -15,6 +15,19 @@ namespace specsim {
 /// the flags given to specsim); `notes` gets the mappings made. InputError on a bad value.
 RunArgs args_from_sglang(const CommandFlags& c, std::vector<std::string>& notes);
 
+/// The first SGLang release that runs every speculative decode on its spec-v2 worker, overlap
+/// scheduling on (v0.5.14 removed SGLANG_ENABLE_SPEC_V2 and the v1 worker; docs/sources.md#S-stack-flags).
+inline constexpr const char* kSglangSpecV2Only = "v0.5.14";
+
+/// The release a command's later flags date it to: the newest `since` among them ("" if none), and
+/// the flag that says so in `by`.
+std::string sglang_command_release(const CommandFlags& c, std::string* by = nullptr);
+
+/// InputError when the command speculates (`a`: its flags merged with specsim's) and holds a flag
+/// first released in kSglangSpecV2Only or later: that server runs the spec-v2 worker, which the
+/// SGLang runtime profile (v0.5.2's v1 worker) does not describe.
+void refuse_sglang_spec_v2(const CommandFlags& c, const RunArgs& a);
+
 /// The canonical flags args_from_sglang applies (each must be a modelled row of the table).
 const std::vector<std::string>& sglang_applied_flags();
 

@@ -1,6 +1,7 @@
 #include "scenario/stack_flag_table.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -105,20 +106,25 @@ StackFlagTable load_table(const std::string& stack, const std::string& file) {
 
 // models/stacks/<file>: flag,value,class,what; each flag a row of `t` that takes a value.
 void load_value_classes(StackFlagTable& t, const std::string& file) {
-  for_each_row(
-      file, "per-value flag classes", 4, "flag,value,class,what",
-      [&](const std::vector<std::string>& f, const std::string& where) {
-        auto row = std::find_if(t.rows.begin(), t.rows.end(), [&](const StackFlag& r) { return r.flag == f[0]; });
-        if (row == t.rows.end()) throw InputError("'" + f[0] + "' is not a flag of " + t.source, where);
-        if (row->arity == FlagArity::Switch) throw InputError(f[0] + " takes no value: its class is its row's", where);
-        // a bool flag's two forms: --X is "on", --no-X "off"
-        if (row->arity == FlagArity::Bool && f[1] != "on" && f[1] != "off")
-          throw InputError(
-              f[0] + " is a bool flag: its values are on (" + f[0] + ") and off (--no-" + f[0].substr(2) + ")", where);
-        if (f[1].empty() || f[3].empty()) throw InputError("expected a value and what it changes", where);
-        if (row->for_value(f[1])) throw InputError(f[0] + " " + f[1] + " is classed twice", where);
-        row->by_value.push_back({f[1], parse_class(f[2], where), f[3]});
-      });
+  for_each_row(file, "per-value flag classes", 4, "flag,value,class,what",
+               [&](const std::vector<std::string>& f, const std::string& where) {
+                 StackFlag* row = nullptr;
+                 for (auto& r : t.rows)
+                   if (r.flag == f[0]) row = &r;
+                 for (auto& n : t.newer)  // a later release's flag (its file is loaded first)
+                   if (n.row.flag == f[0]) row = &n.row;
+                 if (!row) throw InputError("'" + f[0] + "' is not a flag of " + t.source, where);
+                 if (row->arity == FlagArity::Switch)
+                   throw InputError(f[0] + " takes no value: its class is its row's", where);
+                 // a bool flag's two forms: --X is "on", --no-X "off"
+                 if (row->arity == FlagArity::Bool && f[1] != "on" && f[1] != "off")
+                   throw InputError(
+                       f[0] + " is a bool flag: its values are on (" + f[0] + ") and off (--no-" + f[0].substr(2) + ")",
+                       where);
+                 if (f[1].empty() || f[3].empty()) throw InputError("expected a value and what it changes", where);
+                 if (row->for_value(f[1])) throw InputError(f[0] + " " + f[1] + " is classed twice", where);
+                 row->by_value.push_back({f[1], parse_class(f[2], where), f[3]});
+               });
 }
 
 // models/stacks/<file>: spelling,flag,why; each flag a row of `t`, each spelling none of its own.
@@ -134,11 +140,83 @@ void load_older_spellings(StackFlagTable& t, const std::string& file) {
                    if (r.flag == f[0] || std::find(r.aliases.begin(), r.aliases.end(), f[0]) != r.aliases.end())
                      throw InputError("'" + f[0] + "' is a spelling of " + t.source + " itself", where);
                  if (f[2].empty()) throw InputError("expected why", where);
-                 t.older.push_back({f[0], f[1], f[2]});
+                 t.older.push_back({f[0], f[1], f[2], ""});
+               });
+}
+
+// models/stacks/<file>: flag,aliases,arity,class,what,default,since,spelling_of; the flags later
+// releases than t's added (ignored or refused: nothing applies them), or, with `spelling_of`, a later
+// release's name of one of t's flags (read as it). `release`: the newest release the file covers.
+void load_newer_flags(StackFlagTable& t, const std::string& file, const std::string& release) {
+  t.newer_source = "models/stacks/" + file;
+  t.newer_release = release;
+  for_each_row(file, "newer flag table", 8, "flag,aliases,arity,class,what,default,since,spelling_of",
+               [&](const std::vector<std::string>& f, const std::string& where) {
+                 if (f[0].rfind("--", 0) != 0) throw InputError("'" + f[0] + "' is not a --flag", where);
+                 if (f[6].empty() || !release_at_least(release, f[6]))
+                   throw InputError("since '" + f[6] + "' is not a release up to " + release, where);
+                 if (f[4].empty()) throw InputError("expected what it changes or is about", where);
+                 StackFlag row{f[0], split_bar(f[1]), parse_arity(f[2], where), parse_class(f[3], where), f[4], {}};
+                 std::vector<std::string> spellings = row.aliases;
+                 spellings.insert(spellings.begin(), row.flag);
+                 for (const auto& sp : spellings)
+                   for (const auto& r : t.rows)
+                     if (r.flag == sp || std::find(r.aliases.begin(), r.aliases.end(), sp) != r.aliases.end())
+                       throw InputError("'" + sp + "' is a spelling of " + t.source + " itself", where);
+                 if (!f[7].empty()) {
+                   const auto old =
+                       std::find_if(t.rows.begin(), t.rows.end(), [&](const StackFlag& r) { return r.flag == f[7]; });
+                   if (old == t.rows.end())
+                     throw InputError("spelling_of '" + f[7] + "' is not a flag of " + t.source, where);
+                   if (old->arity != row.arity)
+                     throw InputError("its arity differs from " + f[7] + "'s: it cannot be read as that flag", where);
+                   for (const auto& sp : spellings) t.older.push_back({sp, f[7], f[4], f[6]});
+                   return;
+                 }
+                 if (row.cls == FlagClass::Modelled)
+                   throw InputError(
+                       "a later release's flag is ignored or refused (nothing applies it), or a spelling_of", where);
+                 t.newer.push_back({std::move(row), f[6], f[5]});
                });
 }
 
 }  // namespace
+
+bool release_at_least(const std::string& a, const std::string& b) {
+  // "v0.5.14" -> {0, 5, 14}; a part that is not a number ends the comparison
+  const auto parts = [](const std::string& v) {
+    std::vector<long> out;
+    std::size_t i = !v.empty() && (v[0] == 'v' || v[0] == 'V') ? 1 : 0;
+    while (i < v.size()) {
+      std::size_t j = i;
+      while (j < v.size() && std::isdigit(static_cast<unsigned char>(v[j]))) ++j;
+      if (j == i) break;
+      out.push_back(std::stol(v.substr(i, std::min<std::size_t>(j - i, 9))));
+      if (j >= v.size() || v[j] != '.') break;
+      i = j + 1;
+    }
+    return out;
+  };
+  const auto x = parts(a), y = parts(b);
+  for (std::size_t k = 0; k < std::max(x.size(), y.size()); ++k) {
+    const long xa = k < x.size() ? x[k] : 0, yb = k < y.size() ? y[k] : 0;
+    if (xa != yb) return xa > yb;
+  }
+  return true;
+}
+
+const StackFlagTable::NewerFlag* StackFlagTable::newer_flag(const std::string& spelling, bool* negated) const {
+  if (negated) *negated = false;
+  for (const auto& n : newer) {
+    const StackFlag& r = n.row;
+    if (r.flag == spelling || std::find(r.aliases.begin(), r.aliases.end(), spelling) != r.aliases.end()) return &n;
+    if (r.arity == FlagArity::Bool && spelling == "--no-" + r.flag.substr(2)) {
+      if (negated) *negated = true;
+      return &n;
+    }
+  }
+  return nullptr;
+}
 
 std::string_view flag_class_name(FlagClass c) {
   switch (c) {
@@ -239,6 +317,8 @@ const StackFlagTable& stack_flag_table(const std::string& stack) {
       slot = std::make_unique<StackFlagTable>(load_table(stack, "sglang-v0.5.2-server-args.csv"));
       load_value_classes(*slot, "sglang-v0.5.2-flag-values.csv");
       load_older_spellings(*slot, "sglang-older-spellings.csv");
+      load_newer_flags(*slot, "sglang-v0.5.18-newer-flags.csv", "v0.5.18");
+      load_value_classes(*slot, "sglang-v0.5.18-flag-values.csv");
     } else if (stack == "vllm") {
       slot = std::make_unique<StackFlagTable>(load_table(stack, "vllm-v0.11.0-serve-args.csv"));
       load_value_classes(*slot, "vllm-v0.11.0-flag-values.csv");

@@ -42,14 +42,30 @@ struct StackFlagTable {
   std::vector<StackFlag> rows;
   /// vLLM's parser also takes --max_model_len for --max-model-len.
   bool underscores = false;
-  /// Earlier releases' spellings read as a flag of this release (models/stacks/*-older-spellings.csv;
-  /// vLLM's may name a --speculative-config.KEY, and an empty flag is a switch that changes nothing now).
+  /// Other releases' spellings read as a flag of this release: earlier ones
+  /// (models/stacks/*-older-spellings.csv; vLLM's may name a --speculative-config.KEY, and an empty
+  /// flag is a switch that changes nothing now), and later releases' new names of one of its flags
+  /// (the newer-flags table's `spelling_of` rows, with the release that brought them in `since`).
   struct OlderSpelling {
     std::string spelling, flag, why;
+    std::string since;  ///< a later release's spelling: the first release that has it ("v0.5.14")
   };
   std::vector<OlderSpelling> older;
-  /// The earlier release's spelling `spelling` (vLLM: underscores read as dashes), or null.
+  /// The other release's spelling `spelling` (vLLM: underscores read as dashes), or null.
   const OlderSpelling* older_spelling(const std::string& spelling) const;
+
+  /// Flags that later releases added (models/stacks/<stack>-<release>-newer-flags.csv): ignored or
+  /// refused as this release's are, each with the first release that has it and its default there.
+  struct NewerFlag {
+    StackFlag row;
+    std::string since;          ///< first release with the flag ("v0.5.14")
+    std::string default_value;  ///< its default as the source writes it ("None", "False", "'auto'")
+  };
+  std::vector<NewerFlag> newer;
+  std::string newer_release;  ///< the newest release the newer-flags table covers ("v0.5.18"), or ""
+  std::string newer_source;   ///< that table's file (models/stacks/...)
+  /// The later release's flag a spelling names exactly (a flag, an alias, --no-X of a bool flag), or null.
+  const NewerFlag* newer_flag(const std::string& spelling, bool* negated = nullptr) const;
 
   /// The row a spelling names: exact (an alias, or --no-X of a bool flag, which sets `negated`),
   /// else a unique prefix of long spellings as argparse takes it (--tp for --tp-size). InputError
@@ -67,5 +83,8 @@ const StackFlagTable& stack_flag_table(const std::string& stack);
 FlagValueClass environment_class(const std::string& name, const std::string& value);
 
 std::string_view flag_class_name(FlagClass c);
+
+/// Whether release `a` ("v0.5.14", "0.5.2") is `b` or later, comparing the dotted numbers.
+bool release_at_least(const std::string& a, const std::string& b);
 
 }  // namespace specsim
