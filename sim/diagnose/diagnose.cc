@@ -23,6 +23,7 @@
 #include "scenario/model_spec.h"
 #include "scenario/pasted_command.h"
 #include "scenario/scenario_file.h"
+#include "scenario/stack_flag_table.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -141,7 +142,9 @@ std::vector<std::string> vllm_command_of(const ingest::ServerArgs& sa, const std
       for (const auto& f : read_command_flags(one, where).flags)
         if (f.cls == FlagClass::Refused) why = "it changes " + f.what;
     } catch (const InputError&) {
-      why = "not a flag of vLLM v0.11.0, the release whose flags specsim reads";
+      const StackFlagTable& table = stack_flag_table("vllm");
+      why = "not a flag of vLLM v0.11.0, the release whose flags specsim reads" +
+            (table.newer_release.empty() ? std::string() : ", nor of " + table.newer_source);
     }
     if (why.empty()) {
       cmd.insert(cmd.end(), g.begin(), g.end());

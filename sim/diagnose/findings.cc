@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ingest/python_literal.h"
 #include "ingest/server_log.h"
 #include "ingest/text_lines.h"
 #include "scenario/dtype.h"
@@ -34,17 +35,15 @@ constexpr double kLowAcceptLen = 1.05;       // the draft is hardly accepted
 
 std::string g(double v) { return fmt::format("{:.4g}", v); }
 
-// A Python literal as the source or a repr writes it: quotes as ', blanks trimmed; nullopt for
-// anything but None, True, False, a number, a string, [] or {} (an expression: not comparable).
-std::optional<std::string> python_literal(std::string v) {
-  v = std::string(ingest::trim(v));
-  std::replace(v.begin(), v.end(), '"', '\'');
-  if (v == "None" || v == "True" || v == "False" || v == "[]" || v == "{}") return v;
-  if (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') return v;
-  char* end = nullptr;
-  const double x = std::strtod(v.c_str(), &end);
-  if (!v.empty() && end == v.c_str() + v.size()) return fmt::format("{}", x);
-  return std::nullopt;
+// A Python literal as the source or a repr writes it, as JSON (ingest::read_python_literal);
+// nullopt for an expression (`field(default_factory=...)`, `sys.maxsize`): text that is not one
+// whole literal, or that becomes a JSON string without being quoted.
+std::optional<nlohmann::json> python_value(const std::string& text) {
+  const std::string t(ingest::trim(text));
+  const auto lit = ingest::read_python_literal(t);
+  if (!lit || lit->end != t.size()) return std::nullopt;
+  if (lit->value.is_string() && t.front() != '\'' && t.front() != '"') return std::nullopt;
+  return lit->value;
 }
 
 // The keys of a later SGLang release than v0.5.2 in a server_args line (models/stacks/
@@ -71,8 +70,11 @@ LaterKeys later_release_keys(const ingest::ServerArgs& sa) {
       bare = bare.substr(1, bare.size() - 2);
     const FlagValueClass* own = later->row.for_value(bare);
     if ((own ? own->cls : later->row.cls) != FlagClass::Refused) continue;
-    const auto given = python_literal(value), fallback = python_literal(later->default_value);
-    if (given && fallback && *given != *fallback) out.off_default.push_back(key + "=" + value);
+    // a value that is not a literal (an object's repr) is off a literal default
+    const auto fallback = python_value(later->default_value);
+    if (!fallback) continue;
+    const auto given = python_value(value);
+    if (!given || *given != *fallback) out.off_default.push_back(key + "=" + value);
   }
   return out;
 }
@@ -290,14 +292,17 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
       off.push_back("attention_backend=" + *sa->attention_backend);
     const LaterKeys later = later_release_keys(*sa);
     off.insert(off.end(), later.off_default.begin(), later.off_default.end());
-    if (sa->speculative_algorithm && !later.release.empty() && release_at_least(later.release, kSglangSpecV2Only))
+    if (sa->speculative_algorithm && !later.release.empty() && release_at_least(later.release, kSglangSpecV2Default)) {
+      const bool only = release_at_least(later.release, kSglangSpecV2Only);
       add({"spec-v2-worker", true,
            fmt::format("the server is SGLang {} or later (its server_args has {}): from {} SGLang runs speculative "
-                       "decoding on its spec-v2 worker with overlap scheduling, which the SGLang runtime profile "
+                       "decoding on its spec-v2 worker with overlap scheduling{}, which the SGLang runtime profile "
                        "(v0.5.2's v1 worker) does not describe",
-                       later.release, later.by, kSglangSpecV2Only),
+                       later.release, later.by, only ? kSglangSpecV2Only : kSglangSpecV2Default,
+                       only ? "" : " (unless the server ran with SGLANG_ENABLE_SPEC_V2=0)"),
            std::nullopt, "", std::nullopt, std::nullopt,
            "read the implied overhead as the two workers' difference, not as host work of the v1 cycle"});
+    }
     if (!off.empty()) {
       std::string l;
       for (const auto& o : off) l += (l.empty() ? "" : ", ") + o;

@@ -1,6 +1,8 @@
 #include "scenario/command_flags.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <regex>
 
 #include "scenario/command_program.h"
@@ -53,6 +55,26 @@ std::vector<std::string> split_command(const std::string& text) {
   if (any || !cur.empty()) out.push_back(cur);
   return out;
 }
+
+namespace {
+
+// Whether a later release's flag as pasted sets what its default (as the source writes it:
+// False, None, 1, 'ag_rs') already is: a switch or bool flag's on/off against True/False, a
+// value against the default's text without quotes (numbers compared as numbers).
+bool at_default(const PastedFlag& f, const std::string& dflt) {
+  if (f.row->arity == FlagArity::Switch) return dflt == "True";
+  if (f.row->arity == FlagArity::Bool) return dflt == (f.negated ? "False" : "True");
+  if (f.values.size() != 1) return false;
+  std::string d = dflt;
+  if (d.size() >= 2 && (d.front() == '\'' || d.front() == '"') && d.back() == d.front()) d = d.substr(1, d.size() - 2);
+  const std::string& v = f.values.front();
+  if (v == d) return true;
+  char *ve = nullptr, *de = nullptr;
+  const double x = std::strtod(v.c_str(), &ve), y = std::strtod(d.c_str(), &de);
+  return !v.empty() && !d.empty() && *ve == '\0' && *de == '\0' && x == y;
+}
+
+}  // namespace
 
 const PastedFlag* CommandFlags::last(const std::string& canonical) const {
   for (auto it = flags.rbegin(); it != flags.rend(); ++it)
@@ -114,7 +136,8 @@ CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, cons
     f.older_spelling = older != nullptr;
     if (older) f.since = older->since;
     // a later release's flag, before argparse's prefixes of this release's (it is no prefix there)
-    if (const StackFlagTable::NewerFlag* later = older ? nullptr : table.newer_flag(name, &f.negated))
+    const StackFlagTable::NewerFlag* later = older ? nullptr : table.newer_flag(name, &f.negated);
+    if (later)
       f.row = &later->row, f.since = later->since;
     else
       f.row = table.find(name, where + ": " + name, &f.negated);
@@ -123,10 +146,10 @@ CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, cons
       if (f.row) inline_value = name.substr(2), has_inline = true, f.given = name.substr(0, 2);
     }
     if (!f.row) {
-      const std::string later = table.newer_release.empty() ? ""
+      const std::string up_to = table.newer_release.empty() ? ""
                                                             : " or of a later release up to " + table.newer_release +
                                                                   " (" + table.newer_source + ")";
-      throw InputError("'" + name + "' is not a flag of " + release + " (" + table.source + " lists them)" + later +
+      throw InputError("'" + name + "' is not a flag of " + release + " (" + table.source + " lists them)" + up_to +
                            "; a typo, or a flag of another release: remove it and give what it changes as specsim's "
                            "own flags",
                        where);
@@ -152,6 +175,9 @@ CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, cons
     } else if (f.row->arity == FlagArity::Bool && f.sub.empty()) {
       if (const FlagValueClass* v = f.row->for_value(f.negated ? "off" : "on")) f.cls = v->cls, f.what = v->what;
     }
+    // a later release's refused flag set to its own default changes nothing (--dcp-size 1)
+    if (later && f.cls == FlagClass::Refused && f.sub.empty() && at_default(f, later->default_value))
+      f.cls = FlagClass::Ignored, f.what = "its default in " + later->since + " and later: as not given";
     c.flags.push_back(f);
   }
   std::string later;  // the later releases' flags, named once

@@ -42,6 +42,9 @@ const FlagAppliers& sglang_appliers() {
        }},
       {"--disable-cuda-graph",
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_cuda_graph = true; }},
+      // v0.5.10 and later (args_from_sglang also applies it after every other flag)
+      {"--enforce-disable-flashinfer-allreduce-fusion",
+       [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.enable_flashinfer_allreduce_fusion = false; }},
       // v0.5.14 and later; only its `disabled` value is modelled (sglang-v0.5.18-flag-values.csv)
       {"--cuda-graph-backend-decode",
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_cuda_graph = true; }},
@@ -111,14 +114,32 @@ std::string sglang_command_release(const CommandFlags& c, std::string* by) {
 
 void refuse_sglang_spec_v2(const CommandFlags& c, const RunArgs& a) {
   if (!a.algorithm || ascii_lower(*a.algorithm) == "none") return;
-  std::string by;
-  const std::string release = sglang_command_release(c, &by);
-  if (release.empty() || !release_at_least(release, kSglangSpecV2Only)) return;
-  throw InputError(by + " is a flag of SGLang " + release + " and later; from " + kSglangSpecV2Only +
-                       " SGLang runs every speculative decode on its spec-v2 worker with overlap scheduling, which "
-                       "the SGLang runtime profile (v0.5.2's v1 worker) does not describe: drop " +
-                       by + " to price the v1 cycle",
-                   c.where + ": " + by);
+  const std::string release = sglang_command_release(c);
+  if (release.empty() || !release_at_least(release, kSglangSpecV2Default)) return;
+  // v0.5.11-v0.5.13 still run the v1 worker with SGLANG_ENABLE_SPEC_V2 off (environment.csv: ignored)
+  const bool v1_asked = std::any_of(c.flags.begin(), c.flags.end(), [](const PastedFlag& f) {
+    return !f.row && f.given == "SGLANG_ENABLE_SPEC_V2" && f.cls == FlagClass::Ignored;
+  });
+  const bool only_v2 = release_at_least(release, kSglangSpecV2Only);
+  if (v1_asked && !only_v2) return;
+  const char* from = only_v2 ? kSglangSpecV2Only : kSglangSpecV2Default;
+  std::string named, first;
+  const StackFlagTable& table = stack_flag_table("sglang");
+  for (const auto& f : c.flags) {
+    if (f.since.empty() || !release_at_least(f.since, from) || named.find(f.given + " (") != std::string::npos)
+      continue;
+    if (first.empty()) first = f.given;
+    const StackFlagTable::OlderSpelling* old = table.older_spelling(f.given);
+    named += (named.empty() ? "" : ", ") + f.given + " (" + f.since +
+             (old ? ", for v0.5.2's " + old->flag : std::string()) + ")";
+  }
+  throw InputError(
+      "the command holds flags of SGLang " + std::string(from) + " or later: " + named + "; from " + from +
+          " SGLang runs speculative decoding on its spec-v2 worker with overlap scheduling" +
+          (only_v2 ? "" : " unless SGLANG_ENABLE_SPEC_V2=0") +
+          ", which the SGLang runtime profile (v0.5.2's v1 worker) does not describe: drop them (give the v0.5.2 "
+          "flag a later name stands for) to price the v1 cycle",
+      c.where + ": " + first);
 }
 
 const std::vector<std::string>& sglang_applied_flags() {
@@ -139,6 +160,8 @@ RunArgs args_from_sglang(const CommandFlags& c, std::vector<std::string>& notes)
     notes.push_back("--enable-ep-moe: experts split over the TP group, --ep-size " +
                     std::to_string(*a.parallel.ep_size) + " (as SGLang sets it)");
   }
+  // v0.5.10 and later: forced off over --enable-flashinfer-allreduce-fusion, wherever each stands
+  if (c.last("--enforce-disable-flashinfer-allreduce-fusion")) a.enable_flashinfer_allreduce_fusion = false;
   // No --speculative-algorithm: SGLang decodes plainly (its speculative flags do nothing).
   if (!a.algorithm) a.algorithm = "NONE";
   // SGLang v0.5.2's check_server_args: "Pipeline parallelism is not compatible with overlap

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -145,16 +146,23 @@ void load_older_spellings(StackFlagTable& t, const std::string& file) {
 }
 
 // models/stacks/<file>: flag,aliases,arity,class,what,default,since,spelling_of; the flags later
-// releases than t's added (ignored or refused: nothing applies them), or, with `spelling_of`, a later
-// release's name of one of t's flags (read as it). `release`: the newest release the file covers.
-void load_newer_flags(StackFlagTable& t, const std::string& file, const std::string& release) {
+// releases than t's (`pinned`) added, classed as t's (a modelled one must have its applier, as
+// t's), or, with `spelling_of`, a later release's name of one of t's flags (read as it).
+// `release`: the newest release the file covers.
+void load_newer_flags(StackFlagTable& t, const std::string& file, const std::string& pinned,
+                      const std::string& release) {
   t.newer_source = "models/stacks/" + file;
   t.newer_release = release;
+  // a release tag after the pinned one (v0.5.14), or a main commit's date (main 2026-08-17)
+  static const std::regex kRelease(R"(v[0-9]+(\.[0-9]+)*|main [0-9]{4}-[0-9]{2}-[0-9]{2})");
   for_each_row(file, "newer flag table", 8, "flag,aliases,arity,class,what,default,since,spelling_of",
                [&](const std::vector<std::string>& f, const std::string& where) {
                  if (f[0].rfind("--", 0) != 0) throw InputError("'" + f[0] + "' is not a --flag", where);
-                 if (f[6].empty() || !release_at_least(release, f[6]))
-                   throw InputError("since '" + f[6] + "' is not a release up to " + release, where);
+                 if (!std::regex_match(f[6], kRelease) || !release_at_least(release, f[6]) ||
+                     (f[6][0] == 'v' && release_at_least(pinned, f[6])))
+                   throw InputError("since '" + f[6] + "' is not a release after " + pinned + " and up to " + release +
+                                        " (vX.Y.Z, or main YYYY-MM-DD)",
+                                    where);
                  if (f[4].empty()) throw InputError("expected what it changes or is about", where);
                  StackFlag row{f[0], split_bar(f[1]), parse_arity(f[2], where), parse_class(f[3], where), f[4], {}};
                  std::vector<std::string> spellings = row.aliases;
@@ -164,8 +172,10 @@ void load_newer_flags(StackFlagTable& t, const std::string& file, const std::str
                      if (r.flag == sp || std::find(r.aliases.begin(), r.aliases.end(), sp) != r.aliases.end())
                        throw InputError("'" + sp + "' is a spelling of " + t.source + " itself", where);
                  if (!f[7].empty()) {
+                   // vLLM's --speculative-config.KEY: the flag before the dot
+                   const std::string target = t.stack == "vllm" ? f[7].substr(0, f[7].find('.')) : f[7];
                    const auto old =
-                       std::find_if(t.rows.begin(), t.rows.end(), [&](const StackFlag& r) { return r.flag == f[7]; });
+                       std::find_if(t.rows.begin(), t.rows.end(), [&](const StackFlag& r) { return r.flag == target; });
                    if (old == t.rows.end())
                      throw InputError("spelling_of '" + f[7] + "' is not a flag of " + t.source, where);
                    if (old->arity != row.arity)
@@ -173,9 +183,6 @@ void load_newer_flags(StackFlagTable& t, const std::string& file, const std::str
                    for (const auto& sp : spellings) t.older.push_back({sp, f[7], f[4], f[6]});
                    return;
                  }
-                 if (row.cls == FlagClass::Modelled)
-                   throw InputError(
-                       "a later release's flag is ignored or refused (nothing applies it), or a spelling_of", where);
                  t.newer.push_back({std::move(row), f[6], f[5]});
                });
 }
@@ -183,16 +190,18 @@ void load_newer_flags(StackFlagTable& t, const std::string& file, const std::str
 }  // namespace
 
 bool release_at_least(const std::string& a, const std::string& b) {
-  // "v0.5.14" -> {0, 5, 14}; a part that is not a number ends the comparison
+  // "v0.5.14" -> {0, 5, 14}, "main 2026-08-17" -> {2026, 8, 17}: the numbers after any leading
+  // word, split at '.' or '-'; a part that is not a number ends the comparison
   const auto parts = [](const std::string& v) {
     std::vector<long> out;
-    std::size_t i = !v.empty() && (v[0] == 'v' || v[0] == 'V') ? 1 : 0;
+    std::size_t i = 0;
+    while (i < v.size() && !std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
     while (i < v.size()) {
       std::size_t j = i;
       while (j < v.size() && std::isdigit(static_cast<unsigned char>(v[j]))) ++j;
       if (j == i) break;
       out.push_back(std::stol(v.substr(i, std::min<std::size_t>(j - i, 9))));
-      if (j >= v.size() || v[j] != '.') break;
+      if (j >= v.size() || (v[j] != '.' && v[j] != '-')) break;
       i = j + 1;
     }
     return out;
@@ -206,11 +215,13 @@ bool release_at_least(const std::string& a, const std::string& b) {
 }
 
 const StackFlagTable::NewerFlag* StackFlagTable::newer_flag(const std::string& spelling, bool* negated) const {
+  std::string s = spelling;
+  if (underscores && s.rfind("--", 0) == 0) std::replace(s.begin() + 2, s.end(), '_', '-');
   if (negated) *negated = false;
   for (const auto& n : newer) {
     const StackFlag& r = n.row;
-    if (r.flag == spelling || std::find(r.aliases.begin(), r.aliases.end(), spelling) != r.aliases.end()) return &n;
-    if (r.arity == FlagArity::Bool && spelling == "--no-" + r.flag.substr(2)) {
+    if (r.flag == s || std::find(r.aliases.begin(), r.aliases.end(), s) != r.aliases.end()) return &n;
+    if (r.arity == FlagArity::Bool && s == "--no-" + r.flag.substr(2)) {
       if (negated) *negated = true;
       return &n;
     }
@@ -317,12 +328,13 @@ const StackFlagTable& stack_flag_table(const std::string& stack) {
       slot = std::make_unique<StackFlagTable>(load_table(stack, "sglang-v0.5.2-server-args.csv"));
       load_value_classes(*slot, "sglang-v0.5.2-flag-values.csv");
       load_older_spellings(*slot, "sglang-older-spellings.csv");
-      load_newer_flags(*slot, "sglang-v0.5.18-newer-flags.csv", "v0.5.18");
+      load_newer_flags(*slot, "sglang-v0.5.18-newer-flags.csv", "v0.5.2", "v0.5.18");
       load_value_classes(*slot, "sglang-v0.5.18-flag-values.csv");
     } else if (stack == "vllm") {
       slot = std::make_unique<StackFlagTable>(load_table(stack, "vllm-v0.11.0-serve-args.csv"));
       load_value_classes(*slot, "vllm-v0.11.0-flag-values.csv");
       load_older_spellings(*slot, "vllm-older-spellings.csv");
+      load_newer_flags(*slot, "vllm-main-2026-08-17-newer-flags.csv", "v0.11.0", "main 2026-08-17");
     } else
       throw InputError("no flag table for '" + stack + "' (sglang, vllm)", "stack");
   }

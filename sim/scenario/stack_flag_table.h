@@ -54,8 +54,8 @@ struct StackFlagTable {
   /// The other release's spelling `spelling` (vLLM: underscores read as dashes), or null.
   const OlderSpelling* older_spelling(const std::string& spelling) const;
 
-  /// Flags that later releases added (models/stacks/<stack>-<release>-newer-flags.csv): ignored or
-  /// refused as this release's are, each with the first release that has it and its default there.
+  /// Flags that later releases added (models/stacks/<stack>-<release>-newer-flags.csv), classed as
+  /// this release's are, each with the first release that has it and its default there.
   struct NewerFlag {
     StackFlag row;
     std::string since;          ///< first release with the flag ("v0.5.14")

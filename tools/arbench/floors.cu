@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -483,6 +484,14 @@ double row_sum_us(int device, int ranks, std::size_t tokens, int parts, int thre
   FL_CUDA(cudaFree(err));
   if (e != 0 || std::any_of(totals.begin(), totals.end(), [](float t) { return t < 0.0f; }))
     throw std::runtime_error(std::string("row_sum_us: a row sum of kind '") + kRowSumNames[kind] + "' gave up waiting");
+  // every CTA's partial is the same made-up sum, so a row's total is `parts` of them (one for none)
+  double own = 0;
+  for (int t = 0; t < threads; ++t) own += 1e-3 * (t + 1);
+  const double want = own * (kind == kRowSumNone ? 1 : parts);
+  for (const float t : totals)
+    if (std::abs(t - want) > 1e-4 * want)
+      throw std::runtime_error(std::string("row_sum_us: a row sum of kind '") + kRowSumNames[kind] + "' gave " +
+                               std::to_string(t) + " where " + std::to_string(want) + " was due");
   return ms * 1e3 / nodes;
 }
 

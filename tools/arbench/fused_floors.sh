@@ -4,7 +4,7 @@
 # fused kernel's loads and stores alone (one-shot-ll's, and with the norm's) and its row sums alone
 # (each CTA's own partial; split's words in global memory; cluster-push's shared memory and
 # cluster barrier). Two rounds of the floors, then `split` and `cluster-push` timed in full, two
-# rounds each, interleaved.
+# rounds each, interleaved; then at 2 and 4 virtual ranks the floors and every row-split variant.
 # Run from the repository root on one H200: OUT=/some/dir tools/arbench/fused_floors.sh
 # (CLI11 headers from elsewhere than /usr/include: SPECSIM_EXTRA_INCLUDE=DIR)
 set -u -o pipefail
@@ -25,4 +25,13 @@ for round in 1 2; do
     echo "arbench $v round $round rc=$?"
   done
 done
-grep -h "^# floor (fused)" "$OUT"/arbench-split-*.log
+# the same at 2 and 4 virtual ranks, every variant (one log per world)
+for w in 2 4; do
+  for v in split block cluster-push two-shot; do
+    floors=0; [ "$v" = split ] && floors=1
+    echo "==== --virtual-ranks $w --fused-variant $v" >> "$OUT/worlds-$w.log"
+    $B/specsim-arbench --virtual-ranks $w "${SHAPES[@]:2}" --floors $floors --fused-variant $v >> "$OUT/worlds-$w.log" 2>&1
+    echo "arbench world $w $v rc=$?"
+  done
+done
+grep -h "^# floor (fused)" "$OUT"/arbench-split-*.log "$OUT"/worlds-*.log

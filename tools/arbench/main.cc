@@ -387,8 +387,11 @@ int real_main(int argc, char** argv) {
         for (const std::size_t t : fused_tokens) {
           const int parts = car::fused_cluster(h), threads = car::fused_threads(h);
           if (t * static_cast<std::size_t>(parts) > 64 ||
-              t * h * car::elem_bytes(*dt) > specsim::car_policy::kLlMaxBytes)
+              t * h * car::elem_bytes(*dt) > specsim::car_policy::kLlMaxBytes) {
+            fmt::print("# floor (fused) {} x {}: skipped ({} CTAs a rank over 64, or over the flag-free 1 MiB)\n", h, t,
+                       t * static_cast<std::size_t>(parts));
             continue;
+          }
           const double ll = ab::fused_traffic_us(0, R.world, h, t, parts, threads, false);
           const double fused = ab::fused_traffic_us(0, R.world, h, t, parts, threads, true);
           double rs[ab::kRowSumKinds];

@@ -1,7 +1,8 @@
-// Flags of SGLang releases after v0.5.2 (models/stacks/sglang-v0.5.18-newer-flags.csv): a pasted
-// command holding one is read (ignored, refused, or a new name of a v0.5.2 flag read as it) and
-// says which release it dates the command to; a speculative command of v0.5.14 or later, which
-// runs the spec-v2 worker, is refused. A server log's server_args line is dated the same way.
+// Flags of later releases than the pinned tables' (models/stacks/sglang-v0.5.18-newer-flags.csv,
+// vllm-main-2026-08-17-newer-flags.csv): a pasted command holding one is read (ignored, refused, or
+// a new name of a pinned flag read as it) and says which release it dates the command to; a
+// speculative SGLang command of v0.5.14 or later, which runs the spec-v2 worker, is refused. A
+// server log's launch line is read the same way.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -52,7 +53,7 @@ TEST_CASE("releases compare by their dotted numbers") {
   CHECK(release_at_least("v0.6", "v0.5.18"));
 }
 
-TEST_CASE("the later releases' table: every row ignored or refused, dated, and not a v0.5.2 flag") {
+TEST_CASE("the later releases' table: every row dated, applied where modelled, and not a v0.5.2 flag") {
   const StackFlagTable& t = stack_flag_table("sglang");
   const auto& applied = sglang_applied_flags();
   CHECK(t.newer_release == "v0.5.18");
@@ -60,7 +61,6 @@ TEST_CASE("the later releases' table: every row ignored or refused, dated, and n
   for (const auto& n : t.newer) {
     INFO(n.row.flag);
     CHECK(!n.row.what.empty());
-    CHECK(n.row.cls != FlagClass::Modelled);
     CHECK(release_at_least(n.since, "v0.5.3"));
     CHECK(release_at_least("v0.5.18", n.since));
     CHECK(t.find(n.row.flag, "test") == nullptr);  // exact, and no prefix of a v0.5.2 flag either
@@ -72,7 +72,9 @@ TEST_CASE("the later releases' table: every row ignored or refused, dated, and n
   REQUIRE(decode_bs != nullptr);
   CHECK(decode_bs->flag == "--cuda-graph-max-bs");
   CHECK(decode_bs->since == "v0.5.14");
-  CHECK(t.older_spelling("--speculative-draft")->since.empty());  // an earlier release's spelling
+  const auto* earlier = t.older_spelling("--speculative-draft");  // an earlier release's spelling
+  REQUIRE(earlier != nullptr);
+  CHECK(earlier->since.empty());
 }
 
 TEST_CASE("a later release's flag in a pasted command: ignored with its release said, or refused naming it") {
@@ -135,25 +137,59 @@ TEST_CASE("a later name of a v0.5.2 setting reaches the run as that setting") {
   CHECK(json::parse(full.out)["scenarios"][0]["baseline"] != json::parse(off.out)["scenarios"][0]["baseline"]);
 }
 
-TEST_CASE("a speculative command of SGLang v0.5.14 or later is refused: its spec-v2 worker is not described") {
-  const CliResult v2 =
-      paste_run(newer_with(newer_with(kSglangLater, kEagleLater), {"--cuda-graph-max-bs-decode", "32"}));
+TEST_CASE("a speculative command of a release that runs SGLang's spec-v2 worker is refused, naming its flags") {
+  const std::vector<std::string> spec = newer_with(kSglangLater, kEagleLater);
+  const CliResult v2 = paste_run(
+      newer_with(spec, {"--cuda-graph-max-bs-decode", "32", "--disable-decode-cuda-graph", "--enable-trace"}));
   CHECK(v2.exit_code == 2);
-  CHECK(v2.err.find("--cuda-graph-max-bs-decode is a flag of SGLang v0.5.14 and later") != std::string::npos);
+  CHECK(v2.err.find("flags of SGLang v0.5.14 or later: --cuda-graph-max-bs-decode (v0.5.14, for v0.5.2's "
+                    "--cuda-graph-max-bs), --disable-decode-cuda-graph (v0.5.14, for v0.5.2's --disable-cuda-graph)") !=
+        std::string::npos);
+  CHECK(v2.err.find("--enable-trace") == std::string::npos);  // v0.5.3: not what dates it
   CHECK(v2.err.find("spec-v2 worker") != std::string::npos);
   CHECK(v2.out.empty());
-  // the newest flag names the release
-  const CliResult newest = paste_run(
-      newer_with(newer_with(kSglangLater, kEagleLater), {"--tokenizer-backend", "fastokens", "--language-model-only"}));
-  CHECK(newest.exit_code == 2);
-  CHECK(newest.err.find("--language-model-only is a flag of SGLang v0.5.18") != std::string::npos);
-  // before v0.5.14 the v1 worker still ran: priced
-  const CliResult v1 =
-      paste_run(newer_with(newer_with(kSglangLater, kEagleLater), {"--tokenizer-backend", "fastokens"}));
+  // v0.5.11-v0.5.13: spec v2 by default, v1 with SGLANG_ENABLE_SPEC_V2=0 in the command's environment
+  const CliResult v11 = paste_run(newer_with(spec, {"--tokenizer-backend", "fastokens"}));
+  CHECK(v11.exit_code == 2);
+  CHECK(v11.err.find("--tokenizer-backend (v0.5.11)") != std::string::npos);
+  CHECK(v11.err.find("unless SGLANG_ENABLE_SPEC_V2=0") != std::string::npos);
+  std::vector<std::string> v1_env = {"SGLANG_ENABLE_SPEC_V2=0"};
+  v1_env.insert(v1_env.end(), spec.begin(), spec.end());
+  const CliResult v1 = paste_run(newer_with(v1_env, {"--tokenizer-backend", "fastokens"}));
   INFO(v1.err);
   CHECK(v1.exit_code == 0);
+  // ... but not from v0.5.14, which has no v1 worker
+  CHECK(paste_run(newer_with(v1_env, {"--language-model-only"})).exit_code == 2);
+  // before v0.5.11 the v1 worker ran by default: priced
+  const CliResult v10 = paste_run(newer_with(spec, {"--pre-warm-nccl", "--enable-trace"}));
+  INFO(v10.err);
+  CHECK(v10.exit_code == 0);
   // a plain command of a later release: priced on v0.5.2's terms
   CHECK(paste_run(newer_with(kSglangLater, {"--cuda-graph-max-bs-decode", "32"})).exit_code == 0);
+}
+
+TEST_CASE("a later flag at its own default changes nothing; --enforce-disable-flashinfer-allreduce-fusion wins") {
+  const CliResult one = paste_run(newer_with(kSglangLater, {"--dcp-size", "1", "--kv-canary", "none"}));
+  INFO(one.err);
+  REQUIRE(one.exit_code == 0);
+  for (const auto& f : json::parse(one.out).at("pasted_command").at("flags"))
+    if (f.at("flag") == "--dcp-size" || f.at("flag") == "--kv-canary") CHECK(f.at("class") == "ignored");
+  const CliResult two = paste_run(newer_with(kSglangLater, {"--dcp-size", "2"}));
+  CHECK(two.exit_code == 2);
+  CHECK(two.err.find("not modelled: --dcp-size 2") != std::string::npos);
+
+  const std::vector<std::string> tp8 = newer_with(kSglangLater, {"--tp", "8"});
+  const CliResult fused = paste_run(newer_with(tp8, {"--enable-flashinfer-allreduce-fusion"}));
+  const CliResult forced = paste_run(
+      newer_with(tp8, {"--enforce-disable-flashinfer-allreduce-fusion", "--enable-flashinfer-allreduce-fusion"}));
+  const CliResult plain = paste_run(tp8);
+  INFO(forced.err);
+  REQUIRE(fused.exit_code == 0);
+  REQUIRE(forced.exit_code == 0);
+  REQUIRE(plain.exit_code == 0);
+  const json f = json::parse(fused.out), o = json::parse(forced.out), p = json::parse(plain.out);
+  CHECK(o["scenarios"][0]["baseline"] == p["scenarios"][0]["baseline"]);
+  CHECK(f["scenarios"][0]["baseline"] != p["scenarios"][0]["baseline"]);
 }
 
 TEST_CASE("a server log of a later release: dated by its server_args, spec-v2 said, refused settings listed") {
@@ -179,6 +215,21 @@ TEST_CASE("a server log of a later release: dated by its server_args, spec-v2 sa
   CHECK(listed.find("enable_torch_symm_mem") == std::string::npos);      // refused, at its default
   CHECK(listed.find("cuda_graph_backend_decode") == std::string::npos);  // 'full': v0.5.2's decode graphs
   CHECK(listed.find("tokenizer_backend") == std::string::npos);          // ignored
+  // v0.5.11-v0.5.13: spec v2 unless the server set SGLANG_ENABLE_SPEC_V2=0, which a log does not show
+  std::string v11 = slurp(traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h100-synthetic-from-real-format.log"));
+  v11.replace(v11.find(from), from.size(),
+              "server_args=ServerArgs(tokenizer_backend='huggingface', gc_threshold=[1000, 10, 10], "
+              "debug_tensor_dump_layers=None, model_path=");
+  write_text(dir + "/v11.log", v11);
+  const json e = run_json({"diagnose", dir + "/v11.log", "--json", "--hardware", "h100-sxm:nvswitch"});
+  const json* v2_11 = later_finding(e, "spec-v2-worker");
+  REQUIRE(v2_11 != nullptr);
+  CHECK(v2_11->at("message").get<std::string>().find("unless the server ran with SGLANG_ENABLE_SPEC_V2=0") !=
+        std::string::npos);
+  const json* listed_11 = later_finding(e, "settings-not-modelled");
+  REQUIRE(listed_11 != nullptr);
+  CHECK(listed_11->at("message").get<std::string>().find("gc_threshold=[1000, 10, 10]") != std::string::npos);
+  CHECK(listed_11->at("message").get<std::string>().find("debug_tensor_dump_layers") == std::string::npos);
   // the v0.5.2 log itself: neither finding
   const json base =
       run_json({"diagnose", traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h100-synthetic-from-real-format.log"),
@@ -202,4 +253,69 @@ TEST_CASE("a later release's name for the decode graphs' limit is read from serv
   const json o = run_json({"diagnose", dir + "/old.log", "--json", "--hardware", "h100-sxm:nvswitch"});
   CHECK(r.at("scenario").dump().find("\"cuda_graph_max_bs\":4") != std::string::npos);
   CHECK(r.at("scenario").at("settings") == o.at("scenario").at("settings"));
+}
+
+TEST_CASE("vLLM's later flags: --spec-* read as --speculative-config's keys, others ignored or refused") {
+  const std::vector<std::string> serve = {"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"};
+  const StackFlagTable& t = stack_flag_table("vllm");
+  CHECK(t.newer.size() > 100);
+  for (const auto& n : t.newer) {
+    INFO(n.row.flag);
+    CHECK(n.row.cls != FlagClass::Modelled);  // nothing applies a later vLLM flag
+    CHECK(release_at_least(t.newer_release, n.since));
+    CHECK(release_at_least(n.since, "main 2025-10-01"));
+  }
+  const CliResult later =
+      paste_run(newer_with(serve, {"--spec-method", "eagle3", "--spec-model", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",
+                                   "--spec-tokens", "3", "--kv_cache_metrics"}));
+  const CliResult config = paste_run(newer_with(
+      serve, {"--speculative-config",
+              R"({"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3})"}));
+  INFO(later.err);
+  REQUIRE(later.exit_code == 0);
+  REQUIRE(config.exit_code == 0);
+  const json l = json::parse(later.out), c = json::parse(config.out);
+  CHECK(l["scenarios"][0]["spec"] == c["scenarios"][0]["spec"]);
+  CHECK(l["settings"]["speculative_num_steps"] == 3);
+  CHECK(later_note(l, "--spec-tokens read as --speculative-config.num_speculative_tokens") != "");
+  CHECK(later_note(l, "--kv_cache_metrics (main 2025-12-01)") != "");
+
+  const CliResult moe = paste_run(newer_with(serve, {"--moe-backend", "triton"}));
+  CHECK(moe.exit_code == 2);
+  CHECK(moe.err.find("not modelled: --moe-backend triton changes the MoE kernels") != std::string::npos);
+  CHECK(moe.out.empty());
+}
+
+TEST_CASE("a vLLM log's launch: a later flag the table ignores is dropped, one it refuses listed") {
+  const std::string dir = fresh_dir();
+  std::string text = slurp(traces_path("vllm-logs/vllm-eagle3-qwen3-8b-h20-synthetic-from-real-format.log"));
+  const std::string from = "'max_model_len': 8192, ";
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.insert(at + from.size(), "'kv_cache_metrics': True, 'moe_backend': 'triton', ");
+  write_text(dir + "/later.log", text);
+  const json d = run_json({"diagnose", dir + "/later.log", "--json", "--hardware", "h20:nvswitch"});
+  const json* off = later_finding(d, "settings-not-modelled");
+  REQUIRE(off != nullptr);
+  const std::string listed = off->at("message");
+  CHECK(listed.find("--moe-backend triton (it changes the MoE kernels") != std::string::npos);
+  CHECK(listed.find("kv-cache-metrics") == std::string::npos);
+  CHECK(listed.find("kv_cache_metrics") == std::string::npos);
+}
+
+TEST_CASE("a log's later keys for the decode graphs turn them off as disable_cuda_graph does") {
+  const std::string dir = fresh_dir();
+  const std::string text =
+      slurp(traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h100-synthetic-from-real-format.log"));
+  const std::string from = "server_args=ServerArgs(model_path=";
+  REQUIRE(text.find(from) != std::string::npos);
+  for (const std::string key :
+       {"disable_decode_cuda_graph=True", "cuda_graph_backend_decode='disabled'", "cuda_graph_backend_decode='full'"}) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), "server_args=ServerArgs(" + key + ", model_path=");
+    write_text(dir + "/g.log", t);
+    const json d = run_json({"diagnose", dir + "/g.log", "--json", "--hardware", "h100-sxm:nvswitch"});
+    INFO(key);
+    CHECK(d.at("scenario").at("settings").at("disable_cuda_graph") == (key != "cuda_graph_backend_decode='full'"));
+  }
 }
