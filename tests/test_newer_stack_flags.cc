@@ -10,6 +10,7 @@
 #include "run_json.h"
 #include "scenario/sglang_cmdline.h"
 #include "scenario/stack_flag_table.h"
+#include "scenario/vllm_cmdline.h"
 #include "test_util.h"
 
 using namespace specsim;
@@ -142,9 +143,10 @@ TEST_CASE("a speculative command of a release that runs SGLang's spec-v2 worker 
   const CliResult v2 = paste_run(
       newer_with(spec, {"--cuda-graph-max-bs-decode", "32", "--disable-decode-cuda-graph", "--enable-trace"}));
   CHECK(v2.exit_code == 2);
-  CHECK(v2.err.find("flags of SGLang v0.5.14 or later: --cuda-graph-max-bs-decode (v0.5.14, for v0.5.2's "
+  CHECK(v2.err.find("flags of SGLang v0.5.11 or later: --cuda-graph-max-bs-decode (v0.5.14, for v0.5.2's "
                     "--cuda-graph-max-bs), --disable-decode-cuda-graph (v0.5.14, for v0.5.2's --disable-cuda-graph)") !=
         std::string::npos);
+  CHECK(v2.err.find("from v0.5.14 SGLang runs") != std::string::npos);
   CHECK(v2.err.find("--enable-trace") == std::string::npos);  // v0.5.3: not what dates it
   CHECK(v2.err.find("spec-v2 worker") != std::string::npos);
   CHECK(v2.out.empty());
@@ -153,13 +155,33 @@ TEST_CASE("a speculative command of a release that runs SGLang's spec-v2 worker 
   CHECK(v11.exit_code == 2);
   CHECK(v11.err.find("--tokenizer-backend (v0.5.11)") != std::string::npos);
   CHECK(v11.err.find("unless SGLANG_ENABLE_SPEC_V2=0") != std::string::npos);
+  CHECK(v11.err.find("or set SGLANG_ENABLE_SPEC_V2=0 in the command") != std::string::npos);
+  // flags of both: every one of v0.5.11 on is named, so dropping them is enough
+  const CliResult both = paste_run(newer_with(spec, {"--tokenizer-backend", "fastokens", "--language-model-only"}));
+  CHECK(both.err.find("--tokenizer-backend (v0.5.11), --language-model-only (v0.5.18)") != std::string::npos);
   std::vector<std::string> v1_env = {"SGLANG_ENABLE_SPEC_V2=0"};
   v1_env.insert(v1_env.end(), spec.begin(), spec.end());
   const CliResult v1 = paste_run(newer_with(v1_env, {"--tokenizer-backend", "fastokens"}));
   INFO(v1.err);
   CHECK(v1.exit_code == 0);
   // ... but not from v0.5.14, which has no v1 worker
-  CHECK(paste_run(newer_with(v1_env, {"--language-model-only"})).exit_code == 2);
+  const CliResult v18 = paste_run(newer_with(v1_env, {"--language-model-only"}));
+  CHECK(v18.exit_code == 2);
+  CHECK(v18.err.find("or later: --language-model-only (v0.5.18); from v0.5.14") != std::string::npos);
+  // the variable's off values are SGLang's (0, false, no, n, any case), through `env` too; another
+  // value is spec v2 (SGLang falls back to the default) and refused by the environment's table
+  for (const std::string off : {"SGLANG_ENABLE_SPEC_V2=false", "SGLANG_ENABLE_SPEC_V2=N"}) {
+    std::vector<std::string> cmd = {"env", off};
+    cmd.insert(cmd.end(), spec.begin(), spec.end());
+    const CliResult r = paste_run(newer_with(cmd, {"--tokenizer-backend", "fastokens"}));
+    INFO(off << ": " << r.err);
+    CHECK(r.exit_code == 0);
+  }
+  std::vector<std::string> off_word = {"SGLANG_ENABLE_SPEC_V2=off"};
+  off_word.insert(off_word.end(), spec.begin(), spec.end());
+  const CliResult word = paste_run(off_word);
+  CHECK(word.exit_code == 2);
+  CHECK(word.err.find("SGLANG_ENABLE_SPEC_V2") != std::string::npos);
   // before v0.5.11 the v1 worker ran by default: priced
   const CliResult v10 = paste_run(newer_with(spec, {"--pre-warm-nccl", "--enable-trace"}));
   INFO(v10.err);
@@ -169,11 +191,26 @@ TEST_CASE("a speculative command of a release that runs SGLang's spec-v2 worker 
 }
 
 TEST_CASE("a later flag at its own default changes nothing; --enforce-disable-flashinfer-allreduce-fusion wins") {
-  const CliResult one = paste_run(newer_with(kSglangLater, {"--dcp-size", "1", "--kv-canary", "none"}));
+  const CliResult one = paste_run(
+      newer_with(kSglangLater, {"--dcp-size", "1", "--kv-canary", "none", "--no-lora-strict-loading", "--dllm-fdfo"}));
   INFO(one.err);
   REQUIRE(one.exit_code == 0);
-  for (const auto& f : json::parse(one.out).at("pasted_command").at("flags"))
-    if (f.at("flag") == "--dcp-size" || f.at("flag") == "--kv-canary") CHECK(f.at("class") == "ignored");
+  int at_default = 0;
+  const json report = json::parse(one.out);  // kept: a range-for over a temporary's member dangles
+  for (const auto& f : report.at("pasted_command").at("flags")) {
+    const std::string name = f.at("flag");
+    if (name == "--dcp-size" || name == "--kv-canary" || name == "--no-lora-strict-loading" || name == "--dllm-fdfo") {
+      CHECK(f.at("class") == "ignored");
+      ++at_default;
+    }
+  }
+  CHECK(at_default == 4);
+  // off their defaults: refused
+  for (const auto& extra : std::vector<std::vector<std::string>>{{"--lora-strict-loading"}, {"--no-dllm-fdfo"}}) {
+    const CliResult r = paste_run(newer_with(kSglangLater, extra));
+    INFO(extra[0]);
+    CHECK(r.exit_code == 2);
+  }
   const CliResult two = paste_run(newer_with(kSglangLater, {"--dcp-size", "2"}));
   CHECK(two.exit_code == 2);
   CHECK(two.err.find("not modelled: --dcp-size 2") != std::string::npos);
@@ -230,6 +267,15 @@ TEST_CASE("a server log of a later release: dated by its server_args, spec-v2 sa
   REQUIRE(listed_11 != nullptr);
   CHECK(listed_11->at("message").get<std::string>().find("gc_threshold=[1000, 10, 10]") != std::string::npos);
   CHECK(listed_11->at("message").get<std::string>().find("debug_tensor_dump_layers") == std::string::npos);
+  // a default that is no literal ((suppressed): argparse sets nothing) is not compared
+  std::string nsa = text;
+  nsa.replace(nsa.find("cuda_graph_backend_decode='full'"), std::string("cuda_graph_backend_decode='full'").size(),
+              "nsa_decode_backend=None");
+  write_text(dir + "/nsa.log", nsa);
+  const json n = run_json({"diagnose", dir + "/nsa.log", "--json", "--hardware", "h100-sxm:nvswitch"});
+  const json* listed_nsa = later_finding(n, "settings-not-modelled");
+  REQUIRE(listed_nsa != nullptr);  // speculative_adaptive=True still is
+  CHECK(listed_nsa->at("message").get<std::string>().find("nsa_decode_backend") == std::string::npos);
   // the v0.5.2 log itself: neither finding
   const json base =
       run_json({"diagnose", traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h100-synthetic-from-real-format.log"),
@@ -259,9 +305,11 @@ TEST_CASE("vLLM's later flags: --spec-* read as --speculative-config's keys, oth
   const std::vector<std::string> serve = {"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"};
   const StackFlagTable& t = stack_flag_table("vllm");
   CHECK(t.newer.size() > 100);
+  const auto& applied = vllm_applied_flags();
   for (const auto& n : t.newer) {
     INFO(n.row.flag);
-    CHECK(n.row.cls != FlagClass::Modelled);  // nothing applies a later vLLM flag
+    const bool has = std::find(applied.begin(), applied.end(), n.row.flag) != applied.end();
+    CHECK(has == n.row.modelled_for_some());
     CHECK(release_at_least(t.newer_release, n.since));
     CHECK(release_at_least(n.since, "main 2025-10-01"));
   }
@@ -279,6 +327,17 @@ TEST_CASE("vLLM's later flags: --spec-* read as --speculative-config's keys, oth
   CHECK(l["settings"]["speculative_num_steps"] == 3);
   CHECK(later_note(l, "--spec-tokens read as --speculative-config.num_speculative_tokens") != "");
   CHECK(later_note(l, "--kv_cache_metrics (main 2025-12-01)") != "");
+
+  // --max-cudagraph-capture-size N: the cap one value of v0.11's --cuda-graph-sizes set
+  const CliResult cap = paste_run(newer_with(serve, {"--max-cudagraph-capture-size", "4"}), {"--batch-size", "8"});
+  const CliResult sizes = paste_run(newer_with(serve, {"--cuda-graph-sizes", "4"}), {"--batch-size", "8"});
+  INFO(cap.err);
+  REQUIRE(cap.exit_code == 0);
+  REQUIRE(sizes.exit_code == 0);
+  CHECK(json::parse(cap.out)["scenarios"][0]["baseline"] == json::parse(sizes.out)["scenarios"][0]["baseline"]);
+  CHECK(json::parse(cap.out)["settings"]["cuda_graph_max_bs"] == 4);
+  CHECK(paste_run(newer_with(serve, {"--mm-ipc-gpu-memory-gb", "2"})).exit_code == 2);
+  CHECK(paste_run(newer_with(serve, {"--mm-ipc-gpu-memory-gb", "0"})).exit_code == 0);  // its default
 
   const CliResult moe = paste_run(newer_with(serve, {"--moe-backend", "triton"}));
   CHECK(moe.exit_code == 2);

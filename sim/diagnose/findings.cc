@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -42,7 +43,28 @@ std::optional<nlohmann::json> python_value(const std::string& text) {
   const std::string t(ingest::trim(text));
   const auto lit = ingest::read_python_literal(t);
   if (!lit || lit->end != t.size()) return std::nullopt;
-  if (lit->value.is_string() && t.front() != '\'' && t.front() != '"') return std::nullopt;
+  // a word outside quotes other than None, True, False is an expression or a repr ((suppressed),
+  // ServerArgs.x, Foo(...)), at any depth
+  char quote = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const char ch = t[i];
+    if (quote) {
+      if (ch == '\\')
+        ++i;
+      else if (ch == quote)
+        quote = 0;
+    } else if (ch == '\'' || ch == '"') {
+      quote = ch;
+    } else if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '_') {
+      std::size_t j = i;
+      while (j < t.size() && (std::isalnum(static_cast<unsigned char>(t[j])) || t[j] == '_')) ++j;
+      const std::string word = t.substr(i, j - i);
+      const bool exponent =
+          (word[0] == 'e' || word[0] == 'E') && i > 0 && std::isdigit(static_cast<unsigned char>(t[i - 1]));
+      if (word != "None" && word != "True" && word != "False" && !exponent) return std::nullopt;
+      i = j - 1;
+    }
+  }
   return lit->value;
 }
 

@@ -64,7 +64,8 @@ namespace {
 bool at_default(const PastedFlag& f, const std::string& dflt) {
   if (f.row->arity == FlagArity::Switch) return dflt == "True";
   if (f.row->arity == FlagArity::Bool) return dflt == (f.negated ? "False" : "True");
-  if (f.values.size() != 1) return false;
+  // None: unset in the source; a value given is a value (SGLang reads the text 'None' as a string)
+  if (f.values.size() != 1 || dflt == "None") return false;
   std::string d = dflt;
   if (d.size() >= 2 && (d.front() == '\'' || d.front() == '"') && d.back() == d.front()) d = d.substr(1, d.size() - 2);
   const std::string& v = f.values.front();
@@ -177,7 +178,7 @@ CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, cons
     }
     // a later release's refused flag set to its own default changes nothing (--dcp-size 1)
     if (later && f.cls == FlagClass::Refused && f.sub.empty() && at_default(f, later->default_value))
-      f.cls = FlagClass::Ignored, f.what = "its default in " + later->since + " and later: as not given";
+      f.cls = FlagClass::Ignored, f.what = "its default in " + table.newer_release + ": as not given";
     c.flags.push_back(f);
   }
   std::string later;  // the later releases' flags, named once

@@ -125,21 +125,22 @@ void refuse_sglang_spec_v2(const CommandFlags& c, const RunArgs& a) {
   const char* from = only_v2 ? kSglangSpecV2Only : kSglangSpecV2Default;
   std::string named, first;
   const StackFlagTable& table = stack_flag_table("sglang");
-  for (const auto& f : c.flags) {
-    if (f.since.empty() || !release_at_least(f.since, from) || named.find(f.given + " (") != std::string::npos)
+  for (const auto& f : c.flags) {  // every flag of a release whose default worker is spec v2
+    if (f.since.empty() || !release_at_least(f.since, kSglangSpecV2Default) ||
+        named.find(f.given + " (") != std::string::npos)
       continue;
     if (first.empty()) first = f.given;
     const StackFlagTable::OlderSpelling* old = table.older_spelling(f.given);
     named += (named.empty() ? "" : ", ") + f.given + " (" + f.since +
              (old ? ", for v0.5.2's " + old->flag : std::string()) + ")";
   }
-  throw InputError(
-      "the command holds flags of SGLang " + std::string(from) + " or later: " + named + "; from " + from +
-          " SGLang runs speculative decoding on its spec-v2 worker with overlap scheduling" +
-          (only_v2 ? "" : " unless SGLANG_ENABLE_SPEC_V2=0") +
-          ", which the SGLang runtime profile (v0.5.2's v1 worker) does not describe: drop them (give the v0.5.2 "
-          "flag a later name stands for) to price the v1 cycle",
-      c.where + ": " + first);
+  throw InputError(std::string("the command holds flags of SGLang ") + kSglangSpecV2Default + " or later: " + named +
+                       "; from " + from + " SGLang runs speculative decoding on its spec-v2 worker with overlap " +
+                       "scheduling" + (only_v2 ? "" : " unless SGLANG_ENABLE_SPEC_V2=0") +
+                       ", which the SGLang runtime profile (v0.5.2's v1 worker) does not describe: drop them (give the "
+                       "v0.5.2 flag a later name stands for)" +
+                       (only_v2 ? "" : " or set SGLANG_ENABLE_SPEC_V2=0 in the command") + " to price the v1 cycle",
+                   c.where + ": " + first);
 }
 
 const std::vector<std::string>& sglang_applied_flags() {
@@ -160,7 +161,8 @@ RunArgs args_from_sglang(const CommandFlags& c, std::vector<std::string>& notes)
     notes.push_back("--enable-ep-moe: experts split over the TP group, --ep-size " +
                     std::to_string(*a.parallel.ep_size) + " (as SGLang sets it)");
   }
-  // v0.5.10 and later: forced off over --enable-flashinfer-allreduce-fusion, wherever each stands
+  // v0.5.10 and later: forced off over the command's --enable-flashinfer-allreduce-fusion, wherever
+  // each stands in it (specsim's own flag still overrides the command's, as every specsim flag does)
   if (c.last("--enforce-disable-flashinfer-allreduce-fusion")) a.enable_flashinfer_allreduce_fusion = false;
   // No --speculative-algorithm: SGLang decodes plainly (its speculative flags do nothing).
   if (!a.algorithm) a.algorithm = "NONE";

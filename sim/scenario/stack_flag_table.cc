@@ -153,12 +153,13 @@ void load_newer_flags(StackFlagTable& t, const std::string& file, const std::str
                       const std::string& release) {
   t.newer_source = "models/stacks/" + file;
   t.newer_release = release;
-  // a release tag after the pinned one (v0.5.14), or a main commit's date (main 2026-08-17)
+  // a release tag after the pinned one (v0.5.14), or a main commit's date (main 2026-08-17), as the
+  // table's newest release is written
   static const std::regex kRelease(R"(v[0-9]+(\.[0-9]+)*|main [0-9]{4}-[0-9]{2}-[0-9]{2})");
   for_each_row(file, "newer flag table", 8, "flag,aliases,arity,class,what,default,since,spelling_of",
                [&](const std::vector<std::string>& f, const std::string& where) {
                  if (f[0].rfind("--", 0) != 0) throw InputError("'" + f[0] + "' is not a --flag", where);
-                 if (!std::regex_match(f[6], kRelease) || !release_at_least(release, f[6]) ||
+                 if (!std::regex_match(f[6], kRelease) || f[6][0] != release[0] || !release_at_least(release, f[6]) ||
                      (f[6][0] == 'v' && release_at_least(pinned, f[6])))
                    throw InputError("since '" + f[6] + "' is not a release after " + pinned + " and up to " + release +
                                         " (vX.Y.Z, or main YYYY-MM-DD)",
@@ -320,23 +321,23 @@ FlagValueClass environment_class(const std::string& name, const std::string& val
   return {name, FlagClass::Refused, "the stack's or NCCL's behaviour through the environment"};
 }
 
-const StackFlagTable& stack_flag_table(const std::string& stack) {
+const StackFlagTable& stack_flag_table(std::string_view stack) {
   static std::map<std::string, std::unique_ptr<StackFlagTable>> cache;
-  auto& slot = cache[stack];
+  auto& slot = cache[std::string(stack)];
   if (!slot) {
     if (stack == "sglang") {
-      slot = std::make_unique<StackFlagTable>(load_table(stack, "sglang-v0.5.2-server-args.csv"));
+      slot = std::make_unique<StackFlagTable>(load_table("sglang", "sglang-v0.5.2-server-args.csv"));
       load_value_classes(*slot, "sglang-v0.5.2-flag-values.csv");
       load_older_spellings(*slot, "sglang-older-spellings.csv");
       load_newer_flags(*slot, "sglang-v0.5.18-newer-flags.csv", "v0.5.2", "v0.5.18");
       load_value_classes(*slot, "sglang-v0.5.18-flag-values.csv");
     } else if (stack == "vllm") {
-      slot = std::make_unique<StackFlagTable>(load_table(stack, "vllm-v0.11.0-serve-args.csv"));
+      slot = std::make_unique<StackFlagTable>(load_table("vllm", "vllm-v0.11.0-serve-args.csv"));
       load_value_classes(*slot, "vllm-v0.11.0-flag-values.csv");
       load_older_spellings(*slot, "vllm-older-spellings.csv");
       load_newer_flags(*slot, "vllm-main-2026-08-17-newer-flags.csv", "v0.11.0", "main 2026-08-17");
     } else
-      throw InputError("no flag table for '" + stack + "' (sglang, vllm)", "stack");
+      throw InputError("no flag table for '" + std::string(stack) + "' (sglang, vllm)", "stack");
   }
   return *slot;
 }

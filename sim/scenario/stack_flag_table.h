@@ -76,7 +76,7 @@ struct StackFlagTable {
 /// The table models/stacks/<file> (sglang-v0.5.2-server-args.csv, vllm-v0.11.0-serve-args.csv),
 /// with the per-value classes of <release>-flag-values.csv where the stack has one. InputError
 /// naming the file when it is missing or a row is malformed.
-const StackFlagTable& stack_flag_table(const std::string& stack);
+const StackFlagTable& stack_flag_table(std::string_view stack);
 
 /// An environment variable's class at `value` (models/stacks/environment.csv): the row for that
 /// value, else the variable's row, else refused. `value` of the result: the variable's name.

@@ -160,6 +160,9 @@ const FlagAppliers& vllm_appliers() {
          for (const auto& v : f.values) most = std::max(most, command_int(v, at));
          a.cuda_graph_max_bs = most;
        }},
+      // later vLLM: the cap one value of --cuda-graph-sizes was (--cudagraph-capture-sizes lists sizes)
+      {"--max-cudagraph-capture-size", [](const PastedFlag& f, RunArgs& a, auto&,
+                                          const std::string& at) { a.cuda_graph_max_bs = command_int(f.last(), at); }},
       {"--gpu-memory-utilization",
        [](const PastedFlag& f, RunArgs& a, auto&, const std::string& at) {
          a.mem_fraction_static = command_fraction(f.last(), at);

@@ -4,7 +4,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -202,7 +201,8 @@ __global__ void __launch_bounds__(car::detail::kFusedMaxThreads)
   const cd::RowSplit rs = cd::row_split<kMode>(parts);
   if constexpr (kKind == kRowSumClusterPush) cd::cluster_started_wait();
   __syncthreads();
-  const float ss = 1e-3f * static_cast<float>(threadIdx.x + 1);
+  // a whole number per CTA and call (sums stay exact), so a stale or another row's partial shows
+  const float ss = static_cast<float>(1 + (blockIdx.x + 3 * blockIdx.y + call) % 7);
   bool stop = false;
   float total = 0.0f;
   if constexpr (kKind == kRowSumNone) {
@@ -484,14 +484,23 @@ double row_sum_us(int device, int ranks, std::size_t tokens, int parts, int thre
   FL_CUDA(cudaFree(err));
   if (e != 0 || std::any_of(totals.begin(), totals.end(), [](float t) { return t < 0.0f; }))
     throw std::runtime_error(std::string("row_sum_us: a row sum of kind '") + kRowSumNames[kind] + "' gave up waiting");
-  // every CTA's partial is the same made-up sum, so a row's total is `parts` of them (one for none)
-  double own = 0;
-  for (int t = 0; t < threads; ++t) own += 1e-3 * (t + 1);
-  const double want = own * (kind == kRowSumNone ? 1 : parts);
-  for (const float t : totals)
-    if (std::abs(t - want) > 1e-4 * want)
-      throw std::runtime_error(std::string("row_sum_us: a row sum of kind '") + kRowSumNames[kind] + "' gave " +
-                               std::to_string(t) + " where " + std::to_string(want) + " was due");
+  // the last node (call `nodes`): CTA (x, y)'s partial is threads x (1 + (x + 3y + call) % 7); its
+  // total is its row's partials (its own for none), exact in float
+  const auto partial = [&](unsigned x, unsigned y) {
+    return static_cast<double>(threads) * (1 + (x + 3 * y + static_cast<unsigned>(nodes)) % 7);
+  };
+  for (unsigned y = 0; y < static_cast<unsigned>(ranks); ++y)
+    for (unsigned x = 0; x < ctas; ++x) {
+      double want = 0;
+      if (kind == kRowSumNone)
+        want = partial(x, y);
+      else
+        for (unsigned p = 0; p < static_cast<unsigned>(parts); ++p) want += partial(x / parts * parts + p, y);
+      const float got = totals[y * ctas + x];
+      if (got != static_cast<float>(want))
+        throw std::runtime_error(std::string("row_sum_us: a row sum of kind '") + kRowSumNames[kind] + "' gave " +
+                                 std::to_string(got) + " where " + std::to_string(want) + " was due");
+    }
   return ms * 1e3 / nodes;
 }
 
