@@ -102,13 +102,10 @@ const FlagAppliers& sglang_appliers() {
 
 }  // namespace
 
-std::string sglang_command_release(const CommandFlags& c, std::string* by) {
+std::string sglang_command_release(const CommandFlags& c) {
   std::string newest;
   for (const auto& f : c.flags)
-    if (!f.since.empty() && (newest.empty() || !release_at_least(newest, f.since))) {
-      newest = f.since;
-      if (by) *by = f.given;
-    }
+    if (!f.since.empty() && (newest.empty() || !release_at_least(newest, f.since))) newest = f.since;
   return newest;
 }
 

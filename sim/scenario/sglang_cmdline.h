@@ -21,9 +21,8 @@ RunArgs args_from_sglang(const CommandFlags& c, std::vector<std::string>& notes)
 inline constexpr const char* kSglangSpecV2Default = "v0.5.11";
 inline constexpr const char* kSglangSpecV2Only = "v0.5.14";
 
-/// The release a command's later flags date it to: the newest `since` among them ("" if none), and
-/// the flag that says so in `by`.
-std::string sglang_command_release(const CommandFlags& c, std::string* by = nullptr);
+/// The release a command's later flags date it to: the newest `since` among them ("" if none).
+std::string sglang_command_release(const CommandFlags& c);
 
 /// InputError when the command speculates (`a`: its flags merged with specsim's) and its later
 /// flags date it to a release that runs the spec-v2 worker: kSglangSpecV2Only or later, or

@@ -101,6 +101,27 @@ __global__ void timer_chain(int n, std::uint64_t* out) {
 using car::detail::load_relaxed_sys;
 using car::detail::store_relaxed_sys;
 
+/// One vector's share of the flag-free one-shot's traffic for rank r, in its two halves: the
+/// sends (v into slot r of every peer's area, to rank+1, rank+2, ... when `rotated`, else to 0,
+/// 1, ...), then the loads and refills (all bits set) of the peers' slots of its own area, whose
+/// low bits it returns so that no load is dropped.
+__device__ __forceinline__ void ll_vector_sends(uint4* areas, const uint4& v, int r, std::size_t i, std::size_t area,
+                                                std::size_t slot_vecs, int ranks, bool rotated) {
+  for (int k = 1; k < ranks; ++k) {
+    const int q = rotated ? (r + k) % ranks : k - 1 + (k - 1 >= r ? 1 : 0);  // every peer once
+    store_relaxed_sys(areas + q * area + r * slot_vecs + i, v);
+  }
+}
+__device__ __forceinline__ unsigned ll_vector_polls(uint4* areas, int r, std::size_t i, std::size_t area,
+                                                    std::size_t slot_vecs, int ranks) {
+  unsigned seen = 0;
+  for (int q = 0; q < ranks; ++q)
+    if (q != r) seen ^= load_relaxed_sys(areas + r * area + q * slot_vecs + i).x & 1u;
+  for (int q = 0; q < ranks; ++q)
+    if (q != r) areas[r * area + q * slot_vecs + i] = make_uint4(~0u, ~0u, ~0u, ~0u);
+  return seen;
+}
+
 /// The flag-free one-shot's loads and stores alone (ll_traffic_us). Rank r = blockIdx.x; its area
 /// holds one slot of `slot_vecs` vectors per sender; in/out hold `nvec` vectors per rank. Sends go
 /// to peers 0, 1, ... or, `rotated`, to r+1, r+2, ... (mod ranks).
@@ -114,16 +135,8 @@ __global__ void ll_traffic_kernel(uint4* areas, const uint4* in, uint4* out, std
   for (std::size_t i = static_cast<std::size_t>(blockIdx.y) * blockDim.x + threadIdx.x; i < nvec; i += stride) {
     uint4 v = in[r * nvec + i];
     if (!copy_only) {
-      for (int k = 1; k < ranks; ++k) {
-        const int q = rotated ? (r + k) % ranks : k - 1 + (k - 1 >= r ? 1 : 0);  // every peer once
-        store_relaxed_sys(areas + q * area + r * slot_vecs + i, v);
-      }
-      unsigned seen = 0;
-      for (int q = 0; q < ranks; ++q)
-        if (q != r) seen ^= load_relaxed_sys(areas + r * area + q * slot_vecs + i).x & 1u;
-      for (int q = 0; q < ranks; ++q)
-        if (q != r) areas[r * area + q * slot_vecs + i] = make_uint4(~0u, ~0u, ~0u, ~0u);
-      v.x ^= seen;
+      ll_vector_sends(areas, v, r, i, area, slot_vecs, ranks, rotated != 0);
+      v.x ^= ll_vector_polls(areas, r, i, area, slot_vecs, ranks);
     }
     out[r * nvec + i] = v;
   }
@@ -165,15 +178,10 @@ __global__ void fused_traffic_kernel(uint4* areas, const uint4* in, uint4* out, 
   if (threadIdx.x >= len || c >= vpr) return;
   const std::size_t nvec = gridDim.x / parts * vpr, i = row * vpr + c, area = slot_vecs * ranks;
   uint4 v = in[r * nvec + i];
-  for (int k = 1; k < ranks; ++k) store_relaxed_sys(areas + ((r + k) % ranks) * area + r * slot_vecs + i, v);
+  ll_vector_sends(areas, v, r, i, area, slot_vecs, ranks, true);
   const uint4 res = norm ? res_in[r * nvec + i] : make_uint4(0, 0, 0, 0);
   const uint4 w = norm ? weight[r * vpr + c] : make_uint4(0, 0, 0, 0);
-  unsigned seen = 0;
-  for (int q = 0; q < ranks; ++q)
-    if (q != r) seen ^= load_relaxed_sys(areas + r * area + q * slot_vecs + i).x & 1u;
-  for (int q = 0; q < ranks; ++q)
-    if (q != r) areas[r * area + q * slot_vecs + i] = make_uint4(~0u, ~0u, ~0u, ~0u);
-  v.x ^= seen;
+  v.x ^= ll_vector_polls(areas, r, i, area, slot_vecs, ranks);
   if (norm) {
     v.x ^= res.x;
     res_out[r * nvec + i] = v;
