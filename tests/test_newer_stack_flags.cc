@@ -1,8 +1,8 @@
 // Flags of later releases than the pinned tables' (models/stacks/sglang-v0.5.18-newer-flags.csv,
 // vllm-main-2026-08-17-newer-flags.csv): a pasted command holding one is read (ignored, refused, or
 // a new name of a pinned flag read as it) and says which release it dates the command to; a
-// speculative SGLang command of v0.5.14 or later, which runs the spec-v2 worker, is refused. A
-// server log's launch line is read the same way.
+// speculative SGLang command is priced on the worker its release runs (spec v2 with overlap from
+// v0.5.11 by default). A server log's launch line is read the same way.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -138,54 +138,85 @@ TEST_CASE("a later name of a v0.5.2 setting reaches the run as that setting") {
   CHECK(json::parse(full.out)["scenarios"][0]["baseline"] != json::parse(off.out)["scenarios"][0]["baseline"]);
 }
 
-TEST_CASE("a speculative command of a release that runs SGLang's spec-v2 worker is refused, naming its flags") {
+TEST_CASE("a speculative SGLang command runs the worker its release, top-k and overlap pick") {
   const std::vector<std::string> spec = newer_with(kSglangLater, kEagleLater);
-  const CliResult v2 = paste_run(
-      newer_with(spec, {"--cuda-graph-max-bs-decode", "32", "--disable-decode-cuda-graph", "--enable-trace"}));
-  CHECK(v2.exit_code == 2);
-  CHECK(v2.err.find("flags of SGLang v0.5.11 or later: --cuda-graph-max-bs-decode (v0.5.14, for v0.5.2's "
-                    "--cuda-graph-max-bs), --disable-decode-cuda-graph (v0.5.14, for v0.5.2's --disable-cuda-graph)") !=
+  const std::vector<std::string> acc;  // paste_run gives the accept len
+  // a pasted command priced: its notes, the runtime profile it used and its spec tok/s
+  struct Priced {
+    std::string worker, profile;
+    double tok_s = 0;
+  };
+  auto priced = [&](const std::vector<std::string>& cmd, const std::vector<std::string>& flags = {}) {
+    std::vector<std::string> with = acc;
+    with.insert(with.end(), flags.begin(), flags.end());
+    const CliResult r = paste_run(cmd, with);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    return Priced{later_note(j, "the speculative worker is"), j.at("settings").at("runtime_profile"),
+                  j.at("scenarios")[0].at("spec").at("tok_per_s").get<double>()};
+  };
+  auto with_env = [](const std::string& env, const std::vector<std::string>& cmd) {
+    std::vector<std::string> out = {env};
+    out.insert(out.end(), cmd.begin(), cmd.end());
+    return out;
+  };
+  // v0.5.14 on: spec v2 with overlap, the only worker; its profile hides host work behind the forwards
+  const Priced v18 = priced(newer_with(spec, {"--cuda-graph-max-bs-decode", "32", "--language-model-only"}));
+  CHECK(v18.worker.find("spec v2 with overlap scheduling (SGLang v0.5.18: the only speculative worker from "
+                        "v0.5.13)") != std::string::npos);
+  CHECK(v18.profile == "models/runtime/sglang-spec-v2.json");
+  const Priced v1_terms =
+      priced(newer_with(spec, {"--cuda-graph-max-bs-decode", "32", "--language-model-only"}), {"--runtime", "sglang"});
+  CHECK(v1_terms.profile == "models/runtime/sglang.json");
+  CHECK(v1_terms.worker.find("--runtime sglang prices it as given") != std::string::npos);
+  CHECK(v18.tok_s > v1_terms.tok_s);
+  // ... without overlap: v2's synchronous path, priced on the v1 terms and said so
+  const Priced sync = priced(newer_with(spec, {"--language-model-only", "--disable-overlap-schedule"}));
+  CHECK(sync.worker.find("spec v2 without overlap scheduling (SGLang v0.5.18 with --disable-overlap-schedule)") !=
         std::string::npos);
-  CHECK(v2.err.find("from v0.5.14 SGLang runs") != std::string::npos);
-  CHECK(v2.err.find("--enable-trace") == std::string::npos);  // v0.5.3: not what dates it
-  CHECK(v2.err.find("spec-v2 worker") != std::string::npos);
-  CHECK(v2.out.empty());
-  // v0.5.11-v0.5.13: spec v2 by default, v1 with SGLANG_ENABLE_SPEC_V2=0 in the command's environment
-  const CliResult v11 = paste_run(newer_with(spec, {"--tokenizer-backend", "fastokens"}));
-  CHECK(v11.exit_code == 2);
-  CHECK(v11.err.find("--tokenizer-backend (v0.5.11)") != std::string::npos);
-  CHECK(v11.err.find("unless SGLANG_ENABLE_SPEC_V2=0") != std::string::npos);
-  CHECK(v11.err.find("or set SGLANG_ENABLE_SPEC_V2=0 in the command") != std::string::npos);
-  // flags of both: every one of v0.5.11 on is named, so dropping them is enough
-  const CliResult both = paste_run(newer_with(spec, {"--tokenizer-backend", "fastokens", "--language-model-only"}));
-  CHECK(both.err.find("--tokenizer-backend (v0.5.11), --language-model-only (v0.5.18)") != std::string::npos);
-  std::vector<std::string> v1_env = {"SGLANG_ENABLE_SPEC_V2=0"};
-  v1_env.insert(v1_env.end(), spec.begin(), spec.end());
-  const CliResult v1 = paste_run(newer_with(v1_env, {"--tokenizer-backend", "fastokens"}));
-  INFO(v1.err);
-  CHECK(v1.exit_code == 0);
-  // ... but not from v0.5.14, which has no v1 worker
-  const CliResult v18 = paste_run(newer_with(v1_env, {"--language-model-only"}));
-  CHECK(v18.exit_code == 2);
-  CHECK(v18.err.find("or later: --language-model-only (v0.5.18); from v0.5.14") != std::string::npos);
-  // the variable's off values are SGLang's (0, false, no, n, any case), through `env` too; another
-  // value is spec v2 (SGLang falls back to the default) and refused by the environment's table
-  for (const std::string off : {"SGLANG_ENABLE_SPEC_V2=false", "SGLANG_ENABLE_SPEC_V2=N"}) {
-    std::vector<std::string> cmd = {"env", off};
-    cmd.insert(cmd.end(), spec.begin(), spec.end());
-    const CliResult r = paste_run(newer_with(cmd, {"--tokenizer-backend", "fastokens"}));
-    INFO(off << ": " << r.err);
-    CHECK(r.exit_code == 0);
+  CHECK(sync.profile == "models/runtime/sglang.json");
+  // v0.5.11-v0.5.12: v2 by default; v1 with top-k > 1, --disable-overlap-schedule or the variable off
+  const std::vector<std::string> v11 = newer_with(spec, {"--tokenizer-backend", "fastokens"});
+  CHECK(priced(v11).profile == "models/runtime/sglang-spec-v2.json");
+  CHECK(priced(v11).worker.find("SGLang v0.5.11: the default from v0.5.11") != std::string::npos);
+  std::vector<std::string> tree = v11;
+  tree[std::find(tree.begin(), tree.end(), "--speculative-eagle-topk") - tree.begin() + 1] = "4";
+  tree[std::find(tree.begin(), tree.end(), "--speculative-num-draft-tokens") - tree.begin() + 1] = "8";
+  const Priced v11_tree = priced(tree);
+  CHECK(v11_tree.profile == "models/runtime/sglang.json");
+  CHECK(v11_tree.worker.find("v1 (SGLang v0.5.11 runs top-k 4 on the v1 worker)") != std::string::npos);
+  CHECK(priced(newer_with(v11, {"--disable-overlap-schedule"})).profile == "models/runtime/sglang.json");
+  for (const std::string off : {"SGLANG_ENABLE_SPEC_V2=0", "SGLANG_ENABLE_SPEC_V2=false", "SGLANG_ENABLE_SPEC_V2=N"}) {
+    INFO(off);
+    const Priced p = priced(with_env(off, v11));
+    CHECK(p.profile == "models/runtime/sglang.json");
+    CHECK(p.worker.find("with SGLANG_ENABLE_SPEC_V2 off") != std::string::npos);
   }
-  std::vector<std::string> off_word = {"SGLANG_ENABLE_SPEC_V2=off"};
-  off_word.insert(off_word.end(), spec.begin(), spec.end());
-  const CliResult word = paste_run(off_word);
+  // v0.5.13: the variable off is v2 without overlap; from v0.5.14 it is gone and changes nothing
+  CHECK(priced(with_env("SGLANG_ENABLE_SPEC_V2=0", newer_with(spec, {"--load-snapshot-publish-interval", "30"})))
+            .worker.find("spec v2 without overlap") != std::string::npos);
+  CHECK(priced(with_env("SGLANG_ENABLE_SPEC_V2=0", newer_with(spec, {"--language-model-only"}))).profile ==
+        "models/runtime/sglang-spec-v2.json");
+  // before v0.5.11 (and v0.5.2's flags alone): v1 unless the variable is on, then v2 with overlap
+  const Priced plain = priced(spec);
+  CHECK(plain.worker.empty());  // the pinned release's worker needs no note
+  CHECK(plain.profile == "models/runtime/sglang.json");
+  CHECK(priced(newer_with(spec, {"--pre-warm-nccl"})).profile == "models/runtime/sglang.json");
+  const Priced opted = priced(with_env("SGLANG_ENABLE_SPEC_V2=1", spec));
+  CHECK(opted.profile == "models/runtime/sglang-spec-v2.json");
+  CHECK(opted.tok_s == Approx(v18.tok_s));
+  // SGLang refuses spec v2 with a tree before v0.5.11; a value EnvBool does not read is refused
+  std::vector<std::string> old_tree = spec;
+  old_tree[std::find(old_tree.begin(), old_tree.end(), "--speculative-eagle-topk") - old_tree.begin() + 1] = "4";
+  const CliResult refused = paste_run(with_env("SGLANG_ENABLE_SPEC_V2=1", old_tree), acc);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("SGLANG_ENABLE_SPEC_V2") != std::string::npos);
+  CHECK(refused.err.find("top-k 4") != std::string::npos);
+  CHECK(refused.out.empty());
+  const CliResult word = paste_run(with_env("SGLANG_ENABLE_SPEC_V2=off", spec), acc);
   CHECK(word.exit_code == 2);
   CHECK(word.err.find("SGLANG_ENABLE_SPEC_V2") != std::string::npos);
-  // before v0.5.11 the v1 worker ran by default: priced
-  const CliResult v10 = paste_run(newer_with(spec, {"--pre-warm-nccl", "--enable-trace"}));
-  INFO(v10.err);
-  CHECK(v10.exit_code == 0);
   // a plain command of a later release: priced on v0.5.2's terms
   CHECK(paste_run(newer_with(kSglangLater, {"--cuda-graph-max-bs-decode", "32"})).exit_code == 0);
 }
@@ -240,11 +271,25 @@ TEST_CASE("a server log of a later release: dated by its server_args, spec-v2 sa
                "tokenizer_backend='fastokens', enable_torch_symm_mem=False, model_path=");
   write_text(dir + "/later.log", text);
   const json d = run_json({"diagnose", dir + "/later.log", "--json", "--hardware", "h100-sxm:nvswitch"});
+  // the log's disable_overlap_schedule=True: v2's synchronous path, priced on v1's terms and warned
   const json* v2 = later_finding(d, "spec-v2-worker");
   REQUIRE(v2 != nullptr);
   CHECK(v2->at("warning") == true);
-  CHECK(v2->at("message").get<std::string>().find("SGLang v0.5.14 or later (its server_args has "
+  CHECK(v2->at("message").get<std::string>().find("without overlap scheduling (SGLang v0.5.14 with "
+                                                  "--disable-overlap-schedule; its server_args has "
                                                   "cuda_graph_backend_decode)") != std::string::npos);
+  // overlap on: v2 with overlap, priced with its own profile and said so
+  std::string overlapped = text;
+  overlapped.replace(overlapped.find("disable_overlap_schedule=True"), 29, "disable_overlap_schedule=False");
+  write_text(dir + "/overlap.log", overlapped);
+  const json o = run_json({"diagnose", dir + "/overlap.log", "--json", "--hardware", "h100-sxm:nvswitch"});
+  const json* v2o = later_finding(o, "spec-v2-worker");
+  REQUIRE(v2o != nullptr);
+  CHECK(v2o->at("warning") == false);
+  CHECK(v2o->at("message").get<std::string>().find("with overlap scheduling (SGLang v0.5.14: the only speculative "
+                                                   "worker from v0.5.13; its server_args has") != std::string::npos);
+  CHECK(o.dump().find("sglang-spec-v2") != std::string::npos);
+  CHECK(d.dump().find("sglang-spec-v2") == std::string::npos);
   const json* off = later_finding(d, "settings-not-modelled");
   REQUIRE(off != nullptr);
   const std::string listed = off->at("message");
@@ -252,17 +297,14 @@ TEST_CASE("a server log of a later release: dated by its server_args, spec-v2 sa
   CHECK(listed.find("enable_torch_symm_mem") == std::string::npos);      // refused, at its default
   CHECK(listed.find("cuda_graph_backend_decode") == std::string::npos);  // 'full': v0.5.2's decode graphs
   CHECK(listed.find("tokenizer_backend") == std::string::npos);          // ignored
-  // v0.5.11-v0.5.13: spec v2 unless the server set SGLANG_ENABLE_SPEC_V2=0, which a log does not show
+  // v0.5.11-v0.5.12: disable_overlap_schedule=True is the v1 worker, which needs no finding
   std::string v11 = slurp(traces_path("sglang-logs/sglang-eagle3-llama3.1-8b-h100-synthetic-from-real-format.log"));
   v11.replace(v11.find(from), from.size(),
               "server_args=ServerArgs(tokenizer_backend='huggingface', gc_threshold=[1000, 10, 10], "
               "debug_tensor_dump_layers=None, model_path=");
   write_text(dir + "/v11.log", v11);
   const json e = run_json({"diagnose", dir + "/v11.log", "--json", "--hardware", "h100-sxm:nvswitch"});
-  const json* v2_11 = later_finding(e, "spec-v2-worker");
-  REQUIRE(v2_11 != nullptr);
-  CHECK(v2_11->at("message").get<std::string>().find("unless the server ran with SGLANG_ENABLE_SPEC_V2=0") !=
-        std::string::npos);
+  CHECK(later_finding(e, "spec-v2-worker") == nullptr);
   const json* listed_11 = later_finding(e, "settings-not-modelled");
   REQUIRE(listed_11 != nullptr);
   CHECK(listed_11->at("message").get<std::string>().find("gc_threshold=[1000, 10, 10]") != std::string::npos);
@@ -377,4 +419,48 @@ TEST_CASE("a log's later keys for the decode graphs turn them off as disable_cud
     INFO(key);
     CHECK(d.at("scenario").at("settings").at("disable_cuda_graph") == (key != "cuda_graph_backend_decode='full'"));
   }
+}
+
+TEST_CASE("the spec-v2 profile hides host work behind the forwards, less of it on FlashInfer") {
+  auto spec_tok_s = [](const std::string& runtime, const std::string& backend) {
+    const json j = run_json({"run",
+                             "--json",
+                             "--model-path",
+                             "llama-3.1-8b",
+                             "--speculative-draft-model-path",
+                             "llama-3.1-8b/eagle1",
+                             "--hardware",
+                             "h100-sxm:nvswitch",
+                             "--batch-size",
+                             "1",
+                             "--speculative-algorithm",
+                             "EAGLE",
+                             "--speculative-num-steps",
+                             "5",
+                             "--speculative-eagle-topk",
+                             "1",
+                             "--speculative-num-draft-tokens",
+                             "6",
+                             "--accept-len",
+                             "3",
+                             "--attention-backend",
+                             backend,
+                             "--runtime",
+                             runtime});
+    return j.at("scenarios")[0].at("spec").at("tok_per_s").get<double>();
+  };
+  const double fa3 = spec_tok_s("sglang-spec-v2", "fa3") / spec_tok_s("sglang", "fa3");
+  const double flashinfer = spec_tok_s("sglang-spec-v2", "flashinfer") / spec_tok_s("sglang", "flashinfer");
+  INFO("v2 over v1: fa3 " << fa3 << ", flashinfer " << flashinfer);
+  CHECK(fa3 > 1.03);               // every phase's host work hides
+  CHECK(flashinfer > 1.0);         // the draft extend's still does
+  CHECK(flashinfer < fa3 - 0.02);  // the draft and verify plans' syncs show
+  // a phase lost on FlashInfer must overlap to begin with
+  const std::string dir = fresh_dir();
+  json bad = json::parse(slurp(models_path("runtime/sglang-spec-v2.json")));
+  bad["host_overlaps_forward"]["verify"] = false;
+  write_text(dir + "/bad.json", bad.dump());
+  const CliResult r = run_specsim({"run", "--runtime", dir + "/bad.json", "--accept-len", "2"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("not_on_flashinfer") != std::string::npos);
 }

@@ -94,7 +94,7 @@ RuntimeCost runtime_cost(const RuntimeProfile& p, const RunSpec& run, const Hard
     ph.fitted_host_us = fitted[i] / per;
     ph.overlapped = i == static_cast<int>(PhaseKind::BaselineDecode)
                         ? p.overlap_plain_decode && !run.disable_overlap_schedule
-                        : p.host_overlaps_forward[i];
+                        : p.host_overlaps_forward[i] && !(p.overlap_lost_on_flashinfer[i] && run.verify_custom_mask());
   }
   return rc;
 }

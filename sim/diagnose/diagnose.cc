@@ -9,6 +9,7 @@
 
 #include "cost/harness_launch.h"
 #include "diagnose/dp_rank_windows.h"
+#include "diagnose/findings.h"
 #include "diagnose/model_match.h"
 #include "diagnose/nccl_tests_gpu.h"
 #include "evaluate/evaluate_scenario.h"
@@ -23,6 +24,7 @@
 #include "scenario/model_spec.h"
 #include "scenario/pasted_command.h"
 #include "scenario/scenario_file.h"
+#include "scenario/sglang_spec_worker.h"
 #include "scenario/stack_flag_table.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -231,6 +233,10 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
     a.cuda_graph_max_bs = sa->cuda_graph_max_bs;
     a.disable_cuda_graph = sa->disable_cuda_graph;
     a.disable_overlap_schedule = sa->disable_overlap_schedule;
+    // the speculative worker the server ran: spec v2 with overlap has a runtime profile of its own
+    if (sum.stack != "vllm" && upper != "NONE" && sa->speculative() &&
+        sglang_log_spec_worker(later_release_keys(*sa).release, *sa).worker == SglangSpecWorker::V2Overlap)
+      a.runtime = kSglangSpecV2Runtime;
     a.mem_fraction_static = sa->mem_fraction_static;
     // The backends specsim prices a tree's attention with (docs/model.md#tree-attention).
     if (sa->attention_backend && (*sa->attention_backend == "fa3" || *sa->attention_backend == "flashinfer"))

@@ -14,7 +14,7 @@
 #include "ingest/server_log.h"
 #include "ingest/text_lines.h"
 #include "scenario/dtype.h"
-#include "scenario/sglang_cmdline.h"
+#include "scenario/sglang_spec_worker.h"
 #include "scenario/stack_flag_table.h"
 #include "util/text.h"
 
@@ -68,13 +68,8 @@ std::optional<nlohmann::json> python_value(const std::string& text) {
   return lit->value;
 }
 
-// The keys of a later SGLang release than v0.5.2 in a server_args line (models/stacks/
-// sglang-v0.5.18-newer-flags.csv): the newest release they date the server to, the key that says
-// so, and each refused one whose value is not its default ("key=value").
-struct LaterKeys {
-  std::string release, by;
-  std::vector<std::string> off_default;
-};
+}  // namespace
+
 LaterKeys later_release_keys(const ingest::ServerArgs& sa) {
   const StackFlagTable& table = stack_flag_table("sglang");
   LaterKeys out;
@@ -100,8 +95,6 @@ LaterKeys later_release_keys(const ingest::ServerArgs& sa) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string Finding::line() const {
   std::string s = message;
@@ -314,16 +307,23 @@ std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f)
       off.push_back("attention_backend=" + *sa->attention_backend);
     const LaterKeys later = later_release_keys(*sa);
     off.insert(off.end(), later.off_default.begin(), later.off_default.end());
-    if (sa->speculative_algorithm && !later.release.empty() && release_at_least(later.release, kSglangSpecV2Default)) {
-      const bool only = release_at_least(later.release, kSglangSpecV2Only);
-      add({"spec-v2-worker", true,
-           fmt::format("the server is SGLang {} or later (its server_args has {}): from {} SGLang runs speculative "
-                       "decoding on its spec-v2 worker with overlap scheduling{}, which the SGLang runtime profile "
-                       "(v0.5.2's v1 worker) does not describe",
-                       later.release, later.by, only ? kSglangSpecV2Only : kSglangSpecV2Default,
-                       only ? "" : " (unless the server ran with SGLANG_ENABLE_SPEC_V2=0)"),
-           std::nullopt, "", std::nullopt, std::nullopt,
-           "read the implied overhead as the two workers' difference, not as host work of the v1 cycle"});
+    if (sa->speculative_algorithm) {
+      const SglangWorkerChoice w = sglang_log_spec_worker(later.release, *sa);
+      const std::string dated = later.release.empty() ? "" : fmt::format("; its server_args has {}", later.by);
+      if (w.worker == SglangSpecWorker::V2Overlap)
+        add({"spec-v2-worker", false,
+             fmt::format("the server ran SGLang's spec-v2 worker with overlap scheduling ({}{}): priced with "
+                         "models/runtime/sglang-spec-v2.json, whose overlap is counted from the code, not measured",
+                         w.why, dated),
+             std::nullopt, "", std::nullopt, std::nullopt,
+             "read the implied overhead as what the counted overlap leaves out"});
+      else if (w.worker == SglangSpecWorker::V2Sync)
+        add({"spec-v2-worker", true,
+             fmt::format("the server ran SGLang's spec-v2 worker without overlap scheduling ({}{}): priced on the "
+                         "v1 worker's synchronous terms (models/runtime/sglang.json), no profile of its own",
+                         w.why, dated),
+             std::nullopt, "", std::nullopt, std::nullopt,
+             "read the implied overhead as the two workers' difference, not as host work of the v1 cycle"});
     }
     if (!off.empty()) {
       std::string l;

@@ -48,6 +48,15 @@ struct Figures {
   std::vector<std::string> defaulted;
 };
 
+/// The keys of a later SGLang release than v0.5.2 in a server_args line (models/stacks/
+/// sglang-v0.5.18-newer-flags.csv): the newest release they date the server to ("" if none), the
+/// key that says so, and each refused one whose value is not its default ("key=value").
+struct LaterKeys {
+  std::string release, by;
+  std::vector<std::string> off_default;
+};
+LaterKeys later_release_keys(const ingest::ServerArgs& sa);
+
 /// The findings for this log and these figures, warnings first.
 std::vector<Finding> find_disagreements(const LogSummary& log, const Figures& f);
 

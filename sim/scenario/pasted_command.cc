@@ -10,6 +10,7 @@
 #include "scenario/command_values.h"
 #include "scenario/paths.h"
 #include "scenario/sglang_cmdline.h"
+#include "scenario/sglang_spec_worker.h"
 #include "scenario/vllm_cmdline.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -147,8 +148,8 @@ PastedCommand args_from_command(const std::vector<std::string>& tokens, RunArgs&
   out.notes = c.notes;
   out.stack = c.stack == "vllm" ? "vLLM v0.11.0" : "SGLang v0.5.2";
   RunArgs given = c.stack == "vllm" ? args_from_vllm(c, out.notes) : args_from_sglang(c, out.notes);
-  for (const auto& f : c.flags) {  // the NCCL environment the command sets
-    if (f.row || f.cls != FlagClass::Modelled) continue;
+  for (const auto& f : c.flags) {  // the NCCL environment the command sets (SGLANG_ENABLE_SPEC_V2: the worker)
+    if (f.row || f.cls != FlagClass::Modelled || f.given.rfind("NCCL_", 0) != 0) continue;
     auto& slot = f.given == "NCCL_P2P_LEVEL" ? given.nccl_p2p_level
                  : f.given == "NCCL_ALGO"    ? given.nccl_algo
                                              : given.nccl_proto;
@@ -159,7 +160,11 @@ PastedCommand args_from_command(const std::vector<std::string>& tokens, RunArgs&
                          hardware_choices() + "), or a hardware profile JSON",
                      "--hardware");
   merge(a, given, out.notes);
-  if (c.stack == "sglang") refuse_sglang_spec_v2(c, a);
+  if (c.stack == "sglang") choose_sglang_spec_worker(c, a, out.notes);
+  if (c.stack == "vllm" && std::any_of(c.flags.begin(), c.flags.end(), [](const PastedFlag& f) {
+        return !f.row && f.given == "SGLANG_ENABLE_SPEC_V2";
+      }))
+    out.notes.push_back("SGLANG_ENABLE_SPEC_V2 is SGLang's: vLLM does not read it");
   check_limits(c, a, out.notes);
   out.rows = report_rows(c);
   return out;

@@ -100,23 +100,40 @@ RuntimeTerm parse_term(const std::string& name, const json& sec, RuntimeTerm::Se
   return r;
 }
 
-// Optional `host_overlaps_forward`: {draft_decode|verify|draft_extend: bool, source, note}. The
-// plain step's overlap is `overlap_scheduler.plain_decode`, so baseline_decode is refused here.
-std::array<bool, kNumPhaseKinds> parse_host_overlap(const json& j, const std::string& f) {
-  std::array<bool, kNumPhaseKinds> on{};
+// Optional `host_overlaps_forward`: {draft_decode|verify|draft_extend: bool, not_on_flashinfer:
+// [phase...], source, note}. The plain step's overlap is `overlap_scheduler.plain_decode`, so
+// baseline_decode is refused here.
+struct HostOverlap {
+  std::array<bool, kNumPhaseKinds> on{}, lost_on_flashinfer{};
+};
+HostOverlap parse_host_overlap(const json& j, const std::string& f) {
+  HostOverlap out;
   const std::string where = f + "host_overlaps_forward";
-  if (!j.contains("host_overlaps_forward")) return on;
+  if (!j.contains("host_overlaps_forward")) return out;
   const json& o = j.at("host_overlaps_forward");
   if (!o.is_object()) throw InputError("must be an object", where);
   if (json_string(o, "source", where).empty()) throw InputError("must not be empty", where + ".source");
-  for (const auto& item : o.items()) {
-    if (item.key() == "source" || item.key() == "note") continue;
-    const PhaseKind k = parse_phase(item.key(), where);
+  auto speculative_phase = [&](const std::string& name, const std::string& at) {
+    const PhaseKind k = parse_phase(name, at);
     if (k == PhaseKind::BaselineDecode)
-      throw InputError("the plain step's overlap is overlap_scheduler.plain_decode", where + ".baseline_decode");
-    on[static_cast<int>(k)] = json_bool(o, item.key(), where);
+      throw InputError("the plain step's overlap is overlap_scheduler.plain_decode", at + ".baseline_decode");
+    return static_cast<int>(k);
+  };
+  for (const auto& item : o.items()) {
+    if (item.key() == "source" || item.key() == "note" || item.key() == "not_on_flashinfer") continue;
+    out.on[speculative_phase(item.key(), where)] = json_bool(o, item.key(), where);
   }
-  return on;
+  if (o.contains("not_on_flashinfer")) {
+    const std::string at = where + ".not_on_flashinfer";
+    if (!o.at("not_on_flashinfer").is_array()) throw InputError("must be a list of phases", at);
+    for (const auto& name : o.at("not_on_flashinfer")) {
+      if (!name.is_string()) throw InputError("must be a list of phases", at);
+      const int i = speculative_phase(name.get<std::string>(), at);
+      if (!out.on[i]) throw InputError("'" + name.get<std::string>() + "' does not overlap to begin with", at);
+      out.lost_on_flashinfer[i] = true;
+    }
+  }
+  return out;
 }
 
 // A profile that names a `base` profile is that profile with its `replace` terms
@@ -160,8 +177,9 @@ RuntimeProfile load_runtime_profile(const std::string& name_or_path, const std::
   const bool is_path = ends_with(name_or_path, ".json");
   const std::string path = is_path ? name_or_path : models_dir() + "/runtime/" + name_or_path + ".json";
   if (!is_file(path))
-    throw InputError("no runtime profile '" + name_or_path + "' (models/runtime/ has sglang, vllm and vllm-0.10)",
-                     flag);
+    throw InputError(
+        "no runtime profile '" + name_or_path + "' (models/runtime/ has sglang, sglang-spec-v2, vllm and vllm-0.10)",
+        flag);
   const std::string shown = is_path ? path : "models/runtime/" + name_or_path + ".json";  // as errors name it
   const std::string f = shown + ":";
   const json read = read_json_file(path);
@@ -184,7 +202,9 @@ RuntimeProfile load_runtime_profile(const std::string& name_or_path, const std::
   if (!j.contains("overlap_scheduler") || !j.at("overlap_scheduler").is_object())
     throw InputError("missing object", f + "overlap_scheduler");
   p.overlap_plain_decode = json_bool(j.at("overlap_scheduler"), "plain_decode", f + "overlap_scheduler");
-  p.host_overlaps_forward = parse_host_overlap(j, f);
+  const HostOverlap overlap = parse_host_overlap(j, f);
+  p.host_overlaps_forward = overlap.on;
+  p.overlap_lost_on_flashinfer = overlap.lost_on_flashinfer;
   const std::pair<const char*, RuntimeTerm::Section> sections[] = {
       {"per_draft_step", RuntimeTerm::Section::DraftStep},
       {"per_cycle", RuntimeTerm::Section::Cycle},

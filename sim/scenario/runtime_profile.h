@@ -53,6 +53,10 @@ struct RuntimeProfile {
   /// per speculative phase: its host work runs while the GPU executes its forwards (no sync
   /// between them), so only host time past the forward shows (`host_overlaps_forward`)
   std::array<bool, kNumPhaseKinds> host_overlaps_forward{};
+  /// per phase: its overlap is lost when the run's attention is SGLang's FlashInfer backend
+  /// (RunSpec::verify_custom_mask), whose plans read the host's copy of the GPU's index arrays
+  /// (`host_overlaps_forward.not_on_flashinfer`)
+  std::array<bool, kNumPhaseKinds> overlap_lost_on_flashinfer{};
 };
 
 /// Loads models/runtime/<name>.json (or a path ending in .json). Every term's value must be

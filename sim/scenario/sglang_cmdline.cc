@@ -109,37 +109,6 @@ std::string sglang_command_release(const CommandFlags& c) {
   return newest;
 }
 
-void refuse_sglang_spec_v2(const CommandFlags& c, const RunArgs& a) {
-  if (!a.algorithm || ascii_lower(*a.algorithm) == "none") return;
-  const std::string release = sglang_command_release(c);
-  if (release.empty() || !release_at_least(release, kSglangSpecV2Default)) return;
-  // v0.5.11-v0.5.13 still run the v1 worker with SGLANG_ENABLE_SPEC_V2 off (environment.csv: ignored)
-  const bool v1_asked = std::any_of(c.flags.begin(), c.flags.end(), [](const PastedFlag& f) {
-    return !f.row && f.given == "SGLANG_ENABLE_SPEC_V2" && f.cls == FlagClass::Ignored;
-  });
-  const bool only_v2 = release_at_least(release, kSglangSpecV2Only);
-  if (v1_asked && !only_v2) return;
-  const char* from = only_v2 ? kSglangSpecV2Only : kSglangSpecV2Default;
-  std::string named, first;
-  const StackFlagTable& table = stack_flag_table("sglang");
-  for (const auto& f : c.flags) {  // every flag of a release whose default worker is spec v2
-    if (f.since.empty() || !release_at_least(f.since, kSglangSpecV2Default) ||
-        named.find(f.given + " (") != std::string::npos)
-      continue;
-    if (first.empty()) first = f.given;
-    const StackFlagTable::OlderSpelling* old = table.older_spelling(f.given);
-    named += (named.empty() ? "" : ", ") + f.given + " (" + f.since +
-             (old ? ", for v0.5.2's " + old->flag : std::string()) + ")";
-  }
-  throw InputError(std::string("the command holds flags of SGLang ") + kSglangSpecV2Default + " or later: " + named +
-                       "; from " + from + " SGLang runs speculative decoding on its spec-v2 worker with overlap " +
-                       "scheduling" + (only_v2 ? "" : " unless SGLANG_ENABLE_SPEC_V2=0") +
-                       ", which the SGLang runtime profile (v0.5.2's v1 worker) does not describe: drop them (give the "
-                       "v0.5.2 flag a later name stands for)" +
-                       (only_v2 ? "" : " or set SGLANG_ENABLE_SPEC_V2=0 in the command") + " to price the v1 cycle",
-                   c.where + ": " + first);
-}
-
 const std::vector<std::string>& sglang_applied_flags() {
   static const std::vector<std::string> kFlags = applier_flags(sglang_appliers());
   return kFlags;

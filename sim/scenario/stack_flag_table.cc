@@ -299,16 +299,17 @@ FlagValueClass environment_class(const std::string& name, const std::string& val
   };
   static const std::vector<EnvRow> rows = [] {
     std::vector<EnvRow> r;
-    for_each_row(
-        "environment.csv", "environment table", 4, "name,value,class,what",
-        [&](const std::vector<std::string>& f, const std::string& where) {
-          if (f[0].empty() || f[3].empty()) throw InputError("expected a name and what it changes", where);
-          const FlagClass c = parse_class(f[2], where);
-          // the code applies these by name (pasted_command.cc); any other would be silently unapplied
-          if (c == FlagClass::Modelled && f[0] != "NCCL_P2P_LEVEL" && f[0] != "NCCL_ALGO" && f[0] != "NCCL_PROTO")
-            throw InputError(f[0] + " is marked modelled but nothing applies it", where);
-          r.push_back({f[0], f[1], {f[0], c, f[3]}});
-        });
+    for_each_row("environment.csv", "environment table", 4, "name,value,class,what",
+                 [&](const std::vector<std::string>& f, const std::string& where) {
+                   if (f[0].empty() || f[3].empty()) throw InputError("expected a name and what it changes", where);
+                   const FlagClass c = parse_class(f[2], where);
+                   // the code applies these by name (pasted_command.cc, sglang_spec_worker.cc); any other
+                   // would be silently unapplied
+                   if (c == FlagClass::Modelled && f[0] != "NCCL_P2P_LEVEL" && f[0] != "NCCL_ALGO" &&
+                       f[0] != "NCCL_PROTO" && f[0] != "SGLANG_ENABLE_SPEC_V2")
+                     throw InputError(f[0] + " is marked modelled but nothing applies it", where);
+                   r.push_back({f[0], f[1], {f[0], c, f[3]}});
+                 });
     return r;
   }();
   const EnvRow* any = nullptr;
