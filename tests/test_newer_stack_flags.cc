@@ -186,6 +186,7 @@ TEST_CASE("a speculative SGLang command runs the worker its release, top-k and o
   const Priced v11_tree = priced(tree);
   CHECK(v11_tree.profile == "models/runtime/sglang.json");
   CHECK(v11_tree.worker.find("v1 (SGLang v0.5.11 runs top-k 4 on the v1 worker)") != std::string::npos);
+  CHECK(v11_tree.worker.find("from v0.5.13 SGLang runs it on spec v2 (--runtime sglang-spec-v2") != std::string::npos);
   CHECK(priced(newer_with(v11, {"--disable-overlap-schedule"})).profile == "models/runtime/sglang.json");
   for (const std::string off : {"SGLANG_ENABLE_SPEC_V2=0", "SGLANG_ENABLE_SPEC_V2=false", "SGLANG_ENABLE_SPEC_V2=N"}) {
     INFO(off);

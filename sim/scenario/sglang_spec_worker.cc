@@ -79,8 +79,11 @@ void choose_sglang_spec_worker(const CommandFlags& c, RunArgs& a, std::vector<st
       throw InputError(w.why + "; drop SGLANG_ENABLE_SPEC_V2 or give --speculative-eagle-topk 1",
                        c.where + ": SGLANG_ENABLE_SPEC_V2");
     case SglangSpecWorker::V1:
+      // its flags date the command to this release or a later one: from v0.5.13 it would run spec v2
       if (!release.empty() && release_at_least(release, kSglangSpecV2Default))
-        notes.push_back("the speculative worker is v1 (" + w.why + "), priced with models/runtime/sglang.json");
+        notes.push_back("the speculative worker is v1 (" + w.why + "), priced with models/runtime/sglang.json; the " +
+                        "flags date the command to " + release + " or later, and from " + kSglangSpecV1Removed +
+                        " SGLang runs it on spec v2 (--runtime " + kSglangSpecV2Runtime + " prices that with overlap)");
       return;
     case SglangSpecWorker::V2Sync:
       notes.push_back("the speculative worker is spec v2 without overlap scheduling (" + w.why +
