@@ -186,7 +186,9 @@ TEST_CASE("a speculative SGLang command runs the worker its release, top-k and o
   const Priced v11_tree = priced(tree);
   CHECK(v11_tree.profile == "models/runtime/sglang.json");
   CHECK(v11_tree.worker.find("v1 (SGLang v0.5.11 runs top-k 4 on the v1 worker)") != std::string::npos);
-  CHECK(v11_tree.worker.find("from v0.5.13 SGLang runs it on spec v2 (--runtime sglang-spec-v2") != std::string::npos);
+  CHECK(
+      v11_tree.worker.find("from v0.5.13 SGLang runs it on spec v2 (--sglang-release v0.5.13 or later prices that)") !=
+      std::string::npos);
   CHECK(priced(newer_with(v11, {"--disable-overlap-schedule"})).profile == "models/runtime/sglang.json");
   for (const std::string off : {"SGLANG_ENABLE_SPEC_V2=0", "SGLANG_ENABLE_SPEC_V2=false", "SGLANG_ENABLE_SPEC_V2=N"}) {
     INFO(off);
@@ -341,7 +343,10 @@ TEST_CASE("a later release's name for the decode graphs' limit is read from serv
   const json r = run_json({"diagnose", dir + "/renamed.log", "--json", "--hardware", "h100-sxm:nvswitch"});
   const json o = run_json({"diagnose", dir + "/old.log", "--json", "--hardware", "h100-sxm:nvswitch"});
   CHECK(r.at("scenario").dump().find("\"cuda_graph_max_bs\":4") != std::string::npos);
-  CHECK(r.at("scenario").at("settings") == o.at("scenario").at("settings"));
+  json renamed_settings = r.at("scenario").at("settings");
+  CHECK(renamed_settings.at("sglang_release") == "v0.5.14");  // the later key dates the log
+  renamed_settings.erase("sglang_release");
+  CHECK(renamed_settings == o.at("scenario").at("settings"));
 }
 
 TEST_CASE("vLLM's later flags: --spec-* read as --speculative-config's keys, others ignored or refused") {

@@ -1,6 +1,7 @@
 // The serving runtime's own work (models/runtime/): loading, pricing per phase, and how it adds
 // to the forwards.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -482,4 +483,21 @@ TEST_CASE("EAGLE and NEXTN on DeepSeek pick its NextN layer; EAGLE3 keeps the EA
   }
   a.algorithm = "EAGLE3";
   CHECK_FALSE(resolve_scenario(a).draft->is_nextn());
+}
+
+TEST_CASE("every shipped runtime profile loads and prices a run and a sweep") {
+  int profiles = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(models_path("runtime"))) {
+    const std::string name = entry.path().stem().string();
+    if (entry.path().extension() != ".json" || name == "kernel-names") continue;  // kernel names: no profile
+    ++profiles;
+    INFO(name);
+    CHECK_NOTHROW(load_runtime_profile(name));
+    const test::CliResult run = test::run_specsim({"run", "--runtime", name, "--accept-len", "2", "--json"});
+    CHECK(run.exit_code == 0);
+    const test::CliResult sweep =
+        test::run_specsim({"sweep", "--runtime", name, "--accept-len", "2", "--batch-size", "1,4"});
+    CHECK(sweep.exit_code == 0);
+  }
+  CHECK(profiles >= 4);  // sglang, sglang-spec-v2, vllm, vllm-0.10
 }

@@ -233,10 +233,22 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
     a.cuda_graph_max_bs = sa->cuda_graph_max_bs;
     a.disable_cuda_graph = sa->disable_cuda_graph;
     a.disable_overlap_schedule = sa->disable_overlap_schedule;
+    const std::string release = later_release_keys(*sa).release;
+    if (sum.stack != "vllm" && !release.empty()) a.sglang_release = release;
     // the speculative worker the server ran: spec v2 with overlap has a runtime profile of its own
     if (sum.stack != "vllm" && upper != "NONE" && sa->speculative() &&
-        sglang_log_spec_worker(later_release_keys(*sa).release, *sa).worker == SglangSpecWorker::V2Overlap)
+        sglang_log_spec_worker(release, *sa).worker == SglangSpecWorker::V2Overlap)
       a.runtime = kSglangSpecV2Runtime;
+    // FlashInfer's all-reduce fusion as the server settled it (its default included), where the
+    // line shows it: the backend field from v0.5.14, the switch before
+    const auto backend = sa->raw.find("flashinfer_allreduce_fusion_backend");
+    const auto fusion = sa->raw.find("enable_flashinfer_allreduce_fusion");
+    if (sum.stack != "vllm" && backend != sa->raw.end())
+      (backend->second == "None" ? a.enforce_disable_flashinfer_allreduce_fusion
+                                 : a.enable_flashinfer_allreduce_fusion) = true;
+    else if (sum.stack != "vllm" && fusion != sa->raw.end())
+      (fusion->second == "True" ? a.enable_flashinfer_allreduce_fusion
+                                : a.enforce_disable_flashinfer_allreduce_fusion) = true;
     a.mem_fraction_static = sa->mem_fraction_static;
     // The backends specsim prices a tree's attention with (docs/model.md#tree-attention).
     if (sa->attention_backend && (*sa->attention_backend == "fa3" || *sa->attention_backend == "flashinfer"))

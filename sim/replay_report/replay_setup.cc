@@ -24,6 +24,12 @@ AllReduceChoice replay_backend(const RunArgs& args) {
 
 // The replay has no FlashInfer fused all-reduce: its boundaries would be predicted fused and run apart.
 void refuse_flashinfer_fusion(const Scenario& s) {
+  if (s.run.flashinfer_fusion_by_default)
+    throw InputError(
+        "SGLang turns FlashInfer's fused all-reduce on by default for this model and GPU, and a multi-GPU replay "
+        "runs no FlashInfer kernel: give --enforce-disable-flashinfer-allreduce-fusion (or --allreduce custom:fused "
+        "for a fused layer boundary)",
+        "--enforce-disable-flashinfer-allreduce-fusion");
   if (s.run.flashinfer_fusion)
     throw InputError(
         "a multi-GPU replay runs no FlashInfer fused all-reduce; replay --allreduce custom:fused for a fused "

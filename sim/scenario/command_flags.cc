@@ -187,7 +187,10 @@ CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, cons
       later += (later.empty() ? "" : ", ") + f.given + " (" + f.since + ")";
   if (!later.empty())
     c.notes.push_back("flags of later releases than " + release + " (" + table.newer_source + "): " + later +
-                      "; the run is priced on " + release + "'s terms");
+                      "; the run is priced on " + release + "'s terms" +
+                      (c.stack == "sglang" ? ", but for the speculative worker and FlashInfer's all-reduce fusion, "
+                                             "which follow the release the flags date it to"
+                                           : ""));
   return c;
 }
 

@@ -74,6 +74,8 @@ void merge(RunArgs& a, const RunArgs& c, std::vector<std::string>& notes) {
   a.disable_overlap_schedule = a.disable_overlap_schedule || c.disable_overlap_schedule;
   a.disable_custom_all_reduce = a.disable_custom_all_reduce || c.disable_custom_all_reduce;
   a.enable_flashinfer_allreduce_fusion = a.enable_flashinfer_allreduce_fusion || c.enable_flashinfer_allreduce_fusion;
+  a.enforce_disable_flashinfer_allreduce_fusion =
+      a.enforce_disable_flashinfer_allreduce_fusion || c.enforce_disable_flashinfer_allreduce_fusion;
   if (a.cuda_graph_bs.empty()) a.cuda_graph_bs = c.cuda_graph_bs;
   auto& p = a.parallel;
   fill(p.ep_size, c.parallel.ep_size), fill(p.dp_size, c.parallel.dp_size), fill(p.pp_size, c.parallel.pp_size);

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <sstream>
 
@@ -15,6 +16,9 @@
 #include "scenario/paths.h"
 #include "scenario/runtime_profile.h"
 #include "scenario/sglang_attention.h"
+#include "scenario/sglang_fusion_default.h"
+#include "scenario/sglang_spec_worker.h"
+#include "scenario/stack_flag_table.h"
 #include "scenario/vllm_cmdline.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -307,10 +311,16 @@ Scenario resolve_scenario(const RunArgs& a) {
           "models/kernels/fa3_attention.json)",
           where, s.target.head_dim, s.run.kv_cache_bytes));
   }
-  if (a.enable_flashinfer_allreduce_fusion && s.run.layout.dp_attention) {
+  // --enforce-disable-flashinfer-allreduce-fusion wins over the flag, as in SGLang (v0.5.10 on)
+  const bool fusion_asked = a.enable_flashinfer_allreduce_fusion && !a.enforce_disable_flashinfer_allreduce_fusion;
+  if (a.enable_flashinfer_allreduce_fusion && a.enforce_disable_flashinfer_allreduce_fusion)
+    s.notes.push_back(
+        "--enforce-disable-flashinfer-allreduce-fusion wins over --enable-flashinfer-allreduce-fusion, "
+        "as in SGLang: the fusion is off");
+  if (fusion_asked && s.run.layout.dp_attention) {
     // SGLang's apply_flashinfer_allreduce_fusion() is false under DP attention (communicator.py)
     s.notes.push_back("--enable-flashinfer-allreduce-fusion does nothing under --enable-dp-attention, as in SGLang");
-  } else if (a.enable_flashinfer_allreduce_fusion) {
+  } else if (fusion_asked) {
     const std::string why = flashinfer_fusion_refusal(s.hw);
     if (!why.empty()) throw InputError(why, "--enable-flashinfer-allreduce-fusion");
     s.run.flashinfer_fusion = true;
@@ -318,6 +328,22 @@ Scenario resolve_scenario(const RunArgs& a) {
         "--enable-flashinfer-allreduce-fusion: every layer boundary (2 per layer) runs FlashInfer's fused "
         "all-reduce + residual add + RMSNorm in every --allreduce column; its price: "
         "models/kernels/allreduce_fusion.json");
+  } else if (sglang) {  // no flag: SGLang's own default for this release, model and GPU
+    const std::string why = sglang_fusion_default(s.run.sglang_release, s.target, s.hw, s.run);
+    const std::string refused = why.empty() ? "" : flashinfer_fusion_refusal(s.hw);
+    if (!why.empty() && a.enforce_disable_flashinfer_allreduce_fusion)
+      s.notes.push_back(why +
+                        ": kept off (--enforce-disable-flashinfer-allreduce-fusion, or a server log that shows "
+                        "it off)");
+    else if (!why.empty() && !refused.empty())
+      s.notes.push_back(why + ", but " + refused.substr(0, refused.find(';')) + ": priced without it");
+    else if (!why.empty()) {
+      s.run.flashinfer_fusion = s.run.flashinfer_fusion_by_default = true;
+      s.notes.push_back(why +
+                        ": every layer boundary (2 per layer) runs FlashInfer's fused all-reduce + residual "
+                        "add + RMSNorm in every --allreduce column (models/kernels/allreduce_fusion.json); "
+                        "--enforce-disable-flashinfer-allreduce-fusion turns it off");
+    }
   }
   for (const auto& c : s.run.allreduce)
     if (c.fused_norm) {
@@ -328,6 +354,9 @@ Scenario resolve_scenario(const RunArgs& a) {
           "all-reduce and the norm apart");
       break;
     }
+  // A measurement given beside the run was taken with the run's settings: with its fusion too.
+  for (auto& m : s.measured)
+    if (m.origin == "command line") m.run.flashinfer_fusion = s.run.flashinfer_fusion;
   // A scenario file resolves its own scenario inside this one: say each note once.
   std::vector<std::string> said;
   for (auto& n : s.notes)
@@ -431,6 +460,8 @@ Scenario resolve_unfused(const RunArgs& a) {
   if (!a.cuda_graph_bs.empty()) apply_graph_sizes(run, a.cuda_graph_bs, s.notes);
   run.disable_cuda_graph = a.disable_cuda_graph;
   run.disable_overlap_schedule = a.disable_overlap_schedule;
+  run.flashinfer_fusion_enforced_off = a.enforce_disable_flashinfer_allreduce_fusion;
+  run.sglang_release = a.sglang_release ? normalized_sglang_release(*a.sglang_release) : "";
   run.attention_backend = a.attention_backend;
   if (run.attention_backend && *run.attention_backend != "fa3" && *run.attention_backend != "flashinfer")
     throw InputError("'" + *run.attention_backend +
@@ -565,7 +596,25 @@ Scenario resolve_unfused(const RunArgs& a) {
     validate_run(m.run);
     s.measured.push_back(std::move(m));
   }
-  const std::string rt = a.runtime.value_or("sglang");
+  std::string rt = a.runtime.value_or("sglang");
+  // --sglang-release without --runtime: the speculative worker that release runs (a pasted command
+  // chose its own, with its environment, in choose_sglang_spec_worker)
+  if (!a.runtime && run.speculative() && !run.sglang_release.empty()) {
+    const SglangWorkerChoice w =
+        sglang_spec_worker(run.sglang_release, run.topk, run.disable_overlap_schedule, std::nullopt);
+    if (w.worker == SglangSpecWorker::V2Overlap) {
+      rt = kSglangSpecV2Runtime;
+      s.notes.push_back("the speculative worker is spec v2 with overlap scheduling (" + w.why +
+                        "), priced with models/runtime/sglang-spec-v2.json (counted from the code, not measured)");
+    } else if (w.worker == SglangSpecWorker::V2Sync) {
+      s.notes.push_back("the speculative worker is spec v2 without overlap scheduling (" + w.why +
+                        "), priced on the v1 worker's synchronous terms (models/runtime/sglang.json)");
+    }
+  }
+  if (is_vllm_runtime(rt) && (a.sglang_release || a.enforce_disable_flashinfer_allreduce_fusion))
+    s.notes.push_back(
+        std::string(a.sglang_release ? "--sglang-release" : "--enforce-disable-flashinfer-allreduce-fusion") +
+        " is SGLang's: unused under the vLLM runtime");
   if (rt != "none") s.runtime = load_runtime_profile(rt, "--runtime");
   s.run = run;
   return s;

@@ -50,6 +50,12 @@ struct RunArgs {
   bool disable_custom_all_reduce = false;
   /// SGLang's --enable-flashinfer-allreduce-fusion: all-reduce + residual add + RMSNorm as one kernel.
   bool enable_flashinfer_allreduce_fusion = false;
+  /// SGLang's --enforce-disable-flashinfer-allreduce-fusion: off, also where SGLang turns it on by
+  /// default (scenario/sglang_fusion_default.h).
+  bool enforce_disable_flashinfer_allreduce_fusion = false;
+  /// The SGLang release whose defaults apply (speculative worker, fusion): --sglang-release, or the
+  /// release a pasted command's or a log's later flags date it to; unset: v0.5.2, the pinned one.
+  std::optional<std::string> sglang_release;
   /// SGLang's --cuda-graph-bs: the batch sizes captured as graphs (bounded by cuda_graph_max_bs).
   std::vector<int> cuda_graph_bs;
   /// SGLang's --ep-size, --enable-dp-attention --dp, --moe-a2a-backend, --deepep-mode; --ep-imbalance.

@@ -96,6 +96,12 @@ struct RunSpec {
   /// SGLang's --enable-flashinfer-allreduce-fusion: every layer boundary runs FlashInfer's fused
   /// all-reduce + add + RMSNorm, whatever the --allreduce backend (cost/allreduce_fusion.h).
   bool flashinfer_fusion = false;
+  /// The fusion is on by SGLang's default for the release, model and GPU, not by a flag.
+  bool flashinfer_fusion_by_default = false;
+  /// --enforce-disable-flashinfer-allreduce-fusion: off although SGLang's default would turn it on.
+  bool flashinfer_fusion_enforced_off = false;
+  /// The SGLang release whose defaults the run took ("" for v0.5.2, the pinned one).
+  std::string sglang_release;
   /// A draft tree's (topk > 1) attention runs on SGLang's FlashAttention-3 backend, in two passes
   /// (the shared prefix and the tree's own tokens) and a merge (flashattention_backend.py,
   /// use_cascade_attn), in the verify and in each draft step. True where the command names

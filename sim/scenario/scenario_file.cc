@@ -71,6 +71,11 @@ json settings_json(const RunSpec& r, bool with_backends) {
   if (r.max_running_requests) j["max_running_requests"] = *r.max_running_requests;
   if (r.max_context_len) j["max_context_len"] = *r.max_context_len;
   if (r.max_total_tokens) j["max_total_tokens"] = *r.max_total_tokens;
+  // SGLang's defaults by release, and the fusion as asked (on by its flag, or forced off); a
+  // default of that release is found again on reading
+  if (!r.sglang_release.empty()) j["sglang_release"] = r.sglang_release;
+  if ((r.flashinfer_fusion && !r.flashinfer_fusion_by_default) || r.flashinfer_fusion_enforced_off)
+    j["flashinfer_allreduce_fusion"] = !r.flashinfer_fusion_enforced_off;
   if (with_backends) {
     json a = json::array();
     for (const auto& c : r.allreduce) a.push_back(c.label());
@@ -125,6 +130,8 @@ constexpr std::array kSettingsKeys = {"tp_size",
                                       "max_running_requests",
                                       "max_context_len",
                                       "max_total_tokens",
+                                      "sglang_release",
+                                      "flashinfer_allreduce_fusion",
                                       "allreduce",
                                       "runtime",
                                       "attention_backend",
@@ -216,6 +223,12 @@ void fill_args(const json& st, RunArgs& a, const std::string& w) {
   str("kv_cache_dtype", a.kv_cache_dtype);
   str("runtime", a.runtime);
   str("attention_backend", a.attention_backend);
+  str("sglang_release", a.sglang_release);
+  if (st.contains("flashinfer_allreduce_fusion") && !a.enable_flashinfer_allreduce_fusion &&
+      !a.enforce_disable_flashinfer_allreduce_fusion)  // a flag given beside the file wins
+    (setting_bool(st.at("flashinfer_allreduce_fusion"), at("flashinfer_allreduce_fusion"))
+         ? a.enable_flashinfer_allreduce_fusion
+         : a.enforce_disable_flashinfer_allreduce_fusion) = true;
   std::optional<double> len, rate;
   d("accept_len", len);
   d("accept_rate", rate);
@@ -327,6 +340,14 @@ void fill_flat(const json& f, RunArgs& a, const std::string& w) {
       a.disable_cuda_graph |= setting_bool(v, at);
     else if (k == "disable_overlap_schedule")
       a.disable_overlap_schedule |= setting_bool(v, at);
+    else if (k == "enable_flashinfer_allreduce_fusion")
+      a.enable_flashinfer_allreduce_fusion |= setting_bool(v, at);
+    else if (k == "enforce_disable_flashinfer_allreduce_fusion")
+      a.enforce_disable_flashinfer_allreduce_fusion |= setting_bool(v, at);
+    else if (k == "sglang_release")
+      set_s(a.sglang_release);
+    else if (k == "flashinfer_allreduce_fusion_backend")  // v0.5.14 on: a backend (not null) is on
+      a.enable_flashinfer_allreduce_fusion |= !v.is_null();
     else if (k == "ep_size" || k == "expert_parallel_size" || k == "ep")
       set_i(a.parallel.ep_size, fr::kEpSize);
     else if (k == "dp_size" || k == "data_parallel_size" || k == "dp")

@@ -44,7 +44,10 @@ const FlagAppliers& sglang_appliers() {
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_cuda_graph = true; }},
       // v0.5.10 and later (args_from_sglang also applies it after every other flag)
       {"--enforce-disable-flashinfer-allreduce-fusion",
-       [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.enable_flashinfer_allreduce_fusion = false; }},
+       [](const PastedFlag&, RunArgs& a, auto&, const std::string&) {
+         a.enable_flashinfer_allreduce_fusion = false;
+         a.enforce_disable_flashinfer_allreduce_fusion = true;  // also over SGLang's default
+       }},
       // v0.5.14 and later; only its `disabled` value is modelled (sglang-v0.5.18-flag-values.csv)
       {"--cuda-graph-backend-decode",
        [](const PastedFlag&, RunArgs& a, auto&, const std::string&) { a.disable_cuda_graph = true; }},
@@ -128,7 +131,7 @@ RunArgs args_from_sglang(const CommandFlags& c, std::vector<std::string>& notes)
                     std::to_string(*a.parallel.ep_size) + " (as SGLang sets it)");
   }
   // v0.5.10 and later: forced off over the command's --enable-flashinfer-allreduce-fusion, wherever
-  // each stands in it (specsim's own flag still overrides the command's, as every specsim flag does)
+  // each stands in it (and over specsim's own: resolve_scenario lets it win, as SGLang does)
   if (c.last("--enforce-disable-flashinfer-allreduce-fusion")) a.enable_flashinfer_allreduce_fusion = false;
   // No --speculative-algorithm: SGLang decodes plainly (its speculative flags do nothing).
   if (!a.algorithm) a.algorithm = "NONE";

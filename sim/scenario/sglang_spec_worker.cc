@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "scenario/sglang_cmdline.h"
 #include "scenario/stack_flag_table.h"
 #include "util/error.h"
@@ -14,6 +17,13 @@ namespace {
 // "SGLang v0.5.14" or, for an undated command or log, the pinned release's name.
 std::string release_name(const std::string& release) {
   return "SGLang " + (release.empty() ? std::string("v0.5.2") : release);
+}
+
+// The first flag of the command that dates it to `release`.
+std::string newest_flag_of(const CommandFlags& c, const std::string& release) {
+  for (const auto& f : c.flags)
+    if (f.since == release) return f.given;
+  return "";
 }
 
 // SGLANG_ENABLE_SPEC_V2 as the command sets it, read as SGLang's EnvBool reads it (environment.csv
@@ -29,6 +39,20 @@ std::optional<bool> env_spec_v2(const CommandFlags& c) {
 }
 
 }  // namespace
+
+std::string normalized_sglang_release(const std::string& given) {
+  std::string r = given;
+  if (!r.empty() && r[0] != 'v') r = "v" + r;
+  if (const auto post = r.find(".post"); post != std::string::npos) r.resize(post);  // pip's post releases
+  const std::string newest = stack_flag_table("sglang").newer_release;
+  const bool shaped = r.size() > 1 && std::count(r.begin(), r.end(), '.') == 2 &&
+                      std::all_of(r.begin() + 1, r.end(),
+                                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+  if (!shaped || !release_at_least(r, "v0.5.2") || !release_at_least(newest, r))
+    throw InputError("'" + given + "' is not an SGLang release specsim knows: give v0.5.2 to " + newest,
+                     "--sglang-release");
+  return r == "v0.5.2" ? "" : r;
+}
 
 SglangWorkerChoice sglang_spec_worker(const std::string& release, int topk, bool disable_overlap,
                                       std::optional<bool> env_spec_v2) {
@@ -66,26 +90,45 @@ SglangWorkerChoice sglang_log_spec_worker(const std::string& release, const inge
   return sglang_spec_worker(release, v2_default ? topk : 1, sa.disable_overlap_schedule, env);
 }
 
+void date_sglang_command(const CommandFlags& c, RunArgs& a) {
+  const std::string dated = sglang_command_release(c);
+  if (!a.sglang_release) {
+    if (!dated.empty()) a.sglang_release = dated;
+    return;
+  }
+  const std::string given = normalized_sglang_release(*a.sglang_release);
+  if (!dated.empty() && !release_at_least(given.empty() ? "v0.5.2" : given, dated))
+    throw InputError("the command holds flags of SGLang " + dated + " (" + newest_flag_of(c, dated) +
+                         "), later than --sglang-release " + *a.sglang_release + ": give " + dated + " or later",
+                     "--sglang-release");
+}
+
 void choose_sglang_spec_worker(const CommandFlags& c, RunArgs& a, std::vector<std::string>& notes) {
+  const bool stated = a.sglang_release.has_value();  // --sglang-release, else the flags' date: a lower bound
+  date_sglang_command(c, a);
   if (!a.algorithm || ascii_lower(*a.algorithm) == "none") return;
-  const std::string release = sglang_command_release(c);
+  const std::string release = normalized_sglang_release(a.sglang_release.value_or("v0.5.2"));
   const std::optional<bool> env = env_spec_v2(c);
   const SglangWorkerChoice w = sglang_spec_worker(release, a.topk.value_or(1), a.disable_overlap_schedule, env);
   if (env && !release.empty() && release_at_least(release, kSglangSpecV2EnvRemoved))
-    notes.push_back(std::string("SGLANG_ENABLE_SPEC_V2 is gone from SGLang ") + kSglangSpecV2EnvRemoved +
-                    " (the command's flags date it to " + release + "): not read");
+    notes.push_back(std::string("SGLANG_ENABLE_SPEC_V2 is gone from SGLang ") + kSglangSpecV2EnvRemoved + " (" +
+                    release + " here): not read");
   switch (w.worker) {
     case SglangSpecWorker::Refused:
       throw InputError(w.why + "; drop SGLANG_ENABLE_SPEC_V2 or give --speculative-eagle-topk 1",
                        c.where + ": SGLANG_ENABLE_SPEC_V2");
     case SglangSpecWorker::V1:
-      // its flags date the command to this release or a later one: from v0.5.13 it would run spec v2
+      if (!a.runtime) a.runtime = "sglang";  // chosen here, with the command's environment
+      // flags date the command to this release or a later one: from v0.5.13 it would run spec v2
       if (!release.empty() && release_at_least(release, kSglangSpecV2Default))
-        notes.push_back("the speculative worker is v1 (" + w.why + "), priced with models/runtime/sglang.json; the " +
-                        "flags date the command to " + release + " or later, and from " + kSglangSpecV1Removed +
-                        " SGLang runs it on spec v2 (--runtime " + kSglangSpecV2Runtime + " prices that with overlap)");
+        notes.push_back("the speculative worker is v1 (" + w.why + "), priced with models/runtime/sglang.json" +
+                        (stated ? std::string()
+                                : std::string("; the flags date the command to ") + release + " or later, and from " +
+                                      kSglangSpecV1Removed + " SGLang runs it on spec v2 (--sglang-release " +
+                                      kSglangSpecV1Removed + " or later prices that)"));
       return;
     case SglangSpecWorker::V2Sync:
+      if (!a.runtime) a.runtime = "sglang";
       notes.push_back("the speculative worker is spec v2 without overlap scheduling (" + w.why +
                       "), priced on the v1 worker's synchronous terms (models/runtime/sglang.json): no profile of "
                       "its own");

@@ -43,6 +43,15 @@ SglangWorkerChoice sglang_spec_worker(const std::string& release, int topk, bool
 /// SGLang has applied the speculative rules (off there means the server overlapped).
 SglangWorkerChoice sglang_log_spec_worker(const std::string& release, const ingest::ServerArgs& sa);
 
+/// --sglang-release as specsim reads it: "0.5.14", "v0.5.14" and "v0.5.14.post1" are "v0.5.14";
+/// "" for v0.5.2, the pinned release. InputError naming --sglang-release for a release outside
+/// v0.5.2 to the newest the flag tables know.
+std::string normalized_sglang_release(const std::string& given);
+
+/// Dates a pasted SGLang command: --sglang-release as given (InputError when the command holds a
+/// flag of a later release), else the release its later flags date it to (unset if none).
+void date_sglang_command(const CommandFlags& c, RunArgs& a);
+
 /// A pasted speculative SGLang command (`a`: its flags merged with specsim's): V2Overlap prices
 /// with kSglangSpecV2Runtime unless --runtime was given, V2Sync on sglang.json's terms; either
 /// says so in `notes`. InputError where SGLang refuses to start (spec v2 with top-k > 1 before v0.5.11).
