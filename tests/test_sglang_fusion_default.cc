@@ -144,12 +144,12 @@ TEST_CASE("a server log's server_args say whether the fusion ran") {
       slurp(traces_path("sglang-logs/sglang-nextn-deepseek-v3-tp8-h200-synthetic-from-real-format.log"));
   const std::string from = "server_args=ServerArgs(";
   REQUIRE(log.find(from) != std::string::npos);
-  auto diagnose_with = [&](const std::string& keys) {
+  auto diagnose_with = [&](const std::string& keys, const std::string& hardware = "h200:nvswitch") {
     std::string text = log;
     text.replace(text.find(from), from.size(), from + keys);
     const std::string path = dir + "/log-" + std::to_string(text.size()) + ".log";
     write_text(path, text);
-    return run_json({"diagnose", path, "--hardware", "h200:nvswitch"}).dump();
+    return run_json({"diagnose", path, "--hardware", hardware}).dump();
   };
   // v0.5.14 on: the backend field; before: the switch
   CHECK(diagnose_with("flashinfer_allreduce_fusion_backend='auto', ").find("every layer boundary") !=
@@ -158,6 +158,9 @@ TEST_CASE("a server log's server_args say whether the fusion ran") {
             .find("every layer boundary") == std::string::npos);
   CHECK(diagnose_with("enable_flashinfer_allreduce_fusion=True, ").find("--enable-flashinfer-allreduce-fusion") !=
         std::string::npos);
+  // the log's own record on a box where FlashInfer's kernel cannot run: said, not refused
+  CHECK(diagnose_with("flashinfer_allreduce_fusion_backend='auto', ", "h200:pcie-switch")
+            .find("the log's server_args show FlashInfer's all-reduce fusion on, but") != std::string::npos);
 }
 
 TEST_CASE("--sglang-release alone picks the speculative worker; a measurement beside the run is fused as it is") {

@@ -243,6 +243,8 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
     // line shows it: the backend field from v0.5.14, the switch before
     const auto backend = sa->raw.find("flashinfer_allreduce_fusion_backend");
     const auto fusion = sa->raw.find("enable_flashinfer_allreduce_fusion");
+    if (sum.stack != "vllm" && (backend != sa->raw.end() || fusion != sa->raw.end()))
+      a.fusion_from = "the log's server_args";
     if (sum.stack != "vllm" && backend != sa->raw.end())
       (backend->second == "None" ? a.enforce_disable_flashinfer_allreduce_fusion
                                  : a.enable_flashinfer_allreduce_fusion) = true;

@@ -320,6 +320,10 @@ Scenario resolve_scenario(const RunArgs& a) {
   if (fusion_asked && s.run.layout.dp_attention) {
     // SGLang's apply_flashinfer_allreduce_fusion() is false under DP attention (communicator.py)
     s.notes.push_back("--enable-flashinfer-allreduce-fusion does nothing under --enable-dp-attention, as in SGLang");
+  } else if (fusion_asked && a.fusion_from && !flashinfer_fusion_refusal(s.hw).empty()) {
+    const std::string why = flashinfer_fusion_refusal(s.hw);
+    s.notes.push_back(*a.fusion_from + " show FlashInfer's all-reduce fusion on, but " + why.substr(0, why.find(';')) +
+                      " (--hardware): priced without it");
   } else if (fusion_asked) {
     const std::string why = flashinfer_fusion_refusal(s.hw);
     if (!why.empty()) throw InputError(why, "--enable-flashinfer-allreduce-fusion");

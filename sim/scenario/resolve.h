@@ -53,6 +53,9 @@ struct RunArgs {
   /// SGLang's --enforce-disable-flashinfer-allreduce-fusion: off, also where SGLang turns it on by
   /// default (scenario/sglang_fusion_default.h).
   bool enforce_disable_flashinfer_allreduce_fusion = false;
+  /// Where the fusion switches came from when not from a flag ("the log's server_args"): a
+  /// server's own record of a fusion its GPU cannot run is said, not refused.
+  std::optional<std::string> fusion_from;
   /// The SGLang release whose defaults apply (speculative worker, fusion): --sglang-release, or the
   /// release a pasted command's or a log's later flags date it to; unset: v0.5.2, the pinned one.
   std::optional<std::string> sglang_release;
