@@ -16,7 +16,6 @@
 #include "scenario/paths.h"
 #include "scenario/runtime_profile.h"
 #include "scenario/sglang_attention.h"
-#include "scenario/sglang_fusion_default.h"
 #include "scenario/sglang_spec_worker.h"
 #include "scenario/stack_flag_table.h"
 #include "scenario/vllm_cmdline.h"
@@ -311,44 +310,7 @@ Scenario resolve_scenario(const RunArgs& a) {
           "models/kernels/fa3_attention.json)",
           where, s.target.head_dim, s.run.kv_cache_bytes));
   }
-  // --enforce-disable-flashinfer-allreduce-fusion wins over the flag, as in SGLang (v0.5.10 on)
-  const bool fusion_asked = a.enable_flashinfer_allreduce_fusion && !a.enforce_disable_flashinfer_allreduce_fusion;
-  if (a.enable_flashinfer_allreduce_fusion && a.enforce_disable_flashinfer_allreduce_fusion)
-    s.notes.push_back(
-        "--enforce-disable-flashinfer-allreduce-fusion wins over --enable-flashinfer-allreduce-fusion, "
-        "as in SGLang: the fusion is off");
-  if (fusion_asked && s.run.layout.dp_attention) {
-    // SGLang's apply_flashinfer_allreduce_fusion() is false under DP attention (communicator.py)
-    s.notes.push_back("--enable-flashinfer-allreduce-fusion does nothing under --enable-dp-attention, as in SGLang");
-  } else if (fusion_asked && a.fusion_from && !flashinfer_fusion_refusal(s.hw).empty()) {
-    const std::string why = flashinfer_fusion_refusal(s.hw);
-    s.notes.push_back(*a.fusion_from + " show FlashInfer's all-reduce fusion on, but " + why.substr(0, why.find(';')) +
-                      " (--hardware): priced without it");
-  } else if (fusion_asked) {
-    const std::string why = flashinfer_fusion_refusal(s.hw);
-    if (!why.empty()) throw InputError(why, "--enable-flashinfer-allreduce-fusion");
-    s.run.flashinfer_fusion = true;
-    s.notes.push_back(
-        "--enable-flashinfer-allreduce-fusion: every layer boundary (2 per layer) runs FlashInfer's fused "
-        "all-reduce + residual add + RMSNorm in every --allreduce column; its price: "
-        "models/kernels/allreduce_fusion.json");
-  } else if (sglang) {  // no flag: SGLang's own default for this release, model and GPU
-    const std::string why = sglang_fusion_default(s.run.sglang_release, s.target, s.hw, s.run);
-    const std::string refused = why.empty() ? "" : flashinfer_fusion_refusal(s.hw);
-    if (!why.empty() && a.enforce_disable_flashinfer_allreduce_fusion)
-      s.notes.push_back(why +
-                        ": kept off (--enforce-disable-flashinfer-allreduce-fusion, or a server log that shows "
-                        "it off)");
-    else if (!why.empty() && !refused.empty())
-      s.notes.push_back(why + ", but " + refused.substr(0, refused.find(';')) + ": priced without it");
-    else if (!why.empty()) {
-      s.run.flashinfer_fusion = s.run.flashinfer_fusion_by_default = true;
-      s.notes.push_back(why +
-                        ": every layer boundary (2 per layer) runs FlashInfer's fused all-reduce + residual "
-                        "add + RMSNorm in every --allreduce column (models/kernels/allreduce_fusion.json); "
-                        "--enforce-disable-flashinfer-allreduce-fusion turns it off");
-    }
-  }
+  decide_flashinfer_fusion(a, sglang, s);
   for (const auto& c : s.run.allreduce)
     if (c.fused_norm) {
       s.notes.push_back(
@@ -358,9 +320,6 @@ Scenario resolve_scenario(const RunArgs& a) {
           "all-reduce and the norm apart");
       break;
     }
-  // A measurement given beside the run was taken with the run's settings: with its fusion too.
-  for (auto& m : s.measured)
-    if (m.origin == "command line") m.run.flashinfer_fusion = s.run.flashinfer_fusion;
   // A scenario file resolves its own scenario inside this one: say each note once.
   std::vector<std::string> said;
   for (auto& n : s.notes)
@@ -603,18 +562,7 @@ Scenario resolve_unfused(const RunArgs& a) {
   std::string rt = a.runtime.value_or("sglang");
   // --sglang-release without --runtime: the speculative worker that release runs (a pasted command
   // chose its own, with its environment, in choose_sglang_spec_worker)
-  if (!a.runtime && run.speculative() && !run.sglang_release.empty()) {
-    const SglangWorkerChoice w =
-        sglang_spec_worker(run.sglang_release, run.topk, run.disable_overlap_schedule, std::nullopt);
-    if (w.worker == SglangSpecWorker::V2Overlap) {
-      rt = kSglangSpecV2Runtime;
-      s.notes.push_back("the speculative worker is spec v2 with overlap scheduling (" + w.why +
-                        "), priced with models/runtime/sglang-spec-v2.json (counted from the code, not measured)");
-    } else if (w.worker == SglangSpecWorker::V2Sync) {
-      s.notes.push_back("the speculative worker is spec v2 without overlap scheduling (" + w.why +
-                        "), priced on the v1 worker's synchronous terms (models/runtime/sglang.json)");
-    }
-  }
+  if (!a.runtime) rt = sglang_release_runtime(run, s.notes).value_or(rt);
   if (is_vllm_runtime(rt) && (a.sglang_release || a.enforce_disable_flashinfer_allreduce_fusion))
     s.notes.push_back(
         std::string(a.sglang_release ? "--sglang-release" : "--enforce-disable-flashinfer-allreduce-fusion") +

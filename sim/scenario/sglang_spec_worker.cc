@@ -90,6 +90,23 @@ SglangWorkerChoice sglang_log_spec_worker(const std::string& release, const inge
   return sglang_spec_worker(release, v2_default ? topk : 1, sa.disable_overlap_schedule, env);
 }
 
+std::string sglang_v2_worker_note(const SglangWorkerChoice& w) {
+  if (w.worker == SglangSpecWorker::V2Overlap)
+    return "the speculative worker is spec v2 with overlap scheduling (" + w.why +
+           "), priced with models/runtime/sglang-spec-v2.json (counted from the code, not measured)";
+  return "the speculative worker is spec v2 without overlap scheduling (" + w.why +
+         "), priced on the v1 worker's synchronous terms (models/runtime/sglang.json): no profile of its own";
+}
+
+std::optional<std::string> sglang_release_runtime(const RunSpec& run, std::vector<std::string>& notes) {
+  if (!run.speculative() || run.sglang_release.empty()) return std::nullopt;
+  const SglangWorkerChoice w =
+      sglang_spec_worker(run.sglang_release, run.topk, run.disable_overlap_schedule, std::nullopt);
+  if (w.worker != SglangSpecWorker::V2Overlap && w.worker != SglangSpecWorker::V2Sync) return std::nullopt;
+  notes.push_back(sglang_v2_worker_note(w));
+  return w.worker == SglangSpecWorker::V2Overlap ? std::optional<std::string>(kSglangSpecV2Runtime) : std::nullopt;
+}
+
 void date_sglang_command(const CommandFlags& c, RunArgs& a) {
   const std::string dated = sglang_command_release(c);
   if (!a.sglang_release) {
@@ -129,9 +146,7 @@ void choose_sglang_spec_worker(const CommandFlags& c, RunArgs& a, std::vector<st
       return;
     case SglangSpecWorker::V2Sync:
       if (!a.runtime) a.runtime = "sglang";
-      notes.push_back("the speculative worker is spec v2 without overlap scheduling (" + w.why +
-                      "), priced on the v1 worker's synchronous terms (models/runtime/sglang.json): no profile of "
-                      "its own");
+      notes.push_back(sglang_v2_worker_note(w));
       return;
     case SglangSpecWorker::V2Overlap:
       if (a.runtime && *a.runtime != kSglangSpecV2Runtime) {
@@ -140,8 +155,7 @@ void choose_sglang_spec_worker(const CommandFlags& c, RunArgs& a, std::vector<st
         return;
       }
       a.runtime = kSglangSpecV2Runtime;
-      notes.push_back("the speculative worker is spec v2 with overlap scheduling (" + w.why +
-                      "), priced with models/runtime/sglang-spec-v2.json (counted from the code, not measured)");
+      notes.push_back(sglang_v2_worker_note(w));
       return;
   }
 }

@@ -14,6 +14,7 @@
 #include "ingest/sglang_server_args.h"
 #include "scenario/command_flags.h"
 #include "scenario/resolve.h"
+#include "scenario/run_spec.h"
 
 namespace specsim {
 
@@ -42,6 +43,14 @@ SglangWorkerChoice sglang_spec_worker(const std::string& release, int topk, bool
 /// The same for a server log: `disable_overlap_schedule` as its server_args line shows it, after
 /// SGLang has applied the speculative rules (off there means the server overlapped).
 SglangWorkerChoice sglang_log_spec_worker(const std::string& release, const ingest::ServerArgs& sa);
+
+/// The note that says a spec-v2 worker (V2Overlap or V2Sync) prices the run, and with what.
+std::string sglang_v2_worker_note(const SglangWorkerChoice& w);
+
+/// A run dated by --sglang-release alone (no --runtime, no pasted command): the runtime profile of
+/// the speculative worker that release runs where it is not sglang.json's (nullopt otherwise), its
+/// note added to `notes` for either spec-v2 worker.
+std::optional<std::string> sglang_release_runtime(const RunSpec& run, std::vector<std::string>& notes);
 
 /// --sglang-release as specsim reads it: "0.5.14", "v0.5.14" and "v0.5.14.post1" are "v0.5.14";
 /// "" for v0.5.2, the pinned release. InputError naming --sglang-release for a release outside
