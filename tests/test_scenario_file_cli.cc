@@ -1,5 +1,6 @@
 // Scenario files: --save-scenario writes the resolved scenario, --scenario reads it back to the
 // byte-identical --json; flags override it; the built-in scenario spelled out with flags agrees.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -103,6 +104,38 @@ TEST_CASE("flags override a scenario file") {
   // the built-in chain (2, 1, 3) with 4 draft tokens is the chain of 3 steps, from the file or not
   CHECK(scenarios(run_ok({"--scenario", dir + "/s.json", "--speculative-num-draft-tokens", "4"})) ==
         scenarios(run_ok({"--speculative-num-draft-tokens", "4"})));
+}
+
+TEST_CASE("a note of the saved run's settings that an overriding flag changes is not shown beside the new one") {
+  const std::string dir = fresh_dir();
+  const std::vector<std::string> deepseek = {"--model-path", "deepseek-v3",   "--tp-size",        "8",
+                                             "--hardware",   "h200:nvswitch", "--accept-len",     "2.5",
+                                             "--runtime",    "sglang",        "--sglang-release", "v0.5.9"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = deepseek;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  auto notes = [](const std::string& out) { return json::parse(out)["notes"].get<std::vector<std::string>>(); };
+  auto count = [](const std::vector<std::string>& ns, const std::string& part) {
+    return std::count_if(ns.begin(), ns.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });
+  };
+  const std::string on = "runs FlashInfer's fused all-reduce", off = ": kept off";
+  const auto saved = notes(run_ok(with({"--save-scenario", dir + "/s.json"})));
+  REQUIRE(count(saved, on) == 1);
+  // reloaded with the enforce switch: the fusion is off, and only the note that says so is shown
+  const auto reloaded = notes(run_ok({"--scenario", dir + "/s.json", "--enforce-disable-flashinfer-allreduce-fusion"}));
+  CHECK(count(reloaded, on) == 0);
+  CHECK(count(reloaded, off) == 1);
+  CHECK(reloaded == notes(run_ok(with({"--enforce-disable-flashinfer-allreduce-fusion"}))));
+  // a note the file holds that its settings do not derive (written by hand) stays, first
+  json f = json::parse(slurp(dir + "/s.json"));
+  f["notes"].insert(f["notes"].begin(), "measured on our staging cluster, 2026-11");
+  write_text(dir + "/hand.json", f.dump(2));
+  const auto hand = notes(run_ok({"--scenario", dir + "/hand.json", "--enforce-disable-flashinfer-allreduce-fusion"}));
+  REQUIRE(!hand.empty());
+  CHECK(hand.front() == "measured on our staging cluster, 2026-11");
+  CHECK(count(hand, on) == 0);
 }
 
 TEST_CASE("a flag for part of a saved draft shape changes that part and keeps the rest, as a sweep axis does") {

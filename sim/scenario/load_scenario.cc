@@ -1,8 +1,12 @@
 #include "scenario/load_scenario.h"
 
+#include <algorithm>
+
 #include "scenario/pasted_command.h"
+#include "scenario/resolve.h"
 #include "scenario/scenario_file.h"
 #include "scenario/yaml_file.h"
+#include "util/error.h"
 #include "util/json_io.h"
 
 namespace specsim {
@@ -11,6 +15,33 @@ ScenarioFile read_scenario_file(const std::string& path) {
   if (path.empty()) return {};
   return {path, is_yaml_path(path) ? read_yaml_file(path) : read_json_file(path)};
 }
+
+namespace {
+
+// The notes the file's own settings derive: the run that saved it wrote them, and a run that
+// changes a setting derives its own in their place. Empty where the file alone does not resolve
+// (the command line gives what it lacks): then every note of the file is kept.
+std::vector<std::string> notes_the_file_derives(const ScenarioFile& file) {
+  try {
+    RunArgs alone;
+    args_from_scenario_file(file.doc, alone, file.path);
+    return resolve_scenario(alone).notes;
+  } catch (const InputError&) {
+    return {};
+  }
+}
+
+// Drops the file's derived notes that this run did not derive again (a note of the saved run's
+// settings, not of this one's); its other notes (written by hand, of a pasted command) stay.
+void drop_stale_file_notes(std::vector<std::string>& notes, const std::vector<std::string>& this_run,
+                           const std::vector<std::string>& file_derived) {
+  auto holds = [](const std::vector<std::string>& v, const std::string& n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+  };
+  std::erase_if(notes, [&](const std::string& n) { return holds(file_derived, n) && !holds(this_run, n); });
+}
+
+}  // namespace
 
 Scenario load_scenario(const ScenarioFile& file, RunArgs& args, const ScenarioExtras& extras) {
   if (!file.path.empty()) args_from_scenario_file(file.doc, args, file.path);
@@ -25,8 +56,13 @@ Scenario load_scenario(const ScenarioFile& file, RunArgs& args, const ScenarioEx
   s.pasted_stack = pasted.stack;
   s.pasted_flags = pasted.rows;
   s.notes.insert(s.notes.end(), notes.begin(), notes.end());
-  // Before the file's own notes are put first: a note the file already holds is not repeated.
-  if (!file.path.empty()) apply_scenario_file(file.doc, s, file.path);
+  // The file's own notes are put first: a note the file already holds is not repeated, and one its
+  // settings derived that this run's do not is dropped.
+  if (!file.path.empty()) {
+    const std::vector<std::string> this_run = s.notes;
+    apply_scenario_file(file.doc, s, file.path);
+    drop_stale_file_notes(s.notes, this_run, notes_the_file_derives(file));
+  }
   return s;
 }
 
