@@ -188,8 +188,9 @@ CommandFlags read_command_flags(const std::vector<std::string>& all_tokens, cons
   if (!later.empty())
     c.notes.push_back("flags of later releases than " + release + " (" + table.newer_source + "): " + later +
                       "; the run is priced on " + release + "'s terms" +
-                      (c.stack == "sglang" ? ", but for the speculative worker and FlashInfer's all-reduce fusion, "
-                                             "which follow the release the flags date it to"
+                      (c.stack == "sglang" ? ", but for the speculative worker, FlashInfer's all-reduce fusion and the "
+                                             "draft shape SGLang picks when none is given, which follow the release "
+                                             "the flags date it to"
                                            : ""));
   return c;
 }

@@ -16,6 +16,7 @@
 #include "scenario/paths.h"
 #include "scenario/runtime_profile.h"
 #include "scenario/sglang_attention.h"
+#include "scenario/sglang_auto_draft.h"
 #include "scenario/sglang_spec_worker.h"
 #include "scenario/stack_flag_table.h"
 #include "scenario/vllm_cmdline.h"
@@ -84,13 +85,10 @@ void apply_nccl_proto(NcclSettings& n, const std::string& s) {
   }
 }
 
-// SGLang's auto choice of (steps, topk, draft tokens): DeepSeek and gpt-oss (3,1,4), others (5,4,8)
-// (server_args.py auto_choose_speculative_params, v0.5.2).
-void sglang_draft_defaults(RunSpec& r, const ModelSpec& target) {
-  if (target.arch == Arch::DeepseekV3 || target.arch == Arch::GptOss)
-    r.num_steps = 3, r.topk = 1, r.num_draft_tokens = 4;
-  else
-    r.num_steps = 5, r.topk = 4, r.num_draft_tokens = 8;
+// SGLang's own choice of (steps, topk, draft tokens) for this target in the run's release.
+void sglang_draft_defaults(RunSpec& r, const ModelSpec& target, const std::string& release) {
+  const AutoDraftShape d = sglang_auto_draft_shape(target.architecture, release);
+  r.num_steps = d.steps, r.topk = d.topk, r.num_draft_tokens = d.draft_tokens;
 }
 
 // SGLang's --quantization as a weight format: the checkpoint's own (a quantized config must match
@@ -374,7 +372,8 @@ Scenario resolve_unfused(const RunArgs& a) {
   s.target = model_from_config(target_cfg, "--model-path");
   RunSpec base;
   base.tp_size = 1;
-  sglang_draft_defaults(base, s.target);
+  const std::string release = a.sglang_release ? normalized_sglang_release(*a.sglang_release) : "";
+  sglang_draft_defaults(base, s.target, release);
   const bool have_draft = a.draft_model_path || a.remote_draft || !zoo_draft_config(target_cfg).empty();
   base.algo = have_draft ? SpecAlgo::Eagle3 : SpecAlgo::None;
 
@@ -404,6 +403,8 @@ Scenario resolve_unfused(const RunArgs& a) {
   run.num_gpus = a.num_gpus.value_or(run.tp_size * a.parallel.pp_size.value_or(1));
   if (a.nnodes) run.nnodes = *a.nnodes;
   apply_draft_shape(run, a.topk, a.num_steps, a.num_draft_tokens);
+  if (run.speculative() && !a.topk && !a.num_steps && !a.num_draft_tokens)
+    if (std::string n = sglang_auto_draft_note(s.target.architecture, release); !n.empty()) s.notes.push_back(n);
   if (run.topk == 1 && a.num_steps && a.num_draft_tokens && run.num_draft_tokens != run.num_steps + 1) {
     // SGLang runs this, adjusting the draft tokens with a warning (server_args.py): mirrored, not refused.
     s.notes.push_back(
@@ -424,7 +425,7 @@ Scenario resolve_unfused(const RunArgs& a) {
   run.disable_cuda_graph = a.disable_cuda_graph;
   run.disable_overlap_schedule = a.disable_overlap_schedule;
   run.flashinfer_fusion_enforced_off = a.enforce_disable_flashinfer_allreduce_fusion;
-  run.sglang_release = a.sglang_release ? normalized_sglang_release(*a.sglang_release) : "";
+  run.sglang_release = release;
   run.attention_backend = a.attention_backend;
   if (run.attention_backend && *run.attention_backend != "fa3" && *run.attention_backend != "flashinfer")
     throw InputError("'" + *run.attention_backend +
