@@ -398,6 +398,27 @@ TEST_CASE("vLLM: steps without a method or draft on a DeepSeek-V3 target run its
   CHECK(llama.err.find("names no method") != std::string::npos);
 }
 
+TEST_CASE("vLLM: an MTP method without num_speculative_tokens drafts the target's num_nextn_predict_layers") {
+  const CliResult r = paste_run({"vllm", "serve", "deepseek-ai/DeepSeek-V3", "-tp", "8", "--speculative-config",
+                                 R"({"method": "deepseek_mtp"})"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["settings"]["speculative_algorithm"] == "NEXTN");
+  CHECK(j["settings"]["speculative_num_steps"] == 1);  // DeepSeek-V3's config.json: 1 MTP layer
+  CHECK(has_note(j, "the target's num_nextn_predict_layers"));
+  // Kimi-K2's config gives 0 MTP layers, and an EAGLE draft's config none: the steps are asked for
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"vllm", "serve", "moonshotai/Kimi-K2-Instruct", "-tp", "8", "--speculative-config",
+                                 R"({"method": "mtp"})"},
+        std::vector<std::string>{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--speculative-config",
+                                 R"({"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"})"}}) {
+    const CliResult refused = paste_run(cmd);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("needs num_speculative_tokens") != std::string::npos);
+  }
+}
+
 TEST_CASE("a quantized release of a zoo model is that model with the named weights; a 16-bit --dtype keeps them") {
   const CliResult fp4 = paste_run({"python3", "-m", "sglang.launch_server", "--model-path", "nvidia/DeepSeek-R1-FP4",
                                    "--quantization", "modelopt_fp4", "--tp", "8"},

@@ -58,6 +58,20 @@ void check_draft_tp(const json& v, const RunArgs& a, std::vector<std::string>& n
                    where);
 }
 
+// The target's MTP layers (config.json num_nextn_predict_layers; 0 where it gives none or the
+// model is not held here): vLLM's MTP draft config takes them as its n_predict, and
+// num_speculative_tokens defaults to that (vllm/config/speculative.py, hf_config_override).
+int target_mtp_layers(const RunArgs& a, const std::string& at) {
+  if (!a.model_path) return 0;
+  try {
+    const json cfg = read_json_file(resolve_model_config(*a.model_path, at));
+    const auto it = cfg.find("num_nextn_predict_layers");
+    return it != cfg.end() && it->is_number_integer() ? it->get<int>() : 0;
+  } catch (const InputError&) {
+    return 0;
+  }
+}
+
 // The JSON of --speculative-config, as vLLM's SpeculativeConfig takes it: the method (or, without
 // one, the draft's name: vLLM reads eagle3 / eagle there), the steps (a chain: topk 1, steps + 1
 // tokens verified) and the draft.
@@ -115,8 +129,21 @@ void apply_speculative(const json& j, RunArgs& a, std::vector<std::string>& note
                            "num_speculative_tokens, draft_tensor_parallel_size)",
                        at);
   }
-  if (!j.contains("num_speculative_tokens"))
-    throw InputError("--speculative-config needs num_speculative_tokens (the draft steps)", at);
+  if (!j.contains("num_speculative_tokens")) {
+    const int layers = *a.algorithm == "NEXTN" ? target_mtp_layers(a, at) : 0;
+    if (layers <= 0)
+      throw InputError(*a.algorithm == "NEXTN"
+                           ? "--speculative-config needs num_speculative_tokens (the draft steps): vLLM takes the "
+                             "target's num_nextn_predict_layers, which this target's config gives as 0 or not at all"
+                           : "--speculative-config needs num_speculative_tokens (the draft steps)",
+                       at);
+    notes.push_back(
+        fmt::format("--speculative-config without num_speculative_tokens: vLLM drafts {} step{} a cycle, the target's "
+                    "num_nextn_predict_layers (its MTP draft's n_predict)",
+                    layers, layers == 1 ? "" : "s"));
+    a.num_steps = layers, a.topk = 1, a.num_draft_tokens = layers + 1;
+    return;
+  }
   const json& n = j["num_speculative_tokens"];
   if (!n.is_number_integer()) throw InputError("is not an integer", at + ": num_speculative_tokens");
   // checked here, where the user wrote it: the run's own range is --speculative-num-steps'
