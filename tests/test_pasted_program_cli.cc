@@ -398,22 +398,27 @@ TEST_CASE("vLLM: steps without a method or draft on a DeepSeek-V3 target run its
   CHECK(llama.err.find("names no method") != std::string::npos);
 }
 
-TEST_CASE("vLLM: an MTP method without num_speculative_tokens drafts the target's num_nextn_predict_layers") {
+TEST_CASE("vLLM: an MTP method naming the target without num_speculative_tokens drafts its MTP layers") {
+  // the draft config vLLM builds for a named MTP model has n_predict = num_nextn_predict_layers
   const CliResult r = paste_run({"vllm", "serve", "deepseek-ai/DeepSeek-V3", "-tp", "8", "--speculative-config",
-                                 R"({"method": "deepseek_mtp"})"});
+                                 R"({"method": "deepseek_mtp", "model": "deepseek-ai/DeepSeek-V3"})"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
   CHECK(j["settings"]["speculative_algorithm"] == "NEXTN");
   CHECK(j["settings"]["speculative_num_steps"] == 1);  // DeepSeek-V3's config.json: 1 MTP layer
-  CHECK(has_note(j, "the target's num_nextn_predict_layers"));
-  // Kimi-K2's config gives 0 MTP layers, and an EAGLE draft's config none: the steps are asked for
+  CHECK(has_note(j, "num_nextn_predict_layers (its MTP draft's n_predict)"));
+  // no model named (vLLM builds no draft config then and asks for the steps), Kimi-K2's 0 MTP
+  // layers, an EAGLE draft's config without n_predict: the steps are asked for
   for (const std::vector<std::string>& cmd :
-       {std::vector<std::string>{"vllm", "serve", "moonshotai/Kimi-K2-Instruct", "-tp", "8", "--speculative-config",
-                                 R"({"method": "mtp"})"},
+       {std::vector<std::string>{"vllm", "serve", "deepseek-ai/DeepSeek-V3", "-tp", "8", "--speculative-config",
+                                 R"({"method": "deepseek_mtp"})"},
+        std::vector<std::string>{"vllm", "serve", "moonshotai/Kimi-K2-Instruct", "-tp", "8", "--speculative-config",
+                                 R"({"method": "mtp", "model": "moonshotai/Kimi-K2-Instruct"})"},
         std::vector<std::string>{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--speculative-config",
                                  R"({"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"})"}}) {
     const CliResult refused = paste_run(cmd);
+    INFO(cmd.back());
     CHECK(refused.exit_code == 2);
     CHECK(refused.err.find("needs num_speculative_tokens") != std::string::npos);
   }

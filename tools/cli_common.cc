@@ -92,8 +92,10 @@ void add_run_flags(CLI::App& app, RunArgs& a) {
                "all-reduce + residual add + RMSNorm fused in one kernel (FlashInfer's, as SGLang runs it)");
   app.add_flag("--enforce-disable-flashinfer-allreduce-fusion", a.enforce_disable_flashinfer_allreduce_fusion,
                "that fusion off, also where SGLang turns it on by default for the model and GPU");
-  app.add_option("--sglang-release", a.sglang_release,
-                 "the SGLang release whose defaults apply (speculative worker, fusion): v0.5.2 (default) to v0.5.18");
+  app.add_option(
+      "--sglang-release", a.sglang_release,
+      "the SGLang release whose defaults apply (speculative worker, fusion, the draft shape chosen when none is "
+      "given): v0.5.2 (default) to v0.5.18");
   auto& p = a.parallel;
   app.add_option("--pp-size,--pipeline-parallel-size", p.pp_size,
                  "pipeline stages: layers split this many ways, each stage a TP group of --tp-size GPUs");

@@ -234,7 +234,7 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
     a.disable_cuda_graph = sa->disable_cuda_graph;
     a.disable_overlap_schedule = sa->disable_overlap_schedule;
     const std::string release = later_release_keys(*sa).release;
-    if (sum.stack != "vllm" && !release.empty()) a.sglang_release = release;
+    if (sum.stack != "vllm" && !release.empty()) a.sglang_release = release, a.sglang_release_dated = true;
     // the speculative worker the server ran: spec v2 with overlap has a runtime profile of its own
     if (sum.stack != "vllm" && upper != "NONE" && sa->speculative() &&
         sglang_log_spec_worker(release, *sa).worker == SglangSpecWorker::V2Overlap)

@@ -18,6 +18,10 @@ ScenarioFile read_scenario_file(const std::string& path) {
 
 namespace {
 
+bool holds_note(const std::vector<std::string>& v, const std::string& n) {
+  return std::find(v.begin(), v.end(), n) != v.end();
+}
+
 // The notes the file's own settings derive: the run that saved it wrote them, and a run that
 // changes a setting derives its own in their place. Empty where the file alone does not resolve
 // (the command line gives what it lacks): then every note of the file is kept.
@@ -26,19 +30,22 @@ std::vector<std::string> notes_the_file_derives(const ScenarioFile& file) {
     RunArgs alone;
     args_from_scenario_file(file.doc, alone, file.path);
     return resolve_scenario(alone).notes;
-  } catch (const InputError&) {
+  } catch (const std::exception&) {
     return {};
   }
 }
 
-// Drops the file's derived notes that this run did not derive again (a note of the saved run's
-// settings, not of this one's); its other notes (written by hand, of a pasted command) stay.
-void drop_stale_file_notes(std::vector<std::string>& notes, const std::vector<std::string>& this_run,
-                           const std::vector<std::string>& file_derived) {
-  auto holds = [](const std::vector<std::string>& v, const std::string& n) {
-    return std::find(v.begin(), v.end(), n) != v.end();
-  };
-  std::erase_if(notes, [&](const std::string& n) { return holds(file_derived, n) && !holds(this_run, n); });
+// Drops the file's notes that its settings derive and this run's do not (a note of the saved run's
+// settings, not of this one's). The rest stay: notes written by hand, and notes on how the file's
+// own values were chosen (a pasted command's model, SGLang's choice of a draft shape), which its
+// settings hold as plain values and so do not derive again.
+void drop_stale_file_notes(const ScenarioFile& file, std::vector<std::string>& notes,
+                           const std::vector<std::string>& this_run) {
+  const bool all_derived_again =
+      std::all_of(notes.begin(), notes.end(), [&](const std::string& n) { return holds_note(this_run, n); });
+  if (all_derived_again) return;  // the common case: nothing to tell apart, no second resolve
+  const std::vector<std::string> file_derived = notes_the_file_derives(file);
+  std::erase_if(notes, [&](const std::string& n) { return holds_note(file_derived, n) && !holds_note(this_run, n); });
 }
 
 }  // namespace
@@ -61,7 +68,7 @@ Scenario load_scenario(const ScenarioFile& file, RunArgs& args, const ScenarioEx
   if (!file.path.empty()) {
     const std::vector<std::string> this_run = s.notes;
     apply_scenario_file(file.doc, s, file.path);
-    drop_stale_file_notes(s.notes, this_run, notes_the_file_derives(file));
+    drop_stale_file_notes(file, s.notes, this_run);
   }
   return s;
 }

@@ -403,8 +403,12 @@ Scenario resolve_unfused(const RunArgs& a) {
   run.num_gpus = a.num_gpus.value_or(run.tp_size * a.parallel.pp_size.value_or(1));
   if (a.nnodes) run.nnodes = *a.nnodes;
   apply_draft_shape(run, a.topk, a.num_steps, a.num_draft_tokens);
-  if (run.speculative() && !a.topk && !a.num_steps && !a.num_draft_tokens)
-    if (std::string n = sglang_auto_draft_note(s.target.architecture, release); !n.empty()) s.notes.push_back(n);
+  if (run.speculative() && !(a.topk && a.num_steps && a.num_draft_tokens)) {
+    const bool stated = a.sglang_release && !a.sglang_release_dated,
+               none = !a.topk && !a.num_steps && !a.num_draft_tokens;
+    if (std::string n = sglang_auto_draft_note(s.target.architecture, release, stated, none); !n.empty())
+      s.notes.push_back(n);
+  }
   if (run.topk == 1 && a.num_steps && a.num_draft_tokens && run.num_draft_tokens != run.num_steps + 1) {
     // SGLang runs this, adjusting the draft tokens with a warning (server_args.py): mirrored, not refused.
     s.notes.push_back(

@@ -56,9 +56,12 @@ struct RunArgs {
   /// Where the fusion switches came from when not from a flag ("the log's server_args"): a
   /// server's own record of a fusion its GPU cannot run is said, not refused.
   std::optional<std::string> fusion_from;
-  /// The SGLang release whose defaults apply (speculative worker, fusion): --sglang-release, or the
+  /// The SGLang release whose defaults apply (speculative worker, fusion, the draft shape chosen when
+  /// none is given): --sglang-release, or the
   /// release a pasted command's or a log's later flags date it to; unset: v0.5.2, the pinned one.
   std::optional<std::string> sglang_release;
+  /// sglang_release came from later flags (a pasted command's or a log's): a lower bound, not stated.
+  bool sglang_release_dated = false;
   /// SGLang's --cuda-graph-bs: the batch sizes captured as graphs (bounded by cuda_graph_max_bs).
   std::vector<int> cuda_graph_bs;
   /// SGLang's --ep-size, --enable-dp-attention --dp, --moe-a2a-backend, --deepep-mode; --ep-imbalance.

@@ -41,15 +41,39 @@ AutoDraftShape sglang_auto_draft_shape(const std::string& architecture, const st
   return kAutoTree;
 }
 
-std::string sglang_auto_draft_note(const std::string& architecture, const std::string& release) {
-  if (release.empty()) return "";
+std::string sglang_auto_draft_note(const std::string& architecture, const std::string& release, bool stated,
+                                   bool none_given) {
+  const std::string rel = release.empty() ? "v0.5.2" : release;
   const AutoDraftShape now = sglang_auto_draft_shape(architecture, release);
-  const AutoDraftShape pinned = sglang_auto_draft_shape(architecture, "");
-  if (now == pinned) return "";
-  return fmt::format(
-      "no --speculative-num-steps, --speculative-eagle-topk or --speculative-num-draft-tokens: SGLang {} chooses "
-      "{} for {} by itself (v0.5.2 chose {}; docs/sources.md#S-sglang-auto-draft)",
-      release, shown(now), architecture, shown(pinned));
+  const std::string what =
+      none_given ? fmt::format(
+                       "no --speculative-num-steps, --speculative-eagle-topk or "
+                       "--speculative-num-draft-tokens: (steps, topk, draft tokens) = {}, SGLang {}'s own "
+                       "choice for {}",
+                       shown(now), rel, architecture)
+                 : fmt::format(
+                       "the parts of (steps, topk, draft tokens) not given are taken from {}, SGLang {}'s "
+                       "own choice for {} (SGLang itself takes all three or none)",
+                       shown(now), rel, architecture);
+  constexpr const char* kSource = " (docs/sources.md#S-sglang-auto-draft)";
+  if (stated) {  // --sglang-release: said where it differs from the pinned release's choice
+    const AutoDraftShape pinned = sglang_auto_draft_shape(architecture, "");
+    return now == pinned ? "" : what + fmt::format("; v0.5.2 chose {}", shown(pinned)) + kSource;
+  }
+  // the pinned release, or a lower bound from the command's later flags: a later release may choose otherwise
+  const std::string newest = stack_flag_table("sglang").newer_release;
+  for (int minor = 3; minor < 100; ++minor) {
+    const std::string later = fmt::format("v0.5.{}", minor);
+    if (!release_at_least(newest, later)) break;
+    if (!release_at_least(later, rel)) continue;
+    const AutoDraftShape then = sglang_auto_draft_shape(architecture, later);
+    if (then != now)
+      return what +
+             fmt::format("; from {} SGLang chooses {} (--sglang-release {} or later prices that)", later, shown(then),
+                         later) +
+             kSource;
+  }
+  return "";
 }
 
 }  // namespace specsim

@@ -17,8 +17,11 @@ struct AutoDraftShape {
 /// `architectures[0]` is `architecture`.
 AutoDraftShape sglang_auto_draft_shape(const std::string& architecture, const std::string& release);
 
-/// The note for a run that takes `release`'s choice where it differs from v0.5.2's ("" where it
-/// does not differ, or no later release is known).
-std::string sglang_auto_draft_note(const std::string& architecture, const std::string& release);
+/// The note for a run whose draft shape is SGLang's own choice in whole (`none_given`) or in part,
+/// "" where nothing needs saying. `stated` (--sglang-release): said where `release`'s choice
+/// differs from v0.5.2's. Otherwise `release` is the pinned one ("") or a lower bound the
+/// command's later flags set: said where a later release chooses otherwise.
+std::string sglang_auto_draft_note(const std::string& architecture, const std::string& release, bool stated,
+                                   bool none_given);
 
 }  // namespace specsim

@@ -110,7 +110,7 @@ std::optional<std::string> sglang_release_runtime(const RunSpec& run, std::vecto
 void date_sglang_command(const CommandFlags& c, RunArgs& a) {
   const std::string dated = sglang_command_release(c);
   if (!a.sglang_release) {
-    if (!dated.empty()) a.sglang_release = dated;
+    if (!dated.empty()) a.sglang_release = dated, a.sglang_release_dated = true;
     return;
   }
   const std::string given = normalized_sglang_release(*a.sglang_release);

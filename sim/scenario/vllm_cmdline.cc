@@ -58,13 +58,14 @@ void check_draft_tp(const json& v, const RunArgs& a, std::vector<std::string>& n
                    where);
 }
 
-// The target's MTP layers (config.json num_nextn_predict_layers; 0 where it gives none or the
-// model is not held here): vLLM's MTP draft config takes them as its n_predict, and
-// num_speculative_tokens defaults to that (vllm/config/speculative.py, hf_config_override).
-int target_mtp_layers(const RunArgs& a, const std::string& at) {
-  if (!a.model_path) return 0;
+// The MTP layers of the model a --speculative-config names (config.json num_nextn_predict_layers;
+// 0 where it gives none or the model is not held here): vLLM's MTP draft config takes them as its
+// n_predict, and num_speculative_tokens defaults to that (vllm/config/speculative.py,
+// hf_config_override).
+int named_model_mtp_layers(const std::string& model, const std::string& at) {
   try {
-    const json cfg = read_json_file(resolve_model_config(*a.model_path, at));
+    const std::string zoo = zoo_name_of_model_arg(model);  // a Hugging Face id or path of a zoo model
+    const json cfg = read_json_file(resolve_model_config(zoo.empty() ? model : zoo, at));
     const auto it = cfg.find("num_nextn_predict_layers");
     return it != cfg.end() && it->is_number_integer() ? it->get<int>() : 0;
   } catch (const InputError&) {
@@ -130,17 +131,18 @@ void apply_speculative(const json& j, RunArgs& a, std::vector<std::string>& note
                        at);
   }
   if (!j.contains("num_speculative_tokens")) {
-    const int layers = *a.algorithm == "NEXTN" ? target_mtp_layers(a, at) : 0;
+    // vLLM builds a draft config only for a named model; an MTP draft's gives its n_predict
+    const int layers =
+        *a.algorithm == "NEXTN" && j.contains("model") ? named_model_mtp_layers(j["model"].get<std::string>(), at) : 0;
     if (layers <= 0)
-      throw InputError(*a.algorithm == "NEXTN"
-                           ? "--speculative-config needs num_speculative_tokens (the draft steps): vLLM takes the "
-                             "target's num_nextn_predict_layers, which this target's config gives as 0 or not at all"
-                           : "--speculative-config needs num_speculative_tokens (the draft steps)",
-                       at);
-    notes.push_back(
-        fmt::format("--speculative-config without num_speculative_tokens: vLLM drafts {} step{} a cycle, the target's "
-                    "num_nextn_predict_layers (its MTP draft's n_predict)",
-                    layers, layers == 1 ? "" : "s"));
+      throw InputError(
+          "--speculative-config needs num_speculative_tokens (the draft steps), as vLLM does unless the draft "
+          "model's config gives n_predict (an MTP method with \"model\" set to a target with MTP layers)",
+          at);
+    notes.push_back(fmt::format(
+        "--speculative-config without num_speculative_tokens: vLLM drafts {} step{} a cycle, the named model's "
+        "num_nextn_predict_layers (its MTP draft's n_predict)",
+        layers, layers == 1 ? "" : "s"));
     a.num_steps = layers, a.topk = 1, a.num_draft_tokens = layers + 1;
     return;
   }
