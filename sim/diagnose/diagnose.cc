@@ -190,6 +190,26 @@ RunArgs vllm_run_args(const DiagnoseInput& in, const LogSummary& sum, const std:
   return a;
 }
 
+// What an SGLang log's server_args say of the defaults that follow the release: the release its
+// later keys date it to, the speculative worker the server ran (spec v2 with overlap has a runtime
+// profile of its own) and FlashInfer's all-reduce fusion as the server settled it (its default
+// included), where the line shows it: the backend field from v0.5.14, the switch before.
+void sglang_release_defaults(const ingest::ServerArgs& sa, const std::string& upper, RunArgs& a) {
+  const std::string release = later_release_keys(sa).release;
+  if (!release.empty()) a.sglang_release = release, a.sglang_release_dated = true;
+  if (upper != "NONE" && sa.speculative() && sglang_log_spec_worker(release, sa).worker == SglangSpecWorker::V2Overlap)
+    a.runtime = kSglangSpecV2Runtime;
+  const auto backend = sa.raw.find("flashinfer_allreduce_fusion_backend");
+  const auto fusion = sa.raw.find("enable_flashinfer_allreduce_fusion");
+  if (backend != sa.raw.end() || fusion != sa.raw.end()) a.fusion_from = "the log's server_args";
+  if (backend != sa.raw.end())
+    (backend->second == "None" ? a.enforce_disable_flashinfer_allreduce_fusion : a.enable_flashinfer_allreduce_fusion) =
+        true;
+  else if (fusion != sa.raw.end())
+    (fusion->second == "True" ? a.enable_flashinfer_allreduce_fusion : a.enforce_disable_flashinfer_allreduce_fusion) =
+        true;
+}
+
 RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::string& model,
                  std::vector<std::string>& notes, std::vector<std::string>& left_out) {
   if (sum.launch && sum.launch->stack == "vllm") return vllm_run_args(in, sum, model, notes, left_out);
@@ -233,24 +253,7 @@ RunArgs run_args(const DiagnoseInput& in, const LogSummary& sum, const std::stri
     a.cuda_graph_max_bs = sa->cuda_graph_max_bs;
     a.disable_cuda_graph = sa->disable_cuda_graph;
     a.disable_overlap_schedule = sa->disable_overlap_schedule;
-    const std::string release = later_release_keys(*sa).release;
-    if (sum.stack != "vllm" && !release.empty()) a.sglang_release = release, a.sglang_release_dated = true;
-    // the speculative worker the server ran: spec v2 with overlap has a runtime profile of its own
-    if (sum.stack != "vllm" && upper != "NONE" && sa->speculative() &&
-        sglang_log_spec_worker(release, *sa).worker == SglangSpecWorker::V2Overlap)
-      a.runtime = kSglangSpecV2Runtime;
-    // FlashInfer's all-reduce fusion as the server settled it (its default included), where the
-    // line shows it: the backend field from v0.5.14, the switch before
-    const auto backend = sa->raw.find("flashinfer_allreduce_fusion_backend");
-    const auto fusion = sa->raw.find("enable_flashinfer_allreduce_fusion");
-    if (sum.stack != "vllm" && (backend != sa->raw.end() || fusion != sa->raw.end()))
-      a.fusion_from = "the log's server_args";
-    if (sum.stack != "vllm" && backend != sa->raw.end())
-      (backend->second == "None" ? a.enforce_disable_flashinfer_allreduce_fusion
-                                 : a.enable_flashinfer_allreduce_fusion) = true;
-    else if (sum.stack != "vllm" && fusion != sa->raw.end())
-      (fusion->second == "True" ? a.enable_flashinfer_allreduce_fusion
-                                : a.enforce_disable_flashinfer_allreduce_fusion) = true;
+    if (sum.stack != "vllm") sglang_release_defaults(*sa, upper, a);
     a.mem_fraction_static = sa->mem_fraction_static;
     // The backends specsim prices a tree's attention with (docs/model.md#tree-attention).
     if (sa->attention_backend && (*sa->attention_backend == "fa3" || *sa->attention_backend == "flashinfer"))

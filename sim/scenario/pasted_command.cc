@@ -163,11 +163,10 @@ PastedCommand args_from_command(const std::vector<std::string>& tokens, RunArgs&
                      "--hardware");
   merge(a, given, out.notes);
   if (c.stack == "sglang") {
-    const bool stated = a.sglang_release.has_value();
     choose_sglang_spec_worker(c, a, out.notes);
     // the release the command is priced as: --sglang-release, else the date its flags set (a lower bound)
     const std::string release = a.sglang_release ? normalized_sglang_release(*a.sglang_release) : "";
-    if (!release.empty()) out.stack = "SGLang " + release + (stated ? "" : " or later");
+    if (!release.empty()) out.stack = "SGLang " + release + (a.sglang_release_dated ? " or later" : "");
   }
   if (c.stack == "vllm" && std::any_of(c.flags.begin(), c.flags.end(), [](const PastedFlag& f) {
         return !f.row && f.given == "SGLANG_ENABLE_SPEC_V2";

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <sstream>
 
@@ -18,7 +17,6 @@
 #include "scenario/sglang_attention.h"
 #include "scenario/sglang_auto_draft.h"
 #include "scenario/sglang_spec_worker.h"
-#include "scenario/stack_flag_table.h"
 #include "scenario/vllm_cmdline.h"
 #include "util/error.h"
 #include "util/text.h"

@@ -121,8 +121,8 @@ void date_sglang_command(const CommandFlags& c, RunArgs& a) {
 }
 
 void choose_sglang_spec_worker(const CommandFlags& c, RunArgs& a, std::vector<std::string>& notes) {
-  const bool stated = a.sglang_release.has_value();  // --sglang-release, else the flags' date: a lower bound
   date_sglang_command(c, a);
+  const bool stated = a.sglang_release && !a.sglang_release_dated;  // else the flags' date: a lower bound
   if (!a.algorithm || ascii_lower(*a.algorithm) == "none") return;
   const std::string release = normalized_sglang_release(a.sglang_release.value_or("v0.5.2"));
   const std::optional<bool> env = env_spec_v2(c);

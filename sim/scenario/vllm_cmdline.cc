@@ -58,19 +58,26 @@ void check_draft_tp(const json& v, const RunArgs& a, std::vector<std::string>& n
                    where);
 }
 
-// The MTP layers of the model a --speculative-config names (config.json num_nextn_predict_layers;
-// 0 where it gives none or the model is not held here): vLLM's MTP draft config takes them as its
-// n_predict, and num_speculative_tokens defaults to that (vllm/config/speculative.py,
-// hf_config_override).
-int named_model_mtp_layers(const std::string& model, const std::string& at) {
-  try {
-    const std::string zoo = zoo_name_of_model_arg(model);  // a Hugging Face id or path of a zoo model
-    const json cfg = read_json_file(resolve_model_config(zoo.empty() ? model : zoo, at));
-    const auto it = cfg.find("num_nextn_predict_layers");
-    return it != cfg.end() && it->is_number_integer() ? it->get<int>() : 0;
-  } catch (const InputError&) {
-    return 0;
+// The config.json of a model the command names (a config or folder, a zoo name, or a Hugging Face
+// id or path of a zoo model); an empty object where it is not held here.
+json held_model_config(const std::string& model, const std::string& at) {
+  for (const std::string& name : {model, zoo_name_of_model_arg(model)}) {
+    if (name.empty()) continue;
+    try {
+      return read_json_file(resolve_model_config(name, at));
+    } catch (const InputError&) {
+    }
   }
+  return json::object();
+}
+
+// The MTP layers of the model a --speculative-config names (num_nextn_predict_layers; 0 where it
+// gives none or the model is not held here): vLLM's MTP draft config takes them as its n_predict,
+// and num_speculative_tokens defaults to that (vllm/config/speculative.py, hf_config_override).
+int named_model_mtp_layers(const std::string& model, const std::string& at) {
+  const json cfg = held_model_config(model, at);
+  const auto it = cfg.find("num_nextn_predict_layers");
+  return it != cfg.end() && it->is_number_integer() ? it->get<int>() : 0;
 }
 
 // The JSON of --speculative-config, as vLLM's SpeculativeConfig takes it: the method (or, without
@@ -101,12 +108,10 @@ void apply_speculative(const json& j, RunArgs& a, std::vector<std::string>& note
   // SpeculativeConfig: steps without a draft on a target of these model types run the target's own
   // MTP layer (vLLM v0.11 vllm/config/speculative.py; model_type from the target's config.json)
   if (method.empty() && !j.contains("model") && j.contains("num_speculative_tokens") && a.model_path) {
-    std::string type;
-    try {
-      type = json_string(read_json_file(resolve_model_config(*a.model_path, at)), "model_type", at);
-    } catch (const InputError&) {
-      type.clear();  // a model not held here: the error below asks for the method
-    }
+    // a model not held here has no type: the error below asks for the method
+    const json cfg = held_model_config(*a.model_path, at);
+    const std::string type =
+        cfg.contains("model_type") && cfg["model_type"].is_string() ? cfg["model_type"].get<std::string>() : "";
     for (const char* t : {"deepseek_v3", "deepseek_v32", "mimo", "ernie4_5_moe", "qwen3_next"})
       if (type == t) {
         method = "mtp";
